@@ -1,0 +1,254 @@
+//! What a rank does: the operations of an MPI program, and the streams
+//! that supply them.
+//!
+//! Trace readers and built-in workloads produce [`Op`]s; the MPI layer
+//! executes them with MPI's blocking and request semantics. Sizes are in
+//! bytes (readers multiply counts by datatype sizes); ranks are ranks in
+//! the communicator named by the operation.
+
+use sim_core::Time;
+
+/// A rank in some communicator.
+pub type Rank = u32;
+
+/// An MPI tag (non-negative in user programs; collectives use a reserved
+/// tag space the MPI layer keeps apart from user tags).
+pub type Tag = i32;
+
+/// A communicator, named by the program: [`CommId::WORLD`] is
+/// `MPI_COMM_WORLD`; `CommDup` and `CommSplit` introduce new ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CommId(pub u32);
+
+impl CommId {
+    /// `MPI_COMM_WORLD`.
+    pub const WORLD: CommId = CommId(0);
+}
+
+/// A request handle, chosen by the program and unique among the rank's
+/// requests in flight (trace readers reuse the recorded handles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReqId(pub u64);
+
+/// The source a receive accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Only this rank.
+    Rank(Rank),
+    /// `MPI_ANY_SOURCE`.
+    Any,
+}
+
+/// The tag a receive accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagSel {
+    /// Only this tag.
+    Tag(Tag),
+    /// `MPI_ANY_TAG`.
+    Any,
+}
+
+/// One operation of a rank's program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `MPI_Send`: returns when the send buffer may be reused (at once for
+    /// short and eager messages once injected; after the data left for
+    /// rendezvous).
+    Send {
+        dst: Rank,
+        tag: Tag,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Recv`: returns when the message has been received.
+    Recv {
+        src: Source,
+        tag: TagSel,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Isend`.
+    Isend {
+        dst: Rank,
+        tag: Tag,
+        bytes: u64,
+        comm: CommId,
+        req: ReqId,
+    },
+    /// `MPI_Irecv`.
+    Irecv {
+        src: Source,
+        tag: TagSel,
+        bytes: u64,
+        comm: CommId,
+        req: ReqId,
+    },
+    /// `MPI_Wait` on one request.
+    Wait { req: ReqId },
+    /// `MPI_Waitall` on these requests.
+    Waitall { reqs: Vec<ReqId> },
+    /// `MPI_Waitall` on every request the rank has in flight (SimGrid's
+    /// `waitall`, which names none).
+    WaitallPending,
+    /// `MPI_Waitany`: returns when one of these requests completes.
+    Waitany { reqs: Vec<ReqId> },
+    /// `MPI_Test` on one request: never blocks; completes the request if it
+    /// is done.
+    Test { req: ReqId },
+    /// `MPI_Sendrecv`.
+    Sendrecv {
+        dst: Rank,
+        send_tag: Tag,
+        send_bytes: u64,
+        src: Source,
+        recv_tag: TagSel,
+        recv_bytes: u64,
+        comm: CommId,
+    },
+    /// Local computation of this duration (keeps the core busy, so MPI
+    /// progress does not run on it unless progress is offloaded).
+    Compute { duration: Time },
+    /// Idle waiting of this duration.
+    Sleep { duration: Time },
+    /// `MPI_Barrier`.
+    Barrier { comm: CommId },
+    /// `MPI_Bcast` of `bytes` from `root`.
+    Bcast {
+        root: Rank,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Reduce` of `bytes` per rank to `root`.
+    Reduce {
+        root: Rank,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Allreduce` of `bytes` per rank.
+    Allreduce { bytes: u64, comm: CommId },
+    /// `MPI_Scan` / `MPI_Exscan` of `bytes` per rank.
+    Scan {
+        bytes: u64,
+        comm: CommId,
+        exclusive: bool,
+    },
+    /// `MPI_Gather` of `bytes` per rank to `root`.
+    Gather {
+        root: Rank,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Gatherv`: rank `i` contributes `counts[i]` bytes.
+    Gatherv {
+        root: Rank,
+        counts: Vec<u64>,
+        comm: CommId,
+    },
+    /// `MPI_Scatter` of `bytes` per rank from `root`.
+    Scatter {
+        root: Rank,
+        bytes: u64,
+        comm: CommId,
+    },
+    /// `MPI_Scatterv`: rank `i` receives `counts[i]` bytes.
+    Scatterv {
+        root: Rank,
+        counts: Vec<u64>,
+        comm: CommId,
+    },
+    /// `MPI_Allgather` of `bytes` per rank.
+    Allgather { bytes: u64, comm: CommId },
+    /// `MPI_Allgatherv`: rank `i` contributes `counts[i]` bytes.
+    Allgatherv { counts: Vec<u64>, comm: CommId },
+    /// `MPI_Alltoall` of `bytes` to every rank.
+    Alltoall { bytes: u64, comm: CommId },
+    /// `MPI_Alltoallv`: this rank sends `send[j]` bytes to rank `j` and
+    /// receives `recv[j]` bytes from it.
+    Alltoallv {
+        send: Vec<u64>,
+        recv: Vec<u64>,
+        comm: CommId,
+    },
+    /// `MPI_Reduce_scatter`: rank `i` ends with `counts[i]` bytes.
+    ReduceScatter { counts: Vec<u64>, comm: CommId },
+    /// `MPI_Comm_dup` of `comm`, naming the result `new`.
+    CommDup { comm: CommId, new: CommId },
+    /// `MPI_Comm_split` of `comm` by `color` and `key`, naming the result
+    /// `new` (`color < 0` is `MPI_UNDEFINED`: the rank gets no new
+    /// communicator).
+    CommSplit {
+        comm: CommId,
+        color: i32,
+        key: i32,
+        new: CommId,
+    },
+}
+
+/// Where an operation came from, for error messages: a file and line, or
+/// a built-in workload's name and operation index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// File path or workload name (shared: cloned per operation).
+    pub source: std::sync::Arc<str>,
+    /// 1-based line (text formats), record number (binary), or operation
+    /// index (built-in workloads).
+    pub line: u64,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source, self.line)
+    }
+}
+
+/// An error met while reading a program: where, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {message}")]
+pub struct ProgramError {
+    /// Where.
+    pub origin: Origin,
+    /// What, in words a user can act on.
+    pub message: String,
+}
+
+/// The operations of one rank, pulled one at a time as the rank advances,
+/// so a long trace never sits in memory.
+pub trait OpStream {
+    /// The next operation with its origin, `Ok(None)` at the end of the
+    /// program, or an error naming the place.
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError>;
+}
+
+/// A program held in memory (built-in workloads and tests).
+#[derive(Clone, Debug)]
+pub struct VecProgram {
+    name: std::sync::Arc<str>,
+    ops: std::vec::IntoIter<Op>,
+    index: u64,
+}
+
+impl VecProgram {
+    /// A program named `name` (used in error messages) running `ops`.
+    pub fn new(name: &str, ops: Vec<Op>) -> Self {
+        VecProgram {
+            name: name.into(),
+            ops: ops.into_iter(),
+            index: 0,
+        }
+    }
+}
+
+impl OpStream for VecProgram {
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+        Ok(self.ops.next().map(|op| {
+            self.index += 1;
+            (
+                op,
+                Origin {
+                    source: self.name.clone(),
+                    line: self.index,
+                },
+            )
+        }))
+    }
+}

@@ -1,0 +1,84 @@
+//! The seam between the machine and the MPI layer.
+//!
+//! A [`Transport`] moves bytes from one node's network interface to
+//! another's. The MPI layer asks it to [`Transport::start`] a transfer and
+//! learns, through [`Delivery`] values returned from
+//! [`Transport::handle`], when the last byte has reached the destination
+//! interface. The transport schedules only its own event type; the MPI
+//! layer wraps it as one variant of its event enum with
+//! [`sim_core::Lift`].
+//!
+//! Processes on the same node never use a transport: the MPI layer models
+//! shared memory itself.
+
+use sim_core::{Bandwidth, Schedule, Time};
+
+/// A compute node (host) of the machine, numbered from zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct NodeId(pub u32);
+
+/// One transfer asked of the transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// Sending node.
+    pub src: NodeId,
+    /// Receiving node (`src != dst`).
+    pub dst: NodeId,
+    /// Payload [bytes]. Zero is allowed (a header-only control message).
+    pub bytes: u64,
+    /// Highest rate this transfer may reach even on an idle machine
+    /// [bytes/s]: the per-process rate `R_b` of the max-rate model (Bienz et
+    /// al., eq. 2). `None` means only the machine limits it.
+    pub rate_cap: Option<Bandwidth>,
+    /// The caller's name for the transfer, handed back on delivery.
+    pub token: u64,
+}
+
+/// A transfer whose last byte reached the destination's interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// The token given in [`Transfer::token`].
+    pub token: u64,
+    /// When the last byte arrived.
+    pub at: Time,
+}
+
+/// Moves bytes between node interfaces.
+///
+/// Contract:
+/// * `start` at time `now` of a transfer on an otherwise idle machine
+///   delivers at exactly `now + idle_time(..)`;
+/// * deliveries are returned from the `handle` call of the event at which
+///   they happen, in a deterministic order;
+/// * the transport never schedules events of any type but its own.
+pub trait Transport {
+    /// The transport's own events.
+    type Event;
+
+    /// Number of nodes.
+    fn nodes(&self) -> u32;
+
+    /// Starts `t` at `sched.now()`. Deliveries that complete at once (none
+    /// in a transport with latency) are pushed to `out`.
+    fn start(
+        &mut self,
+        sched: &mut impl Schedule<Self::Event>,
+        t: Transfer,
+        out: &mut Vec<Delivery>,
+    );
+
+    /// Handles one of the transport's events, pushing completed transfers
+    /// to `out`.
+    fn handle(
+        &mut self,
+        sched: &mut impl Schedule<Self::Event>,
+        ev: Self::Event,
+        out: &mut Vec<Delivery>,
+    );
+
+    /// The time a transfer of `bytes` from `src` to `dst` with `rate_cap`
+    /// takes on the idle machine: the network part of the postal model's
+    /// `alpha + s / R_b`. The MPI layer subtracts it from the calibrated
+    /// time to find its host-side overhead (see mpi-layer's docs).
+    fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time;
+}
