@@ -1,1 +1,6 @@
-//! placeholder
+//! # scenarios: what to simulate
+//!
+//! Built-in workloads from the seed papers ([`workloads`]); scenario files,
+//! trace readers and the command line build on them.
+
+pub mod workloads;

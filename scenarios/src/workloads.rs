@@ -1,0 +1,640 @@
+//! Built-in workloads: the experiments of the seed papers as per-rank
+//! programs of [`Op`]s.
+//!
+//! Every generator is a pure function of its parameters (and a seed where
+//! it draws random numbers), returning one program per rank. Placement of
+//! ranks on nodes is the scenario's business, except where the paper fixes
+//! it (Zhu's patterns give every logical link its own pair of processes on
+//! given nodes; see [`ZhuPattern`]).
+
+use mpi_layer::{CommId, Op, Rank, ReqId, Source, TagSel};
+use sim_core::rand::Rng;
+use sim_core::{RngStreams, Time};
+
+const W: CommId = CommId::WORLD;
+
+/// Per-rank programs, indexed by rank.
+pub type Programs = Vec<Vec<Op>>;
+
+fn isend(dst: Rank, tag: i32, bytes: u64, req: u64) -> Op {
+    Op::Isend {
+        dst,
+        tag,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    }
+}
+
+fn irecv(src: Rank, tag: i32, bytes: u64, req: u64) -> Op {
+    Op::Irecv {
+        src: Source::Rank(src),
+        tag: TagSel::Tag(tag),
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    }
+}
+
+fn waitall(first: u64, n: u64) -> Op {
+    Op::Waitall {
+        reqs: (first..first + n).map(ReqId).collect(),
+    }
+}
+
+/// Ping-pong between ranks 0 and 1 (of `procs` ranks; the others idle):
+/// for each size, `reps` round trips of blocking send and receive. The
+/// tag of each exchange is its size index, so sizes never cross.
+pub fn ping_pong(procs: u32, sizes: &[u64], reps: u32) -> Programs {
+    assert!(procs >= 2, "ping-pong needs two ranks");
+    let mut p: Programs = vec![Vec::new(); procs as usize];
+    for (i, &s) in sizes.iter().enumerate() {
+        let tag = i as i32;
+        for _ in 0..reps {
+            p[0].push(Op::Send {
+                dst: 1,
+                tag,
+                bytes: s,
+                comm: W,
+            });
+            p[0].push(Op::Recv {
+                src: Source::Rank(1),
+                tag: TagSel::Tag(tag),
+                bytes: s,
+                comm: W,
+            });
+            p[1].push(Op::Recv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(tag),
+                bytes: s,
+                comm: W,
+            });
+            p[1].push(Op::Send {
+                dst: 0,
+                tag,
+                bytes: s,
+                comm: W,
+            });
+        }
+    }
+    p
+}
+
+/// Order in which HighVolumePingPong posts its receives relative to the
+/// order messages arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecvOrder {
+    /// `send_tags[i] = recv_tags[i]`: every arrival matches the first
+    /// posted receive (Bienz et al. Section 4.1, the ideal case).
+    InOrder,
+    /// `send_tags[i] = recv_tags[n - i - 1]`: every arrival scans the whole
+    /// posted queue (the worst case).
+    Reversed,
+}
+
+/// HighVolumePingPong, Algorithm 1 of Bienz et al. (`000_...`), between
+/// every listed pair `(a, b)` with `a < b`: `a` isends `n` messages of `s`
+/// bytes to `b` and waits for all, then irecvs `n` and waits; `b` does the
+/// opposite. Receives are posted in `order` relative to the send tags.
+pub fn high_volume_ping_pong(
+    procs: u32,
+    pairs: &[(Rank, Rank)],
+    n: u32,
+    s: u64,
+    order: RecvOrder,
+) -> Programs {
+    let mut p: Programs = vec![Vec::new(); procs as usize];
+    let n64 = n as u64;
+    let send_tag = |i: u32| i as i32;
+    let recv_tag = |i: u32| match order {
+        RecvOrder::InOrder => i as i32,
+        RecvOrder::Reversed => (n - 1 - i) as i32,
+    };
+    for &(a, b) in pairs {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let sends = |peer: Rank, prog: &mut Vec<Op>, base: u64| {
+            prog.extend((0..n).map(|i| isend(peer, send_tag(i), s, base + i as u64)));
+            prog.push(waitall(base, n64));
+        };
+        let recvs = |peer: Rank, prog: &mut Vec<Op>, base: u64| {
+            prog.extend((0..n).map(|i| irecv(peer, recv_tag(i), s, base + i as u64)));
+            prog.push(waitall(base, n64));
+        };
+        sends(hi, &mut p[lo as usize], 0);
+        recvs(hi, &mut p[lo as usize], n64);
+        recvs(lo, &mut p[hi as usize], 0);
+        sends(lo, &mut p[hi as usize], n64);
+    }
+    p
+}
+
+/// Max-rate multi-pair ping-pong (Bienz et al. Section 3, Fig. 2): `ppn`
+/// ranks on node 0 (ranks `0..ppn`) each ping-pong `reps` times with their
+/// partner on node 1 (ranks `ppn..2 ppn`), all at once, with messages of
+/// `s` bytes. Use a block placement of `ppn` ranks per node.
+pub fn max_rate_pairs(ppn: u32, s: u64, reps: u32) -> Programs {
+    let mut p: Programs = vec![Vec::new(); 2 * ppn as usize];
+    for i in 0..ppn {
+        let (a, b) = (i, ppn + i);
+        for _ in 0..reps {
+            p[a as usize].push(Op::Send {
+                dst: b,
+                tag: 0,
+                bytes: s,
+                comm: W,
+            });
+            p[a as usize].push(Op::Recv {
+                src: Source::Rank(b),
+                tag: TagSel::Tag(0),
+                bytes: s,
+                comm: W,
+            });
+            p[b as usize].push(Op::Recv {
+                src: Source::Rank(a),
+                tag: TagSel::Tag(0),
+                bytes: s,
+                comm: W,
+            });
+            p[b as usize].push(Op::Send {
+                dst: a,
+                tag: 0,
+                bytes: s,
+                comm: W,
+            });
+        }
+    }
+    p
+}
+
+/// The 4-Gemini line test of Bienz et al. Fig. 6: four Geminis in a line,
+/// `per_gemini` ranks on each (two nodes of 16 cores: 32), ranks numbered
+/// Gemini by Gemini. Every rank on G0 runs HighVolumePingPong with the
+/// corresponding rank on G2, and every rank on G1 with its partner on G3,
+/// so all traffic crosses the G1-G2 link.
+pub fn gemini_line(per_gemini: u32, n: u32, s: u64, order: RecvOrder) -> Programs {
+    let g = per_gemini;
+    let pairs: Vec<(Rank, Rank)> = (0..g)
+        .map(|i| (i, 2 * g + i))
+        .chain((0..g).map(|i| (g + i, 3 * g + i)))
+        .collect();
+    high_volume_ping_pong(4 * g, &pairs, n, s, order)
+}
+
+/// One of Zhu et al.'s random bidirectional patterns (Section 7): logical
+/// links between nodes of a two-rack cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZhuPattern {
+    /// `(source node, destination node)` of every logical link.
+    pub links: Vec<(u32, u32)>,
+}
+
+impl ZhuPattern {
+    /// Section 7: for each of `nodes` nodes in turn, `rounds` times pick a
+    /// different node uniformly at random and include the link with
+    /// probability 1/2. Draws from the stream `zhu-pattern` of `seed`,
+    /// indexed by `index` (one pattern per index).
+    pub fn random(nodes: u32, rounds: u32, seed: u64, index: u64) -> Self {
+        assert!(nodes >= 2, "a pattern needs two nodes");
+        let mut rng = RngStreams::new(seed).stream_indexed("zhu-pattern", index);
+        let mut links = Vec::new();
+        for src in 0..nodes {
+            for _ in 0..rounds {
+                let mut dst = rng.random_range(0..nodes - 1);
+                if dst >= src {
+                    dst += 1;
+                }
+                if rng.random_bool(0.5) {
+                    links.push((src, dst));
+                }
+            }
+        }
+        ZhuPattern { links }
+    }
+
+    /// The programs: logical link `i` is rank `2i` (on the source node)
+    /// sending `bytes` to rank `2i + 1` (on the destination node), all at
+    /// once. [`ZhuPattern::node_of_rank`] gives the placement.
+    pub fn programs(&self, bytes: u64) -> Programs {
+        let mut p = Vec::with_capacity(2 * self.links.len());
+        for i in 0..self.links.len() as u32 {
+            p.push(vec![
+                isend(2 * i + 1, 0, bytes, 0),
+                Op::Wait { req: ReqId(0) },
+            ]);
+            p.push(vec![irecv(2 * i, 0, bytes, 0), Op::Wait { req: ReqId(0) }]);
+        }
+        p
+    }
+
+    /// The node of every rank of [`ZhuPattern::programs`].
+    pub fn node_of_rank(&self) -> Vec<u32> {
+        self.links.iter().flat_map(|&(a, b)| [a, b]).collect()
+    }
+}
+
+/// A collective to run as a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    /// `MPI_Barrier`.
+    Barrier,
+    /// `MPI_Bcast` from rank 0.
+    Bcast,
+    /// `MPI_Reduce` to rank 0.
+    Reduce,
+    /// `MPI_Allreduce`.
+    Allreduce,
+    /// `MPI_Allgather`.
+    Allgather,
+    /// `MPI_Alltoall`.
+    Alltoall,
+    /// `MPI_Gather` to rank 0.
+    Gather,
+    /// `MPI_Scatter` from rank 0.
+    Scatter,
+    /// `MPI_Reduce_scatter` with equal counts.
+    ReduceScatter,
+}
+
+impl Collective {
+    /// All collectives, for sweeps and tests.
+    pub const ALL: [Collective; 9] = [
+        Collective::Barrier,
+        Collective::Bcast,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
+        Collective::Alltoall,
+        Collective::Gather,
+        Collective::Scatter,
+        Collective::ReduceScatter,
+    ];
+
+    /// The operation for `procs` ranks and `bytes` (per rank, or per peer
+    /// for alltoall, as in [`Op`]).
+    pub fn op(self, procs: u32, bytes: u64) -> Op {
+        match self {
+            Collective::Barrier => Op::Barrier { comm: W },
+            Collective::Bcast => Op::Bcast {
+                root: 0,
+                bytes,
+                comm: W,
+            },
+            Collective::Reduce => Op::Reduce {
+                root: 0,
+                bytes,
+                comm: W,
+            },
+            Collective::Allreduce => Op::Allreduce { bytes, comm: W },
+            Collective::Allgather => Op::Allgather { bytes, comm: W },
+            Collective::Alltoall => Op::Alltoall { bytes, comm: W },
+            Collective::Gather => Op::Gather {
+                root: 0,
+                bytes,
+                comm: W,
+            },
+            Collective::Scatter => Op::Scatter {
+                root: 0,
+                bytes,
+                comm: W,
+            },
+            Collective::ReduceScatter => Op::ReduceScatter {
+                counts: vec![bytes; procs as usize],
+                comm: W,
+            },
+        }
+    }
+}
+
+/// `reps` back-to-back calls of one collective on `procs` ranks.
+pub fn collective(c: Collective, procs: u32, bytes: u64, reps: u32) -> Programs {
+    let op = c.op(procs, bytes);
+    (0..procs)
+        .map(|_| vec![op.clone(); reps as usize])
+        .collect()
+}
+
+/// Message rate (Bridges et al. Section 4, Sandia message-rate benchmark):
+/// rank 0 keeps `window` isends of `s` bytes to rank 1 in flight, rank 1
+/// pre-posts `window` matching irecvs; `iters` windows, each closed by a
+/// waitall on both sides.
+pub fn message_rate(window: u32, s: u64, iters: u32) -> Programs {
+    let mut p: Programs = vec![Vec::new(), Vec::new()];
+    let w = window as u64;
+    for it in 0..iters as u64 {
+        let base = it * w;
+        p[0].extend((0..w).map(|i| isend(1, i as i32, s, base + i)));
+        p[0].push(waitall(base, w));
+        p[1].extend((0..w).map(|i| irecv(0, i as i32, s, base + i)));
+        p[1].push(waitall(base, w));
+    }
+    p
+}
+
+/// The neighbourhood of a 3-D stencil.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stencil {
+    /// Faces only: 6 neighbours.
+    Point7,
+    /// Faces, edges and corners: 26 neighbours.
+    Point27,
+}
+
+/// A 3-D halo exchange on a `dims[0] x dims[1] x dims[2]` process grid
+/// (rank = x + X (y + Y z)), periodic in every dimension when `periodic`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Halo {
+    /// Process grid.
+    pub dims: [u32; 3],
+    /// 7- or 27-point.
+    pub stencil: Stencil,
+    /// Bytes per face message.
+    pub face_bytes: u64,
+    /// Bytes per edge message (27-point only).
+    pub edge_bytes: u64,
+    /// Bytes per corner message (27-point only).
+    pub corner_bytes: u64,
+    /// Wrap around at the grid's boundary.
+    pub periodic: bool,
+    /// Iterations.
+    pub iters: u32,
+    /// Computation between iterations.
+    pub compute: Time,
+}
+
+/// The most cubic factorization `a <= b <= c` of `p` with `a b c = p`.
+pub fn grid_dims(p: u32) -> [u32; 3] {
+    let mut best = [1, 1, p];
+    let score = |d: [u32; 3]| d[2] - d[0];
+    for a in 1..=p {
+        if a * a * a > p {
+            break;
+        }
+        if p % a != 0 {
+            continue;
+        }
+        let q = p / a;
+        for b in a..=q {
+            if b * b > q {
+                break;
+            }
+            if q % b == 0 && score([a, b, q / b]) < score(best) {
+                best = [a, b, q / b];
+            }
+        }
+    }
+    best
+}
+
+impl Halo {
+    /// The neighbours of `rank` with the bytes sent to each, in a fixed
+    /// order (z, y, x offsets from -1 to 1); a neighbour reached by
+    /// several offsets (grids thinner than 3) appears once per offset, as
+    /// a real stencil code sends one message per direction.
+    pub fn neighbours(&self, rank: Rank) -> Vec<(Rank, u64, i32)> {
+        let [nx, ny, nz] = self.dims;
+        let (x, y, z) = (rank % nx, rank / nx % ny, rank / (nx * ny));
+        let mut out = Vec::new();
+        for dz in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let nonzero = (dx != 0) as u32 + (dy != 0) as u32 + (dz != 0) as u32;
+                    let bytes = match (nonzero, self.stencil) {
+                        (0, _) => continue,
+                        (1, _) => self.face_bytes,
+                        (2, Stencil::Point27) => self.edge_bytes,
+                        (3, Stencil::Point27) => self.corner_bytes,
+                        _ => continue,
+                    };
+                    let wrap = |c: u32, d: i64, n: u32| -> Option<u32> {
+                        let v = c as i64 + d;
+                        if (0..n as i64).contains(&v) {
+                            Some(v as u32)
+                        } else if self.periodic {
+                            Some(v.rem_euclid(n as i64) as u32)
+                        } else {
+                            None
+                        }
+                    };
+                    let (Some(a), Some(b), Some(c)) =
+                        (wrap(x, dx, nx), wrap(y, dy, ny), wrap(z, dz, nz))
+                    else {
+                        continue;
+                    };
+                    // The tag names the direction, so that the receiver can
+                    // tell apart two messages from one peer (thin grids).
+                    let dir = ((dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)) as i32;
+                    out.push((a + nx * (b + ny * c), bytes, dir));
+                }
+            }
+        }
+        out
+    }
+
+    /// The programs: each iteration posts every irecv, then every isend,
+    /// waits for all, then computes.
+    pub fn programs(&self) -> Programs {
+        let p = self.dims.iter().product::<u32>();
+        (0..p)
+            .map(|r| {
+                let nb = self.neighbours(r);
+                let k = nb.len() as u64;
+                let mut prog = Vec::with_capacity(self.iters as usize * (2 * nb.len() + 2));
+                for it in 0..self.iters as u64 {
+                    let base = it * 2 * k;
+                    // A message sent in direction d arrives from direction
+                    // 26 - d (the opposite offset).
+                    prog.extend(nb.iter().enumerate().map(|(i, &(src, bytes, dir))| {
+                        irecv(src, 26 - dir, bytes, base + i as u64)
+                    }));
+                    prog.extend(nb.iter().enumerate().map(|(i, &(dst, bytes, dir))| {
+                        isend(dst, dir, bytes, base + k + i as u64)
+                    }));
+                    prog.push(waitall(base, 2 * k));
+                    if self.compute > Time::ZERO {
+                        prog.push(Op::Compute {
+                            duration: self.compute,
+                        });
+                    }
+                }
+                prog
+            })
+            .collect()
+    }
+}
+
+/// Random pairs: `rounds` rounds in which the ranks are paired by a random
+/// perfect matching (`procs` even) and every pair exchanges `bytes` both
+/// ways with isend/irecv and a waitall. Seeded.
+pub fn random_pairs(procs: u32, rounds: u32, bytes: u64, seed: u64) -> Programs {
+    assert!(procs % 2 == 0, "random pairs need an even number of ranks");
+    let mut rng = RngStreams::new(seed).stream("random-pairs");
+    let mut p: Programs = vec![Vec::new(); procs as usize];
+    let mut perm: Vec<u32> = (0..procs).collect();
+    for r in 0..rounds as u64 {
+        for i in (1..perm.len()).rev() {
+            let j = rng.random_range(0..=i);
+            perm.swap(i, j);
+        }
+        for pair in perm.chunks(2) {
+            let (a, b) = (pair[0], pair[1]);
+            for (me, peer) in [(a, b), (b, a)] {
+                let prog = &mut p[me as usize];
+                prog.push(irecv(peer, r as i32, bytes, 2 * r));
+                prog.push(isend(peer, r as i32, bytes, 2 * r + 1));
+                prog.push(waitall(2 * r, 2));
+            }
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(p: &Programs, f: impl Fn(&Op) -> bool) -> usize {
+        p.iter().flatten().filter(|o| f(o)).count()
+    }
+
+    #[test]
+    fn hvpp_tags_match_in_both_orders() {
+        for order in [RecvOrder::InOrder, RecvOrder::Reversed] {
+            let p = high_volume_ping_pong(2, &[(0, 1)], 5, 8, order);
+            // Each side: 5 isends + waitall + 5 irecvs + waitall.
+            assert_eq!(p[0].len(), 12);
+            let sent: Vec<i32> = p[0]
+                .iter()
+                .filter_map(|o| {
+                    if let Op::Isend { tag, .. } = o {
+                        Some(*tag)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let posted: Vec<i32> = p[1]
+                .iter()
+                .filter_map(|o| {
+                    if let Op::Irecv {
+                        tag: TagSel::Tag(t),
+                        ..
+                    } = o
+                    {
+                        Some(*t)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let mut a = sent.clone();
+            let mut b = posted.clone();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "every send has its receive");
+            if order == RecvOrder::Reversed {
+                assert_eq!(posted, vec![4, 3, 2, 1, 0]);
+            } else {
+                assert_eq!(posted, sent);
+            }
+        }
+    }
+
+    #[test]
+    fn gemini_line_pairs_cross_the_middle() {
+        let p = gemini_line(32, 2, 1024, RecvOrder::InOrder);
+        assert_eq!(p.len(), 128);
+        // Rank 0 (G0) talks to rank 64 (G2); rank 32 (G1) to rank 96 (G3).
+        assert!(matches!(p[0][0], Op::Isend { dst: 64, .. }));
+        assert!(matches!(p[32][0], Op::Isend { dst: 96, .. }));
+        assert_eq!(count(&p, |o| matches!(o, Op::Isend { .. })), 128 * 2);
+    }
+
+    #[test]
+    fn halo_neighbour_counts_and_symmetry() {
+        for (st, k) in [(Stencil::Point7, 6), (Stencil::Point27, 26)] {
+            let h = Halo {
+                dims: [4, 4, 4],
+                stencil: st,
+                face_bytes: 100,
+                edge_bytes: 10,
+                corner_bytes: 1,
+                periodic: true,
+                iters: 2,
+                compute: Time::ZERO,
+            };
+            let progs = h.programs();
+            for r in 0..64 {
+                let nb = h.neighbours(r);
+                assert_eq!(nb.len(), k);
+                // Symmetric: r's neighbour in direction d has r in 26 - d.
+                for &(q, bytes, dir) in &nb {
+                    assert!(h.neighbours(q).contains(&(r, bytes, 26 - dir)));
+                }
+            }
+            assert_eq!(count(&progs, |o| matches!(o, Op::Isend { .. })), 64 * k * 2);
+        }
+        // Non-periodic corners of a 3x3x3 grid have 7 neighbours (27-point).
+        let h = Halo {
+            dims: [3, 3, 3],
+            stencil: Stencil::Point27,
+            face_bytes: 1,
+            edge_bytes: 1,
+            corner_bytes: 1,
+            periodic: false,
+            iters: 1,
+            compute: Time::ZERO,
+        };
+        assert_eq!(h.neighbours(0).len(), 7);
+        assert_eq!(h.neighbours(13).len(), 26);
+    }
+
+    #[test]
+    fn grid_dims_are_cubic() {
+        assert_eq!(grid_dims(512), [8, 8, 8]);
+        assert_eq!(grid_dims(4096), [16, 16, 16]);
+        assert_eq!(grid_dims(1024), [8, 8, 16]);
+        assert_eq!(grid_dims(7), [1, 1, 7]);
+        assert_eq!(grid_dims(12), [2, 2, 3]);
+    }
+
+    #[test]
+    fn zhu_patterns_are_seeded_and_valid() {
+        let a = ZhuPattern::random(30, 3, 1, 0);
+        assert_eq!(a, ZhuPattern::random(30, 3, 1, 0));
+        assert_ne!(a, ZhuPattern::random(30, 3, 1, 1));
+        assert!(a.links.iter().all(|&(s, d)| s != d && s < 30 && d < 30));
+        // 90 draws at probability 1/2: far from 0 and 90.
+        assert!((20..70).contains(&a.links.len()), "{}", a.links.len());
+        let p = a.programs(10 << 20);
+        assert_eq!(p.len(), 2 * a.links.len());
+        assert_eq!(a.node_of_rank().len(), p.len());
+    }
+
+    #[test]
+    fn random_pairs_are_perfect_matchings() {
+        let p = random_pairs(16, 5, 64, 3);
+        for (r, prog) in p.iter().enumerate() {
+            assert_eq!(prog.len(), 15);
+            for op in prog {
+                if let Op::Isend { dst, .. } = op {
+                    assert_ne!(*dst as usize, r);
+                }
+            }
+        }
+        assert_eq!(p, random_pairs(16, 5, 64, 3));
+    }
+
+    #[test]
+    fn message_rate_and_collectives_shapes() {
+        let m = message_rate(8, 64, 3);
+        assert_eq!(count(&m, |o| matches!(o, Op::Isend { .. })), 24);
+        assert_eq!(count(&m, |o| matches!(o, Op::Irecv { .. })), 24);
+        for c in Collective::ALL {
+            let p = collective(c, 4, 8, 2);
+            assert_eq!(p.len(), 4);
+            assert!(p.iter().all(|v| v.len() == 2));
+        }
+        let pp = ping_pong(2, &[8, 1024], 3);
+        assert_eq!(pp[0].len(), 12);
+    }
+}
