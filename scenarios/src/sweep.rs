@@ -1,0 +1,348 @@
+//! What-if sweeps: one scenario, lists of parameter values, every
+//! combination run as an independent point.
+//!
+//! A sweep is a base scenario (a TOML table) and axes, each a dotted path
+//! into the table (`mpi.eager_max`, `machine.routing`) with a list of
+//! values. Points are the cartesian product, numbered with the first axis
+//! varying slowest. Points run in parallel on all cores ([`run_parallel`]);
+//! results come back in point order whatever the thread timing, so a sweep
+//! is as deterministic as a single run.
+//!
+//! A batch scheduler's array job spreads a sweep over machines with shards:
+//! shard `i/N` runs the points whose number is `i` modulo `N` (round-robin
+//! keeps shards balanced when cost varies along an axis). Each shard's
+//! rows carry their point number and the sweep's fingerprint; [`merge`]
+//! checks that all shards come from the same sweep and that every point is
+//! present exactly once.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use toml::{Table, Value};
+
+/// One axis of a sweep: a dotted parameter path and its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// Dotted path into the scenario table, e.g. `mpi.eager_max`.
+    pub path: String,
+    /// Values, in the order they are swept.
+    pub values: Vec<Value>,
+}
+
+/// A point: its number and the value of each axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// 0-based number in the full sweep.
+    pub index: usize,
+    /// `(path, value)` per axis.
+    pub assignment: Vec<(String, Value)>,
+}
+
+/// Every point of the cartesian product of `axes`, first axis slowest.
+pub fn points(axes: &[Axis]) -> Vec<Point> {
+    let total: usize = axes.iter().map(|a| a.values.len()).product();
+    (0..total)
+        .map(|index| {
+            let mut rest = index;
+            let mut assignment = vec![(String::new(), Value::Boolean(false)); axes.len()];
+            for (k, a) in axes.iter().enumerate().rev() {
+                let n = a.values.len();
+                assignment[k] = (a.path.clone(), a.values[rest % n].clone());
+                rest /= n;
+            }
+            Point { index, assignment }
+        })
+        .collect()
+}
+
+/// A shard `i/N` of a sweep (`0 <= i < N`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard's number.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// Parses `i/N`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard `{s}` is not of the form i/N"))?;
+        let index: usize = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard index `{i}` is not a number"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard count `{n}` is not a number"))?;
+        if count == 0 || index >= count {
+            return Err(format!("shard {index}/{count}: need 0 <= i < N"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// Whether this shard runs point `p`.
+    pub fn owns(&self, p: &Point) -> bool {
+        p.index % self.count == self.index
+    }
+}
+
+/// Sets `value` at dotted `path` in `table`, creating intermediate tables.
+/// Errors if the path crosses a non-table value.
+pub fn set_path(table: &mut Table, path: &str, value: Value) -> Result<(), String> {
+    let mut parts = path.split('.').peekable();
+    let mut cur = table;
+    while let Some(key) = parts.next() {
+        if key.is_empty() {
+            return Err(format!("parameter path `{path}` has an empty component"));
+        }
+        if parts.peek().is_none() {
+            cur.insert(key.to_string(), value);
+            return Ok(());
+        }
+        let entry = cur
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Table(Table::new()));
+        cur = match entry {
+            Value::Table(t) => t,
+            _ => return Err(format!("parameter path `{path}`: `{key}` is not a table")),
+        };
+    }
+    Err(format!("parameter path `{path}` is empty"))
+}
+
+/// The scenario table of a point: the base with the point's assignment
+/// applied.
+pub fn apply(base: &Table, p: &Point) -> Result<Table, String> {
+    let mut t = base.clone();
+    for (path, v) in &p.assignment {
+        set_path(&mut t, path, v.clone())?;
+    }
+    Ok(t)
+}
+
+/// Runs `f` on every point with `threads` worker threads (at least 1) and
+/// returns the results in point order. Each point is independent: `f` must
+/// not share mutable state between calls.
+pub fn run_parallel<R, F>(pts: &[Point], threads: usize, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(&Point) -> R + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = pts.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1).min(pts.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= pts.len() {
+                        break;
+                    }
+                    let r = f(&pts[i]);
+                    *slots[i].lock().expect("no panics while holding a slot") = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .expect("no poisoned slot")
+                .expect("every point ran")
+        })
+        .collect()
+}
+
+/// A result row of one point, as written by a shard.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Row {
+    /// Fingerprint of the sweep (base scenario and axes).
+    pub sweep: String,
+    /// Total points in the sweep.
+    pub total: usize,
+    /// Point number.
+    pub index: usize,
+    /// The point's parameter values, as `path = value` strings.
+    pub params: Vec<String>,
+    /// The point's results (the run report).
+    pub result: serde_json::Value,
+}
+
+/// A stable fingerprint of a sweep: FNV-1a of the base scenario's TOML and
+/// the axes, hex. Shards of one sweep share it.
+pub fn fingerprint(base: &Table, axes: &[Axis]) -> String {
+    let mut text = toml::to_string(base).unwrap_or_default();
+    for a in axes {
+        text.push_str(&a.path);
+        for v in &a.values {
+            text.push('|');
+            text.push_str(&v.to_string());
+        }
+        text.push('\n');
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Joins shard outputs (JSON lines of [`Row`]s, with the name of each
+/// input for errors) into the full sweep in point order. Errors name the
+/// file and line of a bad row, rows of another sweep, duplicated points
+/// and missing points.
+pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut sweep: Option<(String, usize, String)> = None;
+    for (name, text) in inputs {
+        for (ln, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let row: Row = serde_json::from_str(line)
+                .map_err(|e| format!("{name}:{}: not a sweep row: {e}", ln + 1))?;
+            match &sweep {
+                None => sweep = Some((row.sweep.clone(), row.total, name.clone())),
+                Some((id, total, first)) => {
+                    if *id != row.sweep || *total != row.total {
+                        return Err(format!(
+                            "{name}:{}: row of sweep {} ({} points), but {first} holds sweep {id} ({total} points)",
+                            ln + 1,
+                            row.sweep,
+                            row.total
+                        ));
+                    }
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let Some((_, total, _)) = sweep else {
+        return Err("no sweep rows in the inputs".into());
+    };
+    rows.sort_by_key(|r| r.index);
+    for w in rows.windows(2) {
+        if w[0].index == w[1].index {
+            return Err(format!("point {} appears twice", w[0].index));
+        }
+    }
+    let have: Vec<usize> = rows.iter().map(|r| r.index).collect();
+    let missing: Vec<usize> = (0..total)
+        .filter(|i| have.binary_search(i).is_err())
+        .collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(10).map(|i| i.to_string()).collect();
+        return Err(format!(
+            "{} of {total} points missing (e.g. {}); is a shard's output absent?",
+            missing.len(),
+            shown.join(", ")
+        ));
+    }
+    if let Some(r) = rows.iter().find(|r| r.index >= total) {
+        return Err(format!(
+            "point {} is beyond the sweep's {total} points",
+            r.index
+        ));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axes() -> Vec<Axis> {
+        vec![
+            Axis {
+                path: "machine.routing".into(),
+                values: vec![Value::from("dor"), Value::from("adaptive")],
+            },
+            Axis {
+                path: "mpi.eager_max".into(),
+                values: vec![Value::from(1024), Value::from(8192), Value::from(65536)],
+            },
+        ]
+    }
+
+    #[test]
+    fn cartesian_order_first_axis_slowest() {
+        let p = points(&axes());
+        assert_eq!(p.len(), 6);
+        assert_eq!(p[0].assignment[0].1, Value::from("dor"));
+        assert_eq!(p[2].assignment[1].1, Value::from(65536));
+        assert_eq!(p[3].assignment[0].1, Value::from("adaptive"));
+        assert_eq!(p[3].assignment[1].1, Value::from(1024));
+    }
+
+    #[test]
+    fn set_path_creates_and_rejects() {
+        let mut t = Table::new();
+        set_path(&mut t, "mpi.eager_max", Value::from(5)).unwrap();
+        assert_eq!(t["mpi"]["eager_max"], Value::from(5));
+        set_path(&mut t, "seed", Value::from(1)).unwrap();
+        let e = set_path(&mut t, "seed.x", Value::from(1)).unwrap_err();
+        assert!(e.contains("`seed` is not a table"), "{e}");
+        assert!(set_path(&mut t, "a..b", Value::from(1)).is_err());
+    }
+
+    #[test]
+    fn parallel_results_in_point_order() {
+        let p = points(&axes());
+        let one = run_parallel(&p, 1, |pt| pt.index * 10);
+        let two = run_parallel(&p, 2, |pt| pt.index * 10);
+        assert_eq!(one, two);
+        assert_eq!(one, vec![0, 10, 20, 30, 40, 50]);
+    }
+
+    #[test]
+    fn shards_partition_and_merge_back() {
+        let base = Table::new();
+        let ax = axes();
+        let id = fingerprint(&base, &ax);
+        let pts = points(&ax);
+        let shards: Vec<Shard> = ["0/2", "1/2"].iter().map(|s| s.parse().unwrap()).collect();
+        let mut inputs = Vec::new();
+        for sh in &shards {
+            let text: String = pts
+                .iter()
+                .filter(|p| sh.owns(p))
+                .map(|p| {
+                    let r = Row {
+                        sweep: id.clone(),
+                        total: pts.len(),
+                        index: p.index,
+                        params: vec![],
+                        result: serde_json::json!({ "x": p.index }),
+                    };
+                    serde_json::to_string(&r).unwrap() + "\n"
+                })
+                .collect();
+            inputs.push((format!("shard{}", sh.index), text));
+        }
+        let rows = merge(&inputs).unwrap();
+        assert_eq!(
+            rows.iter().map(|r| r.index).collect::<Vec<_>>(),
+            (0..6).collect::<Vec<_>>()
+        );
+        // A missing shard is named as missing points.
+        let e = merge(&inputs[..1]).unwrap_err();
+        assert!(e.contains("3 of 6 points missing"), "{e}");
+        // A duplicated shard.
+        let e = merge(&[inputs[0].clone(), inputs[0].clone(), inputs[1].clone()]).unwrap_err();
+        assert!(e.contains("appears twice"), "{e}");
+        // A row of another sweep.
+        let other = inputs[1].1.replace(&id, "0000000000000000");
+        let e = merge(&[inputs[0].clone(), ("other".into(), other)]).unwrap_err();
+        assert!(e.starts_with("other:1:"), "{e}");
+        assert!("2/2".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+}
