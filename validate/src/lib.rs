@@ -6,3 +6,5 @@
 //! whole stack.
 
 pub mod models;
+pub mod plot;
+pub mod suite;
