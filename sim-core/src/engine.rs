@@ -17,12 +17,22 @@ pub trait Schedule<E> {
     /// The current simulated time.
     fn now(&self) -> Time;
     /// Schedules `event` at absolute time `at` (`at >= now()`; an earlier
-    /// time is a causality bug and panics).
+    /// time is a causality bug and panics), with a handle to cancel or move
+    /// it. Use [`Schedule::post_at`] for events that always fire: it is
+    /// cheaper (see [`crate::queue`]).
     fn schedule_at(&mut self, at: Time, event: E) -> EventId;
-    /// Schedules `event` `delay` after now.
+    /// Schedules `event` `delay` after now, with a handle.
     fn schedule_in(&mut self, delay: Time, event: E) -> EventId {
         let at = self.now() + delay;
         self.schedule_at(at, event)
+    }
+    /// Schedules `event` at `at` (`at >= now()`) without a handle: it will
+    /// fire. Same ordering as [`Schedule::schedule_at`].
+    fn post_at(&mut self, at: Time, event: E);
+    /// Schedules `event` `delay` after now without a handle.
+    fn post_in(&mut self, delay: Time, event: E) {
+        let at = self.now() + delay;
+        self.post_at(at, event)
     }
     /// Cancels a pending event; `false` if it is not pending.
     fn cancel(&mut self, id: EventId) -> bool;
@@ -60,6 +70,10 @@ impl<E> Schedule<E> for Scheduler<'_, E> {
     fn schedule_at(&mut self, at: Time, event: E) -> EventId {
         check_causal(self.now, at);
         self.queue.schedule(at, event)
+    }
+    fn post_at(&mut self, at: Time, event: E) {
+        check_causal(self.now, at);
+        self.queue.post(at, event)
     }
     fn cancel(&mut self, id: EventId) -> bool {
         self.queue.cancel(id).is_some()
@@ -102,6 +116,9 @@ where
     }
     fn schedule_at(&mut self, at: Time, event: I) -> EventId {
         self.inner.schedule_at(at, O::from(event))
+    }
+    fn post_at(&mut self, at: Time, event: I) {
+        self.inner.post_at(at, O::from(event))
     }
     fn cancel(&mut self, id: EventId) -> bool {
         self.inner.cancel(id)
@@ -259,7 +276,7 @@ mod tests {
             self.log.push(s.now());
             if self.left > 0 {
                 self.left -= 1;
-                s.schedule_in(self.period, ());
+                s.post_in(self.period, ());
             }
         }
     }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 /// (time, seq) to the event, plus the key of every live handle.
 #[derive(Default)]
 struct Reference {
-    by_key: BTreeMap<(Time, u64), (EventId, u64)>,
+    by_key: BTreeMap<(Time, u64), (Option<EventId>, u64)>,
     key_of: HashMap<EventId, (Time, u64)>,
     next_seq: u64,
 }
@@ -19,8 +19,13 @@ impl Reference {
     fn schedule(&mut self, id: EventId, t: Time, payload: u64) {
         let key = (t, self.next_seq);
         self.next_seq += 1;
-        self.by_key.insert(key, (id, payload));
+        self.by_key.insert(key, (Some(id), payload));
         self.key_of.insert(id, key);
+    }
+    fn post(&mut self, t: Time, payload: u64) {
+        let key = (t, self.next_seq);
+        self.next_seq += 1;
+        self.by_key.insert(key, (None, payload));
     }
     fn cancel(&mut self, id: EventId) -> Option<u64> {
         let key = self.key_of.remove(&id)?;
@@ -35,17 +40,20 @@ impl Reference {
             None => false,
         }
     }
-    fn pop(&mut self) -> Option<(Time, EventId, u64)> {
+    fn pop(&mut self) -> Option<(Time, Option<EventId>, u64)> {
         let (&key, _) = self.by_key.iter().next()?;
         let (id, p) = self.by_key.remove(&key).unwrap();
-        self.key_of.remove(&id);
+        if let Some(id) = id {
+            self.key_of.remove(&id);
+        }
         Some((key.0, id, p))
     }
 }
 
 /// A million seeded random operations with many equal times (times drawn
-/// from 64 values), including cancel and reschedule of live and dead
-/// handles: the queue must agree with the reference after every operation.
+/// from 64 values): posts, schedules with handles, cancel and reschedule of
+/// live and dead handles, pops. The queue must agree with the reference
+/// after every operation.
 #[test]
 fn queue_matches_btreemap_reference_over_a_million_ops() {
     let mut rng = RngStreams::new(2026).stream("queue-differential");
@@ -53,21 +61,26 @@ fn queue_matches_btreemap_reference_over_a_million_ops() {
     let mut r = Reference::default();
     let mut handles: Vec<EventId> = Vec::new();
     let mut now = 0u64;
-    let mut counts = [0u64; 4];
+    let mut counts = [0u64; 5];
     for step in 0..1_000_000u64 {
         let op = rng.random_range(0..100);
-        if op < 40 || q.is_empty() {
+        if op < 20 {
+            let t = Time::from_ns(now + rng.random_range(0..64));
+            q.post(t, step);
+            r.post(t, step);
+            counts[4] += 1;
+        } else if op < 40 || q.is_empty() {
             let t = Time::from_ns(now + rng.random_range(0..64));
             let id = q.schedule(t, step);
             r.schedule(id, t, step);
             handles.push(id);
             counts[0] += 1;
-        } else if op < 55 {
+        } else if op < 52 {
             // Any handle ever issued: live or already gone.
             let id = handles[rng.random_range(0..handles.len())];
             assert_eq!(q.cancel(id), r.cancel(id), "cancel at step {step}");
             counts[1] += 1;
-        } else if op < 70 {
+        } else if op < 64 {
             let id = handles[rng.random_range(0..handles.len())];
             let t = Time::from_ns(now + rng.random_range(0..64));
             assert_eq!(
@@ -99,6 +112,7 @@ fn queue_matches_btreemap_reference_over_a_million_ops() {
     assert!(r.pop().is_none());
     // Every kind of operation was exercised many times.
     assert!(counts.iter().all(|&c| c > 100_000), "{counts:?}");
+    assert!(handles.len() > 1000);
 }
 
 /// A small model with randomness in it: each event draws a delay and a
@@ -122,7 +136,7 @@ impl Model for Fanout {
             self.budget -= 1;
             // Coarse delays (whole ns) so that many events tie.
             let d = Time::from_ns(self.exp.sample(&mut self.rng) as u64);
-            s.schedule_in(d, ev.wrapping_mul(3).wrapping_add(k));
+            s.post_in(d, ev.wrapping_mul(3).wrapping_add(k));
         }
     }
 }

@@ -24,6 +24,9 @@ pub enum BenchCommand {
         /// Run one size in this process (used by the parent run).
         #[arg(long, hide = true)]
         child: bool,
+        /// In a child: schedule with cancellation handles.
+        #[arg(long, hide = true)]
+        handles: bool,
     },
 }
 
@@ -34,11 +37,13 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             events,
             seed,
             child,
+            handles,
         } => {
             if child {
-                let r = sim_core::hold::run_hold(n[0], events, seed);
+                let r = sim_core::hold::run_hold(n[0], events, seed, handles);
                 println!(
-                    "{:>10} {:>12} {:>10.3} {:>14.0} {:>12} {:>20}",
+                    "{:>8} {:>10} {:>12} {:>10.3} {:>14.0} {:>12} {:>20}",
+                    if handles { "handle" } else { "post" },
                     r.pending,
                     r.events,
                     r.wall_secs,
@@ -52,19 +57,28 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 "hold model: exponential hold times (mean 1 us), seed {seed}, release build recommended"
             );
             println!(
-                "{:>10} {:>12} {:>10} {:>14} {:>12} {:>20}",
-                "pending", "events", "wall [s]", "events/s", "peak [MiB]", "checksum"
+                "{:>8} {:>10} {:>12} {:>10} {:>14} {:>12} {:>20}",
+                "events", "pending", "handled", "wall [s]", "events/s", "peak [MiB]", "checksum"
+            );
+            println!(
+                "(post: no cancellation handle, plain heap; handle: cancellable, indexed heap)"
             );
             let exe =
                 std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
             for size in n {
-                let status = Process::new(&exe)
-                    .args(["bench", "engine", "--child", "--n", &size.to_string()])
-                    .args(["--events", &events.to_string(), "--seed", &seed.to_string()])
-                    .status()
-                    .map_err(|e| format!("cannot run benchmark child: {e}"))?;
-                if !status.success() {
-                    return Err(format!("benchmark child for n = {size} failed: {status}"));
+                for handles in [false, true] {
+                    let mut cmd = Process::new(&exe);
+                    cmd.args(["bench", "engine", "--child", "--n", &size.to_string()])
+                        .args(["--events", &events.to_string(), "--seed", &seed.to_string()]);
+                    if handles {
+                        cmd.arg("--handles");
+                    }
+                    let status = cmd
+                        .status()
+                        .map_err(|e| format!("cannot run benchmark child: {e}"))?;
+                    if !status.success() {
+                        return Err(format!("benchmark child for n = {size} failed: {status}"));
+                    }
                 }
             }
             Ok(())
