@@ -4,4 +4,5 @@
 //! trace readers and the command line build on them.
 
 pub mod sweep;
+pub mod units;
 pub mod workloads;
