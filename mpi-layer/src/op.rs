@@ -252,3 +252,9 @@ impl OpStream for VecProgram {
         }))
     }
 }
+
+impl<S: OpStream + ?Sized> OpStream for Box<S> {
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+        (**self).next_op()
+    }
+}

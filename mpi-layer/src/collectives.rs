@@ -1,0 +1,591 @@
+//! Collectives built from point-to-point messages, expanded lazily.
+//!
+//! A collective is a small per-rank state machine ([`CollRun`]): a step
+//! counter and the algorithm's inputs. [`CollRun::plan`] gives the
+//! point-to-point operations of one step (the sends and receives this rank
+//! posts together, then waits for), and the bytes it reduces after them.
+//! Nothing is expanded up front, so a collective on a million ranks costs
+//! a few words per rank.
+//!
+//! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005);
+//! the seed Hoefler et al. 2010 models binomial bcast, recursive doubling
+//! allreduce and direct alltoall with the same message patterns. Ranks
+//! and peers here are ranks in the communicator.
+
+use crate::op::{Op, Rank};
+use crate::params::{AllreduceLarge, CollectiveParams};
+
+/// The collective algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum CollAlg {
+    /// Barrier, dissemination: `ceil(log2 P)` steps, step k sends to
+    /// `r + 2^k` and receives from `r - 2^k` (mod P), zero bytes.
+    BarrierDissemination,
+    /// Bcast, binomial tree: step k, ranks `vr < 2^k` send to `vr + 2^k`.
+    BcastBinomial,
+    /// Bcast, binomial scatter of `ceil(s/P)`-byte chunks then ring
+    /// allgather (van de Geijn).
+    BcastScatterAllgather,
+    /// Reduce, binomial tree towards the root.
+    ReduceBinomial,
+    /// Allreduce, recursive doubling; non-power-of-two P folds the first
+    /// `2 rem` ranks pairwise before and unfolds after (MPICH).
+    AllreduceRecursiveDoubling,
+    /// Allreduce, recursive-halving reduce-scatter then recursive-doubling
+    /// allgather (Rabenseifner), with the same folding.
+    AllreduceRabenseifner,
+    /// Allreduce, ring reduce-scatter then ring allgather of `ceil(s/P)`.
+    AllreduceRing,
+    /// Allgather, ring: P - 1 steps.
+    AllgatherRing,
+    /// Allgather, recursive doubling (P a power of two).
+    AllgatherRecursiveDoubling,
+    /// Alltoall, pairwise exchange: step i sends to `r + i`, receives
+    /// from `r - i`.
+    AlltoallPairwise,
+    /// Alltoall, Bruck: `ceil(log2 P)` steps, step k moves the blocks
+    /// whose index has bit k set.
+    AlltoallBruck,
+    /// Alltoallv, pairwise exchange with per-peer sizes (zero sizes skip).
+    AlltoallvPairwise,
+    /// Gather, binomial tree (subtree data accumulates).
+    GatherBinomial,
+    /// Scatter, binomial tree.
+    ScatterBinomial,
+    /// Gatherv, linear: every rank sends to the root in one step.
+    GathervLinear,
+    /// Scatterv, linear.
+    ScattervLinear,
+    /// Allgatherv, ring.
+    AllgathervRing,
+    /// Reduce_scatter, ring.
+    ReduceScatterRing,
+    /// Scan / exscan, recursive doubling.
+    ScanRecursiveDoubling,
+}
+
+/// One point-to-point operation of a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct P2p {
+    /// Send (true) or receive (false).
+    pub send: bool,
+    /// Peer rank in the communicator.
+    pub peer: Rank,
+    /// Size [bytes].
+    pub bytes: u64,
+}
+
+/// A collective in progress on one rank.
+#[derive(Clone, Debug)]
+pub struct CollRun {
+    /// The algorithm.
+    pub alg: CollAlg,
+    /// Communicator size.
+    pub p: u32,
+    /// This rank in the communicator.
+    pub me: u32,
+    /// Root (rooted collectives), else 0.
+    pub root: u32,
+    /// Size per rank [bytes].
+    pub bytes: u64,
+    /// Per-rank sizes (v-collectives, reduce_scatter), or the send sizes
+    /// of alltoallv.
+    pub counts: Vec<u64>,
+    /// Receive sizes of alltoallv.
+    pub recv_counts: Vec<u64>,
+    /// Next step.
+    pub step: u32,
+}
+
+/// `ceil(log2 p)` (0 for p <= 1).
+pub fn ceil_log2(p: u32) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        32 - (p - 1).leading_zeros()
+    }
+}
+
+fn floor_pow2(p: u32) -> u32 {
+    if p == 0 {
+        0
+    } else {
+        1 << (31 - p.leading_zeros())
+    }
+}
+
+/// Number of `j` in `0..p` with bit `k` set.
+fn count_bit(p: u64, k: u32) -> u64 {
+    let d = 1u64 << k;
+    let full = (p >> (k + 1)) << k;
+    let rem = (p % (2 * d)).saturating_sub(d);
+    full + rem
+}
+
+/// Chooses the algorithm of a collective operation; `None` for operations
+/// that are not collectives. `p` is the communicator size.
+pub fn choose(op: &Op, p: u32, c: &CollectiveParams) -> Option<CollAlg> {
+    use CollAlg::*;
+    let pow2 = p.is_power_of_two();
+    Some(match op {
+        Op::Barrier { .. } => BarrierDissemination,
+        Op::Bcast { bytes, .. } => {
+            if *bytes < c.bcast_long_min || p < c.bcast_min_procs {
+                BcastBinomial
+            } else {
+                BcastScatterAllgather
+            }
+        }
+        Op::Reduce { .. } => ReduceBinomial,
+        Op::Allreduce { bytes, .. } => {
+            if *bytes <= c.allreduce_short_max {
+                AllreduceRecursiveDoubling
+            } else {
+                match c.allreduce_large {
+                    AllreduceLarge::Rabenseifner => AllreduceRabenseifner,
+                    AllreduceLarge::Ring => AllreduceRing,
+                }
+            }
+        }
+        Op::Allgather { bytes, .. } => {
+            if pow2 && bytes.saturating_mul(p as u64) < c.allgather_long_min {
+                AllgatherRecursiveDoubling
+            } else {
+                AllgatherRing
+            }
+        }
+        Op::Alltoall { bytes, .. } => {
+            if *bytes <= c.alltoall_bruck_max && p >= c.alltoall_bruck_min_procs {
+                AlltoallBruck
+            } else {
+                AlltoallPairwise
+            }
+        }
+        Op::Alltoallv { .. } => AlltoallvPairwise,
+        Op::Gather { .. } => GatherBinomial,
+        Op::Scatter { .. } => ScatterBinomial,
+        Op::Gatherv { .. } => GathervLinear,
+        Op::Scatterv { .. } => ScattervLinear,
+        Op::Allgatherv { .. } => AllgathervRing,
+        Op::ReduceScatter { .. } => ReduceScatterRing,
+        Op::Scan { .. } => ScanRecursiveDoubling,
+        _ => return None,
+    })
+}
+
+impl CollRun {
+    /// The state of collective `op` with algorithm `alg` for rank `me` of
+    /// `p`. Vectors are moved out of the operation.
+    pub fn new(alg: CollAlg, op: Op, p: u32, me: u32) -> CollRun {
+        let (root, bytes, counts, recv_counts) = match op {
+            Op::Bcast { root, bytes, .. }
+            | Op::Reduce { root, bytes, .. }
+            | Op::Gather { root, bytes, .. }
+            | Op::Scatter { root, bytes, .. } => (root, bytes, vec![], vec![]),
+            Op::Allreduce { bytes, .. }
+            | Op::Allgather { bytes, .. }
+            | Op::Alltoall { bytes, .. }
+            | Op::Scan { bytes, .. } => (0, bytes, vec![], vec![]),
+            Op::Gatherv { root, counts, .. } | Op::Scatterv { root, counts, .. } => {
+                (root, 0, counts, vec![])
+            }
+            Op::Allgatherv { counts, .. } | Op::ReduceScatter { counts, .. } => {
+                (0, 0, counts, vec![])
+            }
+            Op::Alltoallv { send, recv, .. } => (0, 0, send, recv),
+            _ => (0, 0, vec![], vec![]),
+        };
+        CollRun {
+            alg,
+            p,
+            me,
+            root,
+            bytes,
+            counts,
+            recv_counts,
+            step: 0,
+        }
+    }
+
+    fn count(&self, i: u32) -> u64 {
+        self.counts.get(i as usize).copied().unwrap_or(0)
+    }
+
+    /// The operations of step `self.step` pushed to `out` (cleared first)
+    /// and the bytes reduced once they complete; `None` when the
+    /// collective is over. A step may be empty (the rank idles in it).
+    /// O(1) per step except the linear v-collectives' root step (O(P)).
+    pub fn plan(&self, out: &mut Vec<P2p>) -> Option<u64> {
+        out.clear();
+        let (p, me, k) = (self.p, self.me, self.step);
+        let s = self.bytes;
+        let send = |out: &mut Vec<P2p>, peer: u32, bytes: u64| {
+            out.push(P2p {
+                send: true,
+                peer,
+                bytes,
+            })
+        };
+        let recv = |out: &mut Vec<P2p>, peer: u32, bytes: u64| {
+            out.push(P2p {
+                send: false,
+                peer,
+                bytes,
+            })
+        };
+        let vr = (me + p - self.root % p.max(1)) % p.max(1);
+        let real = |v: u32| (v + self.root) % p;
+        let lg = ceil_log2(p);
+        let right = (me + 1) % p.max(1);
+        let left = (me + p.max(1) - 1) % p.max(1);
+        let mut reduce = 0;
+        match self.alg {
+            CollAlg::BarrierDissemination => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                send(out, ((me as u64 + d as u64) % p as u64) as u32, 0);
+                recv(
+                    out,
+                    ((me as u64 + p as u64 - d as u64) % p as u64) as u32,
+                    0,
+                );
+            }
+            CollAlg::BcastBinomial => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                if vr < d && vr + d < p {
+                    send(out, real(vr + d), s);
+                } else if vr >= d && vr < 2 * d {
+                    recv(out, real(vr - d), s);
+                }
+            }
+            CollAlg::ReduceBinomial | CollAlg::GatherBinomial => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                let gather = self.alg == CollAlg::GatherBinomial;
+                if vr % (2 * d) == d {
+                    let b = if gather { s * d.min(p - vr) as u64 } else { s };
+                    send(out, real(vr - d), b);
+                } else if vr % (2 * d) == 0 && vr + d < p {
+                    let b = if gather {
+                        s * d.min(p - vr - d) as u64
+                    } else {
+                        s
+                    };
+                    recv(out, real(vr + d), b);
+                    if !gather {
+                        reduce = s;
+                    }
+                }
+            }
+            CollAlg::ScatterBinomial | CollAlg::BcastScatterAllgather => {
+                let chunk = if self.alg == CollAlg::ScatterBinomial {
+                    s
+                } else {
+                    s.div_ceil(p as u64)
+                };
+                if k < lg {
+                    // Top level first: d = 2^(lg-1-k).
+                    let d = 1u32 << (lg - 1 - k);
+                    if vr % (2 * d) == 0 && vr + d < p {
+                        send(out, real(vr + d), chunk * d.min(p - vr - d) as u64);
+                    } else if vr % (2 * d) == d {
+                        recv(out, real(vr - d), chunk * d.min(p - vr) as u64);
+                    }
+                } else if self.alg == CollAlg::BcastScatterAllgather && k < lg + p - 1 {
+                    send(out, right, chunk);
+                    recv(out, left, chunk);
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::AllreduceRecursiveDoubling | CollAlg::AllreduceRabenseifner => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                let newrank = if me < 2 * rem {
+                    if me % 2 == 0 { None } else { Some(me / 2) }
+                } else {
+                    Some(me - rem)
+                };
+                let to_real = |n: u32| if n < rem { 2 * n + 1 } else { n + rem };
+                let middle = if self.alg == CollAlg::AllreduceRabenseifner {
+                    2 * l
+                } else {
+                    l
+                };
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            send(out, me + 1, s);
+                        } else {
+                            recv(out, me - 1, s);
+                            reduce = s;
+                        }
+                    }
+                } else if k <= middle {
+                    if let Some(n) = newrank {
+                        let j = k - 1;
+                        let (partner, bytes, red) =
+                            if self.alg == CollAlg::AllreduceRecursiveDoubling {
+                                (n ^ (1 << j), s, s)
+                            } else if j < l {
+                                // Recursive halving: distance pof2/2, pof2/4, ...
+                                let b = s.div_ceil(1u64 << (j + 1));
+                                (n ^ (pof2 >> (j + 1)), b, b)
+                            } else {
+                                // Recursive doubling allgather: distance 1, 2, ...
+                                let i = j - l;
+                                let b = s.div_ceil(1u64 << (l - i));
+                                (n ^ (1 << i), b, 0)
+                            };
+                        send(out, to_real(partner), bytes);
+                        recv(out, to_real(partner), bytes);
+                        reduce = red;
+                    }
+                } else if k == middle + 1 {
+                    if me < 2 * rem {
+                        if me % 2 == 1 {
+                            send(out, me - 1, s);
+                        } else {
+                            recv(out, me + 1, s);
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::AllreduceRing => {
+                if p <= 1 || k >= 2 * (p - 1) {
+                    return None;
+                }
+                let c = s.div_ceil(p as u64);
+                send(out, right, c);
+                recv(out, left, c);
+                if k < p - 1 {
+                    reduce = c;
+                }
+            }
+            CollAlg::AllgatherRing => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                send(out, right, s);
+                recv(out, left, s);
+            }
+            CollAlg::AllgatherRecursiveDoubling => {
+                if k >= lg {
+                    return None;
+                }
+                let partner = me ^ (1 << k);
+                send(out, partner, s << k);
+                recv(out, partner, s << k);
+            }
+            CollAlg::AlltoallPairwise | CollAlg::AlltoallvPairwise => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                let i = k + 1;
+                let to = (me + i) % p;
+                let from = (me + p - i) % p;
+                if self.alg == CollAlg::AlltoallPairwise {
+                    send(out, to, s);
+                    recv(out, from, s);
+                } else {
+                    let sb = self.count(to);
+                    let rb = self.recv_counts.get(from as usize).copied().unwrap_or(0);
+                    if sb > 0 {
+                        send(out, to, sb);
+                    }
+                    if rb > 0 {
+                        recv(out, from, rb);
+                    }
+                }
+            }
+            CollAlg::AlltoallBruck => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u64 << k;
+                let b = s * count_bit(p as u64, k);
+                send(out, ((me as u64 + d) % p as u64) as u32, b);
+                recv(
+                    out,
+                    ((me as u64 + p as u64 - d % p as u64) % p as u64) as u32,
+                    b,
+                );
+            }
+            CollAlg::GathervLinear | CollAlg::ScattervLinear => {
+                if k >= 1 {
+                    return None;
+                }
+                let gather = self.alg == CollAlg::GathervLinear;
+                let root = self.root;
+                if me == root {
+                    for r in (0..p).filter(|&r| r != root) {
+                        out.push(P2p {
+                            send: !gather,
+                            peer: r,
+                            bytes: self.count(r),
+                        });
+                    }
+                } else {
+                    out.push(P2p {
+                        send: gather,
+                        peer: root,
+                        bytes: self.count(me),
+                    });
+                }
+            }
+            CollAlg::AllgathervRing => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                send(out, right, self.count((me + p - k % p) % p));
+                recv(out, left, self.count((me + 2 * p - k - 1) % p));
+            }
+            CollAlg::ReduceScatterRing => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                send(out, right, self.count((me + 2 * p - k - 1) % p));
+                let b = self.count((me + 2 * p - k - 2) % p);
+                recv(out, left, b);
+                reduce = b;
+            }
+            CollAlg::ScanRecursiveDoubling => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                if me + d < p {
+                    send(out, me + d, s);
+                }
+                if me >= d {
+                    recv(out, me - d, s);
+                    reduce = s;
+                }
+            }
+        }
+        Some(reduce)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs every rank's plan to the end and checks that sends and
+    /// receives pair up step by step; returns (messages, bytes).
+    fn census(alg: CollAlg, op: Op, p: u32) -> (u64, u64) {
+        let mut runs: Vec<CollRun> = (0..p)
+            .map(|me| CollRun::new(alg, op.clone(), p, me))
+            .collect();
+        let mut sends = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
+        let mut recvs = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
+        let mut out = vec![];
+        for r in runs.iter_mut() {
+            while r.plan(&mut out).is_some() {
+                for o in &out {
+                    if o.send {
+                        sends.entry((r.me, o.peer)).or_default().push(o.bytes);
+                    } else {
+                        recvs.entry((o.peer, r.me)).or_default().push(o.bytes);
+                    }
+                }
+                r.step += 1;
+            }
+        }
+        assert_eq!(sends, recvs, "{alg:?} p={p}: sends and receives pair up");
+        let m = sends.values().map(|v| v.len() as u64).sum();
+        let b = sends.values().flatten().sum();
+        (m, b)
+    }
+
+    #[test]
+    fn counts_by_hand() {
+        let w = crate::CommId::WORLD;
+        // Dissemination barrier, P = 5: 3 steps of 5 messages.
+        assert_eq!(
+            census(CollAlg::BarrierDissemination, Op::Barrier { comm: w }, 5),
+            (15, 0)
+        );
+        // Binomial bcast: P - 1 messages of s.
+        let b = Op::Bcast {
+            root: 2,
+            bytes: 10,
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::BcastBinomial, b.clone(), 7), (6, 60));
+        // Recursive doubling allreduce, P = 6: pof2 = 4, rem = 2:
+        // 2 fold + 4 * 2 exchange + 2 unfold = 12 messages.
+        let a = Op::Allreduce { bytes: 8, comm: w };
+        assert_eq!(
+            census(CollAlg::AllreduceRecursiveDoubling, a.clone(), 6),
+            (12, 96)
+        );
+        // Rabenseifner, P = 4, s = 16: halving 4 x (8 + 4), doubling
+        // 4 x (4 + 8) = 96 bytes in 16 messages.
+        let a16 = Op::Allreduce { bytes: 16, comm: w };
+        assert_eq!(census(CollAlg::AllreduceRabenseifner, a16, 4), (16, 96));
+        // Ring allreduce P = 4, s = 16: 2 * 3 steps * 4 ranks * 4 B.
+        let a16 = Op::Allreduce { bytes: 16, comm: w };
+        assert_eq!(census(CollAlg::AllreduceRing, a16, 4), (24, 96));
+        // Bruck alltoall, P = 5, s = 1: step k moves count_bit blocks:
+        // k=0: j in {1,3} -> 2; k=1: {2,3} -> 2; k=2: {4} -> 1; times 5.
+        let t = Op::Alltoall { bytes: 1, comm: w };
+        assert_eq!(census(CollAlg::AlltoallBruck, t.clone(), 5), (15, 25));
+        assert_eq!(census(CollAlg::AlltoallPairwise, t, 5), (20, 20));
+        // Binomial gather P = 5, s = 1: every rank's byte moves once per
+        // tree level it climbs: 1 (r1) + 2 (r2..3) + 1 (r3) + 1 (r4) = 5.
+        let g = Op::Gather {
+            root: 0,
+            bytes: 1,
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::GatherBinomial, g, 5), (4, 5));
+        let sc = Op::Scatter {
+            root: 0,
+            bytes: 1,
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::ScatterBinomial, sc, 5), (4, 5));
+        // Scatter-allgather bcast P = 4, s = 8: scatter 2+1+1 chunks of 2 B,
+        // ring 3 steps x 4 ranks x 2 B.
+        let b = Op::Bcast {
+            root: 0,
+            bytes: 8,
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::BcastScatterAllgather, b, 4), (15, 32));
+        let rs = Op::ReduceScatter {
+            counts: vec![1, 2, 3],
+            comm: w,
+        };
+        // Each block travels P - 1 = 2 hops: 2 * 6 bytes.
+        assert_eq!(census(CollAlg::ReduceScatterRing, rs, 3), (6, 12));
+        let agv = Op::Allgatherv {
+            counts: vec![1, 2, 3],
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::AllgathervRing, agv, 3), (6, 12));
+        let sc = Op::Scan {
+            bytes: 1,
+            comm: w,
+            exclusive: false,
+        };
+        // P = 5: d=1: 4, d=2: 3, d=4: 1.
+        assert_eq!(census(CollAlg::ScanRecursiveDoubling, sc, 5), (8, 8));
+        let ag = Op::Allgather { bytes: 3, comm: w };
+        assert_eq!(
+            census(CollAlg::AllgatherRecursiveDoubling, ag, 4),
+            (8, 4 * (3 + 6))
+        );
+    }
+}
