@@ -1,1 +1,28 @@
-//! placeholder
+//! # scenarios: what netsim simulates
+//!
+//! Workloads become per-rank [`OpStream`](mpi_layer::OpStream)s of MPI
+//! [`Op`](mpi_layer::Op)s. This crate holds the trace readers and message
+//! lists:
+//!
+//! - [`ti`]: SimGrid time-independent text traces (shared file, per-rank
+//!   files, or a list file);
+//! - [`native`]: netsim's own line format, easy to write by hand or script
+//!   (`TRACE-FORMAT.md`);
+//! - [`msglist`]: one communication phase from a CSV `src,dst,bytes`
+//!   message list (the AMG SpMV / SpGEMM patterns);
+//! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank);
+//! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form).
+//!
+//! Every trace reader streams: a rank's stream holds an open file and the
+//! operations of the line or record being read, never the whole trace, so
+//! memory grows with operations in flight (pending requests), not with
+//! trace length. Bad input is an error value naming the file and line
+//! (text) or record and byte offset (binary); readers never panic on input.
+//!
+//! Architecture invariant: this crate knows MPI operations and files, not
+//! networks; it never runs a simulation. It depends on `mpi-layer` only for
+//! the operation vocabulary.
+
+pub mod ti;
+
+mod text;
