@@ -865,3 +865,189 @@ fn native_streams_large_trace_lazily() {
     assert!(err.message.contains("bytes must be an integer"), "{err}");
     std::fs::remove_dir_all(&s).unwrap();
 }
+
+// ---------------------------------------------------------------- message lists
+
+use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
+
+/// The receive sources of a rank's program, in posting order, after
+/// checking the program's shape: irecvs, isends, one waitall on all.
+fn msglist_shape(ml: &MessageList, r: u32) -> (Vec<(u32, u64)>, Vec<(u32, u64)>) {
+    let prog = ops(ml.program(r));
+    let (mut recvs, mut sends) = (Vec::new(), Vec::new());
+    for (k, op) in prog.iter().enumerate() {
+        match op {
+            Op::Irecv {
+                src: Source::Rank(s),
+                tag: TagSel::Tag(0),
+                bytes,
+                req,
+                ..
+            } => {
+                assert!(sends.is_empty(), "irecv after isend");
+                assert_eq!(*req, ReqId(k as u64));
+                recvs.push((*s, *bytes));
+            }
+            Op::Isend {
+                dst,
+                tag: 0,
+                bytes,
+                req,
+                ..
+            } => {
+                assert_eq!(*req, ReqId(k as u64));
+                sends.push((*dst, *bytes));
+            }
+            Op::Waitall { reqs } => {
+                assert_eq!(k, prog.len() - 1);
+                assert_eq!(reqs.len(), k);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    (recvs, sends)
+}
+
+#[test]
+fn msglist_p512_level0_spmv() {
+    let Some(p) = data("workloads/amg-elasticity/P512-level0-spmv.csv") else {
+        return;
+    };
+    // Slow obvious reference: the rows, per sender and per receiver.
+    let text = std::fs::read_to_string(&p).unwrap();
+    let rows: Vec<(u32, u32, u64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    let cfg = MessageListConfig {
+        num_ranks: Some(512),
+        ..Default::default()
+    };
+    let ml = MessageList::read(&p, &cfg).unwrap();
+    assert_eq!(ml.num_ranks(), 512);
+    assert_eq!(ml.num_messages(), rows.len());
+    assert_eq!(ml.total_bytes(), rows.iter().map(|r| r.2).sum::<u64>());
+    let rev = MessageList::read(
+        &p,
+        &MessageListConfig {
+            recv_order: RecvOrder::Reversed,
+            ..cfg.clone()
+        },
+    )
+    .unwrap();
+    let shuf = |seed| {
+        MessageList::read(
+            &p,
+            &MessageListConfig {
+                recv_order: RecvOrder::Shuffled { seed },
+                ..cfg.clone()
+            },
+        )
+        .unwrap()
+    };
+    let (s1, s1b, s2) = (shuf(1), shuf(1), shuf(2));
+    let mut shuffled_differs = false;
+    for r in 0..512u32 {
+        let want_recvs: Vec<(u32, u64)> = rows
+            .iter()
+            .filter(|m| m.1 == r)
+            .map(|m| (m.0, m.2))
+            .collect();
+        let want_sends: Vec<(u32, u64)> = rows
+            .iter()
+            .filter(|m| m.0 == r)
+            .map(|m| (m.1, m.2))
+            .collect();
+        let (recvs, sends) = msglist_shape(&ml, r);
+        assert_eq!(recvs, want_recvs, "rank {r}");
+        assert_eq!(sends, want_sends, "rank {r}");
+        assert_eq!((ml.recvs_of(r), ml.sends_of(r)), (recvs.len(), sends.len()));
+        let (mut rr, rs) = msglist_shape(&rev, r);
+        rr.reverse();
+        assert_eq!((rr, rs), (want_recvs.clone(), want_sends.clone()));
+        let (a, sa) = msglist_shape(&s1, r);
+        assert_eq!(sa, want_sends, "sends keep listed order");
+        assert_eq!(msglist_shape(&s1b, r).0, a, "same seed, same order");
+        let (b, _) = msglist_shape(&s2, r);
+        let mut sorted = a.clone();
+        sorted.sort();
+        let mut want_sorted = want_recvs.clone();
+        want_sorted.sort();
+        assert_eq!(sorted, want_sorted, "a permutation");
+        if a.len() > 3 && a != b && a != want_recvs {
+            shuffled_differs = true;
+        }
+    }
+    assert!(
+        shuffled_differs,
+        "seeds 1 and 2 give different orders, unlike the listed one"
+    );
+    // Every message is sent once and received once.
+    let sent: usize = (0..512).map(|r| ml.sends_of(r)).sum();
+    let recvd: usize = (0..512).map(|r| ml.recvs_of(r)).sum();
+    assert_eq!((sent, recvd), (rows.len(), rows.len()));
+}
+
+#[test]
+fn msglist_malformed_inputs_name_file_and_line() {
+    let s = scratch("msglist-err");
+    let cfg = MessageListConfig {
+        num_ranks: Some(4),
+        ..Default::default()
+    };
+    let cases = [
+        (
+            "src,dst,bytes\n0,1,8\n1,0,-8\n",
+            "m.csv:3: bytes must not be negative, found `-8`",
+        ),
+        (
+            "src,dst,bytes\n0,1,8\n1,9,8\n",
+            "m.csv:3: rank 9 does not exist (num_ranks = 4)",
+        ),
+        (
+            "src,dst,bytes\n0,1\n",
+            "m.csv:2: expected 3 fields `src,dst,bytes`, found `0,1`",
+        ),
+        (
+            "from,to,size\n",
+            "m.csv:1: expected the header `src,dst,bytes` or a message, found `from,to,size`",
+        ),
+        (
+            "0,1,x\n",
+            "m.csv:1: bytes must be an integer in range, found `x`",
+        ),
+    ];
+    for (text, want) in cases {
+        let f = write(&s, "m.csv", text);
+        let e = MessageList::read(&f, &cfg).unwrap_err().to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+    let e = MessageList::read(&s.join("none.csv"), &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("none.csv:0: cannot open trace file"), "{e}");
+    // Ranks without messages get empty programs.
+    let f = write(&s, "ok.csv", "# a comment\n0,1,8\n\n0,1,16\n");
+    let ml = MessageList::read(&f, &cfg).unwrap();
+    assert_eq!(ops(ml.program(3)), vec![]);
+    let (o, origin) = ml.program(1).next_op().unwrap().unwrap();
+    assert_eq!(
+        o,
+        Op::Irecv {
+            src: Source::Rank(0),
+            tag: TagSel::Tag(0),
+            bytes: 8,
+            comm: W,
+            req: ReqId(0)
+        }
+    );
+    assert!(origin.to_string().ends_with("ok.csv:2"));
+}
