@@ -42,7 +42,7 @@ fn main() {
     let t1 = Instant::now();
     let mut n_ops = 0u64;
     for mut prog in ml.programs() {
-        while let Some(_) = prog.next_op().expect("valid list") {
+        while prog.next_op().expect("valid list").is_some() {
             n_ops += 1;
         }
     }

@@ -872,7 +872,10 @@ use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
 
 /// The receive sources of a rank's program, in posting order, after
 /// checking the program's shape: irecvs, isends, one waitall on all.
-fn msglist_shape(ml: &MessageList, r: u32) -> (Vec<(u32, u64)>, Vec<(u32, u64)>) {
+/// (peer, bytes) of each message.
+type Peers = Vec<(u32, u64)>;
+
+fn msglist_shape(ml: &MessageList, r: u32) -> (Peers, Peers) {
     let prog = ops(ml.program(r));
     let (mut recvs, mut sends) = (Vec::new(), Vec::new());
     for (k, op) in prog.iter().enumerate() {
