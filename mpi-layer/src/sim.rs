@@ -367,6 +367,9 @@ impl<NE> Schedule<NE> for NetSched<'_, '_, NE> {
     fn schedule_at(&mut self, at: Time, event: NE) -> EventId {
         self.inner.schedule_at(at, Ev::Net(event))
     }
+    fn post_at(&mut self, at: Time, event: NE) {
+        self.inner.post_at(at, Ev::Net(event))
+    }
     fn cancel(&mut self, id: EventId) -> bool {
         self.inner.cancel(id)
     }

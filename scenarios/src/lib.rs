@@ -1,8 +1,32 @@
-//! # scenarios: what to simulate
+//! # scenarios: what netsim simulates
 //!
-//! Built-in workloads from the seed papers ([`workloads`]); scenario files,
-//! trace readers and the command line build on them.
+//! Workloads become per-rank [`OpStream`](mpi_layer::OpStream)s of MPI
+//! [`Op`](mpi_layer::Op)s:
+//!
+//! - [`workloads`]: the seed papers' experiments as built-in workloads
+//!   (ping-pong, HighVolumePingPong, max-rate pairs, the 4-Gemini line,
+//!   Zhu's random patterns, collectives, message rate, halos);
+//! - [`ti`]: SimGrid time-independent text traces (shared file, per-rank
+//!   files, or a list file);
+//! - [`native`]: netsim's own line format, easy to write by hand or script
+//!   (`TRACE-FORMAT.md`);
+//! - [`msglist`]: one communication phase from a CSV `src,dst,bytes`
+//!   message list (the AMG SpMV / SpGEMM patterns);
+//! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
+//! - [`units`]: times, rates and sizes with units, as scenario files write
+//!   them.
+//!
+//! Every trace reader streams: a rank's stream holds an open file and the
+//! operations of the line or record being read, never the whole trace, so
+//! memory grows with operations in flight (pending requests), not with
+//! trace length. Bad input is an error value naming the file and line
+//! (text) or record and byte offset (binary); readers never panic on input.
 
+pub mod msglist;
+pub mod native;
 pub mod sweep;
+pub mod ti;
 pub mod units;
 pub mod workloads;
+
+mod text;

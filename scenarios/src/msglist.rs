@@ -1,0 +1,321 @@
+//! One communication phase from a message list: CSV rows `src,dst,bytes`.
+//!
+//! Every rank posts an `Irecv` for each message it receives, then an
+//! `Isend` for each message it sends (in listed order), then one `Waitall`
+//! on all of them: the exchange of one sparse matrix-vector or
+//! matrix-matrix product in the AMG patterns of
+//! `workloads/amg-elasticity/` (Bienz et al., EuroMPI'18, Figures 10-11).
+//!
+//! The order in which a rank posts its receives is a parameter
+//! ([`RecvOrder`]): as listed, reversed, or shuffled with a seed (one
+//! independent stream per rank from [`RngStreams`], so the order of rank
+//! `r` does not depend on how many ranks there are). Receive order matters
+//! because MPI matches incoming messages against posted receives by a
+//! linear search of the posted-receive queue.
+//!
+//! The list is read once into three columns and two index arrays (CSR by
+//! sender and by receiver): 28 bytes per message, plus 8 per rank. A
+//! rank's program is produced on the fly from those arrays; nothing else
+//! is allocated per message.
+//!
+//! The file: an optional header `src,dst,bytes`, then one message per row;
+//! blank lines and lines starting with `#` are skipped; `src` and `dst` are
+//! ranks, `bytes` a non-negative integer. All messages use one tag
+//! ([`MessageListConfig::tag`]); MPI's non-overtaking rule keeps several
+//! messages between one pair matched in listed order.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
+use sim_core::rng::{Rng, RngStreams};
+
+use crate::text::{Lines, file_error, parse_int};
+
+/// The order in which each rank posts its receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecvOrder {
+    /// The order of the rows in the file (default).
+    AsListed,
+    /// The reverse of the listed order.
+    Reversed,
+    /// A uniformly random permutation per rank, drawn from stream
+    /// `"msglist-recv-order"` indexed by the rank, under master `seed`.
+    Shuffled {
+        /// Master seed of the [`RngStreams`].
+        seed: u64,
+    },
+}
+
+/// Parameters of a message-list phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageListConfig {
+    /// Number of ranks; `None`: the largest rank in the list plus one. Give
+    /// it when some ranks send and receive nothing (e.g. `P = 8192` for the
+    /// `P8192-*` files); a row naming a rank `>= num_ranks` is an error.
+    pub num_ranks: Option<u32>,
+    /// Receive posting order (default [`RecvOrder::AsListed`]).
+    pub recv_order: RecvOrder,
+    /// Tag of every message (default 0).
+    pub tag: Tag,
+}
+
+impl Default for MessageListConfig {
+    fn default() -> Self {
+        MessageListConfig {
+            num_ranks: None,
+            recv_order: RecvOrder::AsListed,
+            tag: 0,
+        }
+    }
+}
+
+/// A message list read into memory, from which per-rank programs are made.
+#[derive(Clone, Debug)]
+pub struct MessageList {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    source: Arc<str>,
+    num_ranks: u32,
+    tag: Tag,
+    src: Vec<u32>,
+    dst: Vec<u32>,
+    bytes: Vec<u64>,
+    /// File line of each message, for error messages and origins.
+    line: Vec<u32>,
+    /// Messages sent by rank r: `send_idx[send_start[r]..send_start[r+1]]`,
+    /// listed order.
+    send_start: Vec<u32>,
+    send_idx: Vec<u32>,
+    /// Messages received by rank r, in posting order.
+    recv_start: Vec<u32>,
+    recv_idx: Vec<u32>,
+}
+
+impl MessageList {
+    /// Reads `path` (see the module docs).
+    pub fn read(path: &Path, config: &MessageListConfig) -> Result<MessageList, ProgramError> {
+        let mut lines = Lines::open(path)?;
+        let (mut src, mut dst, mut bytes, mut line) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut first = true;
+        while lines.advance()? {
+            let l = lines.current().trim();
+            if l.is_empty() || l.starts_with('#') {
+                continue;
+            }
+            if std::mem::take(&mut first) && !l.starts_with(|c: char| c.is_ascii_digit()) {
+                let header: Vec<&str> = l.split(',').map(str::trim).collect();
+                if header != ["src", "dst", "bytes"] {
+                    return Err(lines.error(format!(
+                        "expected the header `src,dst,bytes` or a message, found `{l}`"
+                    )));
+                }
+                continue;
+            }
+            let mut f = l.split(',').map(str::trim);
+            let (Some(s), Some(d), Some(b), None) = (f.next(), f.next(), f.next(), f.next()) else {
+                return Err(lines.error(format!("expected 3 fields `src,dst,bytes`, found `{l}`")));
+            };
+            let s: u32 = parse_int(s, "src").map_err(|m| lines.error(m))?;
+            let d: u32 = parse_int(d, "dst").map_err(|m| lines.error(m))?;
+            if b.starts_with('-') {
+                return Err(lines.error(format!("bytes must not be negative, found `{b}`")));
+            }
+            let b: u64 = parse_int(b, "bytes").map_err(|m| lines.error(m))?;
+            if let Some(p) = config.num_ranks {
+                if s >= p || d >= p {
+                    return Err(lines.error(format!(
+                        "rank {} does not exist (num_ranks = {p})",
+                        s.max(d)
+                    )));
+                }
+            }
+            let ln = u32::try_from(lines.line)
+                .map_err(|_| lines.error("more than 4e9 lines are not supported"))?;
+            src.push(s);
+            dst.push(d);
+            bytes.push(b);
+            line.push(ln);
+        }
+        if src.len() >= u32::MAX as usize {
+            return Err(file_error(path, "more than 4e9 messages are not supported"));
+        }
+        let num_ranks = config
+            .num_ranks
+            .unwrap_or_else(|| src.iter().chain(&dst).copied().max().map_or(0, |m| m + 1));
+        let (send_start, send_idx) = csr(&src, num_ranks);
+        let (recv_start, mut recv_idx) = csr(&dst, num_ranks);
+        match config.recv_order {
+            RecvOrder::AsListed => {}
+            RecvOrder::Reversed => {
+                for r in 0..num_ranks as usize {
+                    recv_idx[recv_start[r] as usize..recv_start[r + 1] as usize].reverse();
+                }
+            }
+            RecvOrder::Shuffled { seed } => {
+                let streams = RngStreams::new(seed);
+                for r in 0..num_ranks as usize {
+                    let slice = &mut recv_idx[recv_start[r] as usize..recv_start[r + 1] as usize];
+                    if slice.len() > 1 {
+                        let mut rng = streams.stream_indexed("msglist-recv-order", r as u64);
+                        // Fisher-Yates, written out so the permutation is
+                        // fixed by this code and the generator alone.
+                        for i in (1..slice.len()).rev() {
+                            let j = rng.random_range(0..=i);
+                            slice.swap(i, j);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(MessageList {
+            inner: Arc::new(Inner {
+                source: path.display().to_string().into(),
+                num_ranks,
+                tag: config.tag,
+                src,
+                dst,
+                bytes,
+                line,
+                send_start,
+                send_idx,
+                recv_start,
+                recv_idx,
+            }),
+        })
+    }
+
+    /// The number of ranks.
+    pub fn num_ranks(&self) -> u32 {
+        self.inner.num_ranks
+    }
+
+    /// The number of messages.
+    pub fn num_messages(&self) -> usize {
+        self.inner.src.len()
+    }
+
+    /// Total bytes of all messages.
+    pub fn total_bytes(&self) -> u64 {
+        self.inner.bytes.iter().sum()
+    }
+
+    /// How many messages `rank` sends.
+    pub fn sends_of(&self, rank: Rank) -> usize {
+        let s = &self.inner.send_start;
+        (s[rank as usize + 1] - s[rank as usize]) as usize
+    }
+
+    /// How many messages `rank` receives.
+    pub fn recvs_of(&self, rank: Rank) -> usize {
+        let s = &self.inner.recv_start;
+        (s[rank as usize + 1] - s[rank as usize]) as usize
+    }
+
+    /// Rank `rank`'s program.
+    ///
+    /// # Panics
+    /// If `rank >= self.num_ranks()`.
+    pub fn program(&self, rank: Rank) -> MessageListProgram {
+        assert!(rank < self.inner.num_ranks, "rank {rank} out of range");
+        MessageListProgram {
+            inner: self.inner.clone(),
+            rank,
+            step: 0,
+        }
+    }
+
+    /// Every rank's program, rank order.
+    pub fn programs(&self) -> Vec<MessageListProgram> {
+        (0..self.inner.num_ranks).map(|r| self.program(r)).collect()
+    }
+}
+
+/// Row starts and message indices grouped by `key`, stable (listed order
+/// within a group): a counting sort, O(messages + ranks).
+fn csr(key: &[u32], n: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n as usize + 1];
+    for &k in key {
+        start[k as usize + 1] += 1;
+    }
+    for i in 0..n as usize {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut idx = vec![0u32; key.len()];
+    for (m, &k) in key.iter().enumerate() {
+        idx[fill[k as usize] as usize] = m as u32;
+        fill[k as usize] += 1;
+    }
+    (start, idx)
+}
+
+/// One rank's phase: its `Irecv`s (requests `0..R`), its `Isend`s
+/// (requests `R..R+S`), then a `Waitall` on all of them (omitted when the
+/// rank has no messages).
+pub struct MessageListProgram {
+    inner: Arc<Inner>,
+    rank: Rank,
+    step: usize,
+}
+
+impl OpStream for MessageListProgram {
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+        let i = &*self.inner;
+        let r = self.rank as usize;
+        let (rs, re) = (i.recv_start[r] as usize, i.recv_start[r + 1] as usize);
+        let (ss, se) = (i.send_start[r] as usize, i.send_start[r + 1] as usize);
+        let (nr, ns) = (re - rs, se - ss);
+        let k = self.step;
+        self.step += 1;
+        let origin = |m: usize| Origin {
+            source: i.source.clone(),
+            line: i.line[m] as u64,
+        };
+        let comm = CommId::WORLD;
+        if k < nr {
+            let m = i.recv_idx[rs + k] as usize;
+            return Ok(Some((
+                Op::Irecv {
+                    src: Source::Rank(i.src[m]),
+                    tag: TagSel::Tag(i.tag),
+                    bytes: i.bytes[m],
+                    comm,
+                    req: ReqId(k as u64),
+                },
+                origin(m),
+            )));
+        }
+        if k < nr + ns {
+            let m = i.send_idx[ss + k - nr] as usize;
+            return Ok(Some((
+                Op::Isend {
+                    dst: i.dst[m],
+                    tag: i.tag,
+                    bytes: i.bytes[m],
+                    comm,
+                    req: ReqId(k as u64),
+                },
+                origin(m),
+            )));
+        }
+        if k == nr + ns && k > 0 {
+            let last = if ns > 0 {
+                i.send_idx[se - 1]
+            } else {
+                i.recv_idx[re - 1]
+            } as usize;
+            return Ok(Some((
+                Op::Waitall {
+                    reqs: (0..k as u64).map(ReqId).collect(),
+                },
+                origin(last),
+            )));
+        }
+        Ok(None)
+    }
+}

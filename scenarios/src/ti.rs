@@ -1,0 +1,677 @@
+//! SimGrid time-independent (TI) traces.
+//!
+//! A TI trace lists, per rank, the MPI actions of one run with sizes and
+//! flop counts but no times, so it can be replayed on any platform. Each
+//! line is `<rank> <action> <arguments...>`; fields are separated by
+//! blanks. Three layouts are accepted:
+//!
+//! - one file for all ranks (SimGrid's `examples/smpi/replay/actions*.txt`):
+//!   each rank's stream reopens the file and keeps its own lines;
+//! - one file per rank (`ti_trace0.txt`, ...), named explicitly with
+//!   [`TiTrace::from_rank_files`];
+//! - a *list file* with one per-rank trace path per line, rank `i` on line
+//!   `i + 1` (what `smpirun -trace-ti` writes and `smpi_replay` reads);
+//!   relative paths are resolved against the list file's directory first,
+//!   then the working directory.
+//!
+//! [`TiTrace::open`] tells a shared trace from a list file by the first
+//! field of the first non-blank line: a rank number or a path.
+//!
+//! # Actions (SimGrid 3.2x/3.3x `src/smpi/internals/smpi_replay.cpp`)
+//!
+//! Counts are in elements of a datatype: the default datatype is MPI_BYTE
+//! (1 byte) unless the rank's `init` action has an argument (`init 1`),
+//! which makes it MPI_DOUBLE (8 bytes), SimGrid's rule for MPE-produced
+//! traces. Optional trailing datatype fields are SimGrid datatype ids
+//! (`0` MPI_DOUBLE, `1` MPI_INT, `2` MPI_CHAR, `3` MPI_SHORT, `4` MPI_LONG,
+//! `5` MPI_FLOAT, `6` MPI_BYTE, ...; see [`simgrid_datatype_size`]).
+//! `n` below is the number of ranks.
+//!
+//! | action | fields after the name | operations |
+//! |---|---|---|
+//! | `init` | `[any]` | none; sets the default datatype |
+//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) |
+//! | `send`/`isend` | `dst tag count [dt]` | `Send` / `Isend` |
+//! | `recv`/`irecv` | `src tag count [dt]` | `Recv` / `Irecv` |
+//! | `test` | `src dst tag` | `Test` |
+//! | `wait` | `src dst tag` | `Wait` |
+//! | `waitall` | | `WaitallPending` |
+//! | `compute` | `flops` | `Compute` (flops / host speed) |
+//! | `sleep` | `seconds` | `Sleep` |
+//! | `barrier` | | `Barrier` |
+//! | `bcast` | `count [root [dt]]` | `Bcast` |
+//! | `reduce` | `count flops [root [dt]]` | `Reduce`, `Compute` |
+//! | `allreduce` | `count flops [dt]` | `Allreduce`, `Compute` |
+//! | `scan`/`exscan` | `count flops [dt]` | `Scan`, `Compute` |
+//! | `alltoall` | `sendcount recvcount [dt1 [dt2]]` | `Alltoall` |
+//! | `alltoallv` | `sendbuf sendcounts[n] recvbuf recvcounts[n] [dt1 dt2]` | `Alltoallv` |
+//! | `gather` | `sendcount recvcount [root [dt1 [dt2]]]` | `Gather` |
+//! | `scatter` | `sendcount recvcount [root [dt1 [dt2]]]` | `Scatter` |
+//! | `allgather` | `sendcount recvcount [dt1 [dt2]]` | `Allgather` |
+//! | `gatherv` | `sendcount recvcounts[n] [root [dt1 [dt2]]]` | `Gatherv` |
+//! | `scatterv` | `sendcounts[n] recvcount [root [dt1 dt2]]` | `Scatterv` |
+//! | `allgatherv` | `sendcount recvcounts[n] [dt] [displs[n]]` | `Allgatherv` |
+//! | `reducescatter` | `recvcounts[n] flops [dt]` | `ReduceScatter`, `Compute` |
+//!
+//! # Requests: how `wait` and `test` find theirs
+//!
+//! TI traces name no request handles. As SimGrid does, each rank keeps its
+//! pending `isend`/`irecv` requests under the key (sender, receiver, tag):
+//! `isend dst tag` files the request under (me, dst, tag), `irecv src tag`
+//! under (src, me, tag), and `wait src dst tag` / `test src dst tag` look the
+//! key up. The reader assigns [`ReqId`]s 1, 2, ... in posting order.
+//! Differences from SimGrid, both for robustness:
+//! - several pending requests under one key are kept in posting order and
+//!   `wait` takes the oldest (SimGrid's map keeps only the first and leaves
+//!   the others to the next `waitall`);
+//! - `test` leaves its request pending (the reader cannot know whether the
+//!   test will succeed in the replay), so a later `wait` on the same key
+//!   yields `Wait` on a request `Test` may already have completed: the MPI
+//!   layer must treat that `Wait` as returning at once (SimGrid stores a
+//!   null request for the same effect).
+//!
+//! As in SimGrid, a `wait` before any `isend`/`irecv` is an error, and a
+//! `wait` or `test` whose key has no pending request does nothing. `waitall`
+//! waits for every pending request and forgets them; at the end of a rank's
+//! trace a `WaitallPending` completes what is still pending (SimGrid's replay
+//! also waits for leftovers before finalizing).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
+use sim_core::time::Time;
+
+use crate::text::{Lines, error_at, file_error, parse_int, parse_nonneg_f64, path_name};
+
+/// Parameters of TI replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiConfig {
+    /// Speed of the host running each rank [flops/s], which turns `compute`
+    /// amounts (flops) into durations. Default 1e9 (1 Gflop/s, the speed
+    /// SimGrid's example cluster platforms give their hosts, e.g.
+    /// `speed="1Gf"`); set it from the platform the trace is replayed on.
+    pub host_speed_flops: f64,
+}
+
+impl Default for TiConfig {
+    fn default() -> Self {
+        TiConfig {
+            host_speed_flops: 1e9,
+        }
+    }
+}
+
+/// The size in bytes of SimGrid datatype id `id` (the ids SimGrid's TI
+/// traces write, `smpi_datatype.cpp`), `None` for an unknown id.
+pub fn simgrid_datatype_size(id: u32) -> Option<u64> {
+    // Index = SimGrid id. MPI_DOUBLE 0, INT 1, CHAR 2, SHORT 3, LONG 4,
+    // FLOAT 5, BYTE 6, LONG_LONG 7, SIGNED_CHAR 8, UNSIGNED_CHAR 9,
+    // UNSIGNED_SHORT 10, UNSIGNED 11, UNSIGNED_LONG 12, UNSIGNED_LONG_LONG 13,
+    // LONG_DOUBLE 14, WCHAR 15, C_BOOL 16, INT8..INT64 17-20, UINT8..UINT64
+    // 21-24 (sizes of an LP64 platform).
+    const SIZES: [u64; 25] = [
+        8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8, 1, 2, 4, 8,
+    ];
+    SIZES.get(id as usize).copied()
+}
+
+#[derive(Clone, Debug)]
+enum Layout {
+    Shared(PathBuf),
+    PerRank(Vec<PathBuf>),
+}
+
+/// A TI trace: where each rank's actions are, and how many ranks there are.
+#[derive(Clone, Debug)]
+pub struct TiTrace {
+    layout: Layout,
+    num_ranks: u32,
+    config: TiConfig,
+}
+
+impl TiTrace {
+    /// Opens a shared all-ranks trace or a list file (see the module docs).
+    ///
+    /// A shared trace is scanned once to find the number of ranks (the
+    /// largest rank field plus one); memory stays one line.
+    pub fn open(path: &Path, config: TiConfig) -> Result<TiTrace, ProgramError> {
+        check_config(&config, path)?;
+        let mut lines = Lines::open(path)?;
+        let mut first: Option<bool> = None; // Some(true): shared trace
+        let mut max_rank: Option<u32> = None;
+        let mut files = Vec::new();
+        while lines.advance()? {
+            let Some(first_field) = first_field(lines.current()) else {
+                continue;
+            };
+            let is_rank = first_field.bytes().all(|b| b.is_ascii_digit());
+            let shared = *first.get_or_insert(is_rank);
+            if shared {
+                let r: u32 =
+                    parse_int(first_field, "the rank (first field)").map_err(|m| lines.error(m))?;
+                max_rank = Some(max_rank.map_or(r, |m| m.max(r)));
+            } else {
+                files.push((lines.line, resolve(path, first_field)));
+            }
+        }
+        let layout = match first {
+            None => return Err(file_error(path, "the trace holds no actions")),
+            Some(true) => Layout::Shared(path.to_path_buf()),
+            Some(false) => {
+                let source = path_name(path);
+                for (line, file) in &files {
+                    if !file.is_file() {
+                        return Err(error_at(
+                            &source,
+                            *line,
+                            format!("per-rank trace file {} does not exist", file.display()),
+                        ));
+                    }
+                }
+                Layout::PerRank(files.into_iter().map(|(_, f)| f).collect())
+            }
+        };
+        let num_ranks = match &layout {
+            Layout::Shared(_) => max_rank.map_or(0, |m| m + 1),
+            Layout::PerRank(f) => f.len() as u32,
+        };
+        Ok(TiTrace {
+            layout,
+            num_ranks,
+            config,
+        })
+    }
+
+    /// A trace with one file per rank: `paths[i]` holds rank `i`'s actions.
+    /// Every file must exist (checked here, so a missing rank is reported
+    /// before the replay starts).
+    pub fn from_rank_files(paths: Vec<PathBuf>, config: TiConfig) -> Result<TiTrace, ProgramError> {
+        for p in &paths {
+            if !p.is_file() {
+                return Err(file_error(p, "per-rank trace file does not exist"));
+            }
+        }
+        if let Some(p) = paths.first() {
+            check_config(&config, p)?;
+        }
+        Ok(TiTrace {
+            num_ranks: paths.len() as u32,
+            layout: Layout::PerRank(paths),
+            config,
+        })
+    }
+
+    /// The number of ranks.
+    pub fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+
+    /// Rank `rank`'s operations, read lazily from its file.
+    ///
+    /// # Panics
+    /// If `rank >= self.num_ranks()`.
+    pub fn rank_stream(&self, rank: Rank) -> Result<TiStream, ProgramError> {
+        assert!(rank < self.num_ranks, "rank {rank} out of range");
+        let (path, shared) = match &self.layout {
+            Layout::Shared(p) => (p.as_path(), true),
+            Layout::PerRank(f) => (f[rank as usize].as_path(), false),
+        };
+        Ok(TiStream {
+            lines: Lines::open(path)?,
+            shared,
+            finished: false,
+            state: State {
+                rank,
+                num_ranks: self.num_ranks,
+                default_dt: 1,
+                host_speed: self.config.host_speed_flops,
+                pending_ops: VecDeque::new(),
+                requests: HashMap::new(),
+                n_requests: 0,
+                next_req: 1,
+                seen_request: false,
+            },
+        })
+    }
+
+    /// One stream per rank, rank order.
+    pub fn streams(&self) -> Result<Vec<TiStream>, ProgramError> {
+        (0..self.num_ranks).map(|r| self.rank_stream(r)).collect()
+    }
+}
+
+fn check_config(config: &TiConfig, path: &Path) -> Result<(), ProgramError> {
+    if !(config.host_speed_flops.is_finite() && config.host_speed_flops > 0.0) {
+        return Err(file_error(
+            path,
+            format!(
+                "host speed must be a positive number of flops/s, got {}",
+                config.host_speed_flops
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first field of an action line, `None` for blank and `#` lines.
+fn first_field(line: &str) -> Option<&str> {
+    let f = line.split_whitespace().next()?;
+    (!f.starts_with('#')).then_some(f)
+}
+
+/// A path from a list file: relative to the list's directory if it exists
+/// there, else as written.
+fn resolve(list: &Path, entry: &str) -> PathBuf {
+    let p = Path::new(entry);
+    if p.is_relative() {
+        if let Some(dir) = list.parent() {
+            let joined = dir.join(p);
+            if joined.exists() {
+                return joined;
+            }
+        }
+    }
+    p.to_path_buf()
+}
+
+/// One rank's TI actions as operations, read one line at a time.
+pub struct TiStream {
+    lines: Lines,
+    /// True for a shared trace (skip other ranks' lines), false for a
+    /// per-rank file (every line must be this rank's).
+    shared: bool,
+    finished: bool,
+    state: State,
+}
+
+/// The replay state of one rank, apart from the file.
+struct State {
+    rank: Rank,
+    num_ranks: u32,
+    /// Bytes per element of the default datatype (1, or 8 after `init x`).
+    default_dt: u64,
+    host_speed: f64,
+    /// Operations produced by the last line not yet handed out (a line
+    /// makes at most two: a collective and its computation).
+    pending_ops: VecDeque<(Op, Origin)>,
+    /// Pending requests under (sender, receiver, tag), oldest first. Only
+    /// looked up, never iterated, so the map's order cannot leak.
+    requests: HashMap<(Rank, Rank, Tag), VecDeque<ReqId>>,
+    n_requests: usize,
+    next_req: u64,
+    seen_request: bool,
+}
+
+impl OpStream for TiStream {
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+        loop {
+            if let Some(x) = self.state.pending_ops.pop_front() {
+                return Ok(Some(x));
+            }
+            if self.finished {
+                return Ok(None);
+            }
+            if !self.lines.advance()? {
+                self.finished = true;
+                if self.state.n_requests > 0 {
+                    self.state.clear_requests();
+                    let origin = self.lines.origin();
+                    self.state
+                        .pending_ops
+                        .push_back((Op::WaitallPending, origin));
+                }
+                continue;
+            }
+            let line = self.lines.current();
+            let mut fields = line.split_whitespace();
+            let Some(rank_field) = fields.next() else {
+                continue;
+            };
+            if rank_field.starts_with('#') {
+                continue;
+            }
+            let rank: u32 =
+                parse_int(rank_field, "the rank (first field)").map_err(|m| self.lines.error(m))?;
+            if rank != self.state.rank {
+                if self.shared {
+                    continue;
+                }
+                return Err(self.lines.error(format!(
+                    "action for rank {rank} in the trace file of rank {}",
+                    self.state.rank
+                )));
+            }
+            let Some(action) = fields.next() else {
+                return Err(self.lines.error("missing action after the rank"));
+            };
+            let args: Vec<&str> = fields.collect();
+            let origin = self.lines.origin();
+            self.state
+                .action(action, &args, &origin)
+                .map_err(|m| self.lines.error(format!("{action}: {m}")))?;
+        }
+    }
+}
+
+impl State {
+    fn clear_requests(&mut self) {
+        self.requests.clear();
+        self.n_requests = 0;
+    }
+
+    fn push(&mut self, op: Op, origin: &Origin) {
+        self.pending_ops.push_back((op, origin.clone()));
+    }
+
+    fn rank_arg(&self, tok: &str, what: &str) -> Result<Rank, String> {
+        let r: i64 = parse_int(tok, what)?;
+        if r < 0 || r >= self.num_ranks as i64 {
+            return Err(format!(
+                "{what} {r} does not exist (the trace has ranks 0..{})",
+                self.num_ranks
+            ));
+        }
+        Ok(r as Rank)
+    }
+
+    fn dt(&self, tok: Option<&&str>) -> Result<u64, String> {
+        match tok {
+            None => Ok(self.default_dt),
+            Some(t) => {
+                let id: u32 = parse_int(t, "datatype id")?;
+                simgrid_datatype_size(id).ok_or_else(|| format!("unknown SimGrid datatype id {id}"))
+            }
+        }
+    }
+
+    fn compute(&self, flops: f64) -> Result<Time, String> {
+        Time::try_from_secs_f64(flops / self.host_speed)
+            .ok_or_else(|| format!("{flops} flops is too long a computation"))
+    }
+
+    fn push_compute(&mut self, flops: f64, origin: &Origin) -> Result<(), String> {
+        if flops > 0.0 {
+            let duration = self.compute(flops)?;
+            self.push(Op::Compute { duration }, origin);
+        }
+        Ok(())
+    }
+
+    fn new_req(&mut self, key: (Rank, Rank, Tag)) -> ReqId {
+        let req = ReqId(self.next_req);
+        self.next_req += 1;
+        self.requests.entry(key).or_default().push_back(req);
+        self.n_requests += 1;
+        self.seen_request = true;
+        req
+    }
+
+    fn action(&mut self, action: &str, a: &[&str], origin: &Origin) -> Result<(), String> {
+        let n = self.num_ranks as usize;
+        let comm = CommId::WORLD;
+        match action {
+            "init" => {
+                arity(a, 0, 1)?;
+                // SimGrid: any argument selects MPI_DOUBLE (MPE traces),
+                // none MPI_BYTE (TAU traces).
+                self.default_dt = if a.is_empty() { 1 } else { 8 };
+            }
+            "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {
+                // SimGrid replays these as no-ops; every action runs on
+                // MPI_COMM_WORLD.
+            }
+            "send" | "isend" | "recv" | "irecv" => {
+                arity(a, 3, 4)?;
+                let partner = self.rank_arg(a[0], "partner rank")?;
+                let tag: Tag = parse_int(a[1], "tag")?;
+                let bytes = bytes(parse_nonneg_f64(a[2], "count")?, self.dt(a.get(3))?)?;
+                let op = match action {
+                    "send" => Op::Send {
+                        dst: partner,
+                        tag,
+                        bytes,
+                        comm,
+                    },
+                    "recv" => Op::Recv {
+                        src: Source::Rank(partner),
+                        tag: TagSel::Tag(tag),
+                        bytes,
+                        comm,
+                    },
+                    "isend" => Op::Isend {
+                        dst: partner,
+                        tag,
+                        bytes,
+                        comm,
+                        req: self.new_req((self.rank, partner, tag)),
+                    },
+                    _ => Op::Irecv {
+                        src: Source::Rank(partner),
+                        tag: TagSel::Tag(tag),
+                        bytes,
+                        comm,
+                        req: self.new_req((partner, self.rank, tag)),
+                    },
+                };
+                self.push(op, origin);
+            }
+            "wait" | "test" => {
+                arity(a, 3, 3)?;
+                let src = self.rank_arg(a[0], "source rank")?;
+                let dst = self.rank_arg(a[1], "destination rank")?;
+                let tag: Tag = parse_int(a[2], "tag")?;
+                if action == "wait" && !self.seen_request {
+                    return Err("not preceded by any isend or irecv".into());
+                }
+                let key = (src, dst, tag);
+                let found = match self.requests.get_mut(&key) {
+                    None => None,
+                    Some(q) if action == "test" => q.front().copied(),
+                    Some(q) => q.pop_front(),
+                };
+                if let Some(req) = found {
+                    if action == "wait" {
+                        self.n_requests -= 1;
+                        if self.requests.get(&key).is_some_and(|q| q.is_empty()) {
+                            self.requests.remove(&key);
+                        }
+                        self.push(Op::Wait { req }, origin);
+                    } else {
+                        self.push(Op::Test { req }, origin);
+                    }
+                }
+            }
+            "waitall" => {
+                arity(a, 0, 0)?;
+                if self.n_requests > 0 {
+                    self.clear_requests();
+                    self.push(Op::WaitallPending, origin);
+                }
+            }
+            "compute" => {
+                arity(a, 1, 1)?;
+                let flops = parse_nonneg_f64(a[0], "flops")?;
+                let duration = self.compute(flops)?;
+                self.push(Op::Compute { duration }, origin);
+            }
+            "sleep" => {
+                arity(a, 1, 1)?;
+                let secs = parse_nonneg_f64(a[0], "seconds")?;
+                let duration = Time::try_from_secs_f64(secs).ok_or("sleep duration too long")?;
+                self.push(Op::Sleep { duration }, origin);
+            }
+            "barrier" => {
+                arity(a, 0, 0)?;
+                self.push(Op::Barrier { comm }, origin);
+            }
+            "bcast" => {
+                arity(a, 1, 3)?;
+                let count = parse_nonneg_f64(a[0], "count")?;
+                let root = self.root(a.get(1))?;
+                let bytes = bytes(count, self.dt(a.get(2))?)?;
+                self.push(Op::Bcast { root, bytes, comm }, origin);
+            }
+            "reduce" => {
+                arity(a, 2, 4)?;
+                let count = parse_nonneg_f64(a[0], "count")?;
+                let flops = parse_nonneg_f64(a[1], "flops")?;
+                let root = self.root(a.get(2))?;
+                let bytes = bytes(count, self.dt(a.get(3))?)?;
+                self.push(Op::Reduce { root, bytes, comm }, origin);
+                self.push_compute(flops, origin)?;
+            }
+            "allreduce" | "scan" | "exscan" => {
+                arity(a, 2, 3)?;
+                let count = parse_nonneg_f64(a[0], "count")?;
+                let flops = parse_nonneg_f64(a[1], "flops")?;
+                let bytes = bytes(count, self.dt(a.get(2))?)?;
+                let op = match action {
+                    "allreduce" => Op::Allreduce { bytes, comm },
+                    _ => Op::Scan {
+                        bytes,
+                        comm,
+                        exclusive: action == "exscan",
+                    },
+                };
+                self.push(op, origin);
+                self.push_compute(flops, origin)?;
+            }
+            "alltoall" | "allgather" => {
+                arity(a, 2, 4)?;
+                let send = parse_nonneg_f64(a[0], "send count")?;
+                parse_nonneg_f64(a[1], "receive count")?;
+                let bytes = bytes(send, self.dt(a.get(2))?)?;
+                self.dt(a.get(3))?;
+                let op = if action == "alltoall" {
+                    Op::Alltoall { bytes, comm }
+                } else {
+                    Op::Allgather { bytes, comm }
+                };
+                self.push(op, origin);
+            }
+            "gather" | "scatter" => {
+                arity(a, 2, 5)?;
+                let send = parse_nonneg_f64(a[0], "send count")?;
+                let recv = parse_nonneg_f64(a[1], "receive count")?;
+                let root = self.root(a.get(2))?;
+                let dt1 = self.dt(a.get(3))?;
+                let dt2 = self.dt(a.get(4))?;
+                let op = if action == "gather" {
+                    Op::Gather {
+                        root,
+                        bytes: bytes(send, dt1)?,
+                        comm,
+                    }
+                } else {
+                    // Each rank receives its block: recvcount x recvtype.
+                    Op::Scatter {
+                        root,
+                        bytes: bytes(recv, dt2)?,
+                        comm,
+                    }
+                };
+                self.push(op, origin);
+            }
+            "gatherv" => {
+                arity(a, 1 + n, 4 + n)?;
+                parse_nonneg_f64(a[0], "send count")?;
+                let root = self.root(a.get(1 + n))?;
+                self.dt(a.get(2 + n))?;
+                let dt2 = self.dt(a.get(3 + n))?;
+                let counts = counts(&a[1..1 + n], dt2)?;
+                self.push(Op::Gatherv { root, counts, comm }, origin);
+            }
+            "scatterv" => {
+                arity(a, 1 + n, 4 + n)?;
+                parse_nonneg_f64(a[n], "receive count")?;
+                let root = self.root(a.get(1 + n))?;
+                // As SimGrid: the datatypes apply only when both are given.
+                let dt1 = if a.len() == n + 4 {
+                    self.dt(a.get(2 + n))?
+                } else {
+                    self.default_dt
+                };
+                let counts = counts(&a[..n], dt1)?;
+                self.push(Op::Scatterv { root, counts, comm }, origin);
+            }
+            "allgatherv" => {
+                arity(a, 1 + n, 2 + 2 * n)?;
+                parse_nonneg_f64(a[0], "send count")?;
+                // SimGrid's rule: with more than n fields after the counts,
+                // the first is the datatype and displacements follow; with
+                // exactly n, they are displacements; with 1 or 2, the first
+                // is the datatype.
+                let extra = a.len() - (1 + n);
+                let dt = if extra > n || (1..=2).contains(&extra) {
+                    self.dt(a.get(1 + n))?
+                } else {
+                    self.default_dt
+                };
+                let counts = counts(&a[1..1 + n], dt)?;
+                self.push(Op::Allgatherv { counts, comm }, origin);
+            }
+            "alltoallv" => {
+                arity(a, 2 * n + 2, 2 * n + 4)?;
+                parse_nonneg_f64(a[0], "send buffer size")?;
+                parse_nonneg_f64(a[1 + n], "receive buffer size")?;
+                // As SimGrid: the datatypes apply only when both are given.
+                let (dt1, dt2) = if a.len() == 2 * n + 4 {
+                    (self.dt(a.get(2 * n + 2))?, self.dt(a.get(2 * n + 3))?)
+                } else {
+                    (self.default_dt, self.default_dt)
+                };
+                let send = counts(&a[1..1 + n], dt1)?;
+                let recv = counts(&a[2 + n..2 + 2 * n], dt2)?;
+                self.push(Op::Alltoallv { send, recv, comm }, origin);
+            }
+            "reducescatter" => {
+                arity(a, n + 1, n + 2)?;
+                let flops = parse_nonneg_f64(a[n], "flops")?;
+                let dt = self.dt(a.get(n + 1))?;
+                let counts = counts(&a[..n], dt)?;
+                self.push(Op::ReduceScatter { counts, comm }, origin);
+                self.push_compute(flops, origin)?;
+            }
+            _ => return Err("unknown action".into()),
+        }
+        Ok(())
+    }
+
+    fn root(&self, tok: Option<&&str>) -> Result<Rank, String> {
+        tok.map_or(Ok(0), |t| self.rank_arg(t, "root rank"))
+    }
+}
+
+fn arity(a: &[&str], min: usize, max: usize) -> Result<(), String> {
+    if a.len() < min || a.len() > max {
+        let want = if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(format!(
+            "expected {want} fields after the action, found {}",
+            a.len()
+        ));
+    }
+    Ok(())
+}
+
+/// `count` elements of `dt` bytes (a fractional count is truncated, as
+/// SimGrid's conversion to `int` does).
+fn bytes(count: f64, dt: u64) -> Result<u64, String> {
+    if count >= u64::MAX as f64 {
+        return Err(format!("count {count} too large"));
+    }
+    (count as u64)
+        .checked_mul(dt)
+        .ok_or_else(|| format!("size of {count} elements overflows"))
+}
+
+fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, String> {
+    tokens
+        .iter()
+        .map(|t| bytes(parse_nonneg_f64(t, "count")?, dt))
+        .collect()
+}

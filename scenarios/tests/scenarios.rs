@@ -1,0 +1,1056 @@
+//! Integration tests of the trace readers on the real traces in
+//! `/work/shared` (skipped with a note when the data is absent) and on
+//! small files written by the tests.
+
+use std::path::{Path, PathBuf};
+
+use mpi_layer::{CommId, Op, OpStream, ProgramError, ReqId, Source, TagSel};
+use scenarios::ti::{TiConfig, TiTrace};
+use sim_core::time::Time;
+
+const W: CommId = CommId::WORLD;
+const SHARED: &str = "/work/shared";
+
+/// The shared data directory, or `None` (tests print a note and pass) when
+/// it is not mounted.
+fn data(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(SHARED).join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found", p.display());
+        None
+    }
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("netsim-scenarios-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn ops(mut s: impl OpStream) -> Vec<Op> {
+    let mut v = Vec::new();
+    while let Some((op, _)) = s.next_op().unwrap() {
+        v.push(op);
+    }
+    v
+}
+
+/// Drains a stream expecting an error; returns its message `file:line: what`.
+fn first_error(mut s: impl OpStream) -> String {
+    loop {
+        match s.next_op() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("expected an error, stream ended"),
+            Err(e) => return e.to_string(),
+        }
+    }
+}
+
+fn secs(s: f64) -> Time {
+    Time::from_secs_f64(s)
+}
+
+// ---------------------------------------------------------------- SimGrid TI
+
+fn ti(rel: &str) -> Option<TiTrace> {
+    Some(TiTrace::open(&data(rel)?, TiConfig::default()).unwrap())
+}
+
+fn ti_rank(t: &TiTrace, r: u32) -> Vec<Op> {
+    ops(t.rank_stream(r).unwrap())
+}
+
+#[test]
+fn ti_split_actions0_actions1() {
+    let (Some(a0), Some(a1)) = (
+        data("traces/simgrid-ti/micro/actions0.txt"),
+        data("traces/simgrid-ti/micro/actions1.txt"),
+    ) else {
+        return;
+    };
+    let t = TiTrace::from_rank_files(vec![a0, a1], TiConfig::default()).unwrap();
+    assert_eq!(t.num_ranks(), 2);
+    let send = |dst, tag| Op::Send {
+        dst,
+        tag,
+        bytes: 1_000_000,
+        comm: W,
+    };
+    assert_eq!(
+        ti_rank(&t, 0),
+        vec![
+            send(1, 0),
+            Op::Recv {
+                src: Source::Rank(1),
+                tag: TagSel::Tag(1),
+                bytes: 1_000_000,
+                comm: W
+            },
+            send(1, 2),
+        ]
+    );
+    assert_eq!(
+        ti_rank(&t, 1),
+        vec![
+            Op::Recv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(0),
+                bytes: 1_000_000,
+                comm: W
+            },
+            Op::Compute {
+                duration: secs(1.0)
+            },
+            Op::Isend {
+                dst: 0,
+                tag: 1,
+                bytes: 1_000_000,
+                comm: W,
+                req: ReqId(1)
+            },
+            Op::Irecv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(2),
+                bytes: 1_000_000,
+                comm: W,
+                req: ReqId(2)
+            },
+            // `wait 0 1 2`: sender 0, receiver 1, tag 2 is the irecv.
+            Op::Wait { req: ReqId(2) },
+            // The isend is still pending at the end of the trace.
+            Op::WaitallPending,
+        ]
+    );
+}
+
+#[test]
+fn ti_micro_collectives() {
+    let Some(t) = ti("traces/simgrid-ti/micro/actions_allgatherv.txt") else {
+        return;
+    };
+    assert_eq!(t.num_ranks(), 4);
+    // Trailing `0 0`: datatype id 0 is MPI_DOUBLE (8 bytes).
+    let counts = vec![275427 * 8, 275427 * 8, 275427 * 8, 204020 * 8];
+    for r in 0..4 {
+        assert_eq!(
+            ti_rank(&t, r),
+            vec![Op::Allgatherv {
+                counts: counts.clone(),
+                comm: W
+            }]
+        );
+    }
+
+    let t = ti("traces/simgrid-ti/micro/actions_allreduce.txt").unwrap();
+    assert_eq!(
+        ti_rank(&t, 2),
+        vec![
+            Op::Allreduce {
+                bytes: 50_000,
+                comm: W
+            },
+            Op::Compute {
+                duration: secs(0.5)
+            },
+            Op::Compute {
+                duration: secs(0.5)
+            },
+        ]
+    );
+
+    let t = ti("traces/simgrid-ti/micro/actions_alltoall.txt").unwrap();
+    assert_eq!(
+        ti_rank(&t, 1),
+        vec![Op::Alltoall {
+            bytes: 500,
+            comm: W
+        }]
+    );
+
+    let t = ti("traces/simgrid-ti/micro/actions_alltoallv.txt").unwrap();
+    assert_eq!(
+        ti_rank(&t, 0),
+        vec![Op::Alltoallv {
+            send: vec![1, 40, 30],
+            recv: vec![1, 80, 100],
+            comm: W
+        }]
+    );
+    assert_eq!(
+        ti_rank(&t, 2),
+        vec![Op::Alltoallv {
+            send: vec![100, 30, 1],
+            recv: vec![30, 40, 1],
+            comm: W
+        }]
+    );
+
+    let t = ti("traces/simgrid-ti/micro/actions_barrier.txt").unwrap();
+    assert_eq!(t.num_ranks(), 3);
+    assert_eq!(
+        ti_rank(&t, 0),
+        vec![
+            Op::Send {
+                dst: 1,
+                tag: 0,
+                bytes: 10_000_000,
+                comm: W
+            },
+            Op::Barrier { comm: W },
+            Op::Compute {
+                duration: secs(0.098095)
+            },
+        ]
+    );
+    assert_eq!(
+        ti_rank(&t, 2),
+        vec![
+            Op::Barrier { comm: W },
+            Op::Compute {
+                duration: secs(0.076296)
+            }
+        ]
+    );
+
+    let t = ti("traces/simgrid-ti/micro/actions_bcast.txt").unwrap();
+    let r1 = ti_rank(&t, 1);
+    assert_eq!(r1.len(), 6);
+    assert_eq!(
+        r1[0],
+        Op::Bcast {
+            root: 0,
+            bytes: 50_000,
+            comm: W
+        }
+    );
+    assert_eq!(
+        r1[1],
+        Op::Compute {
+            duration: secs(0.2)
+        }
+    );
+    assert_eq!(
+        r1[4],
+        Op::Reduce {
+            root: 0,
+            bytes: 50_000,
+            comm: W
+        }
+    );
+    assert_eq!(
+        r1[5],
+        Op::Compute {
+            duration: secs(0.5)
+        }
+    );
+
+    // `init 1`: default datatype MPI_DOUBLE; explicit ids override it.
+    let t = ti("traces/simgrid-ti/micro/actions_bcast_reduce_datatypes.txt").unwrap();
+    let r0 = ti_rank(&t, 0);
+    assert_eq!(
+        r0[0],
+        Op::Bcast {
+            root: 1,
+            bytes: 400_000,
+            comm: W
+        }
+    ); // id 0: double
+    assert_eq!(
+        r0[2],
+        Op::Bcast {
+            root: 0,
+            bytes: 100_000,
+            comm: W
+        }
+    ); // id 3: short
+    assert_eq!(
+        r0[4],
+        Op::Reduce {
+            root: 0,
+            bytes: 400_000,
+            comm: W
+        }
+    ); // id 4: long
+
+    let t = ti("traces/simgrid-ti/micro/actions_gather.txt").unwrap();
+    assert_eq!(
+        ti_rank(&t, 3),
+        vec![Op::Gather {
+            root: 0,
+            bytes: 68 * 8,
+            comm: W
+        }]
+    );
+
+    let t = ti("traces/simgrid-ti/micro/actions_reducescatter.txt").unwrap();
+    assert_eq!(
+        ti_rank(&t, 1),
+        vec![
+            Op::ReduceScatter {
+                counts: vec![275427 * 8, 275427 * 8, 275427 * 8, 204020 * 8],
+                comm: W
+            },
+            Op::Compute {
+                duration: secs(12396024.0 / 1e9)
+            },
+        ]
+    );
+}
+
+#[test]
+fn ti_micro_requests() {
+    let Some(t) = ti("traces/simgrid-ti/micro/actions_waitall.txt") else {
+        return;
+    };
+    assert_eq!(
+        ti_rank(&t, 0),
+        vec![
+            Op::Irecv {
+                src: Source::Rank(1),
+                tag: TagSel::Tag(0),
+                bytes: 2000,
+                comm: W,
+                req: ReqId(1)
+            },
+            Op::Irecv {
+                src: Source::Rank(2),
+                tag: TagSel::Tag(2),
+                bytes: 3000,
+                comm: W,
+                req: ReqId(2)
+            },
+            Op::WaitallPending,
+        ]
+    );
+    assert_eq!(ti_rank(&t, 1).last(), Some(&Op::WaitallPending));
+
+    let t = ti("traces/simgrid-ti/micro/actions_with_isend.txt").unwrap();
+    let half = Op::Compute {
+        duration: secs(0.5),
+    };
+    assert_eq!(
+        ti_rank(&t, 1),
+        vec![
+            Op::Irecv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(0),
+                bytes: 1_000_000,
+                comm: W,
+                req: ReqId(1)
+            },
+            half.clone(),
+            Op::Test { req: ReqId(1) },
+            half,
+            Op::Wait { req: ReqId(1) },
+            Op::Send {
+                dst: 2,
+                tag: 1,
+                bytes: 1_000_000,
+                comm: W
+            },
+        ]
+    );
+    let r2 = ti_rank(&t, 2);
+    assert_eq!(r2.len(), 9);
+    assert_eq!(r2[3], Op::Test { req: ReqId(1) });
+    assert_eq!(r2[5], Op::Wait { req: ReqId(1) });
+    assert_eq!(
+        r2[6],
+        Op::Isend {
+            dst: 0,
+            tag: 2,
+            bytes: 1_000_000,
+            comm: W,
+            req: ReqId(2)
+        }
+    );
+    assert_eq!(r2[8], Op::WaitallPending);
+}
+
+/// The 32-rank application trace against a slow obvious count of its lines.
+#[test]
+fn ti_app_32_ranks() {
+    let Some(dir) = data("traces/simgrid-ti/app-32ranks") else {
+        return;
+    };
+    let files: Vec<PathBuf> = (0..32)
+        .map(|r| dir.join(format!("ti_trace{r}.txt")))
+        .collect();
+    let t = TiTrace::from_rank_files(files.clone(), TiConfig::default()).unwrap();
+    for (r, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        let mut expected = 0;
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields.get(1).copied() {
+                None | Some("init" | "comm_size" | "finalize") => {}
+                Some("allreduce" | "reduce") if fields[3] != "0" => expected += 2,
+                Some(_) => expected += 1,
+            }
+        }
+        let got = ti_rank(&t, r as u32);
+        assert_eq!(got.len(), expected, "rank {r}");
+        assert!(got.iter().all(|op| !matches!(op, Op::WaitallPending)));
+    }
+    let r0 = ti_rank(&t, 0);
+    assert_eq!(
+        r0[0],
+        Op::Compute {
+            duration: secs(127161e-9)
+        }
+    );
+    // `init 1`: `bcast 1` is one MPI_DOUBLE.
+    assert_eq!(
+        r0[4],
+        Op::Bcast {
+            root: 0,
+            bytes: 8,
+            comm: W
+        }
+    );
+    assert_eq!(
+        r0[5],
+        Op::Compute {
+            duration: secs(26057e-9)
+        }
+    );
+    assert_eq!(r0[6], Op::Barrier { comm: W });
+    // Last lines: `allreduce 32 13171326 1` (id 1: MPI_INT), then compute.
+    let n = r0.len();
+    assert_eq!(
+        r0[n - 3],
+        Op::Allreduce {
+            bytes: 32 * 4,
+            comm: W
+        }
+    );
+    assert_eq!(
+        r0[n - 2],
+        Op::Compute {
+            duration: secs(13171326e-9)
+        }
+    );
+    assert_eq!(
+        r0[n - 1],
+        Op::Compute {
+            duration: secs(62566160216e-9)
+        }
+    );
+}
+
+#[test]
+fn ti_list_file_and_host_speed() {
+    let Some(dir) = data("traces/simgrid-ti/app-32ranks") else {
+        return;
+    };
+    let s = scratch("ti-list");
+    let list: String = (0..32)
+        .map(|r| format!("{}\n", dir.join(format!("ti_trace{r}.txt")).display()))
+        .collect();
+    let lf = write(&s, "list.txt", &list);
+    let t = TiTrace::open(
+        &lf,
+        TiConfig {
+            host_speed_flops: 2e9,
+        },
+    )
+    .unwrap();
+    assert_eq!(t.num_ranks(), 32);
+    let r5 = ti_rank(&t, 5);
+    assert_eq!(
+        r5[0],
+        Op::Compute {
+            duration: secs(127149.0 / 2e9)
+        }
+    );
+}
+
+fn ti_err(text: &str, rank: u32) -> String {
+    let s = scratch(&format!("ti-err-{:x}", text.len() * 31 + rank as usize));
+    let f = write(&s, "t.txt", text);
+    match TiTrace::open(&f, TiConfig::default()) {
+        Err(e) => e.to_string(),
+        Ok(t) => first_error(t.rank_stream(rank).unwrap()),
+    }
+}
+
+#[test]
+fn ti_malformed_inputs_name_file_and_line() {
+    let e = ti_err("0 init\n1 init\n0 send 5 0 10\n", 0);
+    assert!(
+        e.ends_with("t.txt:3: send: partner rank 5 does not exist (the trace has ranks 0..2)"),
+        "{e}"
+    );
+    let e = ti_err("0 init\n1 init\n\n0 send 1 0 -10\n", 0);
+    assert!(
+        e.ends_with("t.txt:4: send: count must not be negative, found `-10`"),
+        "{e}"
+    );
+    let e = ti_err("0 init\n0 frobnicate 3\n", 0);
+    assert!(e.ends_with("t.txt:2: frobnicate: unknown action"), "{e}");
+    let e = ti_err("0 init\n0 bcast x\n", 0);
+    assert!(
+        e.ends_with("t.txt:2: bcast: count must be a number, found `x`"),
+        "{e}"
+    );
+    let e = ti_err("0 init\n0 send 0 1\n", 0);
+    assert!(
+        e.ends_with("t.txt:2: send: expected 3 to 4 fields after the action, found 2"),
+        "{e}"
+    );
+    let e = ti_err("0 init\n0 wait 0 0 1\n", 0);
+    assert!(
+        e.ends_with("t.txt:2: wait: not preceded by any isend or irecv"),
+        "{e}"
+    );
+    let e = ti_err("0 init\nx send 0 1\n", 0);
+    assert!(
+        e.ends_with("t.txt:2: the rank (first field) must be an integer in range, found `x`"),
+        "{e}"
+    );
+    let e = ti_err("0 init\n0 bcast 10 0 99\n", 0);
+    assert!(
+        e.ends_with("t.txt:2: bcast: unknown SimGrid datatype id 99"),
+        "{e}"
+    );
+    // A list file naming a missing per-rank file.
+    let s = scratch("ti-missing");
+    let lf = write(&s, "list.txt", "rank0.txt\nrank1.txt\n");
+    write(&s, "rank0.txt", "0 init\n");
+    let e = TiTrace::open(&lf, TiConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("list.txt:2: per-rank trace file") && e.ends_with("rank1.txt does not exist"),
+        "{e}"
+    );
+    // A per-rank file holding another rank's line.
+    let e = TiTrace::from_rank_files(
+        vec![s.join("rank0.txt"), s.join("rank0.txt")],
+        TiConfig::default(),
+    )
+    .unwrap()
+    .rank_stream(1)
+    .map(first_error)
+    .unwrap();
+    assert!(
+        e.ends_with("rank0.txt:1: action for rank 0 in the trace file of rank 1"),
+        "{e}"
+    );
+    let e: ProgramError =
+        TiTrace::from_rank_files(vec![s.join("nope.txt")], TiConfig::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("nope.txt:0: per-rank trace file does not exist")
+    );
+}
+
+// ---------------------------------------------------------------- native
+
+use scenarios::native::{NativeTrace, format_op, parse_op};
+
+fn every_op() -> Vec<Op> {
+    let c = CommId(3);
+    vec![
+        Op::Send {
+            dst: 1,
+            tag: 7,
+            bytes: 1024,
+            comm: W,
+        },
+        Op::Recv {
+            src: Source::Any,
+            tag: TagSel::Any,
+            bytes: 0,
+            comm: c,
+        },
+        Op::Recv {
+            src: Source::Rank(2),
+            tag: TagSel::Tag(-5),
+            bytes: 9,
+            comm: W,
+        },
+        Op::Isend {
+            dst: 3,
+            tag: 0,
+            bytes: u64::MAX,
+            comm: c,
+            req: ReqId(11),
+        },
+        Op::Irecv {
+            src: Source::Rank(0),
+            tag: TagSel::Tag(1),
+            bytes: 8,
+            comm: W,
+            req: ReqId(12),
+        },
+        Op::Wait { req: ReqId(11) },
+        Op::Waitall {
+            reqs: vec![ReqId(1), ReqId(2)],
+        },
+        Op::WaitallPending,
+        Op::Waitany {
+            reqs: vec![ReqId(4)],
+        },
+        Op::Test { req: ReqId(12) },
+        Op::Sendrecv {
+            dst: 1,
+            send_tag: 2,
+            send_bytes: 3,
+            src: Source::Any,
+            recv_tag: TagSel::Tag(4),
+            recv_bytes: 5,
+            comm: c,
+        },
+        Op::Compute {
+            duration: Time::from_ps(2_500_001),
+        },
+        Op::Sleep {
+            duration: Time::from_ms(3),
+        },
+        Op::Barrier { comm: c },
+        Op::Bcast {
+            root: 2,
+            bytes: 80,
+            comm: W,
+        },
+        Op::Reduce {
+            root: 1,
+            bytes: 8,
+            comm: c,
+        },
+        Op::Allreduce { bytes: 8, comm: W },
+        Op::Scan {
+            bytes: 16,
+            comm: W,
+            exclusive: false,
+        },
+        Op::Scan {
+            bytes: 16,
+            comm: c,
+            exclusive: true,
+        },
+        Op::Gather {
+            root: 0,
+            bytes: 4,
+            comm: W,
+        },
+        Op::Gatherv {
+            root: 3,
+            counts: vec![1, 2, 3, 0],
+            comm: W,
+        },
+        Op::Scatter {
+            root: 0,
+            bytes: 4,
+            comm: c,
+        },
+        Op::Scatterv {
+            root: 1,
+            counts: vec![0, 0, 0, 7],
+            comm: W,
+        },
+        Op::Allgather { bytes: 12, comm: W },
+        Op::Allgatherv {
+            counts: vec![4, 4, 4, 4],
+            comm: c,
+        },
+        Op::Alltoall {
+            bytes: 500,
+            comm: W,
+        },
+        Op::Alltoallv {
+            send: vec![1, 40, 30, 0],
+            recv: vec![1, 80, 100, 2],
+            comm: W,
+        },
+        Op::ReduceScatter {
+            counts: vec![8, 8, 8, 8],
+            comm: W,
+        },
+        Op::CommDup {
+            comm: W,
+            new: CommId(5),
+        },
+        Op::CommSplit {
+            comm: CommId(5),
+            color: -1,
+            key: 3,
+            new: CommId(6),
+        },
+    ]
+}
+
+#[test]
+fn native_round_trips_every_op() {
+    for op in every_op() {
+        let line = format_op(&op);
+        assert_eq!(parse_op(&line, 4), Ok(op.clone()), "line `{line}`");
+    }
+    // Through files: per-rank and shared layouts give the same programs.
+    let s = scratch("native-rt");
+    let text: String = every_op().iter().map(|o| format_op(o) + "\n").collect();
+    let f0 = write(&s, "r0.trace", &text);
+    let f1 = write(&s, "r1.trace", "# nothing but a comment\n\nbarrier\n");
+    let shared: String = every_op()
+        .iter()
+        .map(|o| format!("0 {}\n", format_op(o)))
+        .collect();
+    let shared = write(&s, "all.trace", &(shared + "3 barrier # rank 3\n"));
+    let t =
+        NativeTrace::from_rank_files(vec![f0, f1, s.join("r1.trace"), s.join("r1.trace")]).unwrap();
+    assert_eq!(ops(t.rank_stream(0).unwrap()), every_op());
+    assert_eq!(
+        ops(t.rank_stream(1).unwrap()),
+        vec![Op::Barrier { comm: W }]
+    );
+    let t = NativeTrace::open(&shared).unwrap();
+    assert_eq!(t.num_ranks(), 4);
+    assert_eq!(ops(t.rank_stream(0).unwrap()), every_op());
+    assert_eq!(ops(t.rank_stream(1).unwrap()), vec![]);
+    assert_eq!(
+        ops(t.rank_stream(3).unwrap()),
+        vec![Op::Barrier { comm: W }]
+    );
+}
+
+#[test]
+fn native_example_file() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/native-ring.trace");
+    let t = NativeTrace::open(&p).unwrap();
+    assert_eq!(t.num_ranks(), 4);
+    let mut s = t.rank_stream(2).unwrap();
+    let (first, origin) = s.next_op().unwrap().unwrap();
+    assert_eq!(
+        first,
+        Op::Irecv {
+            src: Source::Rank(1),
+            tag: TagSel::Tag(7),
+            bytes: 1024,
+            comm: W,
+            req: ReqId(1)
+        }
+    );
+    assert!(
+        origin.to_string().ends_with("native-ring.trace:17"),
+        "{origin}"
+    );
+    assert_eq!(
+        ops(s),
+        vec![
+            Op::Isend {
+                dst: 3,
+                tag: 7,
+                bytes: 1024,
+                comm: W,
+                req: ReqId(2)
+            },
+            Op::Compute {
+                duration: Time::from_ns(2500)
+            },
+            Op::Waitall {
+                reqs: vec![ReqId(1), ReqId(2)]
+            },
+            Op::Allreduce { bytes: 8, comm: W },
+        ]
+    );
+}
+
+#[test]
+fn native_malformed_inputs_name_file_and_line() {
+    let s = scratch("native-err");
+    let cases = [
+        (
+            "0 send dst=0 tag=0 bytes=8\n0 send dst=4 tag=0 bytes=8\n",
+            "t.trace:2: send: dst=4 names no rank (the trace has ranks 0..1)",
+        ),
+        (
+            "0 bcast root=0 bytes=-3\n",
+            "t.trace:1: bcast: bytes must not be negative, found `-3`",
+        ),
+        ("\n0 fly to=1\n", "t.trace:2: fly: unknown operation"),
+        (
+            "0 compute 5\n",
+            "t.trace:1: compute: duration `5` needs a unit (ps, ns, us, ms, s)",
+        ),
+        (
+            "0 wait req=x\n",
+            "t.trace:1: wait: req must be an integer in range, found `x`",
+        ),
+        (
+            "0 allreduce\n",
+            "t.trace:1: allreduce: missing field `bytes=`",
+        ),
+    ];
+    for (text, want) in cases {
+        let f = write(&s, "t.trace", text);
+        let e = match NativeTrace::open(&f) {
+            Err(e) => e.to_string(),
+            Ok(t) => first_error(t.rank_stream(0).unwrap()),
+        };
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+    let f = write(&s, "r.trace", "0 barrier\n");
+    let e = first_error(
+        NativeTrace::from_rank_files(vec![f])
+            .unwrap()
+            .rank_stream(0)
+            .unwrap(),
+    );
+    assert!(
+        e.ends_with(
+            "r.trace:1: a rank column in a per-rank file (use one shared file or no rank column)"
+        ),
+        "{e}"
+    );
+    let e = NativeTrace::from_rank_files(vec![s.join("missing.trace")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("missing.trace:0: per-rank trace file does not exist"),
+        "{e}"
+    );
+}
+
+/// A million-line trace is read one line at a time: the first operation
+/// comes before the reader has seen the bad last line, and the error names
+/// line 1 000 000. (Peak memory is measured by the `stream_memory` example
+/// in a release build, not here.)
+#[test]
+fn native_streams_large_trace_lazily() {
+    let s = scratch("native-big");
+    let p = s.join("big.trace");
+    {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        for i in 0..999_999u64 {
+            writeln!(w, "isend dst=1 tag=0 bytes={} req={i}", i % 4096).unwrap();
+        }
+        writeln!(w, "isend dst=1 tag=0 bytes=oops req=0").unwrap();
+    }
+    let t = NativeTrace::from_rank_files(vec![p.clone(), p]).unwrap();
+    let mut st = t.rank_stream(0).unwrap();
+    let (op, o) = st.next_op().unwrap().unwrap();
+    assert_eq!(
+        op,
+        Op::Isend {
+            dst: 1,
+            tag: 0,
+            bytes: 0,
+            comm: W,
+            req: ReqId(0)
+        }
+    );
+    assert_eq!(o.line, 1);
+    let mut n = 1;
+    let err = loop {
+        match st.next_op() {
+            Ok(Some(_)) => n += 1,
+            Ok(None) => panic!("no error"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(n, 999_999);
+    assert_eq!(err.origin.line, 1_000_000);
+    assert!(err.message.contains("bytes must be an integer"), "{err}");
+    std::fs::remove_dir_all(&s).unwrap();
+}
+
+// ---------------------------------------------------------------- message lists
+
+use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
+
+/// The receive sources of a rank's program, in posting order, after
+/// checking the program's shape: irecvs, isends, one waitall on all.
+/// (peer, bytes) of each message.
+type Peers = Vec<(u32, u64)>;
+
+fn msglist_shape(ml: &MessageList, r: u32) -> (Peers, Peers) {
+    let prog = ops(ml.program(r));
+    let (mut recvs, mut sends) = (Vec::new(), Vec::new());
+    for (k, op) in prog.iter().enumerate() {
+        match op {
+            Op::Irecv {
+                src: Source::Rank(s),
+                tag: TagSel::Tag(0),
+                bytes,
+                req,
+                ..
+            } => {
+                assert!(sends.is_empty(), "irecv after isend");
+                assert_eq!(*req, ReqId(k as u64));
+                recvs.push((*s, *bytes));
+            }
+            Op::Isend {
+                dst,
+                tag: 0,
+                bytes,
+                req,
+                ..
+            } => {
+                assert_eq!(*req, ReqId(k as u64));
+                sends.push((*dst, *bytes));
+            }
+            Op::Waitall { reqs } => {
+                assert_eq!(k, prog.len() - 1);
+                assert_eq!(reqs.len(), k);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    (recvs, sends)
+}
+
+#[test]
+fn msglist_p512_level0_spmv() {
+    let Some(p) = data("workloads/amg-elasticity/P512-level0-spmv.csv") else {
+        return;
+    };
+    // Slow obvious reference: the rows, per sender and per receiver.
+    let text = std::fs::read_to_string(&p).unwrap();
+    let rows: Vec<(u32, u32, u64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    let cfg = MessageListConfig {
+        num_ranks: Some(512),
+        ..Default::default()
+    };
+    let ml = MessageList::read(&p, &cfg).unwrap();
+    assert_eq!(ml.num_ranks(), 512);
+    assert_eq!(ml.num_messages(), rows.len());
+    assert_eq!(ml.total_bytes(), rows.iter().map(|r| r.2).sum::<u64>());
+    let rev = MessageList::read(
+        &p,
+        &MessageListConfig {
+            recv_order: RecvOrder::Reversed,
+            ..cfg.clone()
+        },
+    )
+    .unwrap();
+    let shuf = |seed| {
+        MessageList::read(
+            &p,
+            &MessageListConfig {
+                recv_order: RecvOrder::Shuffled { seed },
+                ..cfg.clone()
+            },
+        )
+        .unwrap()
+    };
+    let (s1, s1b, s2) = (shuf(1), shuf(1), shuf(2));
+    let mut shuffled_differs = false;
+    for r in 0..512u32 {
+        let want_recvs: Vec<(u32, u64)> = rows
+            .iter()
+            .filter(|m| m.1 == r)
+            .map(|m| (m.0, m.2))
+            .collect();
+        let want_sends: Vec<(u32, u64)> = rows
+            .iter()
+            .filter(|m| m.0 == r)
+            .map(|m| (m.1, m.2))
+            .collect();
+        let (recvs, sends) = msglist_shape(&ml, r);
+        assert_eq!(recvs, want_recvs, "rank {r}");
+        assert_eq!(sends, want_sends, "rank {r}");
+        assert_eq!((ml.recvs_of(r), ml.sends_of(r)), (recvs.len(), sends.len()));
+        let (mut rr, rs) = msglist_shape(&rev, r);
+        rr.reverse();
+        assert_eq!((rr, rs), (want_recvs.clone(), want_sends.clone()));
+        let (a, sa) = msglist_shape(&s1, r);
+        assert_eq!(sa, want_sends, "sends keep listed order");
+        assert_eq!(msglist_shape(&s1b, r).0, a, "same seed, same order");
+        let (b, _) = msglist_shape(&s2, r);
+        let mut sorted = a.clone();
+        sorted.sort();
+        let mut want_sorted = want_recvs.clone();
+        want_sorted.sort();
+        assert_eq!(sorted, want_sorted, "a permutation");
+        if a.len() > 3 && a != b && a != want_recvs {
+            shuffled_differs = true;
+        }
+    }
+    assert!(
+        shuffled_differs,
+        "seeds 1 and 2 give different orders, unlike the listed one"
+    );
+    // Every message is sent once and received once.
+    let sent: usize = (0..512).map(|r| ml.sends_of(r)).sum();
+    let recvd: usize = (0..512).map(|r| ml.recvs_of(r)).sum();
+    assert_eq!((sent, recvd), (rows.len(), rows.len()));
+}
+
+#[test]
+fn msglist_malformed_inputs_name_file_and_line() {
+    let s = scratch("msglist-err");
+    let cfg = MessageListConfig {
+        num_ranks: Some(4),
+        ..Default::default()
+    };
+    let cases = [
+        (
+            "src,dst,bytes\n0,1,8\n1,0,-8\n",
+            "m.csv:3: bytes must not be negative, found `-8`",
+        ),
+        (
+            "src,dst,bytes\n0,1,8\n1,9,8\n",
+            "m.csv:3: rank 9 does not exist (num_ranks = 4)",
+        ),
+        (
+            "src,dst,bytes\n0,1\n",
+            "m.csv:2: expected 3 fields `src,dst,bytes`, found `0,1`",
+        ),
+        (
+            "from,to,size\n",
+            "m.csv:1: expected the header `src,dst,bytes` or a message, found `from,to,size`",
+        ),
+        (
+            "0,1,x\n",
+            "m.csv:1: bytes must be an integer in range, found `x`",
+        ),
+    ];
+    for (text, want) in cases {
+        let f = write(&s, "m.csv", text);
+        let e = MessageList::read(&f, &cfg).unwrap_err().to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+    let e = MessageList::read(&s.join("none.csv"), &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("none.csv:0: cannot open trace file"), "{e}");
+    // Ranks without messages get empty programs.
+    let f = write(&s, "ok.csv", "# a comment\n0,1,8\n\n0,1,16\n");
+    let ml = MessageList::read(&f, &cfg).unwrap();
+    assert_eq!(ops(ml.program(3)), vec![]);
+    let (o, origin) = ml.program(1).next_op().unwrap().unwrap();
+    assert_eq!(
+        o,
+        Op::Irecv {
+            src: Source::Rank(0),
+            tag: TagSel::Tag(0),
+            bytes: 8,
+            comm: W,
+            req: ReqId(0)
+        }
+    );
+    assert!(origin.to_string().ends_with("ok.csv:2"));
+}
