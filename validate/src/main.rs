@@ -1,7 +1,9 @@
 //! The `netsim` command line.
 
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use validate::suite::{self, Verdict};
 
 mod bench;
 
@@ -16,6 +18,33 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the validation suite: every closed-form model of the seed
+    /// papers checked against simulation, case by case. Exits non-zero if
+    /// any row fails.
+    Validate {
+        /// Run only the cases with these names (see --list).
+        #[arg(long = "case")]
+        cases: Vec<String>,
+        /// List the cases and exit.
+        #[arg(long)]
+        list: bool,
+        /// Print the rows as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Write SVG figures (simulated vs modeled) into this directory.
+        #[arg(long)]
+        figures: Option<PathBuf>,
+        /// The reduced versions the test suite runs.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Fit alpha and R_b per protocol (with the switch points) and gamma
+    /// from ping-pong and HighVolumePingPong timings (CSV:
+    /// size,n,order,seconds[,locality]); prints a scenario [mpi] section.
+    Fit {
+        /// The CSV file of timings.
+        csv: PathBuf,
+    },
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
         #[command(subcommand)]
@@ -23,13 +52,88 @@ enum Command {
     },
 }
 
+fn validate_cmd(
+    cases: Vec<String>,
+    list: bool,
+    json: bool,
+    figures: Option<PathBuf>,
+    quick: bool,
+) -> Result<bool, String> {
+    let all = validate::cases::all();
+    if list {
+        for c in &all {
+            println!("{:<20} {}", c.name, c.about);
+        }
+        return Ok(true);
+    }
+    if let Some(unknown) = cases
+        .iter()
+        .find(|n| !all.iter().any(|c| c.name == n.as_str()))
+    {
+        let names: Vec<&str> = all.iter().map(|c| c.name).collect();
+        return Err(format!(
+            "unknown case `{unknown}`; cases are: {}",
+            names.join(", ")
+        ));
+    }
+    if let Some(dir) = &figures {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create figure directory: {e}", dir.display()))?;
+    }
+    let mut rows = Vec::new();
+    for c in all
+        .iter()
+        .filter(|c| cases.is_empty() || cases.iter().any(|n| n == c.name))
+    {
+        let start = std::time::Instant::now();
+        let r = (c.run)(validate::cases::Opts {
+            quick,
+            figures: figures.as_deref(),
+        })?;
+        eprintln!(
+            "{:<20} {:>4} rows in {:.2} s",
+            c.name,
+            r.len(),
+            start.elapsed().as_secs_f64()
+        );
+        rows.extend(r);
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", suite::table(&rows));
+    }
+    Ok(rows.iter().all(|r| r.verdict != Verdict::Fail))
+}
+
+fn fit_cmd(csv: PathBuf) -> Result<bool, String> {
+    let name = csv.display().to_string();
+    let text = std::fs::read_to_string(&csv).map_err(|e| format!("{name}: {e}"))?;
+    let samples = validate::fit::parse_csv(&text, &name)?;
+    let f = validate::fit::fit(&samples).map_err(|e| format!("{name}: {e}"))?;
+    print!("{}", f.to_toml(&name));
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench { what } => bench::run(what),
+        Command::Validate {
+            cases,
+            list,
+            json,
+            figures,
+            quick,
+        } => validate_cmd(cases, list, json, figures, quick),
+        Command::Fit { csv } => fit_cmd(csv),
+        Command::Bench { what } => bench::run(what).map(|()| true),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("netsim: error: {e}");
             ExitCode::FAILURE

@@ -50,6 +50,21 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(0x8c, 0x56, 0x4b),
 ];
 
+/// Tick label: plain for moderate whole numbers, else one significant
+/// digit in scientific notation (log-axis ticks are powers of ten, and
+/// their float values print as `9.999999999e-6` otherwise).
+fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if (1e-2..1e5).contains(&a) {
+        let r = (v * 100.0).round() / 100.0;
+        if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r}") }
+    } else {
+        format!("{v:.1e}")
+    }
+}
+
 fn range(vals: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in vals.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
@@ -88,6 +103,8 @@ impl Figure {
             ($xr:expr, $yr:expr) => {{
                 let mut c = b.build_cartesian_2d($xr, $yr).map_err(|e| err(&e))?;
                 c.configure_mesh()
+                    .x_label_formatter(&tick)
+                    .y_label_formatter(&tick)
                     .x_desc(self.x_label.as_str())
                     .y_desc(self.y_label.as_str())
                     .draw()

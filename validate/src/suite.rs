@@ -13,6 +13,16 @@ pub enum Check {
         /// Relative tolerance.
         tol: f64,
     },
+    /// `|sim - model| <= tol * |model| + resolution`: exact up to the
+    /// simulator's time resolution (1 ps; a message's `s / R_b` is rounded
+    /// up to whole picoseconds, which is 1.4e-6 of an 8-byte intra-socket
+    /// Blue Waters message).
+    Exact {
+        /// Relative tolerance.
+        tol: f64,
+        /// Absolute resolution allowance (same unit as the values).
+        resolution: f64,
+    },
     /// The model is an upper bound: `sim <= model * (1 + slack)`.
     UpperBound {
         /// Relative slack.
@@ -93,6 +103,9 @@ impl Row {
         };
         let pass = match check {
             Check::Relative { tol } => (simulated - predicted).abs() <= tol * predicted.abs(),
+            Check::Exact { tol, resolution } => {
+                (simulated - predicted).abs() <= tol * predicted.abs() + resolution
+            }
             Check::UpperBound { slack } => simulated <= predicted * (1.0 + slack),
             Check::LowerBound { slack } => simulated >= predicted * (1.0 - slack),
             Check::WithinCi { half_width, k } => (simulated - predicted).abs() <= k * half_width,
@@ -127,6 +140,7 @@ impl Row {
 fn tolerance_text(c: &Check) -> String {
     match *c {
         Check::Relative { tol } => format!("+-{}", fmt_pct(tol)),
+        Check::Exact { tol, resolution } => format!("+-{} +-{resolution:.0e}", fmt_pct(tol)),
         Check::UpperBound { slack } => format!(
             "sim <= model{}",
             if slack > 0.0 {

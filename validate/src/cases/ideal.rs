@@ -1,0 +1,436 @@
+//! Cases on the ideal network (a private wire per pair of nodes, no
+//! contention): the machine the postal, LogP and LogGP closed forms assume,
+//! so the simulator must meet them exactly.
+
+use super::{Case, Opts, simulate};
+use crate::models::bienz;
+use crate::plot::{Figure, Series, Style};
+use crate::suite::{Check, Row};
+use mpi_layer::{CommId, MpiParams, Op, Protocol, ReqId, Source, TagSel};
+use scenarios::workloads::{Collective, RecvOrder, high_volume_ping_pong, ping_pong};
+use sim_core::{Bandwidth, Time, transfer_time};
+use topology::{IdealNetwork, Locality, NodeId, Placement, ProcLoc};
+
+pub(super) fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "postal",
+            about: "ping-pong per protocol and locality vs the postal model (Bienz eq. 1), Blue Waters preset: exact",
+            run: postal,
+        },
+        Case {
+            name: "hvpp",
+            about: "HighVolumePingPong on one node, in order and reversed: excess bounded by gamma n^2 (Bienz eq. 3), quadratic",
+            run: hvpp,
+        },
+        Case {
+            name: "loggp",
+            about: "binomial bcast and recursive-doubling allreduce vs their LogGP closed forms on an ideal network: exact",
+            run: loggp_collectives,
+        },
+        Case {
+            name: "hoefler-matching",
+            about: "matching cost with R outstanding receives vs T_match(R) <= 100 ns R (Hoefler Sec. 3), BG/P preset: linear",
+            run: hoefler_matching,
+        },
+    ]
+}
+
+/// The ideal network used here: 100 ns wire, 12 GB/s per wire (faster than
+/// every `R_b` of the presets, so the per-process rate is what limits).
+fn ideal(nodes: u32) -> IdealNetwork {
+    IdealNetwork::new(
+        nodes,
+        Time::from_ns(100),
+        Bandwidth::bytes_per_sec(12_000_000_000),
+    )
+}
+
+fn loc(node: u32, socket: u16, core: u16) -> ProcLoc {
+    ProcLoc {
+        node: NodeId(node),
+        socket,
+        core,
+    }
+}
+
+/// Two processes at the given locality (Blue Waters nodes: 2 sockets).
+fn pair(l: Locality) -> Placement {
+    let b = match l {
+        Locality::SameSocket => loc(0, 0, 1),
+        Locality::SameNode => loc(0, 1, 8),
+        Locality::OtherNode => loc(1, 0, 0),
+    };
+    Placement::from_locs(vec![loc(0, 0, 0), b])
+}
+
+fn protocol_name(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Short => "short",
+        Protocol::Eager => "eager",
+        Protocol::Rendezvous => "rendezvous",
+    }
+}
+
+fn locality_name(l: Locality) -> &'static str {
+    match l {
+        Locality::SameSocket => "intra-socket",
+        Locality::SameNode => "intra-node",
+        Locality::OtherNode => "inter-node",
+    }
+}
+
+/// Relative error at most 1e-6, or within the simulator's 1 ps resolution.
+const PS_EXACT: Check = Check::Exact {
+    tol: 1e-6,
+    resolution: 1e-12,
+};
+
+fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
+    let params = MpiParams::blue_waters();
+    let sizes: [&[u64]; 3] = if o.quick {
+        [&[8], &[4096], &[1 << 16]]
+    } else {
+        [&[1, 64, 1024], &[1025, 4096, 8192], &[8193, 65536, 1 << 20]]
+    };
+    let mut rows = Vec::new();
+    let mut fig_sim = vec![Vec::new(); 3];
+    let mut fig_model = vec![Vec::new(); 3];
+    for (li, l) in [
+        Locality::SameSocket,
+        Locality::SameNode,
+        Locality::OtherNode,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (pi, proto) in Protocol::ALL.into_iter().enumerate() {
+            for &s in sizes[pi] {
+                assert_eq!(
+                    params.protocol(s),
+                    proto,
+                    "size table matches the preset's switch points"
+                );
+                let reps = 3;
+                let r = simulate(
+                    "postal",
+                    pair(l),
+                    ideal(2),
+                    ping_pong(2, &[s], reps),
+                    params.clone(),
+                )?;
+                // Rank 0 finishes when the last pong arrives: 2 reps one-way
+                // times.
+                let one_way = r.finish[0].as_secs_f64() / (2 * reps) as f64;
+                let pp = params.postal(proto, l);
+                let model = bienz::postal(pp.alpha, pp.rate, s);
+                fig_sim[li].push((s as f64, one_way));
+                fig_model[li].push((s as f64, model));
+                rows.push(Row::new(
+                    "postal",
+                    format!("postal {} {} {s} B", protocol_name(proto), locality_name(l)),
+                    one_way,
+                    model,
+                    "s",
+                    PS_EXACT,
+                ));
+            }
+        }
+    }
+    if let Some(dir) = o.figures {
+        let mut series = Vec::new();
+        for (li, l) in ["intra-socket", "intra-node", "inter-node"]
+            .iter()
+            .enumerate()
+        {
+            series.push(Series {
+                name: format!("{l} simulated"),
+                points: fig_sim[li].clone(),
+                style: Style::Points,
+            });
+            series.push(Series {
+                name: format!("{l} postal model"),
+                points: fig_model[li].clone(),
+                style: Style::Line,
+            });
+        }
+        Figure {
+            title: "Ping-pong on Blue Waters parameters (Bienz Fig. 3)".into(),
+            x_label: "message size [B]".into(),
+            y_label: "one-way time [s]".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        }
+        .write_svg(&dir.join("postal.svg"))?;
+    }
+    Ok(rows)
+}
+
+fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
+    let params = MpiParams::blue_waters();
+    let s = 8;
+    let ns: &[u32] = if o.quick {
+        &[1, 10, 100, 300]
+    } else {
+        &[1, 10, 100, 1000, 3000, 10000]
+    };
+    let mut rows = Vec::new();
+    let (mut pts, mut fig_in, mut fig_rev, mut fig_model) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for &n in ns {
+        let run = |order| {
+            simulate(
+                "hvpp",
+                pair(Locality::SameSocket),
+                ideal(1),
+                high_volume_ping_pong(2, &[(0, 1)], n, s, order),
+                params.clone(),
+            )
+        };
+        let (a, b) = (run(RecvOrder::InOrder)?, run(RecvOrder::Reversed)?);
+        let (t_in, t_rev) = (a.makespan.as_secs_f64(), b.makespan.as_secs_f64());
+        let n64 = n as u64;
+        // Each of the two phases visits n (n+1)/2 elements reversed and n
+        // in order (Bienz Section 5).
+        rows.push(Row::new(
+            "hvpp",
+            format!("elements visited, reversed, n = {n}"),
+            b.elements_visited() as f64,
+            2.0 * bienz::reversed_search_elements(n64) as f64,
+            "",
+            Check::Relative { tol: 0.0 },
+        ));
+        rows.push(Row::new(
+            "hvpp",
+            format!("elements visited, in order, n = {n}"),
+            a.elements_visited() as f64,
+            2.0 * n as f64,
+            "",
+            Check::Relative { tol: 0.0 },
+        ));
+        let excess = t_rev - t_in;
+        rows.push(Row::new(
+            "hvpp",
+            format!("reversed excess <= gamma n^2 (eq. 3), n = {n}"),
+            excess,
+            bienz::queue_search(params.gamma, n64),
+            "s",
+            Check::UpperBound { slack: 0.0 },
+        ));
+        if n >= 10 {
+            pts.push(((n as f64).ln(), excess.ln()));
+        }
+        fig_in.push((n as f64, t_in));
+        fig_rev.push((n as f64, t_rev));
+        fig_model.push((n as f64, t_in + bienz::queue_search(params.gamma, n64)));
+    }
+    let m = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    let (sxx, sxy) = pts
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 * p.0, a.1 + p.0 * p.1));
+    let slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+    rows.push(
+        Row::new(
+            "hvpp",
+            "growth exponent of the reversed excess",
+            slope,
+            2.0,
+            "",
+            Check::Relative { tol: 0.05 },
+        )
+        .note("least-squares slope of log(excess) against log(n), n >= 10"),
+    );
+    if let Some(dir) = o.figures {
+        Figure {
+            title: "HighVolumePingPong on one node (Bienz Figs. 4, 5)".into(),
+            x_label: "messages n".into(),
+            y_label: "time [s]".into(),
+            log_x: true,
+            log_y: true,
+            series: vec![
+                Series {
+                    name: "in order, simulated".into(),
+                    points: fig_in,
+                    style: Style::Points,
+                },
+                Series {
+                    name: "reversed, simulated".into(),
+                    points: fig_rev,
+                    style: Style::Points,
+                },
+                Series {
+                    name: "in order + gamma n^2 (model)".into(),
+                    points: fig_model,
+                    style: Style::Line,
+                },
+            ],
+        }
+        .write_svg(&dir.join("hvpp.svg"))?;
+    }
+    Ok(rows)
+}
+
+fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
+    let params = MpiParams::blue_waters();
+    let s = 8u64;
+    let pp = params.postal(params.protocol(s), Locality::OtherNode);
+    let t = pp.alpha + transfer_time(s, pp.rate);
+    // LogGP with L + 2o = alpha and G = 1 / R_b (Hoefler Sec. 3); a
+    // message of s bytes then costs exactly T = alpha + s / R_b.
+    let reduce = transfer_time(s, params.collectives.reduce_rate);
+    let ps: &[u32] = if o.quick {
+        &[2, 4, 8]
+    } else {
+        &[2, 4, 8, 16, 32, 64]
+    };
+    let mut rows = Vec::new();
+    for &p in ps {
+        let d = p.trailing_zeros() as u64;
+        let placement = Placement::from_locs((0..p).map(|i| loc(i, 0, 0)).collect());
+        // Binomial tree: the last rank (all bits set) is reached after d
+        // hops of T each; every other path has fewer hops and o_s < T.
+        let bcast = simulate(
+            "loggp",
+            placement.clone(),
+            ideal(p),
+            scenarios::workloads::collective(Collective::Bcast, p, s, 1),
+            params.clone(),
+        )?;
+        rows.push(Row::new(
+            "loggp",
+            format!("binomial bcast {s} B, P = {p}: log2(P) (L + 2o + sG)"),
+            bcast.makespan.as_secs_f64(),
+            (t * d).as_secs_f64(),
+            "s",
+            Check::Relative { tol: 1e-6 },
+        ));
+        // Recursive doubling: d rounds, each one message each way at once
+        // plus the reduction of s bytes.
+        let ar = simulate(
+            "loggp",
+            placement,
+            ideal(p),
+            scenarios::workloads::collective(Collective::Allreduce, p, s, 1),
+            params.clone(),
+        )?;
+        rows.push(Row::new(
+            "loggp",
+            format!("recursive-doubling allreduce {s} B, P = {p}: log2(P) (L + 2o + sG + s/R_red)"),
+            ar.makespan.as_secs_f64(),
+            ((t + reduce) * d).as_secs_f64(),
+            "s",
+            Check::Relative { tol: 1e-6 },
+        ));
+        rows.push(Row::new(
+            "loggp",
+            format!("allreduce messages, P = {p}: P log2 P"),
+            ar.messages() as f64,
+            (p as u64 * d) as f64,
+            "",
+            Check::Relative { tol: 0.0 },
+        ));
+    }
+    Ok(rows)
+}
+
+fn hoefler_matching(o: Opts<'_>) -> Result<Vec<Row>, String> {
+    let params = MpiParams::bgp();
+    let rs: &[u32] = if o.quick {
+        &[0, 10, 100]
+    } else {
+        &[0, 1, 13, 100, 1000, 4000]
+    };
+    let w = CommId::WORLD;
+    let mut rows = Vec::new();
+    let mut base = None;
+    let mut pts = Vec::new();
+    for &r in rs {
+        // Rank 1 posts R receives from rank 2 (decoys), then the receive of
+        // rank 0's ping, which therefore sits behind R elements; it answers
+        // with a pong. Rank 2 matches the decoys long after rank 0 is done.
+        let mut p1: Vec<Op> = (0..r)
+            .map(|i| Op::Irecv {
+                src: Source::Rank(2),
+                tag: TagSel::Tag(i as i32),
+                bytes: 8,
+                comm: w,
+                req: ReqId(i as u64),
+            })
+            .collect();
+        p1.push(Op::Recv {
+            src: Source::Rank(0),
+            tag: TagSel::Tag(0),
+            bytes: 8,
+            comm: w,
+        });
+        p1.push(Op::Send {
+            dst: 0,
+            tag: 0,
+            bytes: 8,
+            comm: w,
+        });
+        p1.push(Op::Waitall {
+            reqs: (0..r as u64).map(ReqId).collect(),
+        });
+        let p0 = vec![
+            Op::Send {
+                dst: 1,
+                tag: 0,
+                bytes: 8,
+                comm: w,
+            },
+            Op::Recv {
+                src: Source::Rank(1),
+                tag: TagSel::Tag(0),
+                bytes: 8,
+                comm: w,
+            },
+        ];
+        let mut p2 = vec![Op::Sleep {
+            duration: Time::from_ms(100),
+        }];
+        p2.extend((0..r).map(|i| Op::Send {
+            dst: 1,
+            tag: i as i32,
+            bytes: 8,
+            comm: w,
+        }));
+        let placement = Placement::from_locs((0..3).map(|i| loc(i, 0, 0)).collect());
+        let res = simulate(
+            "hoefler-matching",
+            placement,
+            ideal(3),
+            vec![p0, p1, p2],
+            params.clone(),
+        )?;
+        let t = res.finish[0].as_secs_f64();
+        let b = *base.get_or_insert(t);
+        let excess = t - b;
+        pts.push((r as f64, excess));
+        rows.push(Row::new(
+            "hoefler-matching",
+            format!("added latency with R = {r} queued receives <= 100 ns R"),
+            excess,
+            crate::models::hoefler::bgp_match_bound(r as u64),
+            "s",
+            Check::UpperBound { slack: 1e-9 },
+        ));
+    }
+    let (sxx, sxy) = pts
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 * p.0, a.1 + p.0 * p.1));
+    rows.push(
+        Row::new(
+            "hoefler-matching",
+            "slope of added latency per queued receive",
+            sxy / sxx,
+            100e-9,
+            "s",
+            Check::Relative { tol: 1e-6 },
+        )
+        .note("linear in R: least-squares slope through the origin"),
+    );
+    Ok(rows)
+}

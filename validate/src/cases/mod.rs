@@ -1,0 +1,53 @@
+//! The validation suite's cases: each runs a seed paper's experiment in the
+//! simulator with matching parameters and compares with the paper's model.
+//!
+//! A case returns [`Row`]s; `quick` selects the reduced version that runs
+//! in `cargo test` (fewer sizes, smaller n), the full version runs in
+//! `netsim validate`. Cases that can write figures do so into `figures`.
+
+use crate::suite::Row;
+use mpi_layer::{MpiParams, Op, RunResults, VecProgram};
+use std::path::Path;
+use topology::{Placement, Transport};
+
+pub mod ideal;
+
+/// Options every case receives.
+#[derive(Clone, Copy, Debug)]
+pub struct Opts<'a> {
+    /// Reduced sizes for the test suite.
+    pub quick: bool,
+    /// Where to write SVG figures, if anywhere.
+    pub figures: Option<&'a Path>,
+}
+
+/// A validation case.
+pub struct Case {
+    /// Name used by `--case`.
+    pub name: &'static str,
+    /// What it checks, one line.
+    pub about: &'static str,
+    /// Runs it.
+    pub run: fn(Opts<'_>) -> Result<Vec<Row>, String>,
+}
+
+/// Every case, in the order `netsim validate` runs them.
+pub fn all() -> Vec<Case> {
+    ideal::cases()
+}
+
+/// Runs in-memory programs; errors become strings naming the case.
+pub fn simulate<T: Transport>(
+    case: &str,
+    placement: Placement,
+    transport: T,
+    programs: Vec<Vec<Op>>,
+    params: MpiParams,
+) -> Result<RunResults, String> {
+    let progs = programs
+        .into_iter()
+        .enumerate()
+        .map(|(r, ops)| VecProgram::new(&format!("{case}/rank{r}"), ops))
+        .collect();
+    mpi_layer::run(placement, transport, progs, params).map_err(|e| format!("{case}: {e}"))
+}
