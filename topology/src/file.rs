@@ -216,12 +216,16 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
     b.build(sharing).map_err(|e| {
         let msg = e.to_string();
         let line = match &e {
-            MachineError::Graph(m) => host_lines.iter().copied().find(|&l| {
-                let decl = text.lines().nth(l - 1).unwrap_or("");
-                decl.split_whitespace()
-                    .nth(1)
-                    .is_some_and(|n| m.contains(&format!("`{n}`")))
-            }),
+            // The host named first in the message.
+            MachineError::Graph(m) => host_lines
+                .iter()
+                .filter_map(|&l| {
+                    let decl = text.lines().nth(l - 1).unwrap_or("");
+                    let name = decl.split_whitespace().nth(1)?;
+                    m.find(&format!("`{name}`")).map(|pos| (pos, l))
+                })
+                .min()
+                .map(|(_, l)| l),
             MachineError::Param { .. } => None,
         };
         MachineFileError {
