@@ -4,11 +4,73 @@
 //! links, routing, and the transport that moves bytes between node network
 //! interfaces. Knows nothing of MPI: no tags, no communicators, no
 //! protocols. The MPI layer drives it through [`Transport`].
+//!
+//! * [`machine`]: the structure ([`Machine`], on a petgraph graph), the
+//!   node interface (a host's one cable: injection and ejection rate,
+//!   `R_N` of Bienz et al. eq. 2), routing tables, hop counts.
+//! * Families built from parameters, with documented presets:
+//!   [`torus`] (Cray Gemini 3-D torus, Blue Waters; partitions of a line
+//!   or a cube of Geminis, Bienz et al. Figs. 6 and 8), [`ethernet`]
+//!   (Zhu et al.'s two-rack top-of-rack cluster, Fig. 1; `fair` and
+//!   `asymmetric` sharing, eqs. 5 and 6), [`infiniband`] (one QDR switch,
+//!   Bridges et al. Table 2), and [`file`] (any graph from a text file).
+//! * Routing: dimension order and minimal adaptive on the torus
+//!   ([`torus`] states the tie rules); shortest-path tables elsewhere
+//!   (tie: lowest link id).
+//! * Transport: [`packet`] (packets queue at every link direction,
+//!   cut-through or store-and-forward) and [`flow`] (max-min fair flows,
+//!   updated per connected component); [`Network`] selects one at run
+//!   time. Both satisfy the [`Transport`] contract that a lone transfer
+//!   arrives at exactly `now + idle_time`.
+//! * [`stats`]: per-link bytes, busy time, utilization, peak queue, and
+//!   optional per-interval series.
+//! * [`placement`]: processes to cores (block, round robin, explicit list
+//!   or map file) and the locality of a pair.
+//!
+//! ## Packet pipeline
+//!
+//! Drop the latencies (they only shift each server's times by the sum of
+//! the latencies before it). With `E(i, k)` the time packet `k` leaves
+//! server `i`, cut-through gives `S(i, k) = E(i, k - 1)` and
+//! `E(i, k) = max_{j <= i} (E(j, k - 1) + s(j, k))`, so `E(m, n - 1)` is
+//! the largest sum over non-decreasing server choices `j_0 <= .. <=
+//! j_{n-1}` of `s(j_k, k)`; store-and-forward is the classic tandem queue
+//! whose `E(m, n - 1)` is the heaviest monotone lattice path. With full
+//! packets alike and a shorter last one both reduce to the `O(route)`
+//! forms in [`network`] (`packet_idle_time`), which tests compare with the
+//! simulation exactly.
+//!
+//! ## Not implemented (yet)
+//!
+//! Finite buffers with backpressure: link buffers are recorded, queues are
+//! unbounded.
 
+pub mod ethernet;
+pub mod file;
+pub mod flow;
 pub mod ideal;
+pub mod infiniband;
+pub mod machine;
+pub mod network;
+pub mod packet;
 pub mod placement;
+pub mod stats;
+pub mod torus;
 pub mod transport;
 
+pub use ethernet::{Backbone, EthernetParams};
+pub use file::MachineFileError;
+pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;
-pub use placement::{Locality, Placement, ProcLoc};
+pub use infiniband::InfinibandParams;
+pub use machine::{
+    Link, LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef, Vertex, VertexKind,
+};
+pub use network::{
+    DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, NetEvent, Network, RouteMode, Switching,
+};
+pub use packet::{PacketEvent, PacketNet};
+pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
+pub use stats::{LinkSeries, LinkStat};
+pub use torus::{TorusGeom, TorusParams};
 pub use transport::{Delivery, NodeId, Transfer, Transport};

@@ -2,7 +2,9 @@
 //! the locality of a pair (Bienz et al. Table 1 distinguishes intra-socket,
 //! intra-node and inter-node parameters).
 
+use crate::machine::Machine;
 use crate::transport::NodeId;
+use std::collections::HashSet;
 
 /// The location of one process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -58,6 +60,129 @@ impl Placement {
         Placement { locs }
     }
 
+    /// Maps `procs` processes onto `nodes` (e.g. a torus partition from
+    /// [`crate::TorusGeom::line`] or [`crate::TorusGeom::cube`]) with at
+    /// most `ppn` per node on `sockets` sockets (cores split evenly, as in
+    /// [`Placement::block`]). [`Mapping::Block`] fills a node before the
+    /// next; [`Mapping::RoundRobin`] deals process `p` to node
+    /// `p mod nodes.len()`.
+    pub fn map(
+        procs: u32,
+        nodes: &[NodeId],
+        ppn: u16,
+        sockets: u16,
+        how: Mapping,
+    ) -> Result<Self, PlacementError> {
+        if ppn == 0 || sockets == 0 || nodes.is_empty() {
+            return Err(PlacementError::Shape(
+                "ppn, sockets and the node list must be non-empty".into(),
+            ));
+        }
+        if procs as u64 > nodes.len() as u64 * ppn as u64 {
+            return Err(PlacementError::Shape(format!(
+                "{procs} processes do not fit on {} nodes at {ppn} per node",
+                nodes.len()
+            )));
+        }
+        let per_socket = ppn.div_ceil(sockets);
+        let n = nodes.len() as u32;
+        let locs = (0..procs)
+            .map(|p| {
+                let (node, slot) = match how {
+                    Mapping::Block => (p / ppn as u32, (p % ppn as u32) as u16),
+                    Mapping::RoundRobin => (p % n, (p / n) as u16),
+                };
+                ProcLoc {
+                    node: nodes[node as usize],
+                    socket: slot / per_socket,
+                    core: slot,
+                }
+            })
+            .collect();
+        Ok(Placement { locs })
+    }
+
+    /// Round-robin mapping over nodes `0..nodes`: process `p` on node
+    /// `p mod nodes`, its core the count of earlier processes there.
+    pub fn round_robin(
+        procs: u32,
+        nodes: u32,
+        ppn: u16,
+        sockets: u16,
+    ) -> Result<Self, PlacementError> {
+        let list: Vec<NodeId> = (0..nodes).map(NodeId).collect();
+        Self::map(procs, &list, ppn, sockets, Mapping::RoundRobin)
+    }
+
+    /// An explicit list of locations, validated against `machine`: every
+    /// node exists, every socket and core exists on its node (`core` is
+    /// numbered within the node, `socket` must be the socket holding that
+    /// core), and no two processes share a core.
+    pub fn explicit(locs: Vec<ProcLoc>, machine: &Machine) -> Result<Self, PlacementError> {
+        let mut used = HashSet::new();
+        for (p, l) in locs.iter().enumerate() {
+            check_loc(p as u32, l, machine)?;
+            if !used.insert((l.node, l.core)) {
+                return Err(PlacementError::Loc {
+                    proc: p as u32,
+                    why: format!("core {} of node {} is already taken", l.core, l.node.0),
+                });
+            }
+        }
+        Ok(Placement { locs })
+    }
+
+    /// Parses a map file: one line per process in rank order, `<node>
+    /// <core>` (core numbered within the node; the socket follows from
+    /// the machine's cores per socket); `#` comments and blank lines are
+    /// ignored. Errors name `file:line`.
+    pub fn parse_map(file: &str, text: &str, machine: &Machine) -> Result<Self, PlacementError> {
+        let mut locs = Vec::new();
+        let mut lines = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let at = |why: String| PlacementError::File {
+                file: file.into(),
+                line: i + 1,
+                why,
+            };
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if w.len() != 2 {
+                return Err(at(format!("expected `<node> <core>`, got `{line}`")));
+            }
+            let node: u32 = w[0]
+                .parse()
+                .map_err(|_| at(format!("bad node `{}`", w[0])))?;
+            let core: u16 = w[1]
+                .parse()
+                .map_err(|_| at(format!("bad core `{}`", w[1])))?;
+            if node >= machine.nodes() {
+                return Err(at(format!(
+                    "node {node} does not exist ({} nodes)",
+                    machine.nodes()
+                )));
+            }
+            let (_, cps) = machine.host_shape(NodeId(node));
+            locs.push(ProcLoc {
+                node: NodeId(node),
+                socket: core / cps,
+                core,
+            });
+            lines.push(i + 1);
+        }
+        Self::explicit(locs, machine).map_err(|e| match e {
+            PlacementError::Loc { proc, why } => PlacementError::File {
+                file: file.into(),
+                line: lines[proc as usize],
+                why: format!("process {proc}: {why}"),
+            },
+            other => other,
+        })
+    }
+
     /// Number of processes.
     pub fn len(&self) -> usize {
         self.locs.len()
@@ -99,6 +224,69 @@ impl Placement {
     }
 }
 
+/// Order of a generated mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mapping {
+    /// Fill each node before the next.
+    Block,
+    /// Deal processes to nodes in turn.
+    RoundRobin,
+}
+
+/// A placement that cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlacementError {
+    /// Impossible shape parameters.
+    #[error("invalid mapping: {0}")]
+    Shape(String),
+    /// A bad location for process `proc`.
+    #[error("process {proc}: {why}")]
+    Loc {
+        /// The process (rank).
+        proc: u32,
+        /// What is wrong.
+        why: String,
+    },
+    /// A bad line of a map file.
+    #[error("{file}:{line}: {why}")]
+    File {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+fn check_loc(p: u32, l: &ProcLoc, m: &Machine) -> Result<(), PlacementError> {
+    let bad = |why: String| PlacementError::Loc { proc: p, why };
+    if l.node.0 >= m.nodes() {
+        return Err(bad(format!(
+            "node {} does not exist ({} nodes)",
+            l.node.0,
+            m.nodes()
+        )));
+    }
+    let (sockets, cps) = m.host_shape(l.node);
+    let cores = sockets as u32 * cps as u32;
+    if l.core as u32 >= cores {
+        return Err(bad(format!(
+            "core {} does not exist (node {} has {cores})",
+            l.core, l.node.0
+        )));
+    }
+    if l.socket != l.core / cps {
+        return Err(bad(format!(
+            "core {} is on socket {}, not {}",
+            l.core,
+            l.core / cps,
+            l.socket
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +301,28 @@ mod tests {
         assert_eq!(p.locality(0, 8), Locality::SameNode);
         assert_eq!(p.locality(0, 16), Locality::OtherNode);
         assert_eq!(p.nodes_used(), 2);
+    }
+
+    #[test]
+    fn round_robin_and_explicit() {
+        let p = Placement::round_robin(8, 4, 2, 2).unwrap();
+        assert_eq!(p.node(5), NodeId(1));
+        assert_eq!(p.loc(5).core, 1);
+        assert_eq!(p.locality(1, 5), Locality::SameNode);
+        assert!(Placement::round_robin(9, 4, 2, 2).is_err());
+        let m = crate::InfinibandParams::qdr(4).build().unwrap();
+        let ok = Placement::parse_map("map.txt", "0 0\n# c\n1 3\n", &m).unwrap();
+        assert_eq!(ok.locality(0, 1), Locality::OtherNode);
+        let e = Placement::parse_map("map.txt", "0 0\n\n0 0\n", &m).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "map.txt:3: process 1: core 0 of node 0 is already taken"
+        );
+        let e = Placement::parse_map("map.txt", "9 0\n", &m).unwrap_err();
+        assert!(e.to_string().starts_with("map.txt:1: node 9"), "{e}");
+        let e = Placement::parse_map("map.txt", "0 x\n", &m).unwrap_err();
+        assert!(e.to_string().starts_with("map.txt:1: bad core"), "{e}");
+        let e = Placement::parse_map("map.txt", "0 8\n", &m).unwrap_err();
+        assert!(e.to_string().contains("core 8 does not exist"), "{e}");
     }
 }

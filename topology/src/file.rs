@@ -1,0 +1,336 @@
+//! Machines loaded from a text file: any graph of hosts, switches and
+//! routers joined by full-duplex cables, routed by shortest path.
+//!
+//! # Format
+//!
+//! One statement per line; `#` starts a comment; blank lines are ignored;
+//! names are any non-blank word. Statements:
+//!
+//! ```text
+//! machine <name>                       # optional, names the machine
+//! sharing fair|asymmetric              # optional, default fair
+//! host <name> [sockets=<n>] [cores=<n>]  # cores per socket; defaults 1 and 1
+//! switch <name>
+//! router <name>
+//! link <a> <b> bw=<rate> lat=<time> [buffer=<bytes>] [bw_back=<rate>] [lat_back=<time>]
+//! ```
+//!
+//! A `link` is a full-duplex cable; `bw` and `lat` apply to both
+//! directions unless `bw_back` / `lat_back` give the b -> a direction its
+//! own. Vertices must be declared before the links that use them. Each
+//! host has exactly one link (its network interface, whose bandwidth is
+//! the node's injection and ejection rate). Hosts are numbered in the
+//! order declared: the first host is node 0.
+//!
+//! Units (decimal prefixes for rates): rates `B/s kB/s MB/s GB/s` (bytes)
+//! or `b/s kb/s Mb/s Gb/s` (bits), e.g. `3.787GB/s`, `940Mb/s`; times
+//! `ps ns us ms s`, e.g. `1616ns`; sizes `B KB MB KiB MiB`, e.g. `64KiB`.
+//!
+//! Routing: the shortest path in links; among equally short paths the one
+//! leaving each switch by its earliest-declared link.
+//!
+//! Every error names `file:line` and what is wrong; nothing panics on bad
+//! input. See `topology/MACHINE-FORMAT.md` and
+//! `topology/examples/fat-tree.machine`.
+
+use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
+use sim_core::{Bandwidth, Time};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+/// A machine file error: where and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineFileError {
+    /// File name as given.
+    pub file: String,
+    /// 1-based line, or `None` for errors about the whole file.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for MachineFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.msg),
+            None => write!(f, "{}: {}", self.file, self.msg),
+        }
+    }
+}
+
+impl std::error::Error for MachineFileError {}
+
+/// Reads and parses a machine file.
+pub fn load(path: &Path) -> Result<Machine, MachineFileError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| MachineFileError {
+        file: name.clone(),
+        line: None,
+        msg: format!("cannot read: {e}"),
+    })?;
+    parse(&name, &text)
+}
+
+/// Parses machine-file text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
+    let err = |line: usize, msg: String| MachineFileError {
+        file: file.to_string(),
+        line: Some(line),
+        msg,
+    };
+    let mut b = MachineBuilder::new(file);
+    let mut sharing = Sharing::Fair;
+    // Name -> (vertex, declaring line). Lookups only; never iterated.
+    let mut names: HashMap<String, (VRef, usize)> = HashMap::new();
+    let mut host_lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let ln = i + 1;
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[0] {
+            "machine" => {
+                if words.len() != 2 {
+                    return Err(err(ln, "expected `machine <name>`".into()));
+                }
+                b.set_name(words[1]);
+            }
+            "sharing" => {
+                sharing = match words.get(1).copied() {
+                    Some("fair") if words.len() == 2 => Sharing::Fair,
+                    Some("asymmetric") if words.len() == 2 => Sharing::Asymmetric,
+                    _ => {
+                        return Err(err(
+                            ln,
+                            "expected `sharing fair` or `sharing asymmetric`".into(),
+                        ));
+                    }
+                }
+            }
+            kw @ ("host" | "switch" | "router") => {
+                let Some(&name) = words.get(1) else {
+                    return Err(err(ln, format!("expected `{kw} <name>`")));
+                };
+                if let Some((_, first)) = names.get(name) {
+                    return Err(err(
+                        ln,
+                        format!("`{name}` is already declared on line {first}"),
+                    ));
+                }
+                let opts = options(&words[2..]).map_err(|m| err(ln, m))?;
+                let v = if kw == "host" {
+                    let mut sockets = 1u16;
+                    let mut cores = 1u16;
+                    for (k, val) in opts {
+                        let n: u16 = val.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                            err(ln, format!("`{k}` must be a positive integer, got `{val}`"))
+                        })?;
+                        match k {
+                            "sockets" => sockets = n,
+                            "cores" => cores = n,
+                            _ => {
+                                return Err(err(
+                                    ln,
+                                    format!("unknown host option `{k}` (sockets, cores)"),
+                                ));
+                            }
+                        }
+                    }
+                    host_lines.push(ln);
+                    b.host(name, sockets, cores)
+                } else {
+                    if let Some((k, _)) = opts.first() {
+                        return Err(err(ln, format!("unknown {kw} option `{k}`")));
+                    }
+                    b.net(name, kw == "router")
+                };
+                names.insert(name.to_string(), (v, ln));
+            }
+            "link" => {
+                if words.len() < 3 {
+                    return Err(err(
+                        ln,
+                        "expected `link <a> <b> bw=<rate> lat=<time> ...`".into(),
+                    ));
+                }
+                let end = |w: &str| {
+                    names.get(w).map(|&(v, _)| v).ok_or_else(|| {
+                        err(
+                            ln,
+                            format!("unknown vertex `{w}` (declare it before the link)"),
+                        )
+                    })
+                };
+                let (a, bv) = (end(words[1])?, end(words[2])?);
+                if words[1] == words[2] {
+                    return Err(err(ln, format!("link from `{}` to itself", words[1])));
+                }
+                let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) =
+                    (None, None, 0u64, None, None);
+                for (k, val) in options(&words[3..]).map_err(|m| err(ln, m))? {
+                    let bad = |what: &str| err(ln, format!("bad {what} `{val}` for `{k}`"));
+                    match k {
+                        "bw" => bw = Some(parse_rate(val).ok_or_else(|| bad("rate"))?),
+                        "bw_back" => bw_back = Some(parse_rate(val).ok_or_else(|| bad("rate"))?),
+                        "lat" => lat = Some(parse_time(val).ok_or_else(|| bad("time"))?),
+                        "lat_back" => lat_back = Some(parse_time(val).ok_or_else(|| bad("time"))?),
+                        "buffer" => buf = parse_bytes(val).ok_or_else(|| bad("size"))?,
+                        _ => {
+                            return Err(err(
+                                ln,
+                                format!(
+                                    "unknown link option `{k}` (bw, lat, buffer, bw_back, lat_back)"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                let bw = bw.ok_or_else(|| err(ln, "link needs `bw=<rate>`".into()))?;
+                let lat = lat.ok_or_else(|| err(ln, "link needs `lat=<time>`".into()))?;
+                let fwd = LinkParams {
+                    bandwidth: bw,
+                    latency: lat,
+                    buffer: buf,
+                };
+                let back = LinkParams {
+                    bandwidth: bw_back.unwrap_or(bw),
+                    latency: lat_back.unwrap_or(lat),
+                    buffer: buf,
+                };
+                b.cable(a, bv, fwd, back);
+            }
+            other => {
+                return Err(err(
+                    ln,
+                    format!(
+                        "unknown statement `{other}` (machine, sharing, host, switch, router, link)"
+                    ),
+                ));
+            }
+        }
+    }
+    // Graph errors name a host; point at the line that declared it.
+    b.build(sharing).map_err(|e| {
+        let msg = e.to_string();
+        let line = match &e {
+            // The host named first in the message.
+            MachineError::Graph(m) => host_lines
+                .iter()
+                .filter_map(|&l| {
+                    let decl = text.lines().nth(l - 1).unwrap_or("");
+                    let name = decl.split_whitespace().nth(1)?;
+                    m.find(&format!("`{name}`")).map(|pos| (pos, l))
+                })
+                .min()
+                .map(|(_, l)| l),
+            MachineError::Param { .. } => None,
+        };
+        MachineFileError {
+            file: file.to_string(),
+            line,
+            msg,
+        }
+    })
+}
+
+fn options<'a>(words: &[&'a str]) -> Result<Vec<(&'a str, &'a str)>, String> {
+    words
+        .iter()
+        .map(|w| {
+            w.split_once('=')
+                .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+                .ok_or_else(|| format!("expected `key=value`, got `{w}`"))
+        })
+        .collect()
+}
+
+fn split_num(s: &str) -> Option<(f64, &str)> {
+    let i = s
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+        })
+        .unwrap_or(s.len());
+    // `e` may begin a unit; back off if the number does not parse.
+    let mut j = i;
+    while j > 0 {
+        if let Ok(v) = s[..j].parse::<f64>() {
+            return (v.is_finite() && v >= 0.0).then_some((v, &s[j..]));
+        }
+        j -= 1;
+    }
+    None
+}
+
+/// Parses a rate such as `3.787GB/s` or `940Mb/s`; `None` if malformed
+/// or below 1 B/s.
+pub fn parse_rate(s: &str) -> Option<Bandwidth> {
+    let (v, unit) = split_num(s)?;
+    let mult = match unit {
+        "B/s" => 1.0,
+        "kB/s" | "KB/s" => 1e3,
+        "MB/s" => 1e6,
+        "GB/s" => 1e9,
+        "b/s" => 1.0 / 8.0,
+        "kb/s" | "Kb/s" => 1e3 / 8.0,
+        "Mb/s" => 1e6 / 8.0,
+        "Gb/s" => 1e9 / 8.0,
+        _ => return None,
+    };
+    Bandwidth::try_bytes_per_sec_f64(v * mult)
+}
+
+/// Parses a time such as `1616ns` or `1.5us` (rounded to the nearest ps).
+pub fn parse_time(s: &str) -> Option<Time> {
+    let (v, unit) = split_num(s)?;
+    let secs = match unit {
+        "ps" => 1e-12,
+        "ns" => 1e-9,
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => return None,
+    };
+    Time::try_from_secs_f64(v * secs)
+}
+
+/// Parses a size such as `64KiB` or `3MB` (whole bytes).
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let (v, unit) = split_num(s)?;
+    let mult = match unit {
+        "B" | "" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let b = (v * mult).round();
+    (b < u64::MAX as f64).then_some(b as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(
+            parse_rate("3.787GB/s").unwrap().as_bytes_per_sec(),
+            3_787_000_000
+        );
+        assert_eq!(
+            parse_rate("940Mb/s").unwrap().as_bytes_per_sec(),
+            117_500_000
+        );
+        assert_eq!(parse_time("1616ns"), Some(Time::from_ns(1616)));
+        assert_eq!(parse_time("1.5us"), Some(Time::from_ns(1500)));
+        assert_eq!(parse_bytes("64KiB"), Some(65536));
+        assert_eq!(parse_rate("0GB/s"), None);
+        assert_eq!(parse_rate("12"), None);
+        assert_eq!(parse_time("-1ns"), None);
+        assert_eq!(parse_time("1e3ns"), Some(Time::from_us(1)));
+    }
+}

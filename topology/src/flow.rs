@@ -1,0 +1,504 @@
+//! The flow model: every transfer is a flow along its route, and flows
+//! share link and interface bandwidth max-min fairly.
+//!
+//! # Sharing
+//!
+//! Rates are the max-min fair allocation (progressive filling) over the
+//! constraints of the machine, with each flow's [`Transfer::rate_cap`]
+//! (`R_b`, Bienz et al. eq. 2) as an upper bound of that flow alone:
+//!
+//! * [`Sharing::Fair`]: every link direction is a constraint: the flows
+//!   crossing it share its bandwidth (Zhu et al. eq. 5: `|E|` flows on a
+//!   saturated resource of inverse bandwidth `beta` each get
+//!   `1 / (beta * |E|)`). Node interfaces are the hosts' links, so the
+//!   node's `R_N` is shared too.
+//! * [`Sharing::Asymmetric`]: both directions of a cable form one
+//!   constraint whose fair level is `min(rem_in / n_in, rem_out / n_out)`
+//!   over the directions that still have unfixed flows; when it binds,
+//!   the unfixed flows of *both* directions get that level. With all flows
+//!   bottlenecked on the cable that is Zhu et al. eq. 6: every flow gets
+//!   `bandwidth / max(d+, d-)` (12 in + 1 out on a NIC: 13 flows at
+//!   940/12 Mb/s). Flows of the busy direction that are held below their
+//!   share elsewhere leave their capacity to the others, which is Zhu's
+//!   Algorithm 1 rule that contra-flow congestion applies only when the
+//!   contra-flows saturate the link (lines 16-20).
+//!
+//! # Updates
+//!
+//! A start or an end only marks the flows it affects and schedules one
+//! `Update` event at the current time, so that all starts and ends at one
+//! instant are handled together. The update recomputes the connected
+//! component of the flow-constraint graph reachable from the marked flows
+//! (flows sharing a constraint, transitively): flows outside it keep their
+//! rates, which max-min fairness guarantees. Cost of one update:
+//! `O(M log C)` for `M` flow-link memberships and `C` constraints in the
+//! component (a heap orders constraint levels; levels only rise as flows
+//! are fixed, so stale heap entries are refreshed lazily). Flows whose
+//! rate changed have their completion event moved with
+//! [`Schedule::reschedule`]; the others are not touched. The component
+//! can be the whole network under dense traffic (the ripple that made
+//! SST/macro drop its flow model): [`FlowNet::update_stats`] reports how
+//! many flows each update touched.
+//!
+//! # Timing
+//!
+//! A flow's data leaves at its current rate; when the last byte has left,
+//! its bandwidth is released and the delivery follows after the route's
+//! summed latency. On an idle machine: `latency sum + bytes / rate`, with
+//! `rate` the smallest bandwidth on the route and the cap, converted with
+//! [`transfer_time`] exactly. Remaining bytes are tracked in `f64`; a
+//! completion time is rounded up to the picosecond.
+
+use crate::machine::{Machine, Sharing};
+use crate::network::{NetConfig, NetConfigError, check, flow_idle_time};
+use crate::stats::{LinkSeries, LinkStat, StatsCollector};
+use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use sim_core::stats::Summary;
+use sim_core::{Bandwidth, EventId, PS_PER_SEC, Schedule, Time, transfer_time};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Events of the flow model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowEvent {
+    /// Recompute the rates of the flows marked since the last update.
+    Update,
+    /// A flow sent its last byte.
+    End(u32),
+    /// A flow's last byte arrived (carries the transfer's token).
+    Deliver(u64),
+}
+
+#[derive(Clone, Debug, Default)]
+struct Flow {
+    token: u64,
+    route: Vec<u32>,
+    bytes: u64,
+    lat: Time,
+    cap: f64,
+    rate: f64,
+    new_rate: f64,
+    remaining: f64,
+    last: Time,
+    end_ev: Option<EventId>,
+    mark: u32,
+    frozen: bool,
+}
+
+/// Heap entries for caps carry this bit above the flow id.
+const CAP_TAG: u64 = 1 << 32;
+
+/// The flow transport. See the module docs.
+pub struct FlowNet {
+    m: Machine,
+    asym: bool,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    on_link: Vec<Vec<u32>>,
+    rem: Vec<f64>,
+    nun: Vec<u32>,
+    cmark: Vec<u32>,
+    epoch: u32,
+    dirty_links: Vec<u32>,
+    dirty_flows: Vec<u32>,
+    update_pending: bool,
+    comp: Vec<u32>,
+    cons: Vec<u32>,
+    stack: Vec<u32>,
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    stats: StatsCollector,
+    touched: Summary,
+    touched_max: usize,
+}
+
+/// How many flows the rate updates touched.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct UpdateStats {
+    /// Updates run.
+    pub updates: u64,
+    /// Mean flows recomputed per update.
+    pub mean_flows: f64,
+    /// Most flows recomputed in one update.
+    pub max_flows: usize,
+}
+
+impl FlowNet {
+    /// A flow network over `m`.
+    pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
+        check(&m, &cfg)?;
+        let nl = m.links().len();
+        Ok(FlowNet {
+            asym: m.sharing == Sharing::Asymmetric,
+            flows: Vec::new(),
+            free: Vec::new(),
+            on_link: vec![Vec::new(); nl],
+            rem: vec![0.0; nl],
+            nun: vec![0; nl],
+            cmark: vec![0; nl],
+            epoch: 0,
+            dirty_links: Vec::new(),
+            dirty_flows: Vec::new(),
+            update_pending: false,
+            comp: Vec::new(),
+            cons: Vec::new(),
+            stack: Vec::new(),
+            heap: BinaryHeap::new(),
+            stats: StatsCollector::new(nl, cfg.series_interval),
+            touched: Summary::default(),
+            touched_max: 0,
+            m,
+        })
+    }
+    /// The machine.
+    pub fn machine(&self) -> &Machine {
+        &self.m
+    }
+    /// Per-link totals (see [`LinkStat`]).
+    pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
+        self.stats.report(self.m.links(), elapsed, true)
+    }
+    /// Per-link series.
+    pub fn link_series(&self) -> Vec<LinkSeries> {
+        self.stats.series()
+    }
+    /// Flows recomputed per update so far.
+    pub fn update_stats(&self) -> UpdateStats {
+        UpdateStats {
+            updates: self.touched.count(),
+            mean_flows: self.touched.mean().unwrap_or(0.0),
+            max_flows: self.touched_max,
+        }
+    }
+    /// Current rate of every flow in progress, as (token, bytes/s), in
+    /// flow-slot order (for tests and reports).
+    pub fn rates(&self) -> Vec<(u64, f64)> {
+        self.flows
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.free.contains(&(*i as u32)))
+            .map(|(_, f)| (f.token, f.rate))
+            .collect()
+    }
+
+    /// The constraint of link `l` (its own id, or with the asymmetric rule
+    /// the lower id of its cable).
+    #[inline]
+    fn cons_of(&self, l: u32) -> u32 {
+        if self.asym {
+            l.min(self.m.link(l).reverse)
+        } else {
+            l
+        }
+    }
+
+    #[inline]
+    fn sides(&self, c: u32) -> [u32; 2] {
+        if self.asym {
+            [c, self.m.link(c).reverse]
+        } else {
+            [c, c]
+        }
+    }
+
+    /// Fair level of constraint `c` now, `INFINITY` if it has no unfixed
+    /// flow.
+    #[inline]
+    fn level(&self, c: u32) -> f64 {
+        let mut lv = f64::INFINITY;
+        for s in self.sides(c) {
+            let n = self.nun[s as usize];
+            if n > 0 {
+                lv = lv.min((self.rem[s as usize] / n as f64).max(0.0));
+            }
+        }
+        lv
+    }
+
+    fn ensure_update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
+        if !self.update_pending {
+            self.update_pending = true;
+            sched.schedule_in(Time::ZERO, FlowEvent::Update);
+        }
+    }
+
+    fn visit_cons(&mut self, c: u32) {
+        if self.cmark[c as usize] == self.epoch {
+            return;
+        }
+        self.cmark[c as usize] = self.epoch;
+        self.cons.push(c);
+        let sides = self.sides(c);
+        let n = if sides[0] == sides[1] { 1 } else { 2 };
+        for &s in &sides[..n] {
+            for &f in &self.on_link[s as usize] {
+                let fl = &mut self.flows[f as usize];
+                if fl.mark != self.epoch {
+                    fl.mark = self.epoch;
+                    self.comp.push(f);
+                    self.stack.push(f);
+                }
+            }
+        }
+    }
+
+    fn freeze(&mut self, f: u32, x: f64) {
+        let fl = &mut self.flows[f as usize];
+        fl.frozen = true;
+        fl.new_rate = x;
+        for &l in &fl.route {
+            self.rem[l as usize] -= x;
+            self.nun[l as usize] -= 1;
+        }
+    }
+
+    /// Moves flow `f`'s progress to `now` at its current rate.
+    fn progress(&mut self, f: u32, now: Time) {
+        let fl = &mut self.flows[f as usize];
+        if fl.rate > 0.0 && now > fl.last {
+            let moved = (fl.rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
+            fl.remaining -= moved;
+            if self.stats.enabled_series() {
+                let (from, b) = (fl.last, moved.round() as u64);
+                for i in 0..fl.route.len() {
+                    let l = self.flows[f as usize].route[i];
+                    self.stats.series_only(l, from, now, b);
+                }
+            }
+        }
+        self.flows[f as usize].last = now;
+    }
+
+    fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
+        self.update_pending = false;
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+        self.comp.clear();
+        self.cons.clear();
+        let seeds_l = std::mem::take(&mut self.dirty_links);
+        for &l in &seeds_l {
+            let c = self.cons_of(l);
+            self.visit_cons(c);
+        }
+        let seeds_f = std::mem::take(&mut self.dirty_flows);
+        for &f in &seeds_f {
+            let fl = &mut self.flows[f as usize];
+            if fl.mark != self.epoch {
+                fl.mark = self.epoch;
+                self.comp.push(f);
+                self.stack.push(f);
+            }
+        }
+        while let Some(f) = self.stack.pop() {
+            for i in 0..self.flows[f as usize].route.len() {
+                let c = self.cons_of(self.flows[f as usize].route[i]);
+                self.visit_cons(c);
+            }
+        }
+        self.dirty_links = seeds_l;
+        self.dirty_links.clear();
+        self.dirty_flows = seeds_f;
+        self.dirty_flows.clear();
+        if self.comp.is_empty() {
+            return;
+        }
+        self.touched.record(self.comp.len() as f64);
+        self.touched_max = self.touched_max.max(self.comp.len());
+
+        // Progressive filling over the component.
+        for i in 0..self.cons.len() {
+            for s in self.sides(self.cons[i]) {
+                self.rem[s as usize] = self.m.link(s).bandwidth.as_f64();
+                self.nun[s as usize] = self.on_link[s as usize].len() as u32;
+            }
+        }
+        self.heap.clear();
+        for i in 0..self.cons.len() {
+            let c = self.cons[i];
+            let lv = self.level(c);
+            if lv.is_finite() {
+                self.heap.push(Reverse((lv.to_bits(), c as u64)));
+            }
+        }
+        for &f in &self.comp {
+            let fl = &mut self.flows[f as usize];
+            fl.frozen = false;
+            if fl.cap.is_finite() {
+                self.heap
+                    .push(Reverse((fl.cap.to_bits(), CAP_TAG | f as u64)));
+            }
+        }
+        while let Some(Reverse((key, tag))) = self.heap.pop() {
+            if tag & CAP_TAG != 0 {
+                let f = (tag & !CAP_TAG) as u32;
+                if !self.flows[f as usize].frozen {
+                    let cap = self.flows[f as usize].cap;
+                    self.freeze(f, cap);
+                }
+                continue;
+            }
+            let c = tag as u32;
+            let lv = self.level(c);
+            if !lv.is_finite() {
+                continue;
+            }
+            if lv.to_bits() > key {
+                self.heap.push(Reverse((lv.to_bits(), tag)));
+                continue;
+            }
+            let sides = self.sides(c);
+            let n = if sides[0] == sides[1] { 1 } else { 2 };
+            for &s in &sides[..n] {
+                let mut i = 0;
+                while i < self.on_link[s as usize].len() {
+                    let f = self.on_link[s as usize][i];
+                    if !self.flows[f as usize].frozen {
+                        self.freeze(f, lv);
+                    }
+                    i += 1;
+                }
+            }
+        }
+
+        // Apply the new rates.
+        let now = sched.now();
+        for i in 0..self.comp.len() {
+            let f = self.comp[i];
+            let (new, old, has_ev) = {
+                let fl = &self.flows[f as usize];
+                (fl.new_rate, fl.rate, fl.end_ev.is_some())
+            };
+            if new == old && has_ev {
+                continue;
+            }
+            self.progress(f, now);
+            let fl = &mut self.flows[f as usize];
+            fl.rate = new;
+            let at = now.saturating_add(time_for(fl.remaining, new));
+            match fl.end_ev {
+                Some(id) => {
+                    let ok = sched.reschedule(id, at);
+                    debug_assert!(ok, "completion event of a live flow is pending");
+                }
+                None => fl.end_ev = Some(sched.schedule_at(at, FlowEvent::End(f))),
+            }
+        }
+    }
+}
+
+/// Time to send `remaining` bytes at `rate` [bytes/s], rounded up; exact
+/// ([`transfer_time`]) when both are whole numbers.
+fn time_for(remaining: f64, rate: f64) -> Time {
+    if remaining <= 0.0 {
+        return Time::ZERO;
+    }
+    if rate <= 0.0 {
+        return Time::MAX;
+    }
+    if remaining.fract() == 0.0 && rate.fract() == 0.0 && rate < 1.8e19 && remaining < 1.8e19 {
+        if let Some(r) = Bandwidth::try_bytes_per_sec(rate as u64) {
+            return transfer_time(remaining as u64, r);
+        }
+    }
+    let ps = (remaining / rate * PS_PER_SEC as f64).ceil();
+    if ps >= u64::MAX as f64 {
+        Time::MAX
+    } else {
+        Time::from_ps(ps as u64)
+    }
+}
+
+impl Transport for FlowNet {
+    type Event = FlowEvent;
+
+    fn nodes(&self) -> u32 {
+        self.m.nodes()
+    }
+
+    /// Starts `t`. Panics if `src` or `dst` is not a node or they are
+    /// equal (the MPI layer handles same-node messages itself).
+    fn start(
+        &mut self,
+        sched: &mut impl Schedule<FlowEvent>,
+        t: Transfer,
+        _out: &mut Vec<Delivery>,
+    ) {
+        assert!(
+            t.src != t.dst && t.src.0 < self.m.nodes() && t.dst.0 < self.m.nodes(),
+            "bad transfer {t:?}"
+        );
+        let f = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.flows.push(Flow::default());
+                self.flows.len() as u32 - 1
+            }
+        };
+        let mut route = std::mem::take(&mut self.flows[f as usize].route);
+        route.clear();
+        self.m.route_into(t.src, t.dst, &mut route);
+        let lat = route.iter().map(|&l| self.m.link(l).latency).sum();
+        for &l in &route {
+            let v = &mut self.on_link[l as usize];
+            v.push(f);
+            let n = v.len() as u32;
+            self.stats.flows(l, n);
+        }
+        self.flows[f as usize] = Flow {
+            token: t.token,
+            route,
+            bytes: t.bytes,
+            lat,
+            cap: t.rate_cap.map_or(f64::INFINITY, |c| c.as_f64()),
+            rate: 0.0,
+            new_rate: 0.0,
+            remaining: t.bytes as f64,
+            last: sched.now(),
+            end_ev: None,
+            mark: 0,
+            frozen: false,
+        };
+        self.dirty_flows.push(f);
+        self.ensure_update(sched);
+    }
+
+    fn handle(
+        &mut self,
+        sched: &mut impl Schedule<FlowEvent>,
+        ev: FlowEvent,
+        out: &mut Vec<Delivery>,
+    ) {
+        match ev {
+            FlowEvent::Update => self.update(sched),
+            FlowEvent::End(f) => {
+                let now = sched.now();
+                self.progress(f, now);
+                let route = std::mem::take(&mut self.flows[f as usize].route);
+                let bytes = self.flows[f as usize].bytes;
+                for &l in &route {
+                    self.stats.add_total(l, bytes);
+                    let v = &mut self.on_link[l as usize];
+                    let pos = v
+                        .iter()
+                        .position(|&x| x == f)
+                        .expect("flow listed on its links");
+                    v.swap_remove(pos);
+                    self.dirty_links.push(l);
+                }
+                let fl = &mut self.flows[f as usize];
+                fl.route = route;
+                fl.end_ev = None;
+                fl.rate = 0.0;
+                sched.schedule_in(fl.lat, FlowEvent::Deliver(fl.token));
+                self.free.push(f);
+                self.ensure_update(sched);
+            }
+            FlowEvent::Deliver(token) => out.push(Delivery {
+                token,
+                at: sched.now(),
+            }),
+        }
+    }
+
+    fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
+        flow_idle_time(&self.m, src, dst, bytes, rate_cap)
+    }
+}

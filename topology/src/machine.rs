@@ -1,0 +1,562 @@
+//! The machine's structure: hosts, routers and switches, directed links,
+//! and the routing function that production code uses.
+//!
+//! # Numbering
+//!
+//! Vertices are numbered hosts first: host `n` is vertex `n` and is
+//! [`NodeId`]`(n)`; routers and switches follow. Links are directed and
+//! come in pairs (`reverse`), one per direction of a full-duplex cable, each
+//! direction with its own bandwidth, latency and buffer.
+//!
+//! # The network interface is the host's link
+//!
+//! Every host has exactly one cable, to its router or switch. Its outgoing
+//! direction is the node's *injection* link and its incoming direction the
+//! *ejection* link; their bandwidths are the node's injection and ejection
+//! rates, shared by all processes on the node. This is `R_N` of the
+//! max-rate model (Bienz et al., EuroMPI'18, eq. 2:
+//! `T = alpha + ppn * s / min(R_N, ppn * R_b)`): the per-process rate
+//! `R_b` is [`crate::Transfer::rate_cap`] and the shared `R_N` is this link.
+//!
+//! # Structure versus routing
+//!
+//! The structure also lives in a petgraph [`DiGraph`] (edge index = link
+//! id), which answers sanity questions: connectivity ([`Machine::is_connected`])
+//! and diameter ([`Machine::diameter`]), and serves as the slow reference
+//! in tests. Production routing never searches the graph: the torus routes
+//! arithmetically and other machines read a next-hop table computed once
+//! ([`Machine::next_link`], `O(1)`).
+
+use crate::torus::TorusGeom;
+use crate::transport::NodeId;
+use petgraph::graph::{DiGraph, NodeIndex};
+use sim_core::{Bandwidth, Time};
+use std::collections::VecDeque;
+
+/// "No link" / "no vertex" marker in compact tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// What a vertex of the machine is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum VertexKind {
+    /// A compute node: `sockets` sockets of `cores_per_socket` cores.
+    Host {
+        /// Sockets per node.
+        sockets: u16,
+        /// Cores per socket.
+        cores_per_socket: u16,
+    },
+    /// A router of a direct network (a Cray Gemini of the torus).
+    Router,
+    /// A switch of an indirect network (top-of-rack, InfiniBand).
+    Switch,
+}
+
+/// A vertex: its name (for reports and machine files) and kind.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Vertex {
+    /// Name, unique within the machine.
+    pub name: String,
+    /// Host, router or switch.
+    pub kind: VertexKind,
+}
+
+/// One direction of a cable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Link {
+    /// Sending vertex.
+    pub from: u32,
+    /// Receiving vertex.
+    pub to: u32,
+    /// Serialization rate [bytes/s].
+    pub bandwidth: Bandwidth,
+    /// Latency from the start of sending to the head's arrival at `to`
+    /// (wire plus the receiving router's pipeline) [time].
+    pub latency: Time,
+    /// Input buffer at `to` [bytes]; recorded for reports and machine
+    /// files (the packet transport's queues are unbounded, see
+    /// [`crate::packet`]).
+    pub buffer: u64,
+    /// The link of the opposite direction of the same cable.
+    pub reverse: u32,
+}
+
+/// Parameters of one link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkParams {
+    /// Bandwidth [bytes/s].
+    pub bandwidth: Bandwidth,
+    /// Latency [time].
+    pub latency: Time,
+    /// Buffer [bytes].
+    pub buffer: u64,
+}
+
+/// How the two directions of a full-duplex cable (and a node interface)
+/// share bandwidth among the flows crossing them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Sharing {
+    /// Directions are independent; flows in one direction share its
+    /// bandwidth equally (max-min fair). Zhu et al., eq. 5 (fairness
+    /// property).
+    #[default]
+    Fair,
+    /// Zhu et al.'s asymmetric property (eq. 6): on a shared cable with
+    /// `d+` flows in and `d-` flows out, every flow in either direction
+    /// gets at most `bandwidth / max(d+, d-)`. Measured for TCP over 1 GbE
+    /// NICs and the inter-rack backbone (Zhu et al. Sec. 5.2).
+    Asymmetric,
+}
+
+/// Error building a machine from parameters or a graph.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MachineError {
+    /// A parameter is out of range; names the parameter.
+    #[error("invalid parameter `{name}`: {why}")]
+    Param {
+        /// The parameter.
+        name: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+    /// The graph is malformed; names the vertex.
+    #[error("{0}")]
+    Graph(String),
+}
+
+/// Handle to a vertex while building (hosts and switches are numbered
+/// separately until [`MachineBuilder::build`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VRef {
+    /// The i-th host added.
+    Host(u32),
+    /// The i-th router or switch added.
+    Net(u32),
+}
+
+/// Builds a machine from vertices and duplex cables; [`MachineBuilder::build`]
+/// validates it and computes the routing table.
+#[derive(Clone, Debug, Default)]
+pub struct MachineBuilder {
+    name: String,
+    hosts: Vec<Vertex>,
+    net: Vec<Vertex>,
+    cables: Vec<(VRef, VRef, LinkParams, LinkParams)>,
+}
+
+impl MachineBuilder {
+    /// An empty machine called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        MachineBuilder {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+    /// Adds a host; hosts are numbered in the order added.
+    pub fn host(&mut self, name: impl Into<String>, sockets: u16, cores_per_socket: u16) -> VRef {
+        self.hosts.push(Vertex {
+            name: name.into(),
+            kind: VertexKind::Host {
+                sockets,
+                cores_per_socket,
+            },
+        });
+        VRef::Host(self.hosts.len() as u32 - 1)
+    }
+    /// Adds a router (`router = true`) or switch.
+    pub fn net(&mut self, name: impl Into<String>, router: bool) -> VRef {
+        self.net.push(Vertex {
+            name: name.into(),
+            kind: if router {
+                VertexKind::Router
+            } else {
+                VertexKind::Switch
+            },
+        });
+        VRef::Net(self.net.len() as u32 - 1)
+    }
+    /// Adds a full-duplex cable: `fwd` is the direction a -> b, `back` is
+    /// b -> a. Links are numbered in the order added: a -> b gets id `2i`,
+    /// b -> a gets `2i + 1` for the i-th cable.
+    pub fn cable(&mut self, a: VRef, b: VRef, fwd: LinkParams, back: LinkParams) {
+        self.cables.push((a, b, fwd, back));
+    }
+    /// Renames the machine.
+    pub fn set_name(&mut self, name: impl Into<String>) {
+        self.name = name.into();
+    }
+    /// Number of hosts added so far.
+    pub fn hosts(&self) -> u32 {
+        self.hosts.len() as u32
+    }
+
+    fn vid(&self, v: VRef) -> u32 {
+        match v {
+            VRef::Host(i) => i,
+            VRef::Net(i) => self.hosts.len() as u32 + i,
+        }
+    }
+
+    /// Validates and builds a machine routed by shortest-path tables.
+    ///
+    /// Checks: at least two hosts; every host has exactly one cable and
+    /// it leads to a router or switch; no self-loops; every host reaches
+    /// every other. Cost: `O(H * (V + E))` time and `O(S * H)` table
+    /// memory for `H` hosts, `S` routers/switches.
+    pub fn build(self, sharing: Sharing) -> Result<Machine, MachineError> {
+        self.build_with(sharing, None)
+    }
+
+    pub(crate) fn build_with(
+        self,
+        sharing: Sharing,
+        torus: Option<TorusGeom>,
+    ) -> Result<Machine, MachineError> {
+        let hosts = self.hosts.len() as u32;
+        if hosts < 2 {
+            return Err(MachineError::Graph(format!(
+                "machine `{}` has {hosts} hosts; at least 2 are needed",
+                self.name
+            )));
+        }
+        let mut links = Vec::with_capacity(self.cables.len() * 2);
+        for &(a, b, f, r) in &self.cables {
+            let (a, b) = (self.vid(a), self.vid(b));
+            let i = links.len() as u32;
+            if a == b {
+                let n = self.vertex_name(a);
+                return Err(MachineError::Graph(format!("cable from `{n}` to itself")));
+            }
+            links.push(Link {
+                from: a,
+                to: b,
+                bandwidth: f.bandwidth,
+                latency: f.latency,
+                buffer: f.buffer,
+                reverse: i + 1,
+            });
+            links.push(Link {
+                from: b,
+                to: a,
+                bandwidth: r.bandwidth,
+                latency: r.latency,
+                buffer: r.buffer,
+                reverse: i,
+            });
+        }
+        let mut host_link = vec![NONE; hosts as usize];
+        for (id, l) in links.iter().enumerate() {
+            if l.from < hosts {
+                if host_link[l.from as usize] != NONE {
+                    return Err(MachineError::Graph(format!(
+                        "host `{}` has more than one cable (a host has exactly one network interface)",
+                        self.vertex_name(l.from)
+                    )));
+                }
+                if l.to < hosts {
+                    return Err(MachineError::Graph(format!(
+                        "host `{}` is cabled to host `{}`; hosts connect to routers or switches",
+                        self.vertex_name(l.from),
+                        self.vertex_name(l.to)
+                    )));
+                }
+                host_link[l.from as usize] = id as u32;
+            }
+        }
+        if let Some(h) = host_link.iter().position(|&l| l == NONE) {
+            return Err(MachineError::Graph(format!(
+                "host `{}` has no cable",
+                self.vertex_name(h as u32)
+            )));
+        }
+        let vertices: Vec<Vertex> = self.hosts.into_iter().chain(self.net).collect();
+        let mut graph = DiGraph::with_capacity(vertices.len(), links.len());
+        for v in &vertices {
+            graph.add_node(v.kind);
+        }
+        for (id, l) in links.iter().enumerate() {
+            graph.add_edge(
+                NodeIndex::new(l.from as usize),
+                NodeIndex::new(l.to as usize),
+                id as u32,
+            );
+        }
+        let mut m = Machine {
+            name: self.name,
+            vertices,
+            links,
+            hosts,
+            host_link,
+            graph,
+            routing: Routing::Table(Vec::new()),
+            sharing,
+        };
+        match torus {
+            Some(t) => m.routing = Routing::Torus(t),
+            None => {
+                let table = m.shortest_path_table()?;
+                m.routing = Routing::Table(table);
+            }
+        }
+        if !m.is_connected() {
+            return Err(MachineError::Graph(format!(
+                "machine `{}` is not connected",
+                m.name
+            )));
+        }
+        Ok(m)
+    }
+
+    fn vertex_name(&self, v: u32) -> &str {
+        let h = self.hosts.len() as u32;
+        if v < h {
+            &self.hosts[v as usize].name
+        } else {
+            &self.net[(v - h) as usize].name
+        }
+    }
+}
+
+/// The production routing function of a machine.
+#[derive(Clone, Debug)]
+pub(crate) enum Routing {
+    /// Arithmetic dimension-order or adaptive routing on a 3-D torus.
+    Torus(TorusGeom),
+    /// `next[(v - hosts) * hosts + dst]`: the link a packet at router or
+    /// switch `v` takes towards host `dst`.
+    Table(Vec<u32>),
+}
+
+/// A machine: vertices, links, node interfaces and routing.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub(crate) name: String,
+    pub(crate) vertices: Vec<Vertex>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) hosts: u32,
+    pub(crate) host_link: Vec<u32>,
+    pub(crate) graph: DiGraph<VertexKind, u32>,
+    pub(crate) routing: Routing,
+    /// How cable directions share bandwidth (see [`Sharing`]).
+    pub sharing: Sharing,
+}
+
+impl Machine {
+    /// The machine's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Number of hosts (compute nodes).
+    pub fn nodes(&self) -> u32 {
+        self.hosts
+    }
+    /// All vertices, hosts first.
+    pub fn vertices(&self) -> &[Vertex] {
+        &self.vertices
+    }
+    /// All directed links; the index is the link id.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+    /// Link `id`. Panics if out of range.
+    pub fn link(&self, id: u32) -> &Link {
+        &self.links[id as usize]
+    }
+    /// The petgraph view of the structure (edge weight = link id).
+    pub fn graph(&self) -> &DiGraph<VertexKind, u32> {
+        &self.graph
+    }
+    /// The torus geometry, if this machine is a torus.
+    pub fn torus(&self) -> Option<&TorusGeom> {
+        match &self.routing {
+            Routing::Torus(t) => Some(t),
+            Routing::Table(_) => None,
+        }
+    }
+    /// Injection link (node -> network) of `node`.
+    pub fn injection_link(&self, node: NodeId) -> u32 {
+        self.host_link[node.0 as usize]
+    }
+    /// Ejection link (network -> node) of `node`.
+    pub fn ejection_link(&self, node: NodeId) -> u32 {
+        self.links[self.host_link[node.0 as usize] as usize].reverse
+    }
+    /// Injection rate `R_N` of `node` [bytes/s].
+    pub fn injection_rate(&self, node: NodeId) -> Bandwidth {
+        self.links[self.injection_link(node) as usize].bandwidth
+    }
+    /// Sockets and cores per socket of `node`.
+    pub fn host_shape(&self, node: NodeId) -> (u16, u16) {
+        match self.vertices[node.0 as usize].kind {
+            VertexKind::Host {
+                sockets,
+                cores_per_socket,
+            } => (sockets, cores_per_socket),
+            _ => unreachable!("vertices below `hosts` are hosts"),
+        }
+    }
+
+    /// The link a packet at vertex `v` bound for host `dst` takes next,
+    /// by the machine's deterministic routing: at a host (the source) its
+    /// injection link; on a torus dimension-order routing
+    /// ([`TorusGeom::dor_port`]); otherwise the precomputed shortest-path
+    /// table, whose tie rule is "lowest link id" (declaration order).
+    /// `O(1)`. Panics if `v == dst` (the packet has arrived).
+    #[inline]
+    pub fn next_link(&self, v: u32, dst: u32) -> u32 {
+        assert_ne!(v, dst, "packet already at its destination");
+        if v < self.hosts {
+            return self.host_link[v as usize];
+        }
+        match &self.routing {
+            Routing::Torus(t) => t.dor_next(v, dst),
+            Routing::Table(next) => next[((v - self.hosts) * self.hosts + dst) as usize],
+        }
+    }
+
+    /// Appends the links of the deterministic route from `src` to `dst`
+    /// (injection link first, ejection link last) to `out`. `O(route)`.
+    pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<u32>) {
+        let mut v = src.0;
+        while v != dst.0 {
+            let l = self.next_link(v, dst.0);
+            out.push(l);
+            v = self.links[l as usize].to;
+        }
+    }
+
+    /// The deterministic route from `src` to `dst` (allocates; for
+    /// analysis and tests, not hot paths).
+    pub fn route(&self, src: NodeId, dst: NodeId) -> Vec<u32> {
+        let mut r = Vec::new();
+        self.route_into(src, dst, &mut r);
+        r
+    }
+
+    /// Hops of the deterministic route: links between routers or
+    /// switches, i.e. the route's links minus injection and ejection
+    /// (the `h` of Bienz et al.'s contention model, Sec. 4.2). Zero for
+    /// `src == dst` and for two hosts on the same router or switch.
+    pub fn hops(&self, src: NodeId, dst: NodeId) -> u32 {
+        if src == dst {
+            return 0;
+        }
+        if let Routing::Torus(t) = &self.routing {
+            return t.hops(src.0, dst.0);
+        }
+        let mut n = 0;
+        let mut v = src.0;
+        while v != dst.0 {
+            v = self.links[self.next_link(v, dst.0) as usize].to;
+            n += 1;
+        }
+        n - 2
+    }
+
+    /// Mean hops over `pairs` (0 for an empty set).
+    pub fn average_hops(&self, pairs: &[(NodeId, NodeId)]) -> f64 {
+        if pairs.is_empty() {
+            return 0.0;
+        }
+        let sum: u64 = pairs.iter().map(|&(a, b)| self.hops(a, b) as u64).sum();
+        sum as f64 / pairs.len() as f64
+    }
+
+    /// Whether every vertex reaches every other (one strongly connected
+    /// component). `O(V + E)`.
+    pub fn is_connected(&self) -> bool {
+        petgraph::algo::kosaraju_scc(&self.graph).len() == 1
+    }
+
+    /// Hop distances (in links) from vertex `from` to every vertex, by
+    /// breadth-first search on the graph; `u32::MAX` if unreachable. The
+    /// slow reference that tests compare routes against. `O(V + E)`.
+    pub fn bfs_distances(&self, from: u32) -> Vec<u32> {
+        let mut dist = vec![NONE; self.vertices.len()];
+        let mut q = VecDeque::new();
+        dist[from as usize] = 0;
+        q.push_back(NodeIndex::new(from as usize));
+        while let Some(v) = q.pop_front() {
+            let d = dist[v.index()];
+            for u in self.graph.neighbors(v) {
+                if dist[u.index()] == NONE {
+                    dist[u.index()] = d + 1;
+                    q.push_back(u);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Largest host-to-host distance in router/switch hops (links minus
+    /// injection and ejection). `O(H * (V + E))`: a sanity check, not for
+    /// hot paths.
+    pub fn diameter(&self) -> u32 {
+        let mut best = 0;
+        for h in 0..self.hosts {
+            let d = self.bfs_distances(h);
+            for (t, &dt) in d.iter().enumerate().take(self.hosts as usize) {
+                if t as u32 != h {
+                    best = best.max(dt.saturating_sub(2));
+                }
+            }
+        }
+        best
+    }
+
+    /// Shortest-path next-hop table for routers and switches. Tie rule:
+    /// among outgoing links on a shortest path, the lowest link id.
+    fn shortest_path_table(&self) -> Result<Vec<u32>, MachineError> {
+        let h = self.hosts as usize;
+        let nv = self.vertices.len();
+        let mut table = vec![NONE; (nv - h) * h];
+        // Incoming links per vertex, for the backward search.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); nv];
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); nv];
+        for (id, l) in self.links.iter().enumerate() {
+            incoming[l.to as usize].push(id as u32);
+            outgoing[l.from as usize].push(id as u32);
+        }
+        let mut dist = vec![NONE; nv];
+        let mut q = VecDeque::new();
+        for dst in 0..h {
+            dist.fill(NONE);
+            dist[dst] = 0;
+            q.clear();
+            q.push_back(dst as u32);
+            while let Some(v) = q.pop_front() {
+                for &l in &incoming[v as usize] {
+                    let u = self.links[l as usize].from as usize;
+                    // Hosts never forward: only the destination is a host
+                    // on a route's interior side.
+                    if dist[u] == NONE && (u >= h || v as usize == dst) {
+                        dist[u] = dist[v as usize] + 1;
+                        if u >= h {
+                            q.push_back(u as u32);
+                        }
+                    }
+                }
+            }
+            for v in h..nv {
+                if dist[v] == NONE {
+                    continue;
+                }
+                // Links are scanned in id order, so the first one on a
+                // shortest path is the lowest id: the stated tie rule.
+                let mut best = NONE;
+                for &id in &outgoing[v] {
+                    let l = &self.links[id as usize];
+                    if dist[l.to as usize] != NONE
+                        && dist[l.to as usize] + 1 == dist[v]
+                        && (l.to as usize >= h || l.to as usize == dst)
+                    {
+                        best = id;
+                        break;
+                    }
+                }
+                table[(v - h) * h + dst] = best;
+            }
+        }
+        Ok(table)
+    }
+}

@@ -1,0 +1,326 @@
+//! The link-by-link transport behind one interface: [`Network`] selects
+//! the packet or the flow model at run time, and both answer
+//! [`Transport::idle_time`] with the closed forms below.
+
+use crate::flow::{FlowEvent, FlowNet};
+use crate::machine::Machine;
+use crate::packet::{PacketEvent, PacketNet};
+use crate::stats::{LinkSeries, LinkStat};
+use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use sim_core::{Bandwidth, Lift, Schedule, Time, transfer_time};
+
+/// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
+/// packet big enough that simulating 64 KiB messages on 8192 nodes stays
+/// cheap. Smaller packets (Gemini moves 64-byte payloads) give finer
+/// interleaving at a proportional cost in events.
+pub const DEFAULT_PACKET_BYTES: u64 = 4096;
+
+/// Which transport model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Mode {
+    /// Packets queue at every link direction ([`crate::packet`]).
+    #[default]
+    Packet,
+    /// Max-min fair flows ([`crate::flow`]).
+    Flow,
+}
+
+/// How a packet moves through a router (packet mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Switching {
+    /// Virtual cut-through: a packet starts on the next link as soon as
+    /// its head arrives (and the link is free); it cannot finish there
+    /// before its tail has arrived.
+    #[default]
+    CutThrough,
+    /// Store-and-forward: a packet starts on the next link only when it
+    /// has been fully received.
+    StoreAndForward,
+}
+
+/// Routing choice on a torus (other machines always use their unique or
+/// tie-broken shortest path).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum RouteMode {
+    /// Dimension order, x then y then z ([`crate::torus`]).
+    #[default]
+    DimensionOrder,
+    /// Minimal adaptive per packet (packet mode only; flow mode routes
+    /// every flow in dimension order, since a flow has one path).
+    MinimalAdaptive,
+}
+
+/// Transport configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetConfig {
+    /// Packet or flow model.
+    pub mode: Mode,
+    /// Packet payload [bytes] (packet mode); default [`DEFAULT_PACKET_BYTES`].
+    pub packet_bytes: u64,
+    /// Cut-through or store-and-forward (packet mode).
+    pub switching: Switching,
+    /// Dimension-order or adaptive routing (torus, packet mode).
+    pub routing: RouteMode,
+    /// If set, per-link bytes are also recorded per interval of this width
+    /// ([`Network::link_series`]).
+    pub series_interval: Option<Time>,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            mode: Mode::Packet,
+            packet_bytes: DEFAULT_PACKET_BYTES,
+            switching: Switching::CutThrough,
+            routing: RouteMode::DimensionOrder,
+            series_interval: None,
+        }
+    }
+}
+
+impl NetConfig {
+    /// Defaults with the given mode.
+    pub fn with_mode(mode: Mode) -> Self {
+        NetConfig {
+            mode,
+            ..Default::default()
+        }
+    }
+}
+
+/// Error in a transport configuration.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetConfigError {
+    /// `packet_bytes` is zero or above `u32::MAX`.
+    #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
+    PacketSize(u64),
+    /// Adaptive routing needs a torus.
+    #[error("minimal adaptive routing needs a torus machine; `{0}` is not one")]
+    AdaptiveNeedsTorus(String),
+    /// Adaptive routing reorders a message's packets, which the packet
+    /// model's count of flows per link (asymmetric sharing) cannot follow.
+    #[error("minimal adaptive routing cannot be combined with asymmetric sharing")]
+    AdaptiveWithAsymmetric,
+}
+
+pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
+    if cfg.packet_bytes == 0 || cfg.packet_bytes > u32::MAX as u64 {
+        return Err(NetConfigError::PacketSize(cfg.packet_bytes));
+    }
+    if cfg.mode == Mode::Packet && cfg.routing == RouteMode::MinimalAdaptive {
+        if machine.torus().is_none() {
+            return Err(NetConfigError::AdaptiveNeedsTorus(machine.name().into()));
+        }
+        if machine.sharing == crate::machine::Sharing::Asymmetric {
+            return Err(NetConfigError::AdaptiveWithAsymmetric);
+        }
+    }
+    Ok(())
+}
+
+/// The transport, packet or flow, chosen at run time.
+// The two variants differ in size, but a program holds one network; boxing
+// would only add an indirection on every event.
+#[allow(clippy::large_enum_variant)]
+pub enum Network {
+    /// Packet model.
+    Packet(PacketNet),
+    /// Flow model.
+    Flow(FlowNet),
+}
+
+/// Events of a [`Network`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetEvent {
+    /// A packet-model event.
+    Packet(PacketEvent),
+    /// A flow-model event.
+    Flow(FlowEvent),
+}
+
+impl From<PacketEvent> for NetEvent {
+    fn from(e: PacketEvent) -> Self {
+        NetEvent::Packet(e)
+    }
+}
+impl From<FlowEvent> for NetEvent {
+    fn from(e: FlowEvent) -> Self {
+        NetEvent::Flow(e)
+    }
+}
+
+impl Network {
+    /// A network over `machine` in the model `cfg.mode`.
+    pub fn new(machine: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
+        Ok(match cfg.mode {
+            Mode::Packet => Network::Packet(PacketNet::new(machine, cfg)?),
+            Mode::Flow => Network::Flow(FlowNet::new(machine, cfg)?),
+        })
+    }
+    /// The machine.
+    pub fn machine(&self) -> &Machine {
+        match self {
+            Network::Packet(n) => n.machine(),
+            Network::Flow(n) => n.machine(),
+        }
+    }
+    /// Per-link totals; `elapsed` is the span utilization is relative to
+    /// (usually the run's end time).
+    pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
+        match self {
+            Network::Packet(n) => n.link_stats(elapsed),
+            Network::Flow(n) => n.link_stats(elapsed),
+        }
+    }
+    /// Per-link series (empty unless `series_interval` was set).
+    pub fn link_series(&self) -> Vec<LinkSeries> {
+        match self {
+            Network::Packet(n) => n.link_series(),
+            Network::Flow(n) => n.link_series(),
+        }
+    }
+}
+
+impl Transport for Network {
+    type Event = NetEvent;
+
+    fn nodes(&self) -> u32 {
+        self.machine().nodes()
+    }
+
+    fn start(&mut self, sched: &mut impl Schedule<NetEvent>, t: Transfer, out: &mut Vec<Delivery>) {
+        match self {
+            Network::Packet(n) => {
+                n.start(&mut Lift::<_, NetEvent, PacketEvent>::new(sched), t, out)
+            }
+            Network::Flow(n) => n.start(&mut Lift::<_, NetEvent, FlowEvent>::new(sched), t, out),
+        }
+    }
+
+    fn handle(
+        &mut self,
+        sched: &mut impl Schedule<NetEvent>,
+        ev: NetEvent,
+        out: &mut Vec<Delivery>,
+    ) {
+        match (self, ev) {
+            (Network::Packet(n), NetEvent::Packet(e)) => {
+                n.handle(&mut Lift::<_, NetEvent, PacketEvent>::new(sched), e, out)
+            }
+            (Network::Flow(n), NetEvent::Flow(e)) => {
+                n.handle(&mut Lift::<_, NetEvent, FlowEvent>::new(sched), e, out)
+            }
+            _ => panic!("event of the other transport mode"),
+        }
+    }
+
+    fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
+        match self {
+            Network::Packet(n) => n.idle_time(src, dst, bytes, rate_cap),
+            Network::Flow(n) => n.idle_time(src, dst, bytes, rate_cap),
+        }
+    }
+}
+
+/// Flow model on an idle machine: `sum of latencies + bytes / r`, with
+/// `r` the smallest bandwidth on the route and the rate cap. `O(route)`.
+pub(crate) fn flow_idle_time(
+    m: &Machine,
+    src: NodeId,
+    dst: NodeId,
+    bytes: u64,
+    cap: Option<Bandwidth>,
+) -> Time {
+    let mut lat = Time::ZERO;
+    let mut rate = cap;
+    let mut v = src.0;
+    while v != dst.0 {
+        let l = m.link(m.next_link(v, dst.0));
+        lat += l.latency;
+        rate = Some(rate.map_or(l.bandwidth, |r| r.min(l.bandwidth)));
+        v = l.to;
+    }
+    lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
+}
+
+/// Packets of a message: count, full size, last size.
+pub(crate) fn packetize(bytes: u64, packet: u64) -> (u64, u64, u64) {
+    let n = bytes.div_ceil(packet).max(1);
+    (n, packet, bytes - (n - 1) * packet)
+}
+
+/// Packet model on an idle machine, exactly as the event simulation
+/// computes it. `O(route)`.
+///
+/// The route's servers are `j = 0..m`: the rate-cap pacer (when
+/// `rate_cap` is set; bandwidth `R_b`, no latency) and then every link.
+/// Let `a_j` / `b_j` be the service times of a full / the last packet at
+/// server `j`, `A_j = max_{i <= j} a_i`, `n` the number of packets and
+/// `L` the sum of link latencies. Latencies only shift the pipeline, so:
+///
+/// * cut-through: `T = L + max_j ((n - 1) * A_j + b_j)`; for one packet
+///   `L + max_j b_j`: the bottleneck serialization;
+/// * store-and-forward: `T = L + max_j (sum_{i<=j} a_i + (n - 2) * A_j +
+///   sum_{i>=j} b_i)` for `n >= 2`, and `L + sum_j b_j` for one packet.
+///
+/// Both are the max-plus longest paths of the tandem-queue recurrences the
+/// simulator runs (derivation in the crate docs, "Packet pipeline").
+pub(crate) fn packet_idle_time(
+    m: &Machine,
+    src: NodeId,
+    dst: NodeId,
+    bytes: u64,
+    cap: Option<Bandwidth>,
+    packet: u64,
+    sw: Switching,
+) -> Time {
+    let (n, full, last) = packetize(bytes, packet);
+    let mut lat = Time::ZERO;
+    // Servers as (a, b) pairs; the pacer first.
+    let pacer = cap.map(|c| (transfer_time(full, c), transfer_time(last, c)));
+    let servers = || {
+        let mut v = src.0;
+        let links = std::iter::from_fn(move || {
+            (v != dst.0).then(|| {
+                let l = m.link(m.next_link(v, dst.0));
+                v = l.to;
+                (
+                    l.latency,
+                    transfer_time(full, l.bandwidth),
+                    transfer_time(last, l.bandwidth),
+                )
+            })
+        });
+        pacer
+            .map(|(a, b)| (Time::ZERO, a, b))
+            .into_iter()
+            .chain(links)
+    };
+    let mut best = Time::ZERO;
+    let mut amax = Time::ZERO;
+    match sw {
+        Switching::CutThrough => {
+            for (l, a, b) in servers() {
+                lat += l;
+                amax = amax.max(a);
+                best = best.max(amax * (n - 1) + b);
+            }
+        }
+        Switching::StoreAndForward => {
+            let total_b: Time = servers().map(|(_, _, b)| b).sum();
+            if n == 1 {
+                lat = servers().map(|(l, _, _)| l).sum();
+                return lat + total_b;
+            }
+            let (mut sum_a, mut b_before) = (Time::ZERO, Time::ZERO);
+            for (l, a, b) in servers() {
+                lat += l;
+                amax = amax.max(a);
+                sum_a += a;
+                best = best.max(sum_a + amax * (n - 2) + (total_b - b_before));
+                b_before += b;
+            }
+        }
+    }
+    lat + best
+}

@@ -1,0 +1,434 @@
+//! The packet model: a message becomes packets that queue at every link
+//! direction on their way.
+//!
+//! # Servers
+//!
+//! Every link direction is a server with its bandwidth, latency and a
+//! FIFO queue of waiting packets. A packet's service at link `l` starts at
+//! `S = max(head arrival, link free)` and ends at
+//! `E = S + size / bandwidth` (store-and-forward) or
+//! `E = max(S + size / bandwidth, tail arrival)` (virtual cut-through: the
+//! packet cannot finish leaving before its tail has arrived). The head
+//! reaches the next router at `S + latency` (cut-through) or
+//! `E + latency` (store-and-forward), the tail at `E + latency`. The last
+//! link is the destination's ejection link; the packet is delivered when
+//! its tail arrives.
+//!
+//! # Node interface
+//!
+//! The source node's injection link (its NIC, rate `R_N`) is a server
+//! too, shared by all messages from the node: it serves the messages that
+//! have a packet ready in round-robin order, one packet at a time, so
+//! concurrent messages from one node share `R_N` equally. A transfer's
+//! [`Transfer::rate_cap`] (`R_b`) paces its packets: packet `k` is ready
+//! no earlier than `now + k * P / R_b` (cut-through; its tail follows
+//! `P / R_b` later) or `now + (k + 1) * P / R_b` (store-and-forward), as
+//! if a private link of rate `R_b` fed the NIC. On an idle machine this
+//! gives exactly [`crate::network::packet_idle_time`].
+//!
+//! # Sharing rule
+//!
+//! With [`Sharing::Asymmetric`] (Zhu et al., eq. 6) each link counts the
+//! messages currently crossing it (from the arrival of a message's first
+//! packet to the departure of its last); a direction crossed by `n`
+//! messages whose reverse direction is crossed by `n' > n` serves at
+//! `bandwidth * n / n'`, so every message on the cable gets
+//! `bandwidth / max(n, n')` as eq. 6 says.
+//!
+//! # Cost
+//!
+//! Two to three events per packet per link. Messages and packets live in
+//! slabs of `Vec`s reused through free lists, queues are `VecDeque`s per
+//! link and per NIC: no allocation per event once warm, no work for
+//! messages elsewhere in the network, no hashing.
+//!
+//! Queues are unbounded: the link `buffer` is recorded but there is no
+//! backpressure (a deviation noted in the crate docs).
+
+use crate::machine::{Machine, Sharing};
+use crate::network::{
+    NetConfig, NetConfigError, RouteMode, Switching, check, packet_idle_time, packetize,
+};
+use crate::stats::{LinkSeries, LinkStat, StatsCollector};
+use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
+use std::collections::VecDeque;
+
+/// Events of the packet model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketEvent {
+    /// A packet's head reaches the router at the end of its current link
+    /// and queues for the next one.
+    Head(u32),
+    /// A link finished its packet and takes the next.
+    Free(u32),
+    /// A rate-capped message has its next packet ready.
+    Pace(u32),
+    /// A packet's tail reached its destination.
+    Deliver(u32),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Msg {
+    src: u32,
+    dst: u32,
+    token: u64,
+    npk: u64,
+    next_pk: u64,
+    delivered: u64,
+    last_size: u32,
+    t0: Time,
+    /// Pacer service of a full / the last packet (zero without a cap).
+    pace_full: Time,
+    pace_last: Time,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Pkt {
+    msg: u32,
+    size: u32,
+    last: bool,
+    first: bool,
+    /// Link the packet is queued at or served by.
+    link: u32,
+    /// When its tail arrives at the input of `link`.
+    tail: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+struct LinkQ {
+    fifo: VecDeque<u32>,
+    busy: bool,
+    waiting_bytes: u64,
+    /// The packet in service is its message's last.
+    cur_last: bool,
+    /// Messages crossing the link (asymmetric rule only).
+    active: u32,
+}
+
+/// The packet transport. See the module docs.
+pub struct PacketNet {
+    m: Machine,
+    packet: u64,
+    ct: bool,
+    adaptive: bool,
+    asym: bool,
+    msgs: Vec<Msg>,
+    free_msgs: Vec<u32>,
+    pkts: Vec<Pkt>,
+    free_pkts: Vec<u32>,
+    q: Vec<LinkQ>,
+    nic: Vec<VecDeque<u32>>,
+    stats: StatsCollector,
+    delivered: u64,
+}
+
+impl PacketNet {
+    /// A packet network over `m`.
+    pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
+        check(&m, &cfg)?;
+        let nl = m.links().len();
+        Ok(PacketNet {
+            packet: cfg.packet_bytes,
+            ct: cfg.switching == Switching::CutThrough,
+            adaptive: cfg.routing == RouteMode::MinimalAdaptive,
+            asym: m.sharing == Sharing::Asymmetric,
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            pkts: Vec::new(),
+            free_pkts: Vec::new(),
+            q: vec![LinkQ::default(); nl],
+            nic: vec![VecDeque::new(); m.nodes() as usize],
+            stats: StatsCollector::new(nl, cfg.series_interval),
+            delivered: 0,
+            m,
+        })
+    }
+    /// The machine.
+    pub fn machine(&self) -> &Machine {
+        &self.m
+    }
+    /// Per-link totals (see [`LinkStat`]).
+    pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
+        self.stats.report(self.m.links(), elapsed, false)
+    }
+    /// Per-link series.
+    pub fn link_series(&self) -> Vec<LinkSeries> {
+        self.stats.series()
+    }
+    /// Messages delivered so far.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    /// Messages in flight.
+    pub fn in_flight(&self) -> usize {
+        self.msgs.len() - self.free_msgs.len()
+    }
+
+    /// When packet `k` of message `m` is ready at the NIC.
+    fn ready(&self, m: &Msg, k: u64) -> Time {
+        let mut t = m.t0 + m.pace_full * k;
+        if !self.ct {
+            t += if k + 1 == m.npk {
+                m.pace_last
+            } else {
+                m.pace_full
+            };
+        }
+        t
+    }
+
+    /// Service time of `size` bytes at link `l`, slowed by the asymmetric
+    /// rule when the reverse direction carries more messages.
+    #[inline]
+    fn service(&self, l: u32, size: u32) -> Time {
+        let link = self.m.link(l);
+        if self.asym {
+            let n = self.q[l as usize].active.max(1) as u128;
+            let o = self.q[link.reverse as usize].active as u128;
+            if o > n {
+                let ps = (size as u128 * o * PS_PER_SEC as u128)
+                    .div_ceil(link.bandwidth.as_bytes_per_sec() as u128 * n);
+                return Time::from_ps(ps as u64);
+            }
+        }
+        transfer_time(size as u64, link.bandwidth)
+    }
+
+    fn start_service(&mut self, sched: &mut impl Schedule<PacketEvent>, l: u32, p: u32) {
+        let now = sched.now();
+        let pk = self.pkts[p as usize];
+        let mut end = now + self.service(l, pk.size);
+        if self.ct {
+            end = end.max(pk.tail);
+        }
+        let q = &mut self.q[l as usize];
+        q.busy = true;
+        q.cur_last = pk.last;
+        self.stats.sent(l, now, end, pk.size as u64, true);
+        sched.schedule_at(end, PacketEvent::Free(l));
+        let link = *self.m.link(l);
+        self.pkts[p as usize].tail = end + link.latency;
+        if link.to == self.msgs[pk.msg as usize].dst {
+            sched.schedule_at(end + link.latency, PacketEvent::Deliver(p));
+        } else {
+            let head = if self.ct { now } else { end } + link.latency;
+            sched.schedule_at(head, PacketEvent::Head(p));
+        }
+    }
+
+    /// The injection link of `h` is free: send the next ready message's
+    /// next packet, round robin.
+    fn pull_nic(&mut self, sched: &mut impl Schedule<PacketEvent>, h: u32) {
+        let Some(mi) = self.nic[h as usize].pop_front() else {
+            return;
+        };
+        let now = sched.now();
+        let m = &mut self.msgs[mi as usize];
+        let k = m.next_pk;
+        m.next_pk += 1;
+        let last = k + 1 == m.npk;
+        let size = if last {
+            m.last_size
+        } else {
+            self.packet as u32
+        };
+        let tail = if self.ct {
+            m.t0 + m.pace_full * k + if last { m.pace_last } else { m.pace_full }
+        } else {
+            Time::ZERO
+        };
+        let more = m.next_pk < m.npk;
+        let m = *m;
+        let inj = self.m.injection_link(NodeId(h));
+        let p = self.alloc_pkt(Pkt {
+            msg: mi,
+            size,
+            last,
+            first: k == 0,
+            link: inj,
+            tail,
+        });
+        self.start_service(sched, inj, p);
+        if more {
+            let r = self.ready(&m, k + 1);
+            if r <= now {
+                self.nic[h as usize].push_back(mi);
+            } else {
+                sched.schedule_at(r, PacketEvent::Pace(mi));
+            }
+        }
+    }
+
+    fn alloc_pkt(&mut self, p: Pkt) -> u32 {
+        match self.free_pkts.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                self.pkts.len() as u32 - 1
+            }
+        }
+    }
+
+    /// The next link at router `v` for a packet bound to `dst`.
+    #[inline]
+    fn choose(&self, v: u32, dst: u32) -> u32 {
+        if let (true, Some(t)) = (self.adaptive, self.m.torus()) {
+            let mut ports = [0u32; 6];
+            let n = t.productive_links(v, dst, &mut ports);
+            let mut best = ports[0];
+            let mut best_q = self.q[best as usize].waiting_bytes;
+            for &l in &ports[1..n] {
+                let w = self.q[l as usize].waiting_bytes;
+                if w < best_q {
+                    best = l;
+                    best_q = w;
+                }
+            }
+            return best;
+        }
+        self.m.next_link(v, dst)
+    }
+}
+
+impl Transport for PacketNet {
+    type Event = PacketEvent;
+
+    fn nodes(&self) -> u32 {
+        self.m.nodes()
+    }
+
+    /// Starts `t`. Panics if `src` or `dst` is not a node or they are
+    /// equal (the MPI layer handles same-node messages itself).
+    fn start(
+        &mut self,
+        sched: &mut impl Schedule<PacketEvent>,
+        t: Transfer,
+        _out: &mut Vec<Delivery>,
+    ) {
+        assert!(
+            t.src != t.dst && t.src.0 < self.m.nodes() && t.dst.0 < self.m.nodes(),
+            "bad transfer {t:?}"
+        );
+        let now = sched.now();
+        let (npk, full, last) = packetize(t.bytes, self.packet);
+        let (pace_full, pace_last) = t.rate_cap.map_or((Time::ZERO, Time::ZERO), |c| {
+            (transfer_time(full, c), transfer_time(last, c))
+        });
+        let m = Msg {
+            src: t.src.0,
+            dst: t.dst.0,
+            token: t.token,
+            npk,
+            next_pk: 0,
+            delivered: 0,
+            last_size: last as u32,
+            t0: now,
+            pace_full,
+            pace_last,
+        };
+        let mi = match self.free_msgs.pop() {
+            Some(i) => {
+                self.msgs[i as usize] = m;
+                i
+            }
+            None => {
+                self.msgs.push(m);
+                self.msgs.len() as u32 - 1
+            }
+        };
+        let inj = self.m.injection_link(t.src);
+        if self.asym {
+            self.q[inj as usize].active += 1;
+        }
+        let r = self.ready(&m, 0);
+        if r <= now {
+            self.nic[t.src.0 as usize].push_back(mi);
+            if !self.q[inj as usize].busy {
+                self.pull_nic(sched, t.src.0);
+            }
+        } else {
+            sched.schedule_at(r, PacketEvent::Pace(mi));
+        }
+    }
+
+    fn handle(
+        &mut self,
+        sched: &mut impl Schedule<PacketEvent>,
+        ev: PacketEvent,
+        out: &mut Vec<Delivery>,
+    ) {
+        match ev {
+            PacketEvent::Head(p) => {
+                let pk = self.pkts[p as usize];
+                let v = self.m.link(pk.link).to;
+                let nl = self.choose(v, self.msgs[pk.msg as usize].dst);
+                self.pkts[p as usize].link = nl;
+                let q = &mut self.q[nl as usize];
+                if self.asym && pk.first {
+                    q.active += 1;
+                }
+                if q.busy {
+                    q.fifo.push_back(p);
+                    q.waiting_bytes += pk.size as u64;
+                    let w = q.waiting_bytes;
+                    self.stats.queue(nl, w);
+                } else {
+                    self.start_service(sched, nl, p);
+                }
+            }
+            PacketEvent::Free(l) => {
+                let q = &mut self.q[l as usize];
+                q.busy = false;
+                if self.asym && q.cur_last {
+                    q.active -= 1;
+                }
+                let from = self.m.link(l).from;
+                if from < self.m.nodes() {
+                    self.pull_nic(sched, from);
+                } else if let Some(p) = q.fifo.pop_front() {
+                    q.waiting_bytes -= self.pkts[p as usize].size as u64;
+                    self.start_service(sched, l, p);
+                }
+            }
+            PacketEvent::Pace(mi) => {
+                let h = self.msgs[mi as usize].src;
+                self.nic[h as usize].push_back(mi);
+                let inj = self.m.injection_link(NodeId(h));
+                if !self.q[inj as usize].busy {
+                    self.pull_nic(sched, h);
+                }
+            }
+            PacketEvent::Deliver(p) => {
+                let mi = self.pkts[p as usize].msg;
+                self.free_pkts.push(p);
+                let m = &mut self.msgs[mi as usize];
+                m.delivered += 1;
+                if m.delivered == m.npk {
+                    out.push(Delivery {
+                        token: m.token,
+                        at: sched.now(),
+                    });
+                    self.delivered += 1;
+                    self.free_msgs.push(mi);
+                }
+            }
+        }
+    }
+
+    /// Exact for dimension-order and table routing; for minimal adaptive
+    /// routing exact whenever no packet of the lone message waits in a
+    /// queue (no downstream link slower than the rate feeding it), since
+    /// with empty queues adaptive picks the dimension-order port.
+    fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
+        let sw = if self.ct {
+            Switching::CutThrough
+        } else {
+            Switching::StoreAndForward
+        };
+        packet_idle_time(&self.m, src, dst, bytes, rate_cap, self.packet, sw)
+    }
+}

@@ -1,0 +1,192 @@
+//! Per-link statistics, returned as plain data for reports and plots.
+
+use sim_core::Time;
+
+/// Totals of one link direction over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct LinkStat {
+    /// Link id.
+    pub link: u32,
+    /// Sending vertex.
+    pub from: u32,
+    /// Receiving vertex.
+    pub to: u32,
+    /// Bytes carried.
+    pub bytes: u64,
+    /// Time the link spent sending [time]. Packet mode: sum of packet
+    /// service times (including waits for a cut-through tail). Flow mode:
+    /// `bytes / bandwidth`, the time-equivalent of the bytes carried.
+    pub busy: Time,
+    /// `busy / elapsed`, in [0, 1] (0 when `elapsed` is zero).
+    pub utilization: f64,
+    /// Largest number of bytes waiting in the link's queue (packet mode;
+    /// 0 in flow mode).
+    pub peak_queue_bytes: u64,
+    /// Largest number of flows crossing the link at once (flow mode; 0 in
+    /// packet mode).
+    pub peak_flows: u32,
+}
+
+/// Bytes carried by one link per sampling interval.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LinkSeries {
+    /// Link id.
+    pub link: u32,
+    /// Width of a bin [time]; bin `i` covers `[i * interval, (i + 1) * interval)`.
+    pub interval: Time,
+    /// Bytes per bin. A packet's or flow segment's bytes are spread over
+    /// the bins its transmission spans, in proportion to time.
+    pub bytes: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Acc {
+    bytes: u64,
+    busy_ps: u64,
+    peak_queue: u64,
+    peak_flows: u32,
+}
+
+/// Collects per-link figures during a run.
+#[derive(Clone, Debug)]
+pub(crate) struct StatsCollector {
+    acc: Vec<Acc>,
+    interval: Option<Time>,
+    series: Vec<Vec<u64>>,
+}
+
+impl StatsCollector {
+    pub(crate) fn new(links: usize, interval: Option<Time>) -> Self {
+        StatsCollector {
+            acc: vec![Acc::default(); links],
+            interval: interval.filter(|i| *i > Time::ZERO),
+            series: if interval.is_some() {
+                vec![Vec::new(); links]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// `bytes` sent on `link` during `[from, to]`.
+    #[inline]
+    pub(crate) fn sent(&mut self, link: u32, from: Time, to: Time, bytes: u64, busy: bool) {
+        let a = &mut self.acc[link as usize];
+        a.bytes += bytes;
+        if busy {
+            a.busy_ps += (to - from).as_ps();
+        }
+        if self.interval.is_some() {
+            self.spread(link, from, to, bytes);
+        }
+    }
+
+    /// Only the time series (flow mode credits totals at the end).
+    #[inline]
+    pub(crate) fn series_only(&mut self, link: u32, from: Time, to: Time, bytes: u64) {
+        if self.interval.is_some() {
+            self.spread(link, from, to, bytes);
+        }
+    }
+
+    /// Adds to the totals only (flow mode, at a flow's end).
+    #[inline]
+    pub(crate) fn add_total(&mut self, link: u32, bytes: u64) {
+        self.acc[link as usize].bytes += bytes;
+    }
+
+    pub(crate) fn enabled_series(&self) -> bool {
+        self.interval.is_some()
+    }
+
+    fn spread(&mut self, link: u32, from: Time, to: Time, bytes: u64) {
+        let iv = self.interval.expect("series enabled").as_ps();
+        let s = &mut self.series[link as usize];
+        let (b0, b1) = (
+            from.as_ps() / iv,
+            to.as_ps().saturating_sub(1).max(from.as_ps()) / iv,
+        );
+        if s.len() <= b1 as usize {
+            s.resize(b1 as usize + 1, 0);
+        }
+        if b0 == b1 || bytes == 0 {
+            s[b0 as usize] += bytes;
+            return;
+        }
+        let span = (to - from).as_ps() as u128;
+        let mut given = 0u64;
+        for b in b0..=b1 {
+            let lo = (b * iv).max(from.as_ps());
+            let hi = ((b + 1) * iv).min(to.as_ps());
+            let share = if b == b1 {
+                bytes - given
+            } else {
+                (bytes as u128 * (hi - lo) as u128 / span) as u64
+            };
+            s[b as usize] += share;
+            given += share;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn queue(&mut self, link: u32, waiting: u64) {
+        let a = &mut self.acc[link as usize];
+        a.peak_queue = a.peak_queue.max(waiting);
+    }
+
+    #[inline]
+    pub(crate) fn flows(&mut self, link: u32, n: u32) {
+        let a = &mut self.acc[link as usize];
+        a.peak_flows = a.peak_flows.max(n);
+    }
+
+    pub(crate) fn report(
+        &self,
+        links: &[crate::machine::Link],
+        elapsed: Time,
+        busy_from_bytes: bool,
+    ) -> Vec<LinkStat> {
+        self.acc
+            .iter()
+            .zip(links)
+            .enumerate()
+            .map(|(i, (a, l))| {
+                let busy = if busy_from_bytes {
+                    sim_core::transfer_time(a.bytes, l.bandwidth)
+                } else {
+                    Time::from_ps(a.busy_ps)
+                };
+                LinkStat {
+                    link: i as u32,
+                    from: l.from,
+                    to: l.to,
+                    bytes: a.bytes,
+                    busy,
+                    utilization: if elapsed > Time::ZERO {
+                        busy.as_ps() as f64 / elapsed.as_ps() as f64
+                    } else {
+                        0.0
+                    },
+                    peak_queue_bytes: a.peak_queue,
+                    peak_flows: a.peak_flows,
+                }
+            })
+            .collect()
+    }
+
+    pub(crate) fn series(&self) -> Vec<LinkSeries> {
+        let Some(interval) = self.interval else {
+            return Vec::new();
+        };
+        self.series
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(i, s)| LinkSeries {
+                link: i as u32,
+                interval,
+                bytes: s.clone(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,452 @@
+//! 3-D torus of Cray Gemini routers (Blue Waters).
+//!
+//! `X x Y x Z` routers with wrap-around links in every dimension and
+//! [`TorusParams::nodes_per_router`] hosts on each (two on a Gemini:
+//! Bienz et al., EuroMPI'18, Sec. 3: "a 3D torus Gemini interconnect, in
+//! which each Gemini consists of two nodes"). Router `g` has coordinates
+//! `(x, y, z)` with `g = x + X * (y + Y * z)`; its hosts are
+//! `g * nodes_per_router ..`.
+//!
+//! # Routing
+//!
+//! * **Dimension order** ([`TorusGeom::dor_port`]): correct x first, then
+//!   y, then z; in each ring take the shorter way around. **Tie rule**:
+//!   when both ways are equally long (offset exactly `k / 2` on a ring of
+//!   even size `k`), go the positive way (+x, +y, +z).
+//! * **Minimal adaptive** ([`TorusGeom::productive_ports`], used per
+//!   packet by [`crate::packet`]): the productive ports are the ones that
+//!   shorten the remaining distance (both ways of a ring at an exact
+//!   `k / 2` tie); among them the packet takes the output link with the
+//!   fewest bytes waiting. **Tie rule**: the first in the order
+//!   +x, -x, +y, -y, +z, -z. With empty queues this is exactly the
+//!   dimension-order choice.
+
+use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, NONE, Sharing};
+use crate::transport::NodeId;
+use sim_core::{Bandwidth, Time};
+
+/// Parameters of a Gemini-style 3-D torus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TorusParams {
+    /// Routers per dimension `[X, Y, Z]` (each at least 1).
+    pub dims: [u32; 3],
+    /// Hosts per router (Gemini: 2, Bienz et al. Sec. 3).
+    pub nodes_per_router: u32,
+    /// Router-to-router link bandwidth per dimension, each direction
+    /// [bytes/s].
+    pub link_bandwidth: [Bandwidth; 3],
+    /// Latency of one router-to-router hop (wire plus router) [time].
+    pub hop_latency: Time,
+    /// Node injection rate `R_N` (host -> router link) [bytes/s].
+    pub injection: Bandwidth,
+    /// Node ejection rate (router -> host link) [bytes/s].
+    pub ejection: Bandwidth,
+    /// Latency of the host <-> router link, each way [time].
+    pub nic_latency: Time,
+    /// Input buffer of every link [bytes].
+    pub buffer: u64,
+    /// Sockets per node.
+    pub sockets: u16,
+    /// Cores per socket.
+    pub cores_per_socket: u16,
+}
+
+/// Blue Waters torus size `[X, Y, Z]` in Geminis: 23 x 24 x 24
+/// (public NCSA Blue Waters system description; not in the seeds).
+pub const BLUE_WATERS_DIMS: [u32; 3] = [23, 24, 24];
+/// Hosts per Gemini router: 2 (Bienz et al. Sec. 3, seed).
+pub const GEMINI_NODES_PER_ROUTER: u32 = 2;
+/// Node injection rate `R_N` = 6.6e9 B/s (Bienz et al. Table 1,
+/// inter-node rendezvous `R_N`; seed).
+pub const BLUE_WATERS_R_N: u64 = 6_600_000_000;
+/// Gemini X- and Z-dimension link bandwidth per direction = 9.375e9 B/s
+/// (public figure for Gemini torus links on Blue Waters, Cray "The Gemini
+/// Network" rev 1.1, 2010, and NCSA documentation; NOT from the seeds).
+pub const GEMINI_XZ_LINK_BW: u64 = 9_375_000_000;
+/// Gemini Y-dimension link bandwidth per direction = 4.6875e9 B/s: Y
+/// cables carry half the lanes of X and Z on Blue Waters (same public
+/// sources as [`GEMINI_XZ_LINK_BW`]; NOT from the seeds).
+pub const GEMINI_Y_LINK_BW: u64 = 4_687_500_000;
+/// Per-hop router-to-router latency = 105 ns (public figure for the
+/// Gemini router pipeline plus cable, Cray "The Gemini Network"; NOT from
+/// the seeds; order of magnitude only).
+pub const GEMINI_HOP_LATENCY_NS: u64 = 105;
+/// Host <-> Gemini latency, each way = 350 ns, so that two nodes on one
+/// Gemini see 0.7 us, the low end of the 0.7-1.4 us NIC-to-NIC latency
+/// Cray quotes for Gemini (as reported by the EuroBen XE6 review; NOT
+/// from the seeds).
+pub const GEMINI_NIC_LATENCY_NS: u64 = 350;
+/// Input buffer per link = 64 KiB (assumption for reports; the packet
+/// transport does not bound queues).
+pub const GEMINI_BUFFER_BYTES: u64 = 64 * 1024;
+
+impl TorusParams {
+    /// Blue Waters (23 x 24 x 24 Geminis, 2 XE6 nodes each). Sources per
+    /// constant above: `R_N` from Bienz et al. Table 1 (seed); link rates,
+    /// latencies and size are public figures, not from the seeds. Nodes:
+    /// two AMD 6276 sockets (Bienz et al. Sec. 3) of 16 cores (AMD's
+    /// specification; Bienz et al. run 16 processes per node).
+    pub fn blue_waters() -> Self {
+        Self::blue_waters_dims(BLUE_WATERS_DIMS)
+    }
+
+    /// Blue Waters parameters on a torus of `dims` Geminis (for partitions
+    /// and scaled experiments, e.g. 16 x 16 x 16).
+    pub fn blue_waters_dims(dims: [u32; 3]) -> Self {
+        let xz = Bandwidth::bytes_per_sec(GEMINI_XZ_LINK_BW);
+        TorusParams {
+            dims,
+            nodes_per_router: GEMINI_NODES_PER_ROUTER,
+            link_bandwidth: [xz, Bandwidth::bytes_per_sec(GEMINI_Y_LINK_BW), xz],
+            hop_latency: Time::from_ns(GEMINI_HOP_LATENCY_NS),
+            injection: Bandwidth::bytes_per_sec(BLUE_WATERS_R_N),
+            ejection: Bandwidth::bytes_per_sec(BLUE_WATERS_R_N),
+            nic_latency: Time::from_ns(GEMINI_NIC_LATENCY_NS),
+            buffer: GEMINI_BUFFER_BYTES,
+            sockets: 2,
+            cores_per_socket: 16,
+        }
+    }
+
+    /// Builds the machine. Errors name the bad parameter.
+    pub fn build(&self) -> Result<Machine, MachineError> {
+        for (i, &k) in self.dims.iter().enumerate() {
+            if k == 0 {
+                return Err(MachineError::Param {
+                    name: ["dims.x", "dims.y", "dims.z"][i],
+                    why: "must be at least 1".into(),
+                });
+            }
+        }
+        if self.nodes_per_router == 0 {
+            return Err(MachineError::Param {
+                name: "nodes_per_router",
+                why: "must be at least 1".into(),
+            });
+        }
+        let routers = self.dims.iter().try_fold(1u32, |a, &k| a.checked_mul(k));
+        let hosts = routers.and_then(|r| r.checked_mul(self.nodes_per_router));
+        let (routers, hosts) = match (routers, hosts) {
+            (Some(r), Some(h)) if h.checked_add(r).is_some() => (r, h),
+            _ => {
+                return Err(MachineError::Param {
+                    name: "dims",
+                    why: "too many routers".into(),
+                });
+            }
+        };
+        if self.sockets == 0 || self.cores_per_socket == 0 {
+            return Err(MachineError::Param {
+                name: "sockets/cores_per_socket",
+                why: "must be at least 1".into(),
+            });
+        }
+        let [x, y, z] = self.dims;
+        let mut b = MachineBuilder::new(format!("torus {x}x{y}x{z}"));
+        for h in 0..hosts {
+            b.host(format!("n{h}"), self.sockets, self.cores_per_socket);
+        }
+        let mut rv = Vec::with_capacity(routers as usize);
+        for g in 0..routers {
+            let (cx, cy, cz) = (g % x, (g / x) % y, g / (x * y));
+            rv.push(b.net(format!("g{cx}.{cy}.{cz}"), true));
+        }
+        let inj = LinkParams {
+            bandwidth: self.injection,
+            latency: self.nic_latency,
+            buffer: self.buffer,
+        };
+        let ej = LinkParams {
+            bandwidth: self.ejection,
+            ..inj
+        };
+        for h in 0..hosts {
+            b.cable(
+                crate::machine::VRef::Host(h),
+                rv[(h / self.nodes_per_router) as usize],
+                inj,
+                ej,
+            );
+        }
+        let mut port_link = vec![NONE; routers as usize * 6];
+        let mut next_id = 2 * hosts;
+        for g in 0..routers {
+            for d in 0..3 {
+                if self.dims[d] < 2 {
+                    continue;
+                }
+                let n = step(self.dims, g, d, true);
+                let p = LinkParams {
+                    bandwidth: self.link_bandwidth[d],
+                    latency: self.hop_latency,
+                    buffer: self.buffer,
+                };
+                b.cable(rv[g as usize], rv[n as usize], p, p);
+                port_link[g as usize * 6 + d * 2] = next_id;
+                port_link[n as usize * 6 + d * 2 + 1] = next_id + 1;
+                next_id += 2;
+            }
+        }
+        let geom = TorusGeom {
+            dims: self.dims,
+            per_router: self.nodes_per_router,
+            hosts,
+            port_link,
+        };
+        b.build_with(Sharing::Fair, Some(geom))
+    }
+}
+
+/// The neighbour of router `g` one step along dimension `d` (+ or -).
+fn step(dims: [u32; 3], g: u32, d: usize, plus: bool) -> u32 {
+    let mut c = coords(dims, g);
+    let k = dims[d];
+    c[d] = if plus {
+        (c[d] + 1) % k
+    } else {
+        (c[d] + k - 1) % k
+    };
+    c[0] + dims[0] * (c[1] + dims[1] * c[2])
+}
+
+fn coords(dims: [u32; 3], g: u32) -> [u32; 3] {
+    [
+        g % dims[0],
+        (g / dims[0]) % dims[1],
+        g / (dims[0] * dims[1]),
+    ]
+}
+
+/// Geometry and arithmetic routing of a torus machine.
+#[derive(Clone, Debug)]
+pub struct TorusGeom {
+    dims: [u32; 3],
+    per_router: u32,
+    hosts: u32,
+    /// `port_link[g * 6 + 2 * d + s]`: link leaving router `g` along
+    /// dimension `d`, `s = 0` positive, `1` negative; `NONE` on a ring of
+    /// size 1.
+    port_link: Vec<u32>,
+}
+
+impl TorusGeom {
+    /// Routers per dimension.
+    pub fn dims(&self) -> [u32; 3] {
+        self.dims
+    }
+    /// Hosts per router.
+    pub fn nodes_per_router(&self) -> u32 {
+        self.per_router
+    }
+    /// Router index (not vertex id) of `node`.
+    pub fn router_of(&self, node: NodeId) -> u32 {
+        node.0 / self.per_router
+    }
+    /// Coordinates of router index `g`.
+    pub fn coords(&self, g: u32) -> [u32; 3] {
+        coords(self.dims, g)
+    }
+    /// Router index at coordinates `c` (taken modulo the ring sizes).
+    pub fn router_at(&self, c: [u32; 3]) -> u32 {
+        let d = self.dims;
+        (c[0] % d[0]) + d[0] * ((c[1] % d[1]) + d[1] * (c[2] % d[2]))
+    }
+    /// The link leaving router index `g` on `port` (`2 * dim + sign`,
+    /// sign 0 = positive); `None` on a ring of size 1.
+    pub fn port_link(&self, g: u32, port: u32) -> Option<u32> {
+        let l = self.port_link[(g * 6 + port) as usize];
+        (l != NONE).then_some(l)
+    }
+
+    /// Signed shortest offset along a ring of size `k` from `a` to `b`,
+    /// with the tie (`k / 2`) resolved positive.
+    fn offset(k: u32, a: u32, b: u32) -> (u32, bool, bool) {
+        let fwd = (b + k - a) % k;
+        let back = k - fwd;
+        if fwd == 0 {
+            (0, true, false)
+        } else if fwd < back {
+            (fwd, true, false)
+        } else if fwd > back {
+            (back, false, false)
+        } else {
+            (fwd, true, true)
+        }
+    }
+
+    /// Router-to-router hops between the routers of two nodes (sum over
+    /// dimensions of the shorter way around each ring).
+    pub fn hops(&self, src: u32, dst: u32) -> u32 {
+        let (a, b) = (
+            self.coords(src / self.per_router),
+            self.coords(dst / self.per_router),
+        );
+        (0..3)
+            .map(|d| Self::offset(self.dims[d], a[d], b[d]).0)
+            .sum()
+    }
+
+    /// Dimension-order output port (`2 * dim + sign`) at router index `g`
+    /// towards host `dst`, or `None` when `dst` is attached to `g`.
+    pub fn dor_port(&self, g: u32, dst: u32) -> Option<u32> {
+        let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
+        for d in 0..3 {
+            let (n, plus, _) = Self::offset(self.dims[d], a[d], b[d]);
+            if n > 0 {
+                return Some(2 * d as u32 + if plus { 0 } else { 1 });
+            }
+        }
+        None
+    }
+
+    /// Next link from router vertex `v` towards host `dst` by dimension
+    /// order: a router link, or the ejection link of `dst` at its router.
+    #[inline]
+    pub(crate) fn dor_next(&self, v: u32, dst: u32) -> u32 {
+        let g = v - self.hosts;
+        match self.dor_port(g, dst) {
+            Some(p) => self.port_link[(g * 6 + p) as usize],
+            // Ejection link of `dst`: cable `dst` is the host's, reverse id.
+            None => 2 * dst + 1,
+        }
+    }
+
+    /// The productive output links at router vertex `v` towards host
+    /// `dst`, in tie-rule order (+x, -x, +y, -y, +z, -z); the ejection
+    /// link alone when `dst` is attached here. Writes into `out` and
+    /// returns the count (at most 6).
+    pub fn productive_links(&self, v: u32, dst: u32, out: &mut [u32; 6]) -> usize {
+        let g = v - self.hosts;
+        let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
+        let mut n = 0;
+        for d in 0..3 {
+            let (off, plus, tie) = Self::offset(self.dims[d], a[d], b[d]);
+            if off == 0 {
+                continue;
+            }
+            if plus || tie {
+                out[n] = self.port_link[g as usize * 6 + 2 * d];
+                n += 1;
+            }
+            if !plus || tie {
+                out[n] = self.port_link[g as usize * 6 + 2 * d + 1];
+                n += 1;
+            }
+        }
+        if n == 0 {
+            out[0] = 2 * dst + 1;
+            n = 1;
+        }
+        n
+    }
+
+    /// The nodes of a line of `len` routers starting at `origin` along
+    /// dimension `dim` (Bienz et al. Fig. 6: four Geminis in a row),
+    /// router by router. Errors if the line does not fit in the ring.
+    pub fn line(
+        &self,
+        origin: [u32; 3],
+        dim: usize,
+        len: u32,
+    ) -> Result<Vec<NodeId>, MachineError> {
+        if dim > 2 || len == 0 || len > self.dims[dim] {
+            return Err(MachineError::Param {
+                name: "line",
+                why: format!(
+                    "a line of {len} routers along dimension {dim} does not fit in {:?}",
+                    self.dims
+                ),
+            });
+        }
+        self.check_origin(origin)?;
+        let mut out = Vec::new();
+        for i in 0..len {
+            let mut c = origin;
+            c[dim] += i;
+            self.push_router_nodes(self.router_at(c), &mut out);
+        }
+        Ok(out)
+    }
+
+    /// The nodes of a cube of `side`^3 routers with corner `origin`
+    /// (Bienz et al. Fig. 8), ordered x fastest, then y, then z.
+    pub fn cube(&self, origin: [u32; 3], side: u32) -> Result<Vec<NodeId>, MachineError> {
+        if side == 0 || self.dims.iter().any(|&k| side > k) {
+            return Err(MachineError::Param {
+                name: "cube",
+                why: format!("a cube of side {side} does not fit in {:?}", self.dims),
+            });
+        }
+        self.check_origin(origin)?;
+        let mut out = Vec::new();
+        for z in 0..side {
+            for y in 0..side {
+                for x in 0..side {
+                    let c = [origin[0] + x, origin[1] + y, origin[2] + z];
+                    self.push_router_nodes(self.router_at(c), &mut out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// All nodes of the machine, in order.
+    pub fn whole(&self) -> Vec<NodeId> {
+        (0..self.hosts).map(NodeId).collect()
+    }
+
+    fn check_origin(&self, o: [u32; 3]) -> Result<(), MachineError> {
+        if (0..3).any(|d| o[d] >= self.dims[d]) {
+            return Err(MachineError::Param {
+                name: "origin",
+                why: format!("{o:?} lies outside the torus {:?}", self.dims),
+            });
+        }
+        Ok(())
+    }
+
+    fn push_router_nodes(&self, g: u32, out: &mut Vec<NodeId>) {
+        for i in 0..self.per_router {
+            out.push(NodeId(g * self.per_router + i));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tie_goes_positive_and_routes_are_minimal() {
+        let m = TorusParams::blue_waters_dims([4, 1, 1]).build().unwrap();
+        let t = m.torus().unwrap();
+        // Router 0 to router 2 on a ring of 4: both ways are 2 hops; the
+        // tie rule says +x, i.e. through router 1.
+        assert_eq!(t.dor_port(0, 2 * 2), Some(0));
+        // Router 0 to router 3: one hop the negative way.
+        assert_eq!(t.dor_port(0, 3 * 2), Some(1));
+        assert_eq!(m.hops(NodeId(0), NodeId(4)), 2);
+        assert_eq!(m.hops(NodeId(0), NodeId(6)), 1);
+        assert_eq!(m.hops(NodeId(0), NodeId(1)), 0);
+        // The route of 0 -> 4: injection, g0->g1, g1->g2, ejection.
+        let r = m.route(NodeId(0), NodeId(4));
+        assert_eq!(r.len(), 4);
+        assert_eq!(m.link(r[1]).to, m.link(r[2]).from);
+    }
+
+    #[test]
+    fn partitions() {
+        let m = TorusParams::blue_waters_dims([8, 2, 2]).build().unwrap();
+        let t = m.torus().unwrap();
+        let line = t.line([2, 1, 0], 0, 4).unwrap();
+        assert_eq!(line.len(), 8);
+        // Consecutive routers of the line are one hop apart.
+        assert_eq!(m.hops(line[0], line[2]), 1);
+        assert_eq!(m.hops(line[0], line[6]), 3);
+        let cube = t.cube([0, 0, 0], 2).unwrap();
+        assert_eq!(cube.len(), 16);
+        assert!(t.cube([0, 0, 0], 3).is_err());
+        assert!(t.line([9, 0, 0], 0, 2).is_err());
+        assert!(TorusParams::blue_waters_dims([0, 1, 1]).build().is_err());
+    }
+}
