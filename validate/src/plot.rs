@@ -59,7 +59,11 @@ fn tick(v: &f64) -> String {
         "0".into()
     } else if (1e-2..1e5).contains(&a) {
         let r = (v * 100.0).round() / 100.0;
-        if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r}") }
+        if r.fract() == 0.0 {
+            format!("{r:.0}")
+        } else {
+            format!("{r}")
+        }
     } else {
         format!("{v:.1e}")
     }

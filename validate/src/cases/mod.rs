@@ -11,6 +11,7 @@ use std::path::Path;
 use topology::{Placement, Transport};
 
 pub mod ideal;
+pub mod machines;
 
 /// Options every case receives.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +34,9 @@ pub struct Case {
 
 /// Every case, in the order `netsim validate` runs them.
 pub fn all() -> Vec<Case> {
-    ideal::cases()
+    let mut v = ideal::cases();
+    v.extend(machines::cases());
+    v
 }
 
 /// Runs in-memory programs; errors become strings naming the case.
