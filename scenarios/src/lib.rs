@@ -23,6 +23,7 @@
 //! networks; it never runs a simulation. It depends on `mpi-layer` only for
 //! the operation vocabulary.
 
+pub mod dumpi;
 pub mod msglist;
 pub mod native;
 pub mod ti;

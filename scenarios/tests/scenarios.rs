@@ -1054,3 +1054,208 @@ fn msglist_malformed_inputs_name_file_and_line() {
     );
     assert!(origin.to_string().ends_with("ok.csv:2"));
 }
+
+// ---------------------------------------------------------------- DUMPI
+
+use scenarios::dumpi::{DumpiConfig, DumpiStream, DumpiTrace, NUM_FUNCTIONS, function_name};
+
+fn dumpi_dir() -> Option<PathBuf> {
+    data("traces/dumpi/sst-macro-testtrace")
+}
+
+#[test]
+fn dumpi_testtrace_decodes_completely() {
+    let Some(dir) = dumpi_dir() else {
+        return;
+    };
+    let t = DumpiTrace::open(&dir.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    assert_eq!(t.num_ranks(), 4);
+    for r in 0..4u32 {
+        let mut s = t.rank_stream(r).unwrap();
+        assert_eq!(s.version(), [1, 0, 0]);
+        let mut all = Vec::new();
+        while let Some((op, origin)) = s.next_op().unwrap() {
+            assert!(
+                origin
+                    .to_string()
+                    .contains(&format!("testtrace-000{r}.bin:"))
+            );
+            all.push(op);
+        }
+        // The recorded calls, per function, are those the footer counted.
+        let footer = s.footer_call_counts();
+        let decoded = s.decoded_counts();
+        for f in 0..NUM_FUNCTIONS {
+            assert_eq!(
+                decoded[f],
+                footer[f] as u64,
+                "rank {r} {}",
+                function_name(f)
+            );
+        }
+        let names: Vec<&str> = (0..NUM_FUNCTIONS)
+            .filter(|&f| decoded[f] > 0)
+            .map(function_name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "MPI_Recv",
+                "MPI_Isend",
+                "MPI_Wait",
+                "MPI_Barrier",
+                "MPI_Allreduce",
+                "MPI_Comm_size",
+                "MPI_Comm_rank",
+                "MPI_Init",
+                "MPI_Finalize"
+            ]
+        );
+        // Communication: a ring, one MPI_INT (4 bytes, from the trace's
+        // datatype table) to the right neighbour, tag 1337.
+        let comm: Vec<Op> = all
+            .iter()
+            .filter(|o| !matches!(o, Op::Compute { .. }))
+            .cloned()
+            .collect();
+        assert_eq!(
+            comm,
+            vec![
+                Op::Barrier { comm: W },
+                Op::Isend {
+                    dst: (r + 1) % 4,
+                    tag: 1337,
+                    bytes: 4,
+                    comm: W,
+                    req: ReqId(2)
+                },
+                Op::Recv {
+                    src: Source::Rank((r + 3) % 4),
+                    tag: TagSel::Tag(1337),
+                    bytes: 4,
+                    comm: W
+                },
+                Op::Wait { req: ReqId(2) },
+                Op::Allreduce { bytes: 4, comm: W },
+            ],
+            "rank {r}"
+        );
+        // Computation: one gap before each of the 8 calls after MPI_Init.
+        assert_eq!(all.len() - comm.len(), 8, "rank {r}");
+    }
+    // Rank 0: MPI_Init ends at 737.670 ms (wall), MPI_Comm_rank starts at
+    // 737.694 ms: 24 us of computation.
+    let first = ops(t.rank_stream(0).unwrap());
+    assert_eq!(
+        first[0],
+        Op::Compute {
+            duration: Time::from_us(24)
+        }
+    );
+    // The CPU clock and a scale factor.
+    let cfg = DumpiConfig {
+        clock: scenarios::dumpi::Clock::Cpu,
+        compute_scale: 0.5,
+        ..Default::default()
+    };
+    let t = DumpiTrace::open(&dir.join("testtrace.meta"), cfg).unwrap();
+    // CPU: Init stops at 7.716 ms, Comm_rank starts at 7.739 ms: 23 us, halved.
+    assert_eq!(
+        ops(t.rank_stream(0).unwrap())[0],
+        Op::Compute {
+            duration: Time::from_ps(11_500_000)
+        }
+    );
+}
+
+/// Copies the test trace into a scratch directory, letting `edit` change
+/// rank 0's bytes.
+fn dumpi_copy(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> Option<PathBuf> {
+    let dir = dumpi_dir()?;
+    let s = scratch(name);
+    for f in [
+        "testtrace.meta",
+        "testtrace-0000.bin",
+        "testtrace-0001.bin",
+        "testtrace-0002.bin",
+        "testtrace-0003.bin",
+    ] {
+        std::fs::copy(dir.join(f), s.join(f)).unwrap();
+    }
+    let p = s.join("testtrace-0000.bin");
+    let mut b = std::fs::read(&p).unwrap();
+    edit(&mut b);
+    std::fs::write(&p, b).unwrap();
+    Some(s)
+}
+
+#[test]
+fn dumpi_malformed_inputs_name_file_and_record() {
+    // MPI_Init's argv[0] claims 65535 characters: the record runs off the
+    // end of the file.
+    let Some(s) = dumpi_copy("dumpi-trunc", |b| {
+        assert_eq!(&b[0x31..0x35], &[0, 0, 0, 5]);
+        b[0x33] = 0xff;
+        b[0x34] = 0xff;
+    }) else {
+        return;
+    };
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(
+        e.contains("testtrace-0000.bin:1: record 1 (MPI_Init) at byte offset 16: truncated: file ends inside the record"),
+        "{e}"
+    );
+    // An unknown function label in the second record.
+    let s = dumpi_copy("dumpi-label", |b| {
+        b[0x3a] = 0x7f;
+        b[0x3b] = 0x00;
+    })
+    .unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(e.ends_with("testtrace-0000.bin:2: record 2 (?) at byte offset 58: unknown function label 32512: corrupt file?"), "{e}");
+    // The Isend's destination is rank 9 of 4.
+    let s = dumpi_copy("dumpi-rank", |b| {
+        // Isend record at 0x9f: label 2, mask 1, thread 2, times 24, then
+        // count (4), datatype (2), dest (4).
+        assert_eq!(&b[0x9f..0xa1], &[0, 8]);
+        b[0x9f + 29 + 6 + 3] = 9;
+    })
+    .unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(e.ends_with("testtrace-0000.bin:5: record 5 (MPI_Isend) at byte offset 159: rank 9 does not exist (the trace has 4 ranks)"), "{e}");
+    // A file cut short loses its index.
+    let s = dumpi_copy("dumpi-cut", |b| b.truncate(0x100)).unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = t.rank_stream(0).err().unwrap().to_string();
+    assert!(
+        e.contains("testtrace-0000.bin:0: no DUMPI index record in the last 64 bytes"),
+        "{e}"
+    );
+    // Not a DUMPI file at all.
+    let s = dumpi_copy("dumpi-magic", |b| b[0] = 0).unwrap();
+    let e = DumpiStream::open(&s.join("testtrace-0000.bin"), 4, DumpiConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.ends_with("testtrace-0000.bin:0: not a DUMPI file (no magic number at byte 0)"),
+        "{e}"
+    );
+    // A missing rank file.
+    std::fs::write(
+        s.join("testtrace.meta"),
+        "numprocs=5\nfileprefix=testtrace\n",
+    )
+    .unwrap();
+    let e = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("testtrace.meta:0: rank 4's trace file")
+            && e.ends_with("testtrace-0004.bin does not exist"),
+        "{e}"
+    );
+}
