@@ -24,6 +24,7 @@
 //! the operation vocabulary.
 
 pub mod dumpi;
+pub mod goal;
 pub mod msglist;
 pub mod native;
 pub mod ti;

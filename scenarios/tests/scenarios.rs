@@ -1259,3 +1259,205 @@ fn dumpi_malformed_inputs_name_file_and_record() {
         "{e}"
     );
 }
+
+// ---------------------------------------------------------------- GOAL
+
+use scenarios::goal::{GoalConfig, GoalSchedule};
+
+#[test]
+fn goal_example_linearizes() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/goal-small.goal");
+    let g = GoalSchedule::open(&p, GoalConfig::default()).unwrap();
+    assert_eq!(g.num_ranks(), 3);
+    let isend = |dst, tag, req| Op::Isend {
+        dst,
+        tag,
+        bytes: 8,
+        comm: W,
+        req: ReqId(req),
+    };
+    let irecv = |src, tag, bytes, req| Op::Irecv {
+        src,
+        tag,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    };
+    assert_eq!(
+        ops(g.rank_stream(0).unwrap()),
+        vec![
+            Op::Compute {
+                duration: Time::from_ns(100)
+            },
+            isend(1, 5, 1),
+            isend(2, 5, 2),
+            Op::Waitall {
+                reqs: vec![ReqId(1), ReqId(2)]
+            },
+        ]
+    );
+    assert_eq!(
+        ops(g.rank_stream(1).unwrap()),
+        vec![
+            irecv(Source::Rank(0), TagSel::Tag(5), 8, 0),
+            // The independent receive is posted before anything waits.
+            irecv(Source::Any, TagSel::Any, 16, 3),
+            Op::Wait { req: ReqId(0) },
+            Op::Compute {
+                duration: Time::from_ns(50)
+            },
+            isend(2, 6, 2),
+            Op::Waitall {
+                reqs: vec![ReqId(2), ReqId(3)]
+            },
+        ]
+    );
+    let mut s2 = g.rank_stream(2).unwrap();
+    let (first, o) = s2.next_op().unwrap().unwrap();
+    assert_eq!(first, irecv(Source::Rank(0), TagSel::Tag(5), 8, 0));
+    assert!(o.to_string().ends_with("goal-small.goal:25"), "{o}");
+    assert_eq!(
+        ops(s2),
+        vec![
+            irecv(Source::Rank(1), TagSel::Tag(6), 8, 1),
+            Op::Wait { req: ReqId(0) },
+            Op::Wait { req: ReqId(1) },
+            Op::Compute {
+                duration: Time::from_ns(10)
+            },
+        ]
+    );
+    // calc units are a parameter.
+    let g = GoalSchedule::open(
+        &p,
+        GoalConfig {
+            calc_unit: Time::from_us(1),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        ops(g.rank_stream(0).unwrap())[0],
+        Op::Compute {
+            duration: Time::from_us(100)
+        }
+    );
+}
+
+/// A binomial-tree broadcast written as GOAL: every rank's stream posts its
+/// receive, waits for it, then sends to its children.
+#[test]
+fn goal_binomial_tree() {
+    let s = scratch("goal-tree");
+    let mut text = String::from("num_ranks 8\n");
+    for r in 0..8u32 {
+        text += &format!("rank {r} {{\n");
+        let low = if r == 0 { 8 } else { r & r.wrapping_neg() };
+        if r != 0 {
+            text += &format!("  in: recv 4b from {} tag 0\n", r - low);
+        }
+        let mut k = 0;
+        let mut bit = low >> 1;
+        while bit > 0 {
+            text += &format!("  o{k}: send 4b to {} tag 0\n", r + bit);
+            if r != 0 {
+                text += &format!("  o{k} requires in\n");
+            }
+            k += 1;
+            bit >>= 1;
+        }
+        text += "}\n";
+    }
+    let f = write(&s, "tree.goal", &text);
+    let g = GoalSchedule::open(&f, GoalConfig::default()).unwrap();
+    let r0 = ops(g.rank_stream(0).unwrap());
+    assert_eq!(r0.len(), 4);
+    assert!(matches!(r0[0], Op::Isend { dst: 4, .. }));
+    let r2 = ops(g.rank_stream(2).unwrap());
+    assert_eq!(
+        r2,
+        vec![
+            Op::Irecv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(0),
+                bytes: 4,
+                comm: W,
+                req: ReqId(0)
+            },
+            Op::Wait { req: ReqId(0) },
+            Op::Isend {
+                dst: 3,
+                tag: 0,
+                bytes: 4,
+                comm: W,
+                req: ReqId(1)
+            },
+            Op::Waitall {
+                reqs: vec![ReqId(1)]
+            },
+        ]
+    );
+    assert_eq!(ops(g.rank_stream(7).unwrap()).len(), 2);
+}
+
+#[test]
+fn goal_malformed_inputs_name_file_and_line() {
+    let s = scratch("goal-err");
+    let cases = [
+        (
+            "num_ranks 2\nrank 0 {\n l1: send 8 to 1\n}\n",
+            "g.goal:3: size `8` must be bytes, e.g. `8b`",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: send 8b to 2\n}\n",
+            "g.goal:3: rank 2 does not exist (num_ranks 2)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: jump 8b\n}\n",
+            "g.goal:3: unknown operation `jump` (send, recv, calc, or a dependency)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: calc 5\n l1 requires l9\n}\n",
+            "g.goal:4: dependency names label `l9`, undefined above",
+        ),
+        (
+            "num_ranks 1\nrank 0 {\n a: calc 1\n b: calc 2\n a requires b\n b requires a\n}\n",
+            "g.goal:3: dependency cycle: this operation can never start",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: send -8b to 1\n}\n",
+            "g.goal:3: size must not be negative, found `-8b`",
+        ),
+    ];
+    for (text, want) in cases {
+        let f = write(&s, "g.goal", text);
+        let e = GoalSchedule::open(&f, GoalConfig::default())
+            .unwrap()
+            .rank_stream(0)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+    let opens = [
+        ("rank 0 {\n}\n", "g.goal:1: `rank` block before `num_ranks`"),
+        (
+            "num_ranks 2\nrank 5 {\n}\n",
+            "g.goal:2: rank 5 does not exist (num_ranks 2)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: calc 1\n",
+            "g.goal:2: `rank` block is never closed with `}`",
+        ),
+        (
+            "num_ranks 2\nsend 8b to 1\n",
+            "g.goal:2: expected `num_ranks N` or `rank R {`, found `send 8b to 1`",
+        ),
+    ];
+    for (text, want) in opens {
+        let f = write(&s, "g.goal", text);
+        let e = GoalSchedule::open(&f, GoalConfig::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+}
