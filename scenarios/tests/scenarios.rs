@@ -38,6 +38,10 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn ops(mut s: impl OpStream) -> Vec<Op> {
+    ops_dyn(&mut s)
+}
+
+fn ops_dyn(s: &mut dyn OpStream) -> Vec<Op> {
     let mut v = Vec::new();
     while let Some((op, _)) = s.next_op().unwrap() {
         v.push(op);
@@ -1459,5 +1463,57 @@ fn goal_malformed_inputs_name_file_and_line() {
             .unwrap_err()
             .to_string();
         assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+}
+
+// ---------------------------------------------------------------- any format
+
+use scenarios::trace::{TraceConfig, TraceFormat, open_streams};
+
+#[test]
+fn open_streams_detects_every_format() {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let cfg = TraceConfig::default();
+    for (file, format, ranks) in [
+        ("native-ring.trace", TraceFormat::Native, 4),
+        ("goal-small.goal", TraceFormat::Goal, 3),
+    ] {
+        let p = ex.join(file);
+        assert_eq!(TraceFormat::detect(&p), format);
+        let streams = open_streams(&p, format, &cfg).unwrap();
+        assert_eq!(streams.len(), ranks);
+        for mut s in streams {
+            assert!(!ops_dyn(&mut *s).is_empty());
+        }
+    }
+    let cases = [
+        (
+            "traces/dumpi/sst-macro-testtrace/testtrace.meta",
+            TraceFormat::Dumpi,
+            4,
+        ),
+        (
+            "traces/simgrid-ti/micro/actions_bcast.txt",
+            TraceFormat::SimGridTi,
+            3,
+        ),
+        (
+            "workloads/amg-elasticity/P512-level6-spmv.csv",
+            TraceFormat::MessageList,
+            0,
+        ),
+    ];
+    for (rel, format, ranks) in cases {
+        let Some(p) = data(rel) else {
+            continue;
+        };
+        assert_eq!(TraceFormat::detect(&p), format);
+        let streams = open_streams(&p, format, &cfg).unwrap();
+        if ranks > 0 {
+            assert_eq!(streams.len(), ranks);
+        }
+        for mut s in streams {
+            ops_dyn(&mut *s);
+        }
     }
 }
