@@ -12,9 +12,31 @@
 //!   (`TRACE-FORMAT.md`);
 //! - [`msglist`]: one communication phase from a CSV `src,dst,bytes`
 //!   message list (the AMG SpMV / SpGEMM patterns);
+//! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank);
+//! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form);
 //! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
 //! - [`units`]: times, rates and sizes with units, as scenario files write
 //!   them.
+//!
+//! [`trace::open_streams`] opens any of them (format chosen or detected from
+//! the file name with [`trace::TraceFormat::detect`]):
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use mpi_layer::OpStream;
+//! use scenarios::trace::{open_streams, TraceConfig, TraceFormat};
+//!
+//! let path = Path::new("traces/dumpi/sst-macro-testtrace/testtrace.meta");
+//! let mut ranks = open_streams(path, TraceFormat::detect(path), &TraceConfig::default())?;
+//! while let Some((op, origin)) = ranks[0].next_op()? {
+//!     println!("{origin}: {op:?}");
+//! }
+//! # Ok::<(), mpi_layer::ProgramError>(())
+//! ```
+//!
+//! Each module also has its own types for finer control (`TiTrace`,
+//! `DumpiTrace`, `GoalSchedule`, `NativeTrace`, `MessageList`), which give
+//! one rank's stream at a time.
 //!
 //! Every trace reader streams: a rank's stream holds an open file and the
 //! operations of the line or record being read, never the whole trace, so
@@ -22,10 +44,13 @@
 //! trace length. Bad input is an error value naming the file and line
 //! (text) or record and byte offset (binary); readers never panic on input.
 
+pub mod dumpi;
+pub mod goal;
 pub mod msglist;
 pub mod native;
 pub mod sweep;
 pub mod ti;
+pub mod trace;
 pub mod units;
 pub mod workloads;
 

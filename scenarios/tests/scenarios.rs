@@ -38,6 +38,10 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn ops(mut s: impl OpStream) -> Vec<Op> {
+    ops_dyn(&mut s)
+}
+
+fn ops_dyn(s: &mut dyn OpStream) -> Vec<Op> {
     let mut v = Vec::new();
     while let Some((op, _)) = s.next_op().unwrap() {
         v.push(op);
@@ -1053,4 +1057,463 @@ fn msglist_malformed_inputs_name_file_and_line() {
         }
     );
     assert!(origin.to_string().ends_with("ok.csv:2"));
+}
+
+// ---------------------------------------------------------------- DUMPI
+
+use scenarios::dumpi::{DumpiConfig, DumpiStream, DumpiTrace, NUM_FUNCTIONS, function_name};
+
+fn dumpi_dir() -> Option<PathBuf> {
+    data("traces/dumpi/sst-macro-testtrace")
+}
+
+#[test]
+fn dumpi_testtrace_decodes_completely() {
+    let Some(dir) = dumpi_dir() else {
+        return;
+    };
+    let t = DumpiTrace::open(&dir.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    assert_eq!(t.num_ranks(), 4);
+    for r in 0..4u32 {
+        let mut s = t.rank_stream(r).unwrap();
+        assert_eq!(s.version(), [1, 0, 0]);
+        let mut all = Vec::new();
+        while let Some((op, origin)) = s.next_op().unwrap() {
+            assert!(
+                origin
+                    .to_string()
+                    .contains(&format!("testtrace-000{r}.bin:"))
+            );
+            all.push(op);
+        }
+        // The recorded calls, per function, are those the footer counted.
+        let footer = s.footer_call_counts();
+        let decoded = s.decoded_counts();
+        for f in 0..NUM_FUNCTIONS {
+            assert_eq!(
+                decoded[f],
+                footer[f] as u64,
+                "rank {r} {}",
+                function_name(f)
+            );
+        }
+        let names: Vec<&str> = (0..NUM_FUNCTIONS)
+            .filter(|&f| decoded[f] > 0)
+            .map(function_name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "MPI_Recv",
+                "MPI_Isend",
+                "MPI_Wait",
+                "MPI_Barrier",
+                "MPI_Allreduce",
+                "MPI_Comm_size",
+                "MPI_Comm_rank",
+                "MPI_Init",
+                "MPI_Finalize"
+            ]
+        );
+        // Communication: a ring, one MPI_INT (4 bytes, from the trace's
+        // datatype table) to the right neighbour, tag 1337.
+        let comm: Vec<Op> = all
+            .iter()
+            .filter(|o| !matches!(o, Op::Compute { .. }))
+            .cloned()
+            .collect();
+        assert_eq!(
+            comm,
+            vec![
+                Op::Barrier { comm: W },
+                Op::Isend {
+                    dst: (r + 1) % 4,
+                    tag: 1337,
+                    bytes: 4,
+                    comm: W,
+                    req: ReqId(2)
+                },
+                Op::Recv {
+                    src: Source::Rank((r + 3) % 4),
+                    tag: TagSel::Tag(1337),
+                    bytes: 4,
+                    comm: W
+                },
+                Op::Wait { req: ReqId(2) },
+                Op::Allreduce { bytes: 4, comm: W },
+            ],
+            "rank {r}"
+        );
+        // Computation: one gap before each of the 8 calls after MPI_Init.
+        assert_eq!(all.len() - comm.len(), 8, "rank {r}");
+    }
+    // Rank 0: MPI_Init ends at 737.670 ms (wall), MPI_Comm_rank starts at
+    // 737.694 ms: 24 us of computation.
+    let first = ops(t.rank_stream(0).unwrap());
+    assert_eq!(
+        first[0],
+        Op::Compute {
+            duration: Time::from_us(24)
+        }
+    );
+    // The CPU clock and a scale factor.
+    let cfg = DumpiConfig {
+        clock: scenarios::dumpi::Clock::Cpu,
+        compute_scale: 0.5,
+        ..Default::default()
+    };
+    let t = DumpiTrace::open(&dir.join("testtrace.meta"), cfg).unwrap();
+    // CPU: Init stops at 7.716 ms, Comm_rank starts at 7.739 ms: 23 us, halved.
+    assert_eq!(
+        ops(t.rank_stream(0).unwrap())[0],
+        Op::Compute {
+            duration: Time::from_ps(11_500_000)
+        }
+    );
+}
+
+/// Copies the test trace into a scratch directory, letting `edit` change
+/// rank 0's bytes.
+fn dumpi_copy(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> Option<PathBuf> {
+    let dir = dumpi_dir()?;
+    let s = scratch(name);
+    for f in [
+        "testtrace.meta",
+        "testtrace-0000.bin",
+        "testtrace-0001.bin",
+        "testtrace-0002.bin",
+        "testtrace-0003.bin",
+    ] {
+        std::fs::copy(dir.join(f), s.join(f)).unwrap();
+    }
+    let p = s.join("testtrace-0000.bin");
+    let mut b = std::fs::read(&p).unwrap();
+    edit(&mut b);
+    std::fs::write(&p, b).unwrap();
+    Some(s)
+}
+
+#[test]
+fn dumpi_malformed_inputs_name_file_and_record() {
+    // MPI_Init's argv[0] claims 65535 characters: the record runs off the
+    // end of the file.
+    let Some(s) = dumpi_copy("dumpi-trunc", |b| {
+        assert_eq!(&b[0x31..0x35], &[0, 0, 0, 5]);
+        b[0x33] = 0xff;
+        b[0x34] = 0xff;
+    }) else {
+        return;
+    };
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(
+        e.contains("testtrace-0000.bin:1: record 1 (MPI_Init) at byte offset 16: truncated: file ends inside the record"),
+        "{e}"
+    );
+    // An unknown function label in the second record.
+    let s = dumpi_copy("dumpi-label", |b| {
+        b[0x3a] = 0x7f;
+        b[0x3b] = 0x00;
+    })
+    .unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(e.ends_with("testtrace-0000.bin:2: record 2 (?) at byte offset 58: unknown function label 32512: corrupt file?"), "{e}");
+    // The Isend's destination is rank 9 of 4.
+    let s = dumpi_copy("dumpi-rank", |b| {
+        // Isend record at 0x9f: label 2, mask 1, thread 2, times 24, then
+        // count (4), datatype (2), dest (4).
+        assert_eq!(&b[0x9f..0xa1], &[0, 8]);
+        b[0x9f + 29 + 6 + 3] = 9;
+    })
+    .unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = first_error(t.rank_stream(0).unwrap());
+    assert!(e.ends_with("testtrace-0000.bin:5: record 5 (MPI_Isend) at byte offset 159: rank 9 does not exist (the trace has 4 ranks)"), "{e}");
+    // A file cut short loses its index.
+    let s = dumpi_copy("dumpi-cut", |b| b.truncate(0x100)).unwrap();
+    let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
+    let e = t.rank_stream(0).err().unwrap().to_string();
+    assert!(
+        e.contains("testtrace-0000.bin:0: no DUMPI index record in the last 64 bytes"),
+        "{e}"
+    );
+    // Not a DUMPI file at all.
+    let s = dumpi_copy("dumpi-magic", |b| b[0] = 0).unwrap();
+    let e = DumpiStream::open(&s.join("testtrace-0000.bin"), 4, DumpiConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.ends_with("testtrace-0000.bin:0: not a DUMPI file (no magic number at byte 0)"),
+        "{e}"
+    );
+    // A missing rank file.
+    std::fs::write(
+        s.join("testtrace.meta"),
+        "numprocs=5\nfileprefix=testtrace\n",
+    )
+    .unwrap();
+    let e = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("testtrace.meta:0: rank 4's trace file")
+            && e.ends_with("testtrace-0004.bin does not exist"),
+        "{e}"
+    );
+}
+
+// ---------------------------------------------------------------- GOAL
+
+use scenarios::goal::{GoalConfig, GoalSchedule};
+
+#[test]
+fn goal_example_linearizes() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/goal-small.goal");
+    let g = GoalSchedule::open(&p, GoalConfig::default()).unwrap();
+    assert_eq!(g.num_ranks(), 3);
+    let isend = |dst, tag, req| Op::Isend {
+        dst,
+        tag,
+        bytes: 8,
+        comm: W,
+        req: ReqId(req),
+    };
+    let irecv = |src, tag, bytes, req| Op::Irecv {
+        src,
+        tag,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    };
+    assert_eq!(
+        ops(g.rank_stream(0).unwrap()),
+        vec![
+            Op::Compute {
+                duration: Time::from_ns(100)
+            },
+            isend(1, 5, 1),
+            isend(2, 5, 2),
+            Op::Waitall {
+                reqs: vec![ReqId(1), ReqId(2)]
+            },
+        ]
+    );
+    assert_eq!(
+        ops(g.rank_stream(1).unwrap()),
+        vec![
+            irecv(Source::Rank(0), TagSel::Tag(5), 8, 0),
+            // The independent receive is posted before anything waits.
+            irecv(Source::Any, TagSel::Any, 16, 3),
+            Op::Wait { req: ReqId(0) },
+            Op::Compute {
+                duration: Time::from_ns(50)
+            },
+            isend(2, 6, 2),
+            Op::Waitall {
+                reqs: vec![ReqId(2), ReqId(3)]
+            },
+        ]
+    );
+    let mut s2 = g.rank_stream(2).unwrap();
+    let (first, o) = s2.next_op().unwrap().unwrap();
+    assert_eq!(first, irecv(Source::Rank(0), TagSel::Tag(5), 8, 0));
+    assert!(o.to_string().ends_with("goal-small.goal:25"), "{o}");
+    assert_eq!(
+        ops(s2),
+        vec![
+            irecv(Source::Rank(1), TagSel::Tag(6), 8, 1),
+            Op::Wait { req: ReqId(0) },
+            Op::Wait { req: ReqId(1) },
+            Op::Compute {
+                duration: Time::from_ns(10)
+            },
+        ]
+    );
+    // calc units are a parameter.
+    let g = GoalSchedule::open(
+        &p,
+        GoalConfig {
+            calc_unit: Time::from_us(1),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        ops(g.rank_stream(0).unwrap())[0],
+        Op::Compute {
+            duration: Time::from_us(100)
+        }
+    );
+}
+
+/// A binomial-tree broadcast written as GOAL: every rank's stream posts its
+/// receive, waits for it, then sends to its children.
+#[test]
+fn goal_binomial_tree() {
+    let s = scratch("goal-tree");
+    let mut text = String::from("num_ranks 8\n");
+    for r in 0..8u32 {
+        text += &format!("rank {r} {{\n");
+        let low = if r == 0 { 8 } else { r & r.wrapping_neg() };
+        if r != 0 {
+            text += &format!("  in: recv 4b from {} tag 0\n", r - low);
+        }
+        let mut k = 0;
+        let mut bit = low >> 1;
+        while bit > 0 {
+            text += &format!("  o{k}: send 4b to {} tag 0\n", r + bit);
+            if r != 0 {
+                text += &format!("  o{k} requires in\n");
+            }
+            k += 1;
+            bit >>= 1;
+        }
+        text += "}\n";
+    }
+    let f = write(&s, "tree.goal", &text);
+    let g = GoalSchedule::open(&f, GoalConfig::default()).unwrap();
+    let r0 = ops(g.rank_stream(0).unwrap());
+    assert_eq!(r0.len(), 4);
+    assert!(matches!(r0[0], Op::Isend { dst: 4, .. }));
+    let r2 = ops(g.rank_stream(2).unwrap());
+    assert_eq!(
+        r2,
+        vec![
+            Op::Irecv {
+                src: Source::Rank(0),
+                tag: TagSel::Tag(0),
+                bytes: 4,
+                comm: W,
+                req: ReqId(0)
+            },
+            Op::Wait { req: ReqId(0) },
+            Op::Isend {
+                dst: 3,
+                tag: 0,
+                bytes: 4,
+                comm: W,
+                req: ReqId(1)
+            },
+            Op::Waitall {
+                reqs: vec![ReqId(1)]
+            },
+        ]
+    );
+    assert_eq!(ops(g.rank_stream(7).unwrap()).len(), 2);
+}
+
+#[test]
+fn goal_malformed_inputs_name_file_and_line() {
+    let s = scratch("goal-err");
+    let cases = [
+        (
+            "num_ranks 2\nrank 0 {\n l1: send 8 to 1\n}\n",
+            "g.goal:3: size `8` must be bytes, e.g. `8b`",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: send 8b to 2\n}\n",
+            "g.goal:3: rank 2 does not exist (num_ranks 2)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: jump 8b\n}\n",
+            "g.goal:3: unknown operation `jump` (send, recv, calc, or a dependency)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: calc 5\n l1 requires l9\n}\n",
+            "g.goal:4: dependency names label `l9`, undefined above",
+        ),
+        (
+            "num_ranks 1\nrank 0 {\n a: calc 1\n b: calc 2\n a requires b\n b requires a\n}\n",
+            "g.goal:3: dependency cycle: this operation can never start",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: send -8b to 1\n}\n",
+            "g.goal:3: size must not be negative, found `-8b`",
+        ),
+    ];
+    for (text, want) in cases {
+        let f = write(&s, "g.goal", text);
+        let e = GoalSchedule::open(&f, GoalConfig::default())
+            .unwrap()
+            .rank_stream(0)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+    let opens = [
+        ("rank 0 {\n}\n", "g.goal:1: `rank` block before `num_ranks`"),
+        (
+            "num_ranks 2\nrank 5 {\n}\n",
+            "g.goal:2: rank 5 does not exist (num_ranks 2)",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n l1: calc 1\n",
+            "g.goal:2: `rank` block is never closed with `}`",
+        ),
+        (
+            "num_ranks 2\nsend 8b to 1\n",
+            "g.goal:2: expected `num_ranks N` or `rank R {`, found `send 8b to 1`",
+        ),
+    ];
+    for (text, want) in opens {
+        let f = write(&s, "g.goal", text);
+        let e = GoalSchedule::open(&f, GoalConfig::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
+    }
+}
+
+// ---------------------------------------------------------------- any format
+
+use scenarios::trace::{TraceConfig, TraceFormat, open_streams};
+
+#[test]
+fn open_streams_detects_every_format() {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let cfg = TraceConfig::default();
+    for (file, format, ranks) in [
+        ("native-ring.trace", TraceFormat::Native, 4),
+        ("goal-small.goal", TraceFormat::Goal, 3),
+    ] {
+        let p = ex.join(file);
+        assert_eq!(TraceFormat::detect(&p), format);
+        let streams = open_streams(&p, format, &cfg).unwrap();
+        assert_eq!(streams.len(), ranks);
+        for mut s in streams {
+            assert!(!ops_dyn(&mut *s).is_empty());
+        }
+    }
+    let cases = [
+        (
+            "traces/dumpi/sst-macro-testtrace/testtrace.meta",
+            TraceFormat::Dumpi,
+            4,
+        ),
+        (
+            "traces/simgrid-ti/micro/actions_bcast.txt",
+            TraceFormat::SimGridTi,
+            3,
+        ),
+        (
+            "workloads/amg-elasticity/P512-level6-spmv.csv",
+            TraceFormat::MessageList,
+            0,
+        ),
+    ];
+    for (rel, format, ranks) in cases {
+        let Some(p) = data(rel) else {
+            continue;
+        };
+        assert_eq!(TraceFormat::detect(&p), format);
+        let streams = open_streams(&p, format, &cfg).unwrap();
+        if ranks > 0 {
+            assert_eq!(streams.len(), ranks);
+        }
+        for mut s in streams {
+            ops_dyn(&mut *s);
+        }
+    }
 }
