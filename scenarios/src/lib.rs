@@ -15,8 +15,6 @@
 //! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank);
 //! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form);
 //! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
-//! - [`units`]: times, rates and sizes with units, as scenario files write
-//!   them.
 //!
 //! [`trace::open_streams`] opens any of them (format chosen or detected from
 //! the file name with [`trace::TraceFormat::detect`]):
@@ -51,7 +49,6 @@ pub mod native;
 pub mod sweep;
 pub mod ti;
 pub mod trace;
-pub mod units;
 pub mod workloads;
 
 mod text;

@@ -14,7 +14,9 @@
 //! * [`RngStreams`]: one master seed, independent named ChaCha8 streams,
 //!   and `rand_distr` re-exported for service-time laws;
 //! * [`stats`]: counters, summaries, log-binned histograms and time-weighted
-//!   averages, all mergeable.
+//!   averages, all mergeable;
+//! * [`units`]: times, rates and sizes written with their units
+//!   (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`), for every input format.
 //!
 //! Determinism: the same calls in the same order give the same events in
 //! the same order, the same random numbers and the same statistics, on every
@@ -26,6 +28,7 @@ pub mod queue;
 pub mod rng;
 pub mod stats;
 pub mod time;
+pub mod units;
 
 pub use engine::{Engine, Lift, Model, Schedule, Scheduler, Stop};
 pub use queue::{EventId, EventQueue};

@@ -7,7 +7,7 @@
 //! accepted. Parsing is exact where the value allows it: `"4.4e-07 s"`
 //! becomes 440 000 ps, `"2.2e9 B/s"` 2 200 000 000 B/s.
 
-use sim_core::{Bandwidth, Time};
+use crate::{Bandwidth, Time};
 
 fn split(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
