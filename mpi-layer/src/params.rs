@@ -356,10 +356,10 @@ impl MpiParams {
     /// model sends the RTS, the CTS and the data each across the link
     /// (Section 3, "two visits to the outgoing delay station ... one visit
     /// to the return delay station"), so the idle rendezvous pays three
-    /// hardware latencies. The 271 ns becomes `match_base` so that a
-    /// search costs it as in the paper's receive-side match station, and
-    /// gamma = 4 ns per element is eq. 2's heavyweight-core slope (0.004 us
-    /// per element).
+    /// hardware latencies. The match latency was measured on a ping-pong,
+    /// whose search visits one element, so `match_base + gamma = 271 ns`:
+    /// gamma = 4 ns per element (eq. 2's heavyweight-core slope, 0.004 us
+    /// per element) and `match_base = 267 ns`.
     /// No short protocol is distinguished: `short_max = 0`.
     /// Offload is on: the ConnectX NIC offloads the protocol (Section 4).
     pub fn infiniband_qdr() -> MpiParams {
@@ -377,7 +377,7 @@ impl MpiParams {
             eager_max: 12_288,
             postal: [[cell; 3], [cell; 3], [rdv; 3]],
             gamma: Time::from_ns(4),
-            match_base: Time::from_ns(271),
+            match_base: Time::from_ns(267),
             memcpy_rate: Bandwidth::bytes_per_sec(16_000_000_000),
             send_share_pct: 50,
             protocol_offload: true,
