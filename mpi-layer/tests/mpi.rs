@@ -3,7 +3,8 @@
 //! (Bienz et al. 2018, Table 1) on an ideal network.
 
 use mpi_layer::matching::{
-    BinnedQueues, Envelope, HashedQueues, LinearQueues, MatchQueue, PostedRecv,
+    BinnedQueues, Envelope, HashedQueues, IndexedLinearQueues, LinearQueues, MatchQueue,
+    PostedRecv, SmallLinear,
 };
 use mpi_layer::{
     AllreduceLarge, CommId, ConfigError, MatcherKind, MpiParams, Op, OpStream, Origin,
@@ -296,23 +297,24 @@ impl Reference {
     }
 }
 
-fn drive(q: &mut dyn MatchQueue, arrive: bool, p: PostedRecv, e: Envelope) -> (bool, u32) {
+/// One operation on `q`: (matched, what matched, elements visited).
+fn drive(q: &mut dyn MatchQueue, arrive: bool, p: PostedRecv, e: Envelope) -> (bool, u32, u64) {
     if arrive {
         let s = q.match_arrival(&e);
         match s.found {
-            Some(x) => (true, x.req),
+            Some(x) => (true, x.req, s.visited),
             None => {
                 q.add_unexpected(e);
-                (false, u32::MAX)
+                (false, u32::MAX, s.visited)
             }
         }
     } else {
         let s = q.match_post(&p);
         match s.found {
-            Some(x) => (true, x.msg),
+            Some(x) => (true, x.msg, s.visited),
             None => {
                 q.add_posted(p);
-                (false, u32::MAX)
+                (false, u32::MAX, s.visited)
             }
         }
     }
@@ -321,15 +323,27 @@ fn drive(q: &mut dyn MatchQueue, arrive: bool, p: PostedRecv, e: Envelope) -> (b
 #[test]
 fn every_queue_matches_like_the_reference() {
     let streams = RngStreams::new(2024);
-    for case in 0..40u64 {
+    let mut longest = 0;
+    for case in 0..60u64 {
         let mut rng = streams.stream_indexed("matching", case);
         let mut reference = Reference::default();
         let mut lin = LinearQueues::default();
+        let mut idx = IndexedLinearQueues::default();
+        let mut small = SmallLinear::default();
         let mut hash = HashedQueues::default();
         let mut bins = BinnedQueues::default();
-        let (srcs, tags, ctxs) = (rng.random_range(1..6), rng.random_range(1..8), 3);
-        for i in 0..600u32 {
-            let arrive = rng.random_bool(0.5);
+        // Few sources and tags make many matches; many make long queues
+        // (which move SmallLinear to its indexed form).
+        let (srcs, tags) = if case % 2 == 0 {
+            (rng.random_range(1..6), rng.random_range(1..8))
+        } else {
+            (rng.random_range(10..40), rng.random_range(10..100))
+        };
+        let ctxs = 3;
+        // Bias towards arrivals or posts so that one queue grows.
+        let p_arrive = [0.5, 0.3, 0.7][(case % 3) as usize];
+        for i in 0..800u32 {
+            let arrive = rng.random_bool(p_arrive);
             let e = Envelope {
                 ctx: rng.random_range(0..ctxs),
                 src: rng.random_range(0..srcs),
@@ -351,28 +365,34 @@ fn every_queue_matches_like_the_reference() {
                     .post(p)
                     .map_or((false, u32::MAX), |x| (true, x.msg))
             };
+            let l = drive(&mut lin, arrive, p, e);
+            assert_eq!((l.0, l.1), want, "linear, case {case} op {i}");
+            // The indexed lists report the linear walk's lengths exactly.
             assert_eq!(
-                drive(&mut lin, arrive, p, e),
-                want,
-                "linear, case {case} op {i}"
+                drive(&mut idx, arrive, p, e),
+                l,
+                "indexed, case {case} op {i}"
             );
             assert_eq!(
-                drive(&mut hash, arrive, p, e),
-                want,
-                "hashed, case {case} op {i}"
+                drive(&mut small, arrive, p, e),
+                l,
+                "small, case {case} op {i}"
             );
-            assert_eq!(
-                drive(&mut bins, arrive, p, e),
-                want,
-                "bins, case {case} op {i}"
-            );
+            let h = drive(&mut hash, arrive, p, e);
+            assert_eq!((h.0, h.1), want, "hashed, case {case} op {i}");
+            let b = drive(&mut bins, arrive, p, e);
+            assert_eq!((b.0, b.1), want, "bins, case {case} op {i}");
+            longest = longest
+                .max(reference.posted.len())
+                .max(reference.unexpected.len());
         }
-        assert_eq!(lin.posted_recvs(), reference.posted);
-        assert_eq!(hash.posted_recvs(), reference.posted);
-        assert_eq!(bins.posted_recvs(), reference.posted);
-        assert_eq!(hash.unexpected_msgs(), reference.unexpected);
-        assert_eq!(bins.unexpected_msgs(), reference.unexpected);
+        for q in [&lin as &dyn MatchQueue, &idx, &small, &hash, &bins] {
+            assert_eq!(q.posted_recvs(), reference.posted, "case {case}");
+            assert_eq!(q.unexpected_msgs(), reference.unexpected, "case {case}");
+        }
     }
+    // The indexed form was exercised, well past its switch point.
+    assert!(longest > 4 * SmallLinear::LIMIT, "{longest}");
 }
 
 /// A deadlock-free random program on `p` ranks: every rank splits WORLD
