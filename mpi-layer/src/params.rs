@@ -292,10 +292,13 @@ impl MpiParams {
     /// [`BLUE_WATERS_R_N`], [`BLUE_WATERS_DELTA`].
     ///
     /// Thresholds: the paper names the three protocols but not their switch
-    /// points. We use Cray MPICH's documented defaults on Gemini: short up
-    /// to 1024 B (the data fits the SMSG envelope; XE6 `MPICH_GNI_MAX_VSHORT_MSG_SIZE`
-    /// is ~1 KB) and eager up to 8192 B (`MPICH_GNI_MAX_EAGER_MSG_SIZE`
-    /// default 8 KB). The crossings of the fitted lines agree roughly.
+    /// points, and its fitted lines do not cross where a switch would be
+    /// (inter-node, eager is above short and rendezvous below eager at
+    /// every size). We take short up to 1024 B and eager up to 8192 B, our
+    /// reading of Cray MPT's defaults on Gemini (the SMSG "vshort" path for
+    /// envelopes of about 1 KB; `MPICH_GNI_MAX_EAGER_MSG_SIZE` = 8192 B).
+    /// This is an assumption, not a number from the seed: override it when
+    /// a measurement says otherwise.
     /// Memcpy rate: not in the paper; the intra-socket eager R_b (3.2e9
     /// B/s) is a measured single-core copy rate on that node, so we use it.
     pub fn blue_waters() -> MpiParams {

@@ -258,6 +258,9 @@ pub struct RunResults {
     /// Messages whose host overhead was clamped to zero (calibration
     /// could not be met; see [`MpiParams`]).
     pub calibration_clamped: u64,
+    /// Messages still in some `unexpected_msgs` when every rank had
+    /// finished (an erroneous program: sends nobody received).
+    pub unmatched_messages: u64,
     /// Events the engine handled.
     pub events: u64,
 }
@@ -564,6 +567,12 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             return Err(RunError::Deadlock(DeadlockReport { at: now, blocked }));
         }
         let finish: Vec<Time> = sim.ranks.iter().map(|r| r.finish).collect();
+        let unmatched_messages = sim
+            .ranks
+            .iter()
+            .filter_map(|r| r.queues.as_ref())
+            .map(|q| q.unexpected_msgs().len() as u64)
+            .sum();
         Ok(RunResults {
             makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
             finish,
@@ -572,6 +581,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             posted_search: sim.posted_search,
             unexpected_search: sim.unexpected_search,
             calibration_clamped: sim.clamped,
+            unmatched_messages,
             events: self.engine.events_handled(),
         })
     }
@@ -668,7 +678,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     fn check_calibration(&self) -> Result<(), ConfigError> {
-        let two_nodes = self.transport.nodes() >= 2;
+        // Inter-node cells are checked only if some message may use them.
+        let two_nodes = self.transport.nodes() >= 2 && self.placement.nodes_used() >= 2;
         for proto in Protocol::ALL {
             let bytes = self.params.min_size(proto);
             for loc in LOCALITIES {
@@ -774,7 +785,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     /// returns its end. FIFO: work starts when the resource is free.
     fn work(&mut self, id: u32, earliest: Time, dur: Time) -> Time {
         let h = self.host(id);
-        let end = earliest.max(h.busy) + dur;
+        // Saturating: a `Compute` of absurd length must not wrap the clock.
+        let end = earliest.max(h.busy).saturating_add(dur);
         h.busy = end;
         end
     }
@@ -1574,7 +1586,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::Sleep { duration } => {
-                s.schedule_at(now + duration, Ev::Resume(r));
+                s.schedule_at(now.saturating_add(duration), Ev::Resume(r));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::CommDup { comm, new } => {

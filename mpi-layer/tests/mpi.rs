@@ -821,6 +821,20 @@ fn unmatched_receive_ends_with_a_deadlock_report() {
 }
 
 #[test]
+fn a_send_nobody_receives_is_counted() {
+    // An eager send completes without its receive; the run ends normally
+    // but reports the message left in rank 1's unexpected_msgs.
+    let r = run(
+        pair(2),
+        net(2),
+        progs(vec![vec![send(1, 0, 100)], vec![]]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap();
+    assert_eq!(r.unmatched_messages, 1);
+}
+
+#[test]
 fn semantic_errors_name_rank_and_origin() {
     let bw = MpiParams::blue_waters();
     let e = run(
