@@ -948,3 +948,182 @@ fn presets_are_consistent_on_an_ideal_network() {
         }
     }
 }
+
+// ----- point-to-point semantics ---------------------------------------------
+
+#[test]
+fn non_overtaking_holds_when_the_wire_reorders() {
+    // Rank 0 sends 8000 B then 8 B with the same tag through shared
+    // memory; the small one reaches rank 1 first (2.5 ns against 2.5 us
+    // of copy) but must not overtake: rank 1's only receive (ANY_TAG)
+    // gets the big one and completes at its eq. 1 time; the small one is
+    // left unmatched.
+    let bw = MpiParams::blue_waters();
+    let isend = |bytes, req| Op::Isend {
+        dst: 1,
+        tag: 1,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    };
+    let r = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![isend(8000, 1), isend(8, 2), Op::WaitallPending],
+            vec![Op::Recv {
+                src: Source::Rank(0),
+                tag: TagSel::Any,
+                bytes: 8000,
+                comm: W,
+            }],
+        ]),
+        bw.clone(),
+    )
+    .unwrap();
+    assert_eq!(r.finish[1], postal(&bw, Protocol::Eager, 0, 8000));
+    assert_eq!(r.unmatched_messages, 1);
+}
+
+#[test]
+fn sendrecv_ring_waitany_and_test() {
+    let bw = MpiParams::blue_waters();
+    let t8 = postal(&bw, Protocol::Short, 0, 8);
+    // A ring of Sendrecv on one socket: everyone finishes at T(8).
+    let p = 4;
+    let ops = (0..p)
+        .map(|r| {
+            vec![Op::Sendrecv {
+                dst: (r + 1) % p,
+                send_tag: 0,
+                send_bytes: 8,
+                src: Source::Rank((r + p - 1) % p),
+                recv_tag: TagSel::Tag(0),
+                recv_bytes: 8,
+                comm: W,
+            }]
+        })
+        .collect();
+    let r = run(Placement::block(p, 16, 2), net(1), progs(ops), bw.clone()).unwrap();
+    assert!(r.finish.iter().all(|&f| f == t8), "{:?}", r.finish);
+
+    // Waitany returns with the first message (from rank 2, at T); the
+    // other (rank 1 sends after sleeping 10 us) then arrives at 10 us + T.
+    let irecv = |src, req| Op::Irecv {
+        src: Source::Rank(src),
+        tag: TagSel::Any,
+        bytes: 8,
+        comm: W,
+        req: ReqId(req),
+    };
+    let d = Time::from_us(10);
+    let three = |tail: Vec<Op>| {
+        let mut r0 = vec![
+            irecv(1, 1),
+            irecv(2, 2),
+            Op::Waitany {
+                reqs: vec![ReqId(1), ReqId(2)],
+            },
+        ];
+        r0.extend(tail);
+        progs(vec![
+            r0,
+            vec![Op::Sleep { duration: d }, send(0, 0, 8)],
+            vec![send(0, 0, 8)],
+        ])
+    };
+    let pl = Placement::block(3, 16, 2);
+    let r = run(
+        pl.clone(),
+        net(1),
+        three(vec![Op::Wait { req: ReqId(1) }]),
+        bw.clone(),
+    )
+    .unwrap();
+    assert_eq!(r.finish[0], d + t8);
+    // Waitany freed request 2: waiting on it again is an error.
+    let e = run(
+        pl,
+        net(1),
+        three(vec![Op::Wait { req: ReqId(2) }]),
+        bw.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "rank 0: rank0:4: request 2 is unknown");
+
+    // Test completes (and frees) a finished request, so a second Test on
+    // it names an unknown request.
+    let e = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![send(1, 0, 8)],
+            vec![
+                irecv(0, 5),
+                Op::Sleep { duration: d },
+                Op::Test { req: ReqId(5) },
+                Op::Test { req: ReqId(5) },
+            ],
+        ]),
+        bw,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "rank 1: rank1:4: request 5 is unknown");
+}
+
+#[test]
+fn offload_keeps_protocol_work_off_the_core() {
+    // Rank 0 posts an isend then computes 1 us. Onload, the send overhead
+    // o_s (215.8 ns intra-socket short) runs on the core first; offload,
+    // the NIC does it and the compute starts at once.
+    let c = Time::from_us(1);
+    let prog = || {
+        progs(vec![
+            vec![
+                Op::Isend {
+                    dst: 1,
+                    tag: 0,
+                    bytes: 8,
+                    comm: W,
+                    req: ReqId(0),
+                },
+                Op::Compute { duration: c },
+                Op::Wait { req: ReqId(0) },
+            ],
+            vec![recv(0, 0)],
+        ])
+    };
+    let mut p = MpiParams::blue_waters();
+    let on = run(pair(0), net(1), prog(), p.clone()).unwrap();
+    assert_eq!(on.finish[0], c + Time::from_ps(215_800));
+    p.protocol_offload = true;
+    let off = run(pair(0), net(1), prog(), p.clone()).unwrap();
+    assert_eq!(off.finish[0], c);
+    // Offload moves work, not time: the message still takes eq. 1.
+    assert_eq!(off.finish[1], postal(&p, Protocol::Short, 0, 8));
+}
+
+#[test]
+fn ring_allgather_and_pairwise_alltoall_take_p_minus_1_steps() {
+    // Both are P - 1 symmetric steps of one exchange of s bytes: each step
+    // takes one T(s) between nodes.
+    let bw = MpiParams::blue_waters();
+    let r = coll(
+        6,
+        Op::Allgather {
+            bytes: 100,
+            comm: W,
+        },
+        bw.clone(),
+    );
+    assert_eq!(r.makespan, t_short(100) * 5);
+    let r = coll(
+        4,
+        Op::Alltoall {
+            bytes: 1000,
+            comm: W,
+        },
+        bw,
+    );
+    assert_eq!(r.makespan, t_short(1000) * 3);
+}
