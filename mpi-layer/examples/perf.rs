@@ -32,7 +32,22 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(16);
-    // Recursive-doubling allreduce, 8 B, P = 2^lg, 16 ranks per node.
+    // Optional second argument: run only "allreduce", "hvpp" or "pairs".
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let want = |name: &str| only.is_empty() || only == name;
+    if want("allreduce") {
+        allreduce(lg);
+    }
+    if want("hvpp") {
+        hvpp();
+    }
+    if want("pairs") {
+        pairs();
+    }
+}
+
+/// Recursive-doubling allreduce, 8 B, P = 2^lg, 16 ranks per node.
+fn allreduce(lg: u32) {
     let p = 1u32 << lg;
     let t = Instant::now();
     let progs: Vec<VecProgram> = (0..p)
@@ -54,7 +69,10 @@ fn main() {
     )
     .unwrap();
     report(&format!("allreduce 8 B, P = {p}"), t, &r);
+}
 
+/// HighVolumePingPong n = 10000, 8 B, reversed tags.
+fn hvpp() {
     // HighVolumePingPong n = 10000, 8 B, reversed tags.
     let n = 10_000u32;
     let t = Instant::now();
@@ -92,7 +110,10 @@ fn main() {
     )
     .unwrap();
     report("HVPP n = 10000 reversed", t, &r);
+}
 
+/// 1 M messages between random pairs, posted at once, P = 1024.
+fn pairs() {
     // 1 M messages between random pairs, posted at once, P = 1024.
     let p = 1024u32;
     let m = 1_000_000u32;

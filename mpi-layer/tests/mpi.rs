@@ -1127,3 +1127,33 @@ fn ring_allgather_and_pairwise_alltoall_take_p_minus_1_steps() {
     );
     assert_eq!(r.makespan, t_short(1000) * 3);
 }
+
+#[test]
+fn a_rank_missing_from_a_barrier_is_reported() {
+    // Ranks 0..3 enter a barrier; rank 3 never does.
+    let mut ops: Vec<Vec<Op>> = (0..3).map(|_| vec![Op::Barrier { comm: W }]).collect();
+    ops.push(vec![]);
+    let err = run(
+        Placement::block(4, 16, 2),
+        net(1),
+        progs(ops),
+        MpiParams::blue_waters(),
+    )
+    .unwrap_err();
+    let RunError::Deadlock(rep) = err else {
+        panic!("expected a deadlock");
+    };
+    // Round 0: rank 0 waits for rank 3's message (rank 3 - 1 = 0 + 4 - 1),
+    // so rank 0 is blocked; ranks 1 and 2 are stuck in later rounds
+    // behind it. All three are listed, in the barrier, with its origin.
+    let ranks: Vec<u32> = rep.blocked.iter().map(|b| b.rank).collect();
+    assert_eq!(ranks, vec![0, 1, 2]);
+    for b in &rep.blocked {
+        assert_eq!(b.op, "Barrier { comm: CommId(0) }");
+        assert_eq!(b.origin, format!("rank{}:1", b.rank));
+    }
+    assert_eq!(
+        rep.blocked[0].posted_recvs,
+        vec!["recv from rank 3 tag 1048576 on comm #0 (collective)"]
+    );
+}
