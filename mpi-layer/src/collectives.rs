@@ -270,11 +270,15 @@ impl CollRun {
                 let d = 1u32 << k;
                 let gather = self.alg == CollAlg::GatherBinomial;
                 if vr % (2 * d) == d {
-                    let b = if gather { s * d.min(p - vr) as u64 } else { s };
+                    let b = if gather {
+                        s.saturating_mul(d.min(p - vr) as u64)
+                    } else {
+                        s
+                    };
                     send(out, real(vr - d), b);
                 } else if vr % (2 * d) == 0 && vr + d < p {
                     let b = if gather {
-                        s * d.min(p - vr - d) as u64
+                        s.saturating_mul(d.min(p - vr - d) as u64)
                     } else {
                         s
                     };
@@ -294,9 +298,11 @@ impl CollRun {
                     // Top level first: d = 2^(lg-1-k).
                     let d = 1u32 << (lg - 1 - k);
                     if vr % (2 * d) == 0 && vr + d < p {
-                        send(out, real(vr + d), chunk * d.min(p - vr - d) as u64);
+                        let b = chunk.saturating_mul(d.min(p - vr - d) as u64);
+                        send(out, real(vr + d), b);
                     } else if vr % (2 * d) == d {
-                        recv(out, real(vr - d), chunk * d.min(p - vr) as u64);
+                        let b = chunk.saturating_mul(d.min(p - vr) as u64);
+                        recv(out, real(vr - d), b);
                     }
                 } else if self.alg == CollAlg::BcastScatterAllgather && k < lg + p - 1 {
                     send(out, right, chunk);
@@ -384,8 +390,9 @@ impl CollRun {
                     return None;
                 }
                 let partner = me ^ (1 << k);
-                send(out, partner, s << k);
-                recv(out, partner, s << k);
+                let b = s.saturating_mul(1 << k);
+                send(out, partner, b);
+                recv(out, partner, b);
             }
             CollAlg::AlltoallPairwise | CollAlg::AlltoallvPairwise => {
                 if p <= 1 || k >= p - 1 {
@@ -413,7 +420,7 @@ impl CollRun {
                     return None;
                 }
                 let d = 1u64 << k;
-                let b = s * count_bit(p as u64, k);
+                let b = s.saturating_mul(count_bit(p as u64, k));
                 send(out, ((me as u64 + d) % p as u64) as u32, b);
                 recv(
                     out,

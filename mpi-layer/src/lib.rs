@@ -54,6 +54,21 @@
 //! context `2g + 1`; user point-to-point uses `2g`), so they never match
 //! user messages; expanded lazily, one step at a time per rank.
 //!
+//! ## Simplifications (stated, not hidden)
+//! * A receive's size is not checked against the message's: the message
+//!   is the sender's size (no truncation errors).
+//! * `CommDup` / `CommSplit` synchronize the parent's members (each waits
+//!   until all have called it) but cost no time and send no messages.
+//! * RTS and CTS carry zero payload bytes; they are counted in
+//!   `RunResults::control_messages`, not in the traffic table.
+//! * A rendezvous send completes when its data is delivered (the
+//!   transport reports deliveries, not departures).
+//! * `Test` never lets time pass; a trace that polls must record the time
+//!   between polls (as compute or sleep).
+//! * Gatherv and scatterv are linear (the root posts all receives or
+//!   sends in one step); allgather by recursive doubling is used only on
+//!   power-of-two communicators (ring otherwise).
+//!
 //! ## Errors
 //! Bad programs, semantic errors and deadlocks end the run with a
 //! [`RunError`] naming the rank and the operation's origin; nothing panics

@@ -292,10 +292,13 @@ impl MpiParams {
     /// [`BLUE_WATERS_R_N`], [`BLUE_WATERS_DELTA`].
     ///
     /// Thresholds: the paper names the three protocols but not their switch
-    /// points. We use Cray MPICH's documented defaults on Gemini: short up
-    /// to 1024 B (the data fits the SMSG envelope; XE6 `MPICH_GNI_MAX_VSHORT_MSG_SIZE`
-    /// is ~1 KB) and eager up to 8192 B (`MPICH_GNI_MAX_EAGER_MSG_SIZE`
-    /// default 8 KB). The crossings of the fitted lines agree roughly.
+    /// points, and its fitted lines do not cross where a switch would be
+    /// (inter-node, eager is above short and rendezvous below eager at
+    /// every size). We take short up to 1024 B and eager up to 8192 B, our
+    /// reading of Cray MPT's defaults on Gemini (the SMSG "vshort" path for
+    /// envelopes of about 1 KB; `MPICH_GNI_MAX_EAGER_MSG_SIZE` = 8192 B).
+    /// This is an assumption, not a number from the seed: override it when
+    /// a measurement says otherwise.
     /// Memcpy rate: not in the paper; the intra-socket eager R_b (3.2e9
     /// B/s) is a measured single-core copy rate on that node, so we use it.
     pub fn blue_waters() -> MpiParams {
@@ -356,10 +359,10 @@ impl MpiParams {
     /// model sends the RTS, the CTS and the data each across the link
     /// (Section 3, "two visits to the outgoing delay station ... one visit
     /// to the return delay station"), so the idle rendezvous pays three
-    /// hardware latencies. The 271 ns becomes `match_base` so that a
-    /// search costs it as in the paper's receive-side match station, and
-    /// gamma = 4 ns per element is eq. 2's heavyweight-core slope (0.004 us
-    /// per element).
+    /// hardware latencies. The match latency was measured on a ping-pong,
+    /// whose search visits one element, so `match_base + gamma = 271 ns`:
+    /// gamma = 4 ns per element (eq. 2's heavyweight-core slope, 0.004 us
+    /// per element) and `match_base = 267 ns`.
     /// No short protocol is distinguished: `short_max = 0`.
     /// Offload is on: the ConnectX NIC offloads the protocol (Section 4).
     pub fn infiniband_qdr() -> MpiParams {
@@ -377,7 +380,7 @@ impl MpiParams {
             eager_max: 12_288,
             postal: [[cell; 3], [cell; 3], [rdv; 3]],
             gamma: Time::from_ns(4),
-            match_base: Time::from_ns(271),
+            match_base: Time::from_ns(267),
             memcpy_rate: Bandwidth::bytes_per_sec(16_000_000_000),
             send_share_pct: 50,
             protocol_offload: true,

@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sim_core::stats::LogHistogram;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, transfer_time};
+use std::collections::VecDeque;
 use topology::{Delivery, Locality, NodeId, Placement, Transfer, Transport};
 
 const NONE: u32 = u32::MAX;
@@ -36,6 +37,40 @@ pub enum Ev<NE> {
     /// Rank `0` resumes its program (start, end of compute or sleep, end
     /// of a reduction, a communicator created).
     Resume(u32),
+    /// The work at the head of host resource `0`'s FIFO is done (only the
+    /// head of each resource's queue is on the event queue).
+    HostDone(u32),
+}
+
+/// What happens when a piece of host work ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Act {
+    Inject(u32),
+    Complete(u32),
+    SendCts(u32),
+    Resume(u32),
+}
+
+impl Act {
+    fn event<NE>(self) -> Ev<NE> {
+        match self {
+            Act::Inject(m) => Ev::Inject(m),
+            Act::Complete(r) => Ev::Complete(r),
+            Act::SendCts(m) => Ev::SendCts(m),
+            Act::Resume(r) => Ev::Resume(r),
+        }
+    }
+}
+
+/// A host resource (a core or a progress engine): FIFO work. `busy` is
+/// when the last queued work ends; `work` holds the ends of queued work
+/// that triggers something, in order; only the head is on the global
+/// event queue (`armed`), so a million queued sends cost one heap entry.
+#[derive(Clone, Debug, Default)]
+struct Host {
+    busy: Time,
+    armed: bool,
+    work: VecDeque<(Time, Act)>,
 }
 
 /// The state of one message, named as in the literature. Short and eager:
@@ -140,7 +175,7 @@ struct RankState {
     run: Run,
     resume: Resume,
     waiting: u32,
-    core_free: Time,
+    core: Host,
     finish: Time,
     cur: Option<(Op, Origin)>,
     coll: Option<Box<CollRun>>,
@@ -159,7 +194,7 @@ impl RankState {
             run: Run::Ready,
             resume: Resume::Nothing,
             waiting: 0,
-            core_free: Time::ZERO,
+            core: Host::default(),
             finish: Time::ZERO,
             cur: None,
             coll: None,
@@ -223,6 +258,9 @@ pub struct RunResults {
     /// Messages whose host overhead was clamped to zero (calibration
     /// could not be met; see [`MpiParams`]).
     pub calibration_clamped: u64,
+    /// Messages still in some `unexpected_msgs` when every rank had
+    /// finished (an erroneous program: sends nobody received).
+    pub unmatched_messages: u64,
     /// Events the engine handled.
     pub events: u64,
 }
@@ -398,7 +436,7 @@ struct Sim<T: Transport, S: OpStream> {
     free_reqs: Vec<u32>,
     user: FxHashMap<(u32, u64), u32>,
     pairs: FxHashMap<(u32, u32), Pair>,
-    engines: Vec<Time>,
+    engines: Vec<Host>,
     deliveries: Vec<Delivery>,
     scratch: Vec<P2p>,
     error: Option<RunError>,
@@ -469,7 +507,9 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                     message: "must be at least 1".into(),
                 });
             }
-            Progress::Engines { engines } => vec![Time::ZERO; nodes as usize * engines as usize],
+            Progress::Engines { engines } => {
+                vec![Host::default(); nodes as usize * engines as usize]
+            }
         };
         let sim = Sim {
             params,
@@ -530,6 +570,12 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             return Err(RunError::Deadlock(DeadlockReport { at: now, blocked }));
         }
         let finish: Vec<Time> = sim.ranks.iter().map(|r| r.finish).collect();
+        let unmatched_messages = sim
+            .ranks
+            .iter()
+            .filter_map(|r| r.queues.as_ref())
+            .map(|q| q.unexpected_msgs().len() as u64)
+            .sum();
         Ok(RunResults {
             makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
             finish,
@@ -538,6 +584,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             posted_search: sim.posted_search,
             unexpected_search: sim.unexpected_search,
             calibration_clamped: sim.clamped,
+            unmatched_messages,
             events: self.engine.events_handled(),
         })
     }
@@ -574,16 +621,12 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
                 }
                 self.deliveries = out;
             }
-            Ev::Inject(m) => self.inject(s, m),
+            Ev::Inject(m) => self.act(s, Act::Inject(m)),
             Ev::Arrive(m) => self.arrive(s, m),
-            Ev::SendCts(m) => {
-                self.msgs[m as usize].set_state(MsgState::Cts);
-                self.control_messages += 1;
-                let (d, src) = (self.msgs[m as usize].dst, self.msgs[m as usize].src);
-                self.transmit(s, m, d, src, 0, false);
-            }
-            Ev::Complete(r) => self.complete(s, r),
-            Ev::Resume(r) => self.unblock(s, r),
+            Ev::SendCts(m) => self.act(s, Act::SendCts(m)),
+            Ev::Complete(r) => self.act(s, Act::Complete(r)),
+            Ev::Resume(r) => self.act(s, Act::Resume(r)),
+            Ev::HostDone(h) => self.host_done(s, h),
         }
     }
 }
@@ -638,7 +681,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     fn check_calibration(&self) -> Result<(), ConfigError> {
-        let two_nodes = self.transport.nodes() >= 2;
+        // Inter-node cells are checked only if some message may use them.
+        let two_nodes = self.transport.nodes() >= 2 && self.placement.nodes_used() >= 2;
         for proto in Protocol::ALL {
             let bytes = self.params.min_size(proto);
             for loc in LOCALITIES {
@@ -665,22 +709,95 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
 
     // ----- host resources ------------------------------------------------
 
-    /// Queues `dur` of MPI progress work for rank `r`, not before
-    /// `earliest`, on the resource that runs its progress; returns the
-    /// finish time. FIFO: work starts when the resource is free.
-    fn progress_work(&mut self, r: u32, earliest: Time, dur: Time) -> Time {
-        let free = match self.params.progress {
-            Progress::OwnCore => &mut self.ranks[r as usize].core_free,
+    fn act(&mut self, s: &mut Sch<'_, T::Event>, a: Act) {
+        match a {
+            Act::Inject(m) => self.inject(s, m),
+            Act::SendCts(m) => {
+                self.msgs[m as usize].set_state(MsgState::Cts);
+                self.control_messages += 1;
+                let (d, src) = (self.msgs[m as usize].dst, self.msgs[m as usize].src);
+                self.transmit(s, m, d, src, 0, false);
+            }
+            Act::Complete(r) => self.complete(s, r),
+            Act::Resume(r) => self.unblock(s, r),
+        }
+    }
+
+    /// Host resource `id`: ranks' cores are `0..n`, progress engines
+    /// follow.
+    fn host(&mut self, id: u32) -> &mut Host {
+        let n = self.ranks.len() as u32;
+        if id < n {
+            &mut self.ranks[id as usize].core
+        } else {
+            &mut self.engines[(id - n) as usize]
+        }
+    }
+
+    /// The resource that runs rank `r`'s MPI progress.
+    fn progress_res(&self, r: u32) -> u32 {
+        match self.params.progress {
+            Progress::OwnCore => r,
             Progress::Engines { engines } => {
                 let loc = self.placement.loc(r);
-                let i = loc.node.0 as usize * engines as usize + (loc.core % engines) as usize;
-                &mut self.engines[i]
+                let i = loc.node.0 * engines as u32 + (loc.core % engines) as u32;
+                self.ranks.len() as u32 + i
             }
-        };
-        let start = earliest.max(*free);
-        let end = start + dur;
-        *free = end;
+        }
+    }
+
+    /// Does `a` at `t`: through resource `res`'s FIFO when `t` is the end
+    /// of the work last queued there (the common case), else through the
+    /// global event queue.
+    fn at(&mut self, s: &mut Sch<'_, T::Event>, res: u32, t: Time, a: Act) {
+        let h = self.host(res);
+        if h.busy == t {
+            h.work.push_back((t, a));
+            if !h.armed {
+                h.armed = true;
+                s.schedule_at(t, Ev::HostDone(res));
+            }
+        } else {
+            s.schedule_at(t, a.event());
+        }
+    }
+
+    fn host_done(&mut self, s: &mut Sch<'_, T::Event>, id: u32) {
+        let now = s.now();
+        self.host(id).armed = false;
+        loop {
+            let h = self.host(id);
+            match h.work.front() {
+                Some(&(t, a)) if t <= now => {
+                    h.work.pop_front();
+                    self.act(s, a);
+                }
+                _ => break,
+            }
+        }
+        let h = self.host(id);
+        if let Some(&(t, _)) = h.work.front() {
+            if !h.armed {
+                h.armed = true;
+                s.schedule_at(t, Ev::HostDone(id));
+            }
+        }
+    }
+
+    /// Queues `dur` of work on resource `id`, not before `earliest`;
+    /// returns its end. FIFO: work starts when the resource is free.
+    fn work(&mut self, id: u32, earliest: Time, dur: Time) -> Time {
+        let h = self.host(id);
+        // Saturating: a `Compute` of absurd length must not wrap the clock.
+        let end = earliest.max(h.busy).saturating_add(dur);
+        h.busy = end;
         end
+    }
+
+    /// Queues `dur` of MPI progress work for rank `r` (see [`Self::work`]).
+    fn progress_work(&mut self, r: u32, earliest: Time, dur: Time) -> Time {
+        let id = self.progress_res(r);
+        self.work(id, earliest, dur)
     }
 
     /// Protocol overhead `dur` (send or receive side): on the progress
@@ -844,7 +961,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             o_r,
         });
         let at = self.protocol_work(src, s.now(), o_s);
-        s.schedule_at(at, Ev::Inject(m));
+        let res = self.progress_res(src);
+        self.at(s, res, at, Act::Inject(m));
     }
 
     fn inject(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
@@ -953,7 +1071,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 self.free_msgs.push(m);
                 self.complete(s, send_req);
                 let at = self.protocol_work(dst, s.now(), o_r);
-                s.schedule_at(at, Ev::Complete(recv_req));
+                let res = self.progress_res(dst);
+                self.at(s, res, at, Act::Complete(recv_req));
             }
             MsgState::SendOverhead | MsgState::Unexpected => {
                 unreachable!("message {m} arrived in state {:?}", msg.state)
@@ -996,14 +1115,15 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     fn matched(&mut self, s: &mut Sch<'_, T::Event>, m: u32, req: u32, after: Time, copy: Time) {
         let msg = &mut self.msgs[m as usize];
         msg.recv_req = req;
-        let (dst, o_r) = (msg.dst, msg.o_r);
-        if msg.proto == Protocol::Rendezvous {
-            s.schedule_at(after, Ev::SendCts(m));
+        let (dst, o_r, proto) = (msg.dst, msg.o_r, msg.proto);
+        let res = self.progress_res(dst);
+        if proto == Protocol::Rendezvous {
+            self.at(s, res, after, Act::SendCts(m));
         } else {
             self.free_msgs.push(m);
             let t = self.progress_work(dst, after, copy);
             let t = self.protocol_work(dst, t, o_r);
-            s.schedule_at(t, Ev::Complete(req));
+            self.at(s, res, t, Act::Complete(req));
         }
     }
 
@@ -1095,7 +1215,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                     let d = transfer_time(reduce, self.params.collectives.reduce_rate);
                     let at = self.compute(r, s.now(), d);
                     self.block(r, Resume::CollNext, 0);
-                    s.schedule_at(at, Ev::Resume(r));
+                    self.at(s, r, at, Act::Resume(r));
                     return;
                 }
                 self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
@@ -1110,10 +1230,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     /// Occupies rank `r`'s own core for `d` from `now` (FIFO behind work
     /// already queued on it); returns the end.
     fn compute(&mut self, r: u32, now: Time, d: Time) -> Time {
-        let free = &mut self.ranks[r as usize].core_free;
-        let start = now.max(*free);
-        *free = start + d;
-        *free
+        self.work(r, now, d)
     }
 
     fn free_internal(&mut self, r: u32) {
@@ -1159,7 +1276,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 Ok(None) => {
                     let rk = &mut self.ranks[r as usize];
                     rk.run = Run::Finished;
-                    rk.finish = s.now().max(rk.core_free);
+                    rk.finish = s.now().max(rk.core.busy);
                     rk.cur = None;
                     return;
                 }
@@ -1468,11 +1585,11 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             }
             Op::Compute { duration } => {
                 let at = self.compute(r, now, duration);
-                s.schedule_at(at, Ev::Resume(r));
+                self.at(s, r, at, Act::Resume(r));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::Sleep { duration } => {
-                s.schedule_at(now + duration, Ev::Resume(r));
+                s.schedule_at(now.saturating_add(duration), Ev::Resume(r));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::CommDup { comm, new } => {
@@ -1706,5 +1823,20 @@ fn counts_len(op: &Op) -> Option<usize> {
         | Op::ReduceScatter { counts, .. } => Some(counts.len()),
         Op::Alltoallv { send, recv, .. } => Some(send.len().max(recv.len())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per idle rank (the budget is 1 KB beyond its
+    /// queues): the rank's state plus its share of fixed tables.
+    #[test]
+    fn idle_rank_is_small() {
+        let per_rank = std::mem::size_of::<RankState>();
+        assert!(per_rank <= 320, "RankState is {per_rank} B");
+        assert!(std::mem::size_of::<Msg>() <= 64);
+        assert!(std::mem::size_of::<Req>() <= 12);
     }
 }

@@ -1,0 +1,1159 @@
+//! Integration tests of the MPI layer (one binary). Golden values are
+//! computed by hand in the comments from the Blue Waters preset
+//! (Bienz et al. 2018, Table 1) on an ideal network.
+
+use mpi_layer::matching::{
+    BinnedQueues, Envelope, HashedQueues, IndexedLinearQueues, LinearQueues, MatchQueue,
+    PostedRecv, SmallLinear,
+};
+use mpi_layer::{
+    AllreduceLarge, CommId, ConfigError, MatcherKind, MpiParams, Op, OpStream, Origin,
+    ProgramError, Progress, Protocol, ReqId, RunError, RunResults, Source, TagSel, VecProgram, run,
+};
+use sim_core::rand::Rng;
+use sim_core::{Bandwidth, RngStreams, Time, transfer_time};
+use topology::{IdealNetwork, NodeId, Placement, ProcLoc};
+
+const W: CommId = CommId::WORLD;
+/// Ideal-network wire latency used throughout: 500 ns, so that three
+/// crossings (RTS, CTS, data) fit in the smallest inter-node rendezvous
+/// alpha of Table 1 (3.0 us).
+const L: Time = Time::from_ns(500);
+
+fn net(nodes: u32) -> IdealNetwork {
+    // 100 GB/s: faster than every R_b, so the cap R_b sets the rate.
+    IdealNetwork::new(nodes, L, Bandwidth::bytes_per_sec(100_000_000_000))
+}
+
+fn loc(node: u32, socket: u16, core: u16) -> ProcLoc {
+    ProcLoc {
+        node: NodeId(node),
+        socket,
+        core,
+    }
+}
+
+/// Two ranks at the given locality (index 0, 1, 2 = same socket, same
+/// node, other node).
+fn pair(locality: usize) -> Placement {
+    Placement::from_locs(match locality {
+        0 => vec![loc(0, 0, 0), loc(0, 0, 1)],
+        1 => vec![loc(0, 0, 0), loc(0, 1, 8)],
+        _ => vec![loc(0, 0, 0), loc(1, 0, 0)],
+    })
+}
+
+fn progs(ops: Vec<Vec<Op>>) -> Vec<VecProgram> {
+    ops.into_iter()
+        .enumerate()
+        .map(|(i, o)| VecProgram::new(&format!("rank{i}"), o))
+        .collect()
+}
+
+fn send(dst: u32, tag: i32, bytes: u64) -> Op {
+    Op::Send {
+        dst,
+        tag,
+        bytes,
+        comm: W,
+    }
+}
+fn recv(src: u32, tag: i32) -> Op {
+    Op::Recv {
+        src: Source::Rank(src),
+        tag: TagSel::Tag(tag),
+        bytes: 0,
+        comm: W,
+    }
+}
+
+/// eq. 1 of Bienz et al.: alpha + s / R_b with the preset's cell.
+fn postal(p: &MpiParams, proto: Protocol, locality: usize, s: u64) -> Time {
+    let c = p.postal[proto as usize][locality];
+    c.alpha + transfer_time(s, c.rate)
+}
+
+#[test]
+fn single_message_and_ping_pong_follow_eq1_exactly() {
+    let p = MpiParams::blue_waters();
+    // Sizes at both ends of each protocol's range and inside it.
+    let sizes = [0, 8, 1024, 1025, 4000, 8192, 8193, 100_000, 1 << 22];
+    for locality in 0..3 {
+        for &s in &sizes {
+            let proto = p.protocol(s);
+            let t = postal(&p, proto, locality, s);
+            // One way: rank 1 blocks in a pre-posted receive.
+            let r = run(
+                pair(locality),
+                net(2),
+                progs(vec![vec![send(1, 0, s)], vec![recv(0, 0)]]),
+                p.clone(),
+            )
+            .unwrap();
+            assert_eq!(r.finish[1], t, "one way, {proto:?} loc {locality} s {s}");
+            let cell = r.traffic[proto as usize][locality];
+            assert_eq!((cell.messages, cell.bytes), (1, s));
+            // Ping-pong: the round trip is exactly 2T.
+            let r = run(
+                pair(locality),
+                net(2),
+                progs(vec![
+                    vec![send(1, 0, s), recv(1, 1)],
+                    vec![recv(0, 0), send(0, 1, s)],
+                ]),
+                p.clone(),
+            )
+            .unwrap();
+            assert_eq!(
+                r.finish[0],
+                t * 2,
+                "ping-pong, {proto:?} loc {locality} s {s}"
+            );
+            let ctl = if proto == Protocol::Rendezvous { 4 } else { 0 };
+            assert_eq!(r.control_messages, ctl);
+        }
+    }
+}
+
+#[test]
+fn rendezvous_costs_the_extra_handshake() {
+    // The receive is posted D = 50 us late. Inter-node, s = 100 000 B.
+    let p = MpiParams::blue_waters();
+    let d = Time::from_us(50);
+    let s = 100_000u64;
+    let late = |bytes: u64| {
+        run(
+            pair(2),
+            net(2),
+            progs(vec![
+                vec![send(1, 0, bytes)],
+                vec![Op::Sleep { duration: d }, recv(0, 0)],
+            ]),
+            p.clone(),
+        )
+        .unwrap()
+    };
+    let r = late(s);
+    // Rendezvous, alpha = 3.0 us, R_b = 2.9e9 B/s. The host overhead is
+    // H = alpha + s/R_b - (L + s/R_b) - 2L - gamma = 3000 - 1500 - 8.4 ns
+    // = 1491.6 ns, split o_s = 745.8 ns, o_r = 745.8 ns.
+    let h = Time::from_ps(3_000_000 - 1_500_000 - 8_400);
+    let o_r = h - Time::from_ps(h.as_ps() / 2);
+    let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
+    // The RTS waits unexpected. At D the receive finds it (one element,
+    // gamma), the CTS crosses back (L), the data crosses (L + s/R_b):
+    // the sender's blocking send returns on delivery, the receiver then
+    // spends o_r.
+    let gamma = p.gamma;
+    assert_eq!(r.finish[0], d + gamma + L * 2 + xfer);
+    assert_eq!(r.finish[1], d + gamma + L * 2 + xfer + o_r);
+    assert_eq!(r.control_messages, 2);
+    // An eager message (8000 B, alpha 7.0 us, R_b 7.5e8) posted as late
+    // only pays the search, the copy at memcpy rate and o_r after D: no
+    // round trip. H = 7000 - 500 - 8.4 = 6491.6 ns, o_r = 3245.8 ns.
+    let r = late(8000);
+    let o_r = Time::from_ps(3_245_800);
+    let copy = transfer_time(8000, p.memcpy_rate);
+    assert_eq!(r.finish[1], d + gamma + copy + o_r);
+    // The sender of an eager message returned after o_s alone.
+    assert_eq!(r.finish[0], Time::from_ps(6_491_600 - 3_245_800));
+}
+
+/// Algorithm 1 of Bienz et al. (HighVolumePingPong) between ranks 0 and 1
+/// on one socket: n messages of `s` bytes each way.
+fn hvpp(n: u32, s: u64, reversed: bool) -> RunResults {
+    let send_tag = |i: u32| i as i32;
+    let recv_tag = |i: u32| {
+        if reversed {
+            (n - 1 - i) as i32
+        } else {
+            i as i32
+        }
+    };
+    let isends = |peer: u32| {
+        (0..n).map(move |i| Op::Isend {
+            dst: peer,
+            tag: send_tag(i),
+            bytes: s,
+            comm: W,
+            req: ReqId(i as u64),
+        })
+    };
+    let irecvs = |peer: u32| {
+        (0..n).map(move |i| Op::Irecv {
+            src: Source::Rank(peer),
+            tag: TagSel::Tag(recv_tag(i)),
+            bytes: s,
+            comm: W,
+            req: ReqId(i as u64),
+        })
+    };
+    let mut r0: Vec<Op> = isends(1).collect();
+    r0.push(Op::WaitallPending);
+    r0.extend(irecvs(1));
+    r0.push(Op::WaitallPending);
+    let mut r1: Vec<Op> = irecvs(0).collect();
+    r1.push(Op::WaitallPending);
+    r1.extend(isends(0));
+    r1.push(Op::WaitallPending);
+    run(
+        pair(0),
+        net(1),
+        progs(vec![r0, r1]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn high_volume_ping_pong_queue_search() {
+    let n = 300u64;
+    let inorder = hvpp(n as u32, 8, false);
+    let rev = hvpp(n as u32, 8, true);
+    // In order: every message is found at the head of posted_recvs: one
+    // element per message, 2n in all (linear in n).
+    assert_eq!(inorder.elements_visited(), 2 * n as u128);
+    assert_eq!(inorder.posted_search.max(), Some(1));
+    // Reversed: the first arrival walks all n posted receives, the next
+    // n - 1, ...: n (n + 1) / 2 per direction (quadratic in n).
+    let quad = n * (n + 1) / 2;
+    assert_eq!(rev.elements_visited(), 2 * quad as u128);
+    assert_eq!(rev.posted_search.max(), Some(n));
+    // The receiver's core is busy without a gap from the first arrival in
+    // both runs (it spends gamma + o_r = 224.2 ns per message while
+    // arrivals come every o_s = 215.8 ns), so the added time is exactly
+    // gamma times the added elements visited.
+    let extra = 2 * quad - 2 * n;
+    let gamma = MpiParams::blue_waters().gamma;
+    assert_eq!(rev.makespan - inorder.makespan, gamma * extra);
+    assert_eq!(inorder.messages(), 2 * n);
+}
+
+/// A pre-posted receive is matched on arrival even under a long compute if
+/// a progress engine runs MPI; on its own core it waits for the compute.
+#[test]
+fn progress_engine_versus_own_core() {
+    let c = Time::from_us(100);
+    let prog = || {
+        progs(vec![
+            vec![send(1, 0, 8)],
+            vec![
+                Op::Irecv {
+                    src: Source::Rank(0),
+                    tag: TagSel::Tag(0),
+                    bytes: 8,
+                    comm: W,
+                    req: ReqId(1),
+                },
+                Op::Compute { duration: c },
+                Op::Wait { req: ReqId(1) },
+            ],
+        ])
+    };
+    let mut p = MpiParams::blue_waters();
+    let own = run(pair(0), net(1), prog(), p.clone()).unwrap();
+    // Intra-socket short: H = 440 ns - s/R_b + s/R_b - gamma = 431.6 ns,
+    // o_r = 215.8 ns; the arrival's search and o_r wait behind the compute.
+    assert_eq!(own.finish[1], c + p.gamma + Time::from_ps(215_800));
+    p.progress = Progress::Engines { engines: 1 };
+    let eng = run(pair(0), net(1), prog(), p).unwrap();
+    assert_eq!(eng.finish[1], c);
+}
+
+// ----- matching against a slow reference -----------------------------------
+
+/// The definition, literally: the earliest-posted accepting receive, the
+/// earliest-arrived accepted envelope.
+#[derive(Default)]
+struct Reference {
+    posted: Vec<PostedRecv>,
+    unexpected: Vec<Envelope>,
+}
+
+fn ok(p: &PostedRecv, e: &Envelope) -> bool {
+    p.ctx == e.ctx
+        && (p.src.is_none() || p.src == Some(e.src))
+        && (p.tag.is_none() || p.tag == Some(e.tag))
+}
+
+impl Reference {
+    fn arrive(&mut self, e: Envelope) -> Option<PostedRecv> {
+        for i in 0..self.posted.len() {
+            if ok(&self.posted[i], &e) {
+                return Some(self.posted.remove(i));
+            }
+        }
+        self.unexpected.push(e);
+        None
+    }
+    fn post(&mut self, p: PostedRecv) -> Option<Envelope> {
+        for i in 0..self.unexpected.len() {
+            if ok(&p, &self.unexpected[i]) {
+                return Some(self.unexpected.remove(i));
+            }
+        }
+        self.posted.push(p);
+        None
+    }
+}
+
+/// One operation on `q`: (matched, what matched, elements visited).
+fn drive(q: &mut dyn MatchQueue, arrive: bool, p: PostedRecv, e: Envelope) -> (bool, u32, u64) {
+    if arrive {
+        let s = q.match_arrival(&e);
+        match s.found {
+            Some(x) => (true, x.req, s.visited),
+            None => {
+                q.add_unexpected(e);
+                (false, u32::MAX, s.visited)
+            }
+        }
+    } else {
+        let s = q.match_post(&p);
+        match s.found {
+            Some(x) => (true, x.msg, s.visited),
+            None => {
+                q.add_posted(p);
+                (false, u32::MAX, s.visited)
+            }
+        }
+    }
+}
+
+#[test]
+fn every_queue_matches_like_the_reference() {
+    let streams = RngStreams::new(2024);
+    let mut longest = 0;
+    for case in 0..60u64 {
+        let mut rng = streams.stream_indexed("matching", case);
+        let mut reference = Reference::default();
+        let mut lin = LinearQueues::default();
+        let mut idx = IndexedLinearQueues::default();
+        let mut small = SmallLinear::default();
+        let mut hash = HashedQueues::default();
+        let mut bins = BinnedQueues::default();
+        // Few sources and tags make many matches; many make long queues
+        // (which move SmallLinear to its indexed form).
+        let (srcs, tags) = if case % 2 == 0 {
+            (rng.random_range(1..6), rng.random_range(1..8))
+        } else {
+            (rng.random_range(10..40), rng.random_range(10..100))
+        };
+        let ctxs = 3;
+        // Bias towards arrivals or posts so that one queue grows.
+        let p_arrive = [0.5, 0.3, 0.7][(case % 3) as usize];
+        for i in 0..800u32 {
+            let arrive = rng.random_bool(p_arrive);
+            let e = Envelope {
+                ctx: rng.random_range(0..ctxs),
+                src: rng.random_range(0..srcs),
+                tag: rng.random_range(0..tags),
+                msg: i,
+            };
+            let p = PostedRecv {
+                ctx: rng.random_range(0..ctxs),
+                src: rng.random_bool(0.7).then(|| rng.random_range(0..srcs)),
+                tag: rng.random_bool(0.7).then(|| rng.random_range(0..tags)),
+                req: i,
+            };
+            let want = if arrive {
+                reference
+                    .arrive(e)
+                    .map_or((false, u32::MAX), |x| (true, x.req))
+            } else {
+                reference
+                    .post(p)
+                    .map_or((false, u32::MAX), |x| (true, x.msg))
+            };
+            let l = drive(&mut lin, arrive, p, e);
+            assert_eq!((l.0, l.1), want, "linear, case {case} op {i}");
+            // The indexed lists report the linear walk's lengths exactly.
+            assert_eq!(
+                drive(&mut idx, arrive, p, e),
+                l,
+                "indexed, case {case} op {i}"
+            );
+            assert_eq!(
+                drive(&mut small, arrive, p, e),
+                l,
+                "small, case {case} op {i}"
+            );
+            let h = drive(&mut hash, arrive, p, e);
+            assert_eq!((h.0, h.1), want, "hashed, case {case} op {i}");
+            let b = drive(&mut bins, arrive, p, e);
+            assert_eq!((b.0, b.1), want, "bins, case {case} op {i}");
+            longest = longest
+                .max(reference.posted.len())
+                .max(reference.unexpected.len());
+        }
+        for q in [&lin as &dyn MatchQueue, &idx, &small, &hash, &bins] {
+            assert_eq!(q.posted_recvs(), reference.posted, "case {case}");
+            assert_eq!(q.unexpected_msgs(), reference.unexpected, "case {case}");
+        }
+    }
+    // The indexed form was exercised, well past its switch point.
+    assert!(longest > 4 * SmallLinear::LIMIT, "{longest}");
+}
+
+/// A deadlock-free random program on `p` ranks: every rank splits WORLD
+/// into even and odd and dups WORLD; then messages between random pairs
+/// with random tags and sizes on three communicators, received with
+/// exact receives (WORLD), full wildcards (the dup), and ANY_TAG from a
+/// named source (the split); then a barrier and an allreduce.
+fn random_program(seed: u64, p: u32) -> Vec<VecProgram> {
+    let mut rng = RngStreams::new(seed).stream("program");
+    let dup = CommId(1);
+    let half = CommId(2);
+    let mut ops: Vec<Vec<Op>> = (0..p)
+        .map(|r| {
+            vec![
+                Op::CommDup { comm: W, new: dup },
+                Op::CommSplit {
+                    comm: W,
+                    color: (r % 2) as i32,
+                    key: -(r as i32),
+                    new: half,
+                },
+            ]
+        })
+        .collect();
+    let mut recvs: Vec<Vec<Op>> = vec![vec![]; p as usize];
+    let mut next_req = vec![0u64; p as usize];
+    for _ in 0..20 * p {
+        let a = rng.random_range(0..p);
+        let b = rng.random_range(0..p);
+        let bytes = [0u64, 8, 2000, 20_000][rng.random_range(0..4)];
+        let tag = rng.random_range(0..5);
+        let kind = rng.random_range(0..3);
+        let (comm, dst, src, rtag) = match kind {
+            0 => (W, b, Source::Rank(a), TagSel::Tag(tag)),
+            1 => (dup, b, Source::Any, TagSel::Any),
+            _ => {
+                // Same parity only; ranks in the split are ordered by
+                // key = -rank: the highest world rank is rank 0.
+                if a % 2 != b % 2 {
+                    continue;
+                }
+                let size = (p + 1 - a % 2) / 2;
+                let cr = |w: u32| size - 1 - w / 2;
+                (half, cr(b), Source::Rank(cr(a)), TagSel::Any)
+            }
+        };
+        let q = next_req[a as usize];
+        next_req[a as usize] += 1;
+        ops[a as usize].push(Op::Isend {
+            dst,
+            tag,
+            bytes,
+            comm,
+            req: ReqId(q),
+        });
+        let q = next_req[b as usize];
+        next_req[b as usize] += 1;
+        recvs[b as usize].push(Op::Irecv {
+            src,
+            tag: rtag,
+            bytes,
+            comm,
+            req: ReqId(q),
+        });
+    }
+    for (r, rv) in recvs.into_iter().enumerate() {
+        ops[r].extend(rv);
+        ops[r].push(Op::WaitallPending);
+        ops[r].push(Op::Barrier { comm: W });
+        ops[r].push(Op::Allreduce {
+            bytes: 64,
+            comm: half,
+        });
+    }
+    progs(ops)
+}
+
+#[test]
+fn random_programs_run_alike_under_every_matcher_and_repeat_exactly() {
+    let placement = Placement::block(12, 4, 2);
+    for seed in 0..4 {
+        let mut base: Option<RunResults> = None;
+        for m in [
+            MatcherKind::Linear,
+            MatcherKind::Hashed,
+            MatcherKind::PerSourceBins,
+            MatcherKind::Offloaded {
+                cost: Time::from_ns(50),
+            },
+        ] {
+            let mut p = MpiParams::blue_waters();
+            p.matcher = m;
+            let r = run(
+                placement.clone(),
+                net(3),
+                random_program(seed, 12),
+                p.clone(),
+            )
+            .unwrap();
+            // Determinism: the same program and parameters twice.
+            let again = run(placement.clone(), net(3), random_program(seed, 12), p).unwrap();
+            assert_eq!(r, again);
+            if let Some(b) = &base {
+                assert_eq!(r.traffic, b.traffic, "{m:?}");
+            } else {
+                base = Some(r);
+            }
+        }
+    }
+}
+
+// ----- collectives ------------------------------------------------------
+
+fn one_per_node(p: u32) -> Placement {
+    Placement::block(p, 1, 1)
+}
+
+fn coll(p: u32, op: Op, params: MpiParams) -> RunResults {
+    run(
+        one_per_node(p),
+        net(p),
+        progs((0..p).map(|_| vec![op.clone()]).collect()),
+        params,
+    )
+    .unwrap()
+}
+
+/// Inter-node short message of `s` bytes: T = 2.3 us + s / 1.3e9.
+fn t_short(s: u64) -> Time {
+    postal(&MpiParams::blue_waters(), Protocol::Short, 2, s)
+}
+
+#[test]
+fn collectives_take_hand_computed_times() {
+    let bw = MpiParams::blue_waters();
+    // Dissemination barrier: ceil(log2 P) rounds, each one message per
+    // rank, all in parallel: the round takes one T(0).
+    let r = coll(4, Op::Barrier { comm: W }, bw.clone());
+    assert_eq!(r.makespan, t_short(0) * 2);
+    assert_eq!(r.messages(), 8);
+    let r = coll(5, Op::Barrier { comm: W }, bw.clone());
+    assert_eq!(r.makespan, t_short(0) * 3);
+    assert_eq!(r.messages(), 15);
+    // Binomial bcast of 8 B on 8 ranks: rank 7 gets the data through
+    // 0 -> 1 -> 3 -> 7, each hop posted the moment the previous one
+    // completes: 3 T(8). Every other rank finishes earlier.
+    let r = coll(
+        8,
+        Op::Bcast {
+            root: 0,
+            bytes: 8,
+            comm: W,
+        },
+        bw.clone(),
+    );
+    assert_eq!(r.makespan, t_short(8) * 3);
+    assert_eq!(r.finish[7], t_short(8) * 3);
+    assert_eq!((r.messages(), r.bytes()), (7, 56));
+    // Recursive-doubling allreduce, 8 B on 4 ranks: 2 rounds of an
+    // exchange (T(8)) followed by the reduction of 8 B at 2 GB/s (4 ns).
+    let red = transfer_time(8, bw.collectives.reduce_rate);
+    let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, bw.clone());
+    assert_eq!(r.makespan, (t_short(8) + red) * 2);
+    assert_eq!((r.messages(), r.bytes()), (8, 64));
+}
+
+#[test]
+fn collectives_move_the_right_messages_and_bytes() {
+    let bw = MpiParams::blue_waters();
+    let with = |f: &dyn Fn(&mut MpiParams)| {
+        let mut p = bw.clone();
+        f(&mut p);
+        p
+    };
+    // (P, op, params, messages, bytes), counts by hand:
+    let cases: Vec<(u32, Op, MpiParams, u64, u64)> = vec![
+        // Allreduce recursive doubling, P = 6: pof2 4, rem 2: 2 folds,
+        // 4 x 2 exchanges, 2 unfolds.
+        (6, Op::Allreduce { bytes: 8, comm: W }, bw.clone(), 12, 96),
+        // Rabenseifner, P = 8, 64 KB: per rank 32+16+8 KB halving and
+        // 8+16+32 KB doubling = 112 KB; 8 ranks x 6 messages.
+        (
+            8,
+            Op::Allreduce {
+                bytes: 65_536,
+                comm: W,
+            },
+            bw.clone(),
+            48,
+            8 * 114_688,
+        ),
+        // Rabenseifner on P = 5: 1 fold and unfold of the full 64 KB plus
+        // the P = 4 pattern (32+16+16+32 KB each of 4 ranks).
+        (
+            5,
+            Op::Allreduce {
+                bytes: 65_536,
+                comm: W,
+            },
+            bw.clone(),
+            2 + 16,
+            2 * 65_536 + 4 * 98_304,
+        ),
+        // Ring allreduce P = 5, 1000 B: chunks of 200 B, 2 x 4 steps x 5.
+        (
+            5,
+            Op::Allreduce {
+                bytes: 1000,
+                comm: W,
+            },
+            with(&|p| {
+                p.collectives.allreduce_short_max = 0;
+                p.collectives.allreduce_large = AllreduceLarge::Ring;
+            }),
+            40,
+            40 * 200,
+        ),
+        // Scatter-allgather bcast P = 8, 16 KB: chunks of 2 KB; scatter
+        // moves 4+2+2+1+1+1+1 chunks, the ring 7 steps x 8 ranks.
+        (
+            8,
+            Op::Bcast {
+                root: 3,
+                bytes: 16_384,
+                comm: W,
+            },
+            bw.clone(),
+            7 + 56,
+            12 * 2048 + 56 * 2048,
+        ),
+        // Alltoall pairwise P = 4, 1 KB: P (P - 1) messages.
+        (
+            4,
+            Op::Alltoall {
+                bytes: 1024,
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            12 * 1024,
+        ),
+        // Alltoall Bruck P = 8, 16 B: 3 steps, 4 blocks each, 8 ranks.
+        (
+            8,
+            Op::Alltoall { bytes: 16, comm: W },
+            bw.clone(),
+            24,
+            24 * 4 * 16,
+        ),
+        // Allgather recursive doubling P = 8, 100 B: 100 + 200 + 400 per
+        // rank; ring on P = 6: 5 steps x 6 ranks.
+        (
+            8,
+            Op::Allgather {
+                bytes: 100,
+                comm: W,
+            },
+            bw.clone(),
+            24,
+            8 * 700,
+        ),
+        (
+            6,
+            Op::Allgather {
+                bytes: 100,
+                comm: W,
+            },
+            bw.clone(),
+            30,
+            3000,
+        ),
+        // Reduce binomial P = 6: P - 1 messages of s.
+        (
+            6,
+            Op::Reduce {
+                root: 5,
+                bytes: 10,
+                comm: W,
+            },
+            bw.clone(),
+            5,
+            50,
+        ),
+        // Gatherv linear: P - 1 messages, sum of the others' counts.
+        (
+            4,
+            Op::Gatherv {
+                root: 1,
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            3,
+            1 + 3 + 4,
+        ),
+        (
+            4,
+            Op::Scatterv {
+                root: 0,
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            3,
+            2 + 3 + 4,
+        ),
+        // Alltoallv with every size 5: like pairwise.
+        (
+            3,
+            Op::Alltoallv {
+                send: vec![5; 3],
+                recv: vec![5; 3],
+                comm: W,
+            },
+            bw.clone(),
+            6,
+            30,
+        ),
+        (
+            4,
+            Op::Scan {
+                bytes: 8,
+                comm: W,
+                exclusive: true,
+            },
+            bw.clone(),
+            5,
+            40,
+        ),
+    ];
+    for (p, op, params, m, b) in cases {
+        let r = coll(p, op.clone(), params);
+        assert_eq!((r.messages(), r.bytes()), (m, b), "{op:?} on {p}");
+    }
+}
+
+#[test]
+fn collective_messages_never_match_user_receives() {
+    // Rank 0 posts a full-wildcard receive, then both run a barrier; the
+    // barrier's messages must not satisfy it. Rank 1 sends afterwards.
+    let r = run(
+        one_per_node(2),
+        net(2),
+        progs(vec![
+            vec![
+                Op::Irecv {
+                    src: Source::Any,
+                    tag: TagSel::Any,
+                    bytes: 4,
+                    comm: W,
+                    req: ReqId(9),
+                },
+                Op::Barrier { comm: W },
+                Op::Wait { req: ReqId(9) },
+            ],
+            vec![Op::Barrier { comm: W }, send(0, 3, 4)],
+        ]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap();
+    // Barrier: 2 messages; then the user message.
+    assert_eq!(r.messages(), 3);
+    // Rank 0 finishes one T(4) after the barrier (which is one T(0)).
+    assert_eq!(r.finish[0], t_short(0) + t_short(4));
+}
+
+#[test]
+fn split_communicators_run_their_own_collectives() {
+    let p = 6;
+    let ops = (0..p)
+        .map(|r| {
+            vec![
+                Op::CommSplit {
+                    comm: W,
+                    color: (r % 3) as i32,
+                    key: 0,
+                    new: CommId(7),
+                },
+                Op::Bcast {
+                    root: 1,
+                    bytes: 8,
+                    comm: CommId(7),
+                },
+            ]
+        })
+        .collect();
+    let r = run(
+        one_per_node(p),
+        net(p),
+        progs(ops),
+        MpiParams::blue_waters(),
+    )
+    .unwrap();
+    // Three communicators of two: one message each.
+    assert_eq!(r.messages(), 3);
+    assert_eq!(r.makespan, t_short(8));
+}
+
+// ----- errors -------------------------------------------------------------
+
+#[test]
+fn unmatched_receive_ends_with_a_deadlock_report() {
+    let err = run(
+        pair(2),
+        net(2),
+        progs(vec![vec![recv(1, 7)], vec![send(0, 8, 16)]]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap_err();
+    let RunError::Deadlock(rep) = &err else {
+        panic!("expected a deadlock, got {err}");
+    };
+    assert_eq!(rep.blocked.len(), 1);
+    let b = &rep.blocked[0];
+    assert_eq!(b.rank, 0);
+    assert_eq!(b.origin, "rank0:1");
+    assert!(b.op.starts_with("Recv"), "{}", b.op);
+    assert_eq!(b.posted_recvs, vec!["recv from rank 1 tag 7 on comm #0"]);
+    assert_eq!(
+        b.unexpected_msgs,
+        vec!["Short message from rank 1 tag 8 (16 B) on comm #0"]
+    );
+    let text = err.to_string();
+    assert!(text.contains("rank 0 blocked in Recv"), "{text}");
+    assert!(text.contains("at rank0:1"), "{text}");
+}
+
+#[test]
+fn a_send_nobody_receives_is_counted() {
+    // An eager send completes without its receive; the run ends normally
+    // but reports the message left in rank 1's unexpected_msgs.
+    let r = run(
+        pair(2),
+        net(2),
+        progs(vec![vec![send(1, 0, 100)], vec![]]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap();
+    assert_eq!(r.unmatched_messages, 1);
+}
+
+#[test]
+fn semantic_errors_name_rank_and_origin() {
+    let bw = MpiParams::blue_waters();
+    let e = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![],
+            vec![
+                Op::Sleep {
+                    duration: Time::from_ns(1),
+                },
+                Op::Wait { req: ReqId(3) },
+            ],
+        ]),
+        bw.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "rank 1: rank1:2: request 3 is unknown");
+    let e = run(
+        pair(0),
+        net(1),
+        progs(vec![vec![send(2, 0, 1)], vec![]]),
+        bw.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rank 0: rank0:1: rank 2 is outside the communicator (size 2)"
+    );
+    let e = run(
+        pair(0),
+        net(1),
+        progs(vec![vec![Op::Barrier { comm: CommId(4) }], vec![]]),
+        bw.clone(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, RunError::Semantic { rank: 0, .. }), "{e}");
+
+    /// A reader that fails on its second line.
+    struct Bad(u32);
+    impl OpStream for Bad {
+        fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+            self.0 += 1;
+            let origin = Origin {
+                source: "trace.txt".into(),
+                line: self.0 as u64,
+            };
+            if self.0 == 2 {
+                return Err(ProgramError {
+                    origin,
+                    message: "unknown operation `sned`".into(),
+                });
+            }
+            Ok(Some((
+                Op::Sleep {
+                    duration: Time::ZERO,
+                },
+                origin,
+            )))
+        }
+    }
+    let e = run(pair(0), net(1), vec![Bad(0), Bad(5)], bw).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rank 0: trace.txt:2: unknown operation `sned`"
+    );
+}
+
+#[test]
+fn impossible_calibration_is_a_configuration_error() {
+    // A 5 us wire cannot fit in the 2.3 us inter-node short alpha.
+    let slow = IdealNetwork::new(2, Time::from_us(5), Bandwidth::bytes_per_sec(1 << 40));
+    let e = run(
+        pair(2),
+        slow,
+        progs(vec![vec![], vec![]]),
+        MpiParams::blue_waters(),
+    )
+    .unwrap_err();
+    match e {
+        RunError::Config(ConfigError::NegativeOverhead {
+            protocol, locality, ..
+        }) => {
+            assert_eq!(protocol, Protocol::Short);
+            assert_eq!(locality, topology::Locality::OtherNode);
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn presets_are_consistent_on_an_ideal_network() {
+    // Each preset passes its own calibration check with a wire latency
+    // below its smallest alpha / 3, and runs a ping-pong to eq. 1.
+    for (p, lat) in [
+        (MpiParams::blue_waters(), 500),
+        (MpiParams::bgp(), 1000),
+        (MpiParams::infiniband_qdr(), 1616),
+        (MpiParams::ethernet_zhu(), 50_000),
+    ] {
+        let n = IdealNetwork::new(2, Time::from_ns(lat), Bandwidth::bytes_per_sec(1 << 40));
+        for s in [0u64, 300, 5000, 50_000] {
+            let r = run(
+                pair(2),
+                n.clone(),
+                progs(vec![vec![send(1, 0, s)], vec![recv(0, 0)]]),
+                p.clone(),
+            )
+            .unwrap();
+            assert_eq!(r.finish[1], postal(&p, p.protocol(s), 2, s));
+        }
+    }
+}
+
+// ----- point-to-point semantics ---------------------------------------------
+
+#[test]
+fn non_overtaking_holds_when_the_wire_reorders() {
+    // Rank 0 sends 8000 B then 8 B with the same tag through shared
+    // memory; the small one reaches rank 1 first (2.5 ns against 2.5 us
+    // of copy) but must not overtake: rank 1's only receive (ANY_TAG)
+    // gets the big one and completes at its eq. 1 time; the small one is
+    // left unmatched.
+    let bw = MpiParams::blue_waters();
+    let isend = |bytes, req| Op::Isend {
+        dst: 1,
+        tag: 1,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    };
+    let r = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![isend(8000, 1), isend(8, 2), Op::WaitallPending],
+            vec![Op::Recv {
+                src: Source::Rank(0),
+                tag: TagSel::Any,
+                bytes: 8000,
+                comm: W,
+            }],
+        ]),
+        bw.clone(),
+    )
+    .unwrap();
+    assert_eq!(r.finish[1], postal(&bw, Protocol::Eager, 0, 8000));
+    assert_eq!(r.unmatched_messages, 1);
+}
+
+#[test]
+fn sendrecv_ring_waitany_and_test() {
+    let bw = MpiParams::blue_waters();
+    let t8 = postal(&bw, Protocol::Short, 0, 8);
+    // A ring of Sendrecv on one socket: everyone finishes at T(8).
+    let p = 4;
+    let ops = (0..p)
+        .map(|r| {
+            vec![Op::Sendrecv {
+                dst: (r + 1) % p,
+                send_tag: 0,
+                send_bytes: 8,
+                src: Source::Rank((r + p - 1) % p),
+                recv_tag: TagSel::Tag(0),
+                recv_bytes: 8,
+                comm: W,
+            }]
+        })
+        .collect();
+    let r = run(Placement::block(p, 16, 2), net(1), progs(ops), bw.clone()).unwrap();
+    assert!(r.finish.iter().all(|&f| f == t8), "{:?}", r.finish);
+
+    // Waitany returns with the first message (from rank 2, at T); the
+    // other (rank 1 sends after sleeping 10 us) then arrives at 10 us + T.
+    let irecv = |src, req| Op::Irecv {
+        src: Source::Rank(src),
+        tag: TagSel::Any,
+        bytes: 8,
+        comm: W,
+        req: ReqId(req),
+    };
+    let d = Time::from_us(10);
+    let three = |tail: Vec<Op>| {
+        let mut r0 = vec![
+            irecv(1, 1),
+            irecv(2, 2),
+            Op::Waitany {
+                reqs: vec![ReqId(1), ReqId(2)],
+            },
+        ];
+        r0.extend(tail);
+        progs(vec![
+            r0,
+            vec![Op::Sleep { duration: d }, send(0, 0, 8)],
+            vec![send(0, 0, 8)],
+        ])
+    };
+    let pl = Placement::block(3, 16, 2);
+    let r = run(
+        pl.clone(),
+        net(1),
+        three(vec![Op::Wait { req: ReqId(1) }]),
+        bw.clone(),
+    )
+    .unwrap();
+    assert_eq!(r.finish[0], d + t8);
+    // Waitany freed request 2: waiting on it again is an error.
+    let e = run(
+        pl,
+        net(1),
+        three(vec![Op::Wait { req: ReqId(2) }]),
+        bw.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "rank 0: rank0:4: request 2 is unknown");
+
+    // Test completes (and frees) a finished request, so a second Test on
+    // it names an unknown request.
+    let e = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![send(1, 0, 8)],
+            vec![
+                irecv(0, 5),
+                Op::Sleep { duration: d },
+                Op::Test { req: ReqId(5) },
+                Op::Test { req: ReqId(5) },
+            ],
+        ]),
+        bw,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "rank 1: rank1:4: request 5 is unknown");
+}
+
+#[test]
+fn offload_keeps_protocol_work_off_the_core() {
+    // Rank 0 posts an isend then computes 1 us. Onload, the send overhead
+    // o_s (215.8 ns intra-socket short) runs on the core first; offload,
+    // the NIC does it and the compute starts at once.
+    let c = Time::from_us(1);
+    let prog = || {
+        progs(vec![
+            vec![
+                Op::Isend {
+                    dst: 1,
+                    tag: 0,
+                    bytes: 8,
+                    comm: W,
+                    req: ReqId(0),
+                },
+                Op::Compute { duration: c },
+                Op::Wait { req: ReqId(0) },
+            ],
+            vec![recv(0, 0)],
+        ])
+    };
+    let mut p = MpiParams::blue_waters();
+    let on = run(pair(0), net(1), prog(), p.clone()).unwrap();
+    assert_eq!(on.finish[0], c + Time::from_ps(215_800));
+    p.protocol_offload = true;
+    let off = run(pair(0), net(1), prog(), p.clone()).unwrap();
+    assert_eq!(off.finish[0], c);
+    // Offload moves work, not time: the message still takes eq. 1.
+    assert_eq!(off.finish[1], postal(&p, Protocol::Short, 0, 8));
+}
+
+#[test]
+fn ring_allgather_and_pairwise_alltoall_take_p_minus_1_steps() {
+    // Both are P - 1 symmetric steps of one exchange of s bytes: each step
+    // takes one T(s) between nodes.
+    let bw = MpiParams::blue_waters();
+    let r = coll(
+        6,
+        Op::Allgather {
+            bytes: 100,
+            comm: W,
+        },
+        bw.clone(),
+    );
+    assert_eq!(r.makespan, t_short(100) * 5);
+    let r = coll(
+        4,
+        Op::Alltoall {
+            bytes: 1000,
+            comm: W,
+        },
+        bw,
+    );
+    assert_eq!(r.makespan, t_short(1000) * 3);
+}
+
+#[test]
+fn a_rank_missing_from_a_barrier_is_reported() {
+    // Ranks 0..3 enter a barrier; rank 3 never does.
+    let mut ops: Vec<Vec<Op>> = (0..3).map(|_| vec![Op::Barrier { comm: W }]).collect();
+    ops.push(vec![]);
+    let err = run(
+        Placement::block(4, 16, 2),
+        net(1),
+        progs(ops),
+        MpiParams::blue_waters(),
+    )
+    .unwrap_err();
+    let RunError::Deadlock(rep) = err else {
+        panic!("expected a deadlock");
+    };
+    // Round 0: rank 0 waits for rank 3's message (rank 3 - 1 = 0 + 4 - 1),
+    // so rank 0 is blocked; ranks 1 and 2 are stuck in later rounds
+    // behind it. All three are listed, in the barrier, with its origin.
+    let ranks: Vec<u32> = rep.blocked.iter().map(|b| b.rank).collect();
+    assert_eq!(ranks, vec![0, 1, 2]);
+    for b in &rep.blocked {
+        assert_eq!(b.op, "Barrier { comm: CommId(0) }");
+        assert_eq!(b.origin, format!("rank{}:1", b.rank));
+    }
+    assert_eq!(
+        rep.blocked[0].posted_recvs,
+        vec!["recv from rank 3 tag 1048576 on comm #0 (collective)"]
+    );
+}
