@@ -363,13 +363,20 @@ impl MpiParams {
     /// whose search visits one element, so `match_base + gamma = 271 ns`:
     /// gamma = 4 ns per element (eq. 2's heavyweight-core slope, 0.004 us
     /// per element) and `match_base = 267 ns`.
+    /// Eager `R_b` = 1 / (1/3.787 GB/s + 1/16 GB/s) = 3.062 GB/s: the
+    /// model's eager message always visits the receiving core for the copy
+    /// into the user buffer (Section 3.2, "adds additional visits to the
+    /// receiving CPU to account for copying"), in series with the wire;
+    /// the calibration contract carries that per-byte cost in `R_b`.
     /// No short protocol is distinguished: `short_max = 0`.
     /// Offload is on: the ConnectX NIC offloads the protocol (Section 4).
     pub fn infiniband_qdr() -> MpiParams {
         let rate = Bandwidth::bytes_per_sec(3_787_000_000);
+        let eager_rate =
+            Bandwidth::try_bytes_per_sec_f64(1.0 / (1.0 / 3.787e9 + 1.0 / 16e9)).expect("positive");
         let cell = Postal {
             alpha: Time::from_ns(1616 + 271),
-            rate,
+            rate: eager_rate,
         };
         let rdv = Postal {
             alpha: Time::from_ns(3 * 1616 + 271),

@@ -10,6 +10,7 @@ use mpi_layer::{MpiParams, Op, RunResults, VecProgram};
 use std::path::Path;
 use topology::{Placement, Transport};
 
+pub mod bridges;
 pub mod ideal;
 pub mod machines;
 
@@ -36,6 +37,7 @@ pub struct Case {
 pub fn all() -> Vec<Case> {
     let mut v = ideal::cases();
     v.extend(machines::cases());
+    v.extend(bridges::cases());
     v
 }
 
