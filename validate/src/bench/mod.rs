@@ -149,16 +149,8 @@ fn net_bench(
         2 * x as u64 * y as u64 * z as u64
     );
     println!(
-        "{:>7} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10} {:>20}  {}",
-        "mode",
-        "messages",
-        "events",
-        "wall [s]",
-        "events/s",
-        "makespan",
-        "peak [MiB]",
-        "checksum",
-        "flows per update"
+        "{:>7} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10} {:>20}  flows per update",
+        "mode", "messages", "events", "wall [s]", "events/s", "makespan", "peak [MiB]", "checksum",
     );
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     for m in modes {
