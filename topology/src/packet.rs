@@ -37,7 +37,9 @@
 //!
 //! # Cost
 //!
-//! Two to three events per packet per link. Messages and packets live in
+//! One to three events per packet per link: a `Head` at each router, a
+//! `Free` only where packets wait (or, under the asymmetric rule, after
+//! every service), and a `Deliver` at the end. Messages and packets live in
 //! slabs of `Vec`s reused through free lists, queues are `VecDeque`s per
 //! link and per NIC: no allocation per event once warm, no work for
 //! messages elsewhere in the network, no hashing.
@@ -98,7 +100,13 @@ struct Pkt {
 #[derive(Clone, Debug, Default)]
 struct LinkQ {
     fifo: VecDeque<u32>,
-    busy: bool,
+    /// End of the current (or last) service.
+    free_at: Time,
+    /// A `Free` event is pending. Invariant: a link with packets (or, for
+    /// an injection link, messages) waiting has one pending; an idle
+    /// link with nothing waiting has none, so an uncongested packet costs
+    /// no `Free` event at all.
+    free_pending: bool,
     waiting_bytes: u64,
     /// The packet in service is its message's last.
     cur_last: bool,
@@ -203,10 +211,15 @@ impl PacketNet {
             end = end.max(pk.tail);
         }
         let q = &mut self.q[l as usize];
-        q.busy = true;
+        q.free_at = end;
         q.cur_last = pk.last;
+        if self.asym {
+            // The asymmetric rule needs to see a message's last packet
+            // leave, so every service ends with an event.
+            q.free_pending = true;
+            sched.schedule_at(end, PacketEvent::Free(l));
+        }
         self.stats.sent(l, now, end, pk.size as u64, true);
-        sched.schedule_at(end, PacketEvent::Free(l));
         let link = *self.m.link(l);
         self.pkts[p as usize].tail = end + link.latency;
         if link.to == self.msgs[pk.msg as usize].dst {
@@ -257,6 +270,43 @@ impl PacketNet {
             } else {
                 sched.schedule_at(r, PacketEvent::Pace(mi));
             }
+        }
+    }
+
+    /// Serves link `l` if it is idle and has work, then makes sure a
+    /// `Free` event is pending if work is still waiting.
+    fn kick(&mut self, sched: &mut impl Schedule<PacketEvent>, l: u32) {
+        let now = sched.now();
+        let q = &self.q[l as usize];
+        if !q.free_pending && q.free_at <= now {
+            let from = self.m.link(l).from;
+            if from < self.m.nodes() {
+                self.pull_nic(sched, from);
+            } else if let Some(p) = self.q[l as usize].fifo.pop_front() {
+                self.q[l as usize].waiting_bytes -= self.pkts[p as usize].size as u64;
+                self.start_service(sched, l, p);
+            }
+        }
+        self.ensure_free(sched, l);
+    }
+
+    /// Schedules `Free(l)` at the end of the current service if work is
+    /// waiting and none is pending.
+    fn ensure_free(&mut self, sched: &mut impl Schedule<PacketEvent>, l: u32) {
+        let q = &self.q[l as usize];
+        if q.free_pending {
+            return;
+        }
+        let from = self.m.link(l).from;
+        let waiting = if from < self.m.nodes() {
+            !self.nic[from as usize].is_empty()
+        } else {
+            !q.fifo.is_empty()
+        };
+        if waiting {
+            let at = q.free_at.max(sched.now());
+            self.q[l as usize].free_pending = true;
+            sched.schedule_at(at, PacketEvent::Free(l));
         }
     }
 
@@ -347,9 +397,7 @@ impl Transport for PacketNet {
         let r = self.ready(&m, 0);
         if r <= now {
             self.nic[t.src.0 as usize].push_back(mi);
-            if !self.q[inj as usize].busy {
-                self.pull_nic(sched, t.src.0);
-            }
+            self.kick(sched, inj);
         } else {
             sched.schedule_at(r, PacketEvent::Pace(mi));
         }
@@ -367,40 +415,35 @@ impl Transport for PacketNet {
                 let v = self.m.link(pk.link).to;
                 let nl = self.choose(v, self.msgs[pk.msg as usize].dst);
                 self.pkts[p as usize].link = nl;
+                let now = sched.now();
                 let q = &mut self.q[nl as usize];
                 if self.asym && pk.first {
                     q.active += 1;
                 }
-                if q.busy {
+                if !q.free_pending && q.free_at <= now {
+                    self.start_service(sched, nl, p);
+                } else {
                     q.fifo.push_back(p);
                     q.waiting_bytes += pk.size as u64;
                     let w = q.waiting_bytes;
                     self.stats.queue(nl, w);
-                } else {
-                    self.start_service(sched, nl, p);
+                    self.ensure_free(sched, nl);
                 }
             }
             PacketEvent::Free(l) => {
                 let q = &mut self.q[l as usize];
-                q.busy = false;
+                q.free_pending = false;
                 if self.asym && q.cur_last {
                     q.active -= 1;
+                    q.cur_last = false;
                 }
-                let from = self.m.link(l).from;
-                if from < self.m.nodes() {
-                    self.pull_nic(sched, from);
-                } else if let Some(p) = q.fifo.pop_front() {
-                    q.waiting_bytes -= self.pkts[p as usize].size as u64;
-                    self.start_service(sched, l, p);
-                }
+                self.kick(sched, l);
             }
             PacketEvent::Pace(mi) => {
                 let h = self.msgs[mi as usize].src;
                 self.nic[h as usize].push_back(mi);
                 let inj = self.m.injection_link(NodeId(h));
-                if !self.q[inj as usize].busy {
-                    self.pull_nic(sched, h);
-                }
+                self.kick(sched, inj);
             }
             PacketEvent::Deliver(p) => {
                 let mi = self.pkts[p as usize].msg;
