@@ -41,7 +41,13 @@
 //! [`Schedule::reschedule`]; the others are not touched. The component
 //! can be the whole network under dense traffic (the ripple that made
 //! SST/macro drop its flow model): [`FlowNet::update_stats`] reports how
-//! many flows each update touched.
+//! many flows each update touched. Measured with `netsim bench net`
+//! (random permutation, 64 KiB per node, 16 x 16 x 16 Geminis, 8192
+//! flows): 667 updates touching 6992 flows on average and all 8192 at
+//! most, i.e. nearly the whole network per update; the run took about
+//! 8 s against about 2.5 s for the packet model. The flow model pays off
+//! for few long transfers (events per transfer are constant), not for
+//! dense all-at-once traffic.
 //!
 //! # Timing
 //!
@@ -80,10 +86,16 @@ struct Flow {
     lat: Time,
     cap: f64,
     rate: f64,
-    new_rate: f64,
     remaining: f64,
     last: Time,
     end_ev: Option<EventId>,
+}
+
+/// Per-flow scratch of the rate update, kept apart from [`Flow`] so the
+/// component search and the filling loop touch 16 bytes per flow.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scratch {
+    new_rate: f64,
     mark: u32,
     frozen: bool,
 }
@@ -100,6 +112,7 @@ pub struct FlowNet {
     m: Machine,
     asym: bool,
     flows: Vec<Flow>,
+    scratch: Vec<Scratch>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
     rem: Vec<f64>,
@@ -138,6 +151,7 @@ impl FlowNet {
         Ok(FlowNet {
             asym: m.sharing == Sharing::Asymmetric,
             flows: Vec::new(),
+            scratch: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
             rem: vec![0.0; nl],
@@ -240,7 +254,7 @@ impl FlowNet {
         let n = if sides[0] == sides[1] { 1 } else { 2 };
         for &s in &sides[..n] {
             for &f in &self.on_link[s as usize] {
-                let fl = &mut self.flows[f as usize];
+                let fl = &mut self.scratch[f as usize];
                 if fl.mark != self.epoch {
                     fl.mark = self.epoch;
                     self.comp.push(f);
@@ -264,7 +278,7 @@ impl FlowNet {
             let mut i = 0;
             while i < self.on_link[rev as usize].len() {
                 let g = self.on_link[rev as usize][i];
-                if !self.flows[g as usize].frozen {
+                if !self.scratch[g as usize].frozen {
                     self.freeze_one(g, x);
                 }
                 i += 1;
@@ -273,10 +287,12 @@ impl FlowNet {
     }
 
     fn freeze_one(&mut self, f: u32, x: f64) {
-        let fl = &mut self.flows[f as usize];
-        fl.frozen = true;
-        fl.new_rate = x;
-        for &l in &fl.route {
+        self.scratch[f as usize] = Scratch {
+            new_rate: x,
+            mark: self.epoch,
+            frozen: true,
+        };
+        for &l in &self.flows[f as usize].route {
             let (r, n) = (&mut self.rem[l as usize], &mut self.nun[l as usize]);
             *r -= x;
             *n -= 1;
@@ -315,7 +331,7 @@ impl FlowNet {
         }
         let seeds_f = std::mem::take(&mut self.dirty_flows);
         for &f in &seeds_f {
-            let fl = &mut self.flows[f as usize];
+            let fl = &mut self.scratch[f as usize];
             if fl.mark != self.epoch {
                 fl.mark = self.epoch;
                 self.comp.push(f);
@@ -345,26 +361,28 @@ impl FlowNet {
                 self.nun[s as usize] = self.on_link[s as usize].len() as u32;
             }
         }
-        self.heap.clear();
+        // Build the heap in O(C) from a vector it then reuses.
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
         for i in 0..self.cons.len() {
             let c = self.cons[i];
             let lv = self.level(c);
             if lv.is_finite() {
-                self.heap.push(Reverse((lv.to_bits(), c as u64)));
+                entries.push(Reverse((lv.to_bits(), c as u64)));
             }
         }
         for &f in &self.comp {
-            let fl = &mut self.flows[f as usize];
-            fl.frozen = false;
-            if fl.cap.is_finite() {
-                self.heap
-                    .push(Reverse((fl.cap.to_bits(), CAP_TAG | f as u64)));
+            self.scratch[f as usize].frozen = false;
+            let cap = self.flows[f as usize].cap;
+            if cap.is_finite() {
+                entries.push(Reverse((cap.to_bits(), CAP_TAG | f as u64)));
             }
         }
+        self.heap = BinaryHeap::from(entries);
         while let Some(Reverse((key, tag))) = self.heap.pop() {
             if tag & CAP_TAG != 0 {
                 let f = (tag & !CAP_TAG) as u32;
-                if !self.flows[f as usize].frozen {
+                if !self.scratch[f as usize].frozen {
                     let cap = self.flows[f as usize].cap;
                     self.freeze(f, cap);
                 }
@@ -385,7 +403,7 @@ impl FlowNet {
                 let mut i = 0;
                 while i < self.on_link[s as usize].len() {
                     let f = self.on_link[s as usize][i];
-                    if !self.flows[f as usize].frozen {
+                    if !self.scratch[f as usize].frozen {
                         self.freeze(f, lv);
                     }
                     i += 1;
@@ -399,7 +417,11 @@ impl FlowNet {
             let f = self.comp[i];
             let (new, old, has_ev) = {
                 let fl = &self.flows[f as usize];
-                (fl.new_rate, fl.rate, fl.end_ev.is_some())
+                (
+                    self.scratch[f as usize].new_rate,
+                    fl.rate,
+                    fl.end_ev.is_some(),
+                )
             };
             if new == old && has_ev {
                 continue;
@@ -464,6 +486,7 @@ impl Transport for FlowNet {
             Some(i) => i,
             None => {
                 self.flows.push(Flow::default());
+                self.scratch.push(Scratch::default());
                 self.flows.len() as u32 - 1
             }
         };
@@ -484,13 +507,11 @@ impl Transport for FlowNet {
             lat,
             cap: t.rate_cap.map_or(f64::INFINITY, |c| c.as_f64()),
             rate: 0.0,
-            new_rate: 0.0,
             remaining: t.bytes as f64,
             last: sched.now(),
             end_ev: None,
-            mark: 0,
-            frozen: false,
         };
+        self.scratch[f as usize] = Scratch::default();
         self.dirty_flows.push(f);
         self.ensure_update(sched);
     }
