@@ -60,9 +60,9 @@ pub struct EthernetParams {
     pub nic: Bandwidth,
     /// Backbone rate per direction [bytes/s].
     pub backbone: Bandwidth,
-    /// Latency of every cable direction [time].
+    /// Latency of every cable direction \[time\].
     pub latency: Time,
-    /// Buffer of every link [bytes].
+    /// Buffer of every link \[bytes\].
     pub buffer: u64,
     /// Sharing rule of cables and NICs.
     pub sharing: Sharing,

@@ -89,6 +89,8 @@ struct Flow {
     remaining: f64,
     last: Time,
     end_ev: Option<EventId>,
+    /// In progress (slot not on the free list).
+    live: bool,
 }
 
 /// Per-flow scratch of the rate update, kept apart from [`Flow`] so the
@@ -197,9 +199,8 @@ impl FlowNet {
     pub fn rates(&self) -> Vec<(u64, f64)> {
         self.flows
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.free.contains(&(*i as u32)))
-            .map(|(_, f)| (f.token, f.rate))
+            .filter(|f| f.live)
+            .map(|f| (f.token, f.rate))
             .collect()
     }
 
@@ -510,6 +511,7 @@ impl Transport for FlowNet {
             remaining: t.bytes as f64,
             last: sched.now(),
             end_ev: None,
+            live: true,
         };
         self.scratch[f as usize] = Scratch::default();
         self.dirty_flows.push(f);
@@ -543,6 +545,7 @@ impl Transport for FlowNet {
                 fl.route = route;
                 fl.end_ev = None;
                 fl.rate = 0.0;
+                fl.live = false;
                 sched.schedule_in(fl.lat, FlowEvent::Deliver(fl.token));
                 self.free.push(f);
                 self.ensure_update(sched);

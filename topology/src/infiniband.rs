@@ -21,10 +21,10 @@ pub struct InfinibandParams {
     pub nodes: u32,
     /// Link rate per direction [bytes/s].
     pub bandwidth: Bandwidth,
-    /// Node-to-node latency [time], split evenly over the two links (an
+    /// Node-to-node latency \[time\], split evenly over the two links (an
     /// odd picosecond goes to the ejection link).
     pub latency: Time,
-    /// Buffer per link [bytes].
+    /// Buffer per link \[bytes\].
     pub buffer: u64,
     /// Sockets per node.
     pub sockets: u16,

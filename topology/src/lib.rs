@@ -13,7 +13,7 @@
 //!   or a cube of Geminis, Bienz et al. Figs. 6 and 8), [`ethernet`]
 //!   (Zhu et al.'s two-rack top-of-rack cluster, Fig. 1; `fair` and
 //!   `asymmetric` sharing, eqs. 5 and 6), [`infiniband`] (one QDR switch,
-//!   Bridges et al. Table 2), and [`file`] (any graph from a text file).
+//!   Bridges et al. Table 2), and [`mod@file`] (any graph from a text file).
 //! * Routing: dimension order and minimal adaptive on the torus
 //!   ([`torus`] states the tie rules); shortest-path tables elsewhere
 //!   (tie: lowest link id).

@@ -71,9 +71,9 @@ pub struct Link {
     /// Serialization rate [bytes/s].
     pub bandwidth: Bandwidth,
     /// Latency from the start of sending to the head's arrival at `to`
-    /// (wire plus the receiving router's pipeline) [time].
+    /// (wire plus the receiving router's pipeline) \[time\].
     pub latency: Time,
-    /// Input buffer at `to` [bytes]; recorded for reports and machine
+    /// Input buffer at `to` \[bytes\]; recorded for reports and machine
     /// files (the packet transport's queues are unbounded, see
     /// [`crate::packet`]).
     pub buffer: u64,
@@ -86,9 +86,9 @@ pub struct Link {
 pub struct LinkParams {
     /// Bandwidth [bytes/s].
     pub bandwidth: Bandwidth,
-    /// Latency [time].
+    /// Latency \[time\].
     pub latency: Time,
-    /// Buffer [bytes].
+    /// Buffer \[bytes\].
     pub buffer: u64,
 }
 

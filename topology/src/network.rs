@@ -55,7 +55,7 @@ pub enum RouteMode {
 pub struct NetConfig {
     /// Packet or flow model.
     pub mode: Mode,
-    /// Packet payload [bytes] (packet mode); default [`DEFAULT_PACKET_BYTES`].
+    /// Packet payload \[bytes\] (packet mode); default [`DEFAULT_PACKET_BYTES`].
     pub packet_bytes: u64,
     /// Cut-through or store-and-forward (packet mode).
     pub switching: Switching,
@@ -170,6 +170,14 @@ impl Network {
         match self {
             Network::Packet(n) => n.link_stats(elapsed),
             Network::Flow(n) => n.link_stats(elapsed),
+        }
+    }
+    /// How many flows the flow model's rate updates touched (`None` in
+    /// packet mode).
+    pub fn flow_update_stats(&self) -> Option<crate::flow::UpdateStats> {
+        match self {
+            Network::Packet(_) => None,
+            Network::Flow(n) => Some(n.update_stats()),
         }
     }
     /// Per-link series (empty unless `series_interval` was set).

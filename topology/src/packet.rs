@@ -24,7 +24,7 @@
 //! no earlier than `now + k * P / R_b` (cut-through; its tail follows
 //! `P / R_b` later) or `now + (k + 1) * P / R_b` (store-and-forward), as
 //! if a private link of rate `R_b` fed the NIC. On an idle machine this
-//! gives exactly [`crate::network::packet_idle_time`].
+//! gives exactly the closed form of `network::packet_idle_time`.
 //!
 //! # Sharing rule
 //!
