@@ -11,7 +11,7 @@ pub const QDR_BYTES_PER_SEC: u64 = 3_787_000_000;
 /// QDR node-to-node hardware latency = 1616 ns (Bridges et al. Table 2),
 /// split evenly between the node -> switch and switch -> node links.
 pub const QDR_LATENCY_NS: u64 = 1616;
-/// Switch input buffer = 32 KiB (assumption, reports only).
+/// Switch input buffer = 32 KiB (assumption; bounds queues only with backpressure on).
 pub const QDR_BUFFER_BYTES: u64 = 32 * 1024;
 
 /// Parameters of a one-switch InfiniBand cluster.

@@ -40,10 +40,8 @@
 //! forms in [`network`] (`packet_idle_time`), which tests compare with the
 //! simulation exactly.
 //!
-//! ## Not implemented (yet)
-//!
-//! Finite buffers with backpressure: link buffers are recorded, queues are
-//! unbounded.
+//! Packet mode optionally bounds link buffers with backpressure (bubble
+//! flow control on the torus); see [`packet`].
 
 pub mod ethernet;
 pub mod file;

@@ -73,9 +73,8 @@ pub struct Link {
     /// Latency from the start of sending to the head's arrival at `to`
     /// (wire plus the receiving router's pipeline) \[time\].
     pub latency: Time,
-    /// Input buffer at `to` \[bytes\]; recorded for reports and machine
-    /// files (the packet transport's queues are unbounded, see
-    /// [`crate::packet`]).
+    /// Input buffer at `to` \[bytes\]; bounds the packet model's queues
+    /// when [`crate::NetConfig::backpressure`] is on (0: unbounded).
     pub buffer: u64,
     /// The link of the opposite direction of the same cable.
     pub reverse: u32,

@@ -64,6 +64,9 @@ pub struct NetConfig {
     /// If set, per-link bytes are also recorded per interval of this width
     /// ([`Network::link_series`]).
     pub series_interval: Option<Time>,
+    /// Finite link buffers with backpressure (packet mode; see
+    /// [`crate::packet`]). Default off: unbounded queues.
+    pub backpressure: bool,
 }
 
 impl Default for NetConfig {
@@ -74,6 +77,7 @@ impl Default for NetConfig {
             switching: Switching::CutThrough,
             routing: RouteMode::DimensionOrder,
             series_interval: None,
+            backpressure: false,
         }
     }
 }
@@ -101,6 +105,24 @@ pub enum NetConfigError {
     /// model's count of flows per link (asymmetric sharing) cannot follow.
     #[error("minimal adaptive routing cannot be combined with asymmetric sharing")]
     AdaptiveWithAsymmetric,
+    /// Bubble flow control keeps dimension-order routing deadlock-free;
+    /// adaptive routing turns between dimensions in any order and would
+    /// need escape virtual channels, which the model does not have.
+    #[error("minimal adaptive routing cannot be combined with backpressure (no virtual channels)")]
+    AdaptiveWithBackpressure,
+    /// With backpressure, a bounded buffer must hold two packets (one for
+    /// the bubble rule).
+    #[error(
+        "link {link} has a buffer of {buffer} B; backpressure needs 0 (unbounded) or at least 2 packets ({need} B)"
+    )]
+    BufferTooSmall {
+        /// Link id.
+        link: u32,
+        /// Its buffer [bytes].
+        buffer: u64,
+        /// Two packets [bytes].
+        need: u64,
+    },
 }
 
 pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
@@ -113,6 +135,21 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         }
         if machine.sharing == crate::machine::Sharing::Asymmetric {
             return Err(NetConfigError::AdaptiveWithAsymmetric);
+        }
+    }
+    if cfg.mode == Mode::Packet && cfg.backpressure {
+        if cfg.routing == RouteMode::MinimalAdaptive {
+            return Err(NetConfigError::AdaptiveWithBackpressure);
+        }
+        let need = 2 * cfg.packet_bytes;
+        for (i, l) in machine.links().iter().enumerate() {
+            if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
+                return Err(NetConfigError::BufferTooSmall {
+                    link: i as u32,
+                    buffer: l.buffer,
+                    need,
+                });
+            }
         }
     }
     Ok(())

@@ -76,8 +76,8 @@ pub const GEMINI_HOP_LATENCY_NS: u64 = 105;
 /// Cray quotes for Gemini (as reported by the EuroBen XE6 review; NOT
 /// from the seeds).
 pub const GEMINI_NIC_LATENCY_NS: u64 = 350;
-/// Input buffer per link = 64 KiB (assumption for reports; the packet
-/// transport does not bound queues).
+/// Input buffer per link = 64 KiB (an assumption, not a Gemini figure;
+/// bounds queues only when backpressure is on).
 pub const GEMINI_BUFFER_BYTES: u64 = 64 * 1024;
 
 impl TorusParams {
