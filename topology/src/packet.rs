@@ -292,11 +292,9 @@ impl PacketNet {
             return;
         };
         let inj = self.m.injection_link(NodeId(h));
-        if self.bp {
-            if !self.fits(inj, NONE) {
-                self.q[inj as usize].blocked = true;
-                return;
-            }
+        if !self.fits(inj, NONE) {
+            self.q[inj as usize].blocked = true;
+            return;
         }
         self.nic[h as usize].pop_front();
         let now = sched.now();
