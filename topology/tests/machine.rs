@@ -411,6 +411,54 @@ fn zhu_backbone_saturates_beyond_ten_flows() {
     }
 }
 
+#[test]
+fn zhu_asymmetric_backbone() {
+    // Zhu et al. eq. 6 on the optical backbone: 12 flows rack 0 -> rack 1
+    // and 1 flow back. delta_max = 12 > 10, so every flow on the cable,
+    // the lone reverse one included, gets 9.4 Gb/s / 12 = 783.3 Mb/s; a
+    // fair duplex cable would leave the reverse flow its NIC's 940 Mb/s.
+    // With 5 flows out and 1 back, delta_max = 5 <= 10: the backbone is
+    // not saturated and all get beta_E = 940 Mb/s under either rule.
+    let mut pairs: Vec<(u32, u32)> = (0..12).map(|i| (i, 15 + i)).collect();
+    pairs.push((27, 12));
+    let mut few: Vec<(u32, u32)> = (0..5).map(|i| (i, 15 + i)).collect();
+    few.push((27, 12));
+    for (cfg, tol) in [
+        (NetConfig::with_mode(Mode::Flow), 1e-6),
+        (NetConfig::with_mode(Mode::Packet), 0.02),
+    ] {
+        let r = ethernet_rates(
+            Sharing::Asymmetric,
+            Backbone::Optical,
+            cfg,
+            &pairs,
+            1_000_000,
+        );
+        assert_rates(&r, &[9400.0 / 12.0; 13], tol, "asymmetric backbone");
+        let r = ethernet_rates(Sharing::Fair, Backbone::Optical, cfg, &pairs, 1_000_000);
+        let mut want = vec![9400.0 / 12.0; 12];
+        want.push(940.0);
+        assert_rates(&r, &want, tol, "fair backbone");
+        for sharing in [Sharing::Fair, Sharing::Asymmetric] {
+            let r = ethernet_rates(sharing, Backbone::Optical, cfg, &few, 1_000_000);
+            assert_rates(&r, &[940.0; 6], tol, "unsaturated backbone");
+        }
+    }
+}
+
+#[test]
+fn blue_waters_preset_cites_its_sources() {
+    // R_N is Bienz et al. Table 1 (6.6e9 B/s); two nodes per Gemini
+    // (Sec. 3); the full machine is 23 x 24 x 24 Geminis.
+    let p = TorusParams::blue_waters();
+    assert_eq!(p.injection.as_bytes_per_sec(), 6_600_000_000);
+    assert_eq!(p.nodes_per_router, 2);
+    assert_eq!(p.dims, [23, 24, 24]);
+    let m = TorusParams::blue_waters_dims([2, 2, 2]).build().unwrap();
+    assert_eq!(m.injection_rate(NodeId(3)), bw(6_600_000_000));
+    assert_eq!(m.nodes(), 16);
+}
+
 // ------------------------------------------------ Bienz et al. (Gemini)
 
 #[test]
