@@ -93,7 +93,8 @@ pub struct LinkParams {
 
 /// How the two directions of a full-duplex cable (and a node interface)
 /// share bandwidth among the flows crossing them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Sharing {
     /// Directions are independent; flows in one direction share its
     /// bandwidth equally (max-min fair). Zhu et al., eq. 5 (fairness

@@ -16,7 +16,8 @@ use sim_core::{Bandwidth, Lift, Schedule, Time, transfer_time};
 pub const DEFAULT_PACKET_BYTES: u64 = 4096;
 
 /// Which transport model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Packets queue at every link direction ([`crate::packet`]).
     #[default]
@@ -26,7 +27,8 @@ pub enum Mode {
 }
 
 /// How a packet moves through a router (packet mode).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// Virtual cut-through: a packet starts on the next link as soon as
     /// its head arrives (and the link is free); it cannot finish there
@@ -40,7 +42,8 @@ pub enum Switching {
 
 /// Routing choice on a torus (other machines always use their unique or
 /// tie-broken shortest path).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RouteMode {
     /// Dimension order, x then y then z ([`crate::torus`]).
     #[default]
@@ -368,4 +371,23 @@ pub(crate) fn packet_idle_time(
         }
     }
     lat + best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_names_for_scenario_files() {
+        // Scenario files name the choices in kebab case.
+        let m: Mode = serde_json::from_str("\"flow\"").unwrap();
+        assert_eq!(m, Mode::Flow);
+        let s: Switching = serde_json::from_str("\"store-and-forward\"").unwrap();
+        assert_eq!(s, Switching::StoreAndForward);
+        let r: RouteMode = serde_json::from_str("\"minimal-adaptive\"").unwrap();
+        assert_eq!(r, RouteMode::MinimalAdaptive);
+        let h: crate::Sharing = serde_json::from_str("\"asymmetric\"").unwrap();
+        assert_eq!(h, crate::Sharing::Asymmetric);
+        assert!(serde_json::from_str::<Mode>("\"packets\"").is_err());
+    }
 }
