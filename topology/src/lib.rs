@@ -19,7 +19,7 @@
 //!   (tie: lowest link id).
 //! * Transport: [`packet`] (packets queue at every link direction,
 //!   cut-through or store-and-forward) and [`flow`] (max-min fair flows,
-//!   updated per connected component); [`Network`] selects one at run
+//!   updated over the flows a change can affect); [`Network`] selects one at run
 //!   time. Both satisfy the [`Transport`] contract that a lone transfer
 //!   arrives at exactly `now + idle_time`.
 //! * [`stats`]: per-link bytes, busy time, utilization, peak queue, and

@@ -121,9 +121,9 @@ pub enum NetConfigError {
     BufferTooSmall {
         /// Link id.
         link: u32,
-        /// Its buffer [bytes].
+        /// Its buffer \[bytes\].
         buffer: u64,
-        /// Two packets [bytes].
+        /// Two packets \[bytes\].
         need: u64,
     },
 }
