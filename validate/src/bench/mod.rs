@@ -43,6 +43,9 @@ pub enum BenchCommand {
         /// Master seed of the permutation.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Packet model with finite link buffers and backpressure.
+        #[arg(long)]
+        backpressure: bool,
         /// Models to run: packet, flow.
         #[arg(long, value_delimiter = ',', default_values_t = ["packet".to_string(), "flow".to_string()])]
         mode: Vec<String>,
@@ -59,9 +62,10 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             bytes,
             packet,
             seed,
+            backpressure,
             mode,
             child,
-        } => net_bench(dims, bytes, packet, seed, mode, child),
+        } => net_bench(dims, bytes, packet, seed, backpressure, mode, child),
         BenchCommand::Engine {
             n,
             events,
@@ -110,6 +114,7 @@ fn net_bench(
     bytes: u64,
     packet: u64,
     seed: u64,
+    backpressure: bool,
     modes: Vec<String>,
     child: bool,
 ) -> Result<(), String> {
@@ -123,7 +128,7 @@ fn net_bench(
     };
     if child {
         let mode = parse(&modes[0])?;
-        let r = net::run_net([x, y, z], bytes, seed, mode, packet)?;
+        let r = net::run_net([x, y, z], bytes, seed, mode, packet, backpressure)?;
         let touched = r.touched.map_or("-".into(), |(u, mean, max)| {
             format!("{u} upd, mean {mean:.0}, max {max}")
         });
@@ -145,8 +150,9 @@ fn net_bench(
         parse(m)?;
     }
     println!(
-        "random permutation, {x}x{y}x{z} Geminis ({} nodes), {bytes} B per message, packet {packet} B, seed {seed}",
-        2 * x as u64 * y as u64 * z as u64
+        "random permutation, {x}x{y}x{z} Geminis ({} nodes), {bytes} B per message, packet {packet} B, seed {seed}{}",
+        2 * x as u64 * y as u64 * z as u64,
+        if backpressure { ", backpressure" } else { "" }
     );
     println!(
         "{:>7} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10} {:>20}  flows per update",
@@ -163,6 +169,7 @@ fn net_bench(
                 &bytes.to_string(),
             ])
             .args(["--packet", &packet.to_string(), "--seed", &seed.to_string()])
+            .args(backpressure.then_some("--backpressure"))
             .status()
             .map_err(|e| format!("cannot run benchmark child: {e}"))?;
         if !status.success() {

@@ -50,13 +50,15 @@ pub struct NetRun {
     pub touched: Option<(u64, f64, usize)>,
 }
 
-/// Runs the permutation on a Blue Waters torus of `dims` in `mode`.
+/// Runs the permutation on a Blue Waters torus of `dims` in `mode`
+/// (`backpressure`: finite buffers, packet mode only).
 pub fn run_net(
     dims: [u32; 3],
     bytes: u64,
     seed: u64,
     mode: Mode,
     packet_bytes: u64,
+    backpressure: bool,
 ) -> Result<NetRun, String> {
     let machine = TorusParams::blue_waters_dims(dims)
         .build()
@@ -64,6 +66,7 @@ pub fn run_net(
     let n = machine.nodes();
     let cfg = NetConfig {
         packet_bytes,
+        backpressure,
         ..NetConfig::with_mode(mode)
     };
     let net = Network::new(machine, cfg).map_err(|e| e.to_string())?;
