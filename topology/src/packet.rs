@@ -46,18 +46,21 @@
 //!
 //! # Buffers
 //!
-//! By default queues are unbounded. With [`NetConfig::backpressure`] each
-//! link's `buffer` bounds the packets held at its far end, in slots of one
-//! full packet: a packet holds a slot of the link it crossed from the
-//! start of its service there until it starts on its next link (so a full downstream buffer
-//! stalls the upstream link, and queues back up hop by hop to the NIC).
-//! A buffer of 0 means unbounded; the ejection into a host never blocks.
-//! On a torus, a packet entering a ring (from the NIC or another
-//! dimension) needs two free slots (bubble flow control,
-//! as in BlueGene/L's torus), which keeps dimension-order routing
-//! deadlock-free; machine files with cyclic shortest paths get no such
-//! guarantee. With backpressure, `idle_time` stays exact as long as a lone
-//! message never fills a buffer (e.g. buffers of several packets and no
+//! By default queues are unbounded. With [`NetConfig::backpressure`]
+//! each link's `buffer` bounds the packets held at its far end, in slots
+//! of one full packet: a packet holds a slot of the link it crossed from
+//! the start of its service there until it starts on its next link, so a
+//! full downstream buffer stalls the upstream link and queues back up hop
+//! by hop to the NIC. A buffer of 0 means unbounded; the ejection into a
+//! host never blocks. On a torus, a packet entering a ring (from the NIC
+//! or another dimension) needs two free slots (bubble flow control, as in
+//! BlueGene/L's torus), and a packet already in the ring may pass one
+//! that waits to enter (in a router they sit at different input ports).
+//! This keeps dimension-order routing deadlock-free; machine files with
+//! cyclic shortest paths get no such guarantee, and adaptive routing is
+//! refused with backpressure (it would need escape virtual channels).
+//! With backpressure, `idle_time` stays exact as long as a lone message
+//! never fills a buffer (e.g. buffers of several packets and no
 //! downstream link slower than its feed).
 
 use crate::machine::{Machine, Sharing};
