@@ -511,6 +511,51 @@ fn four_gemini_line_contention() {
     }
 }
 
+#[test]
+fn node_interface_is_the_max_rate_models_r_n() {
+    // Bienz et al. eq. 2: ppn processes of one node each send s bytes at
+    // R_b = 2.9e9 B/s (Table 1, rendezvous) through the node's R_N =
+    // 6.6e9 B/s: T = alpha + ppn * s / min(R_N, ppn * R_b). With ppn = 2
+    // the processes are R_b-bound (5.8e9 < 6.6e9), with ppn = 4
+    // R_N-bound (each gets 1.65e9). Destinations are one hop away in four
+    // different directions so only the source NIC is shared.
+    let m = TorusParams::blue_waters_dims([4, 4, 4]).build().unwrap();
+    let t = m.torus().unwrap();
+    let node_at = |c: [u32; 3]| NodeId(t.router_at(c) * 2);
+    let dsts = [
+        node_at([1, 0, 0]),
+        node_at([3, 0, 0]),
+        node_at([0, 0, 1]),
+        node_at([0, 0, 3]),
+    ];
+    let s = 1 << 20;
+    let r_b = bw(2_900_000_000);
+    for (ppn, rate) in [(2usize, 2.9e9), (4, 6.6e9 / 4.0)] {
+        for (cfg, tol) in [
+            (NetConfig::with_mode(Mode::Flow), 1e-6),
+            (NetConfig::with_mode(Mode::Packet), 0.02),
+        ] {
+            let net = Network::new(m.clone(), cfg).unwrap();
+            let alpha = net.idle_time(NodeId(0), dsts[0], 0, None);
+            let ts: Vec<Transfer> = (0..ppn)
+                .map(|i| Transfer {
+                    rate_cap: Some(r_b),
+                    ..tr(0, dsts[i].0, s, i)
+                })
+                .collect();
+            let (at, _, _) = run(net, &at0(ts));
+            let want = s as f64 / rate;
+            for a in at {
+                let got = (a - alpha).as_secs_f64();
+                assert!(
+                    (got - want).abs() <= tol * want,
+                    "{cfg:?} ppn {ppn}: {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
 // ------------------------------------------------ routing
 
 #[test]
