@@ -356,12 +356,20 @@ impl FlowNet {
             let mut i = 0;
             while i < self.on_link[rev as usize].len() {
                 let g = self.on_link[rev as usize][i];
-                if !self.scratch[g as usize].frozen {
+                if self.unfixed(g) {
                     self.freeze_one(g, x);
                 }
                 i += 1;
             }
         }
+    }
+
+    /// Whether `f` is being re-solved in this update and not yet fixed
+    /// (flows below the cut share the links but keep their rates).
+    #[inline]
+    fn unfixed(&self, f: u32) -> bool {
+        let sc = &self.scratch[f as usize];
+        sc.mark == self.epoch && !sc.frozen
     }
 
     fn freeze_one(&mut self, f: u32, x: f64) {
@@ -477,7 +485,7 @@ impl FlowNet {
                 let mut i = 0;
                 while i < self.on_link[s as usize].len() {
                     let f = self.on_link[s as usize][i];
-                    if !self.scratch[f as usize].frozen {
+                    if self.unfixed(f) {
                         self.freeze(f, lv);
                     }
                     i += 1;
