@@ -37,7 +37,7 @@ pub const ELECTRICAL_BACKBONE_BYTES_PER_SEC: u64 = TCP_FLOW_BYTES_PER_SEC;
 /// (NIC, backbone, NIC). An even split is our assumption.
 pub const ZHU_LINK_LATENCY_US: u64 = 75;
 /// Switch input buffer = 3 MiB, the TCP socket buffer size Zhu et al. set
-/// (Sec. 3.2); a stand-in, recorded for reports only.
+/// (Sec. 3.2); a stand-in (bounds queues only with backpressure on).
 pub const ZHU_BUFFER_BYTES: u64 = 3 * 1024 * 1024;
 
 /// Backbone cable type (Zhu et al. Sec. 4.2: `beta_O`, `beta_E`).
@@ -60,9 +60,9 @@ pub struct EthernetParams {
     pub nic: Bandwidth,
     /// Backbone rate per direction [bytes/s].
     pub backbone: Bandwidth,
-    /// Latency of every cable direction [time].
+    /// Latency of every cable direction \[time\].
     pub latency: Time,
-    /// Buffer of every link [bytes].
+    /// Buffer of every link \[bytes\].
     pub buffer: u64,
     /// Sharing rule of cables and NICs.
     pub sharing: Sharing,

@@ -316,6 +316,59 @@ mod tests {
     use super::*;
 
     #[test]
+    fn random_garbage_is_an_error_never_a_panic() {
+        // Seeded random files from a vocabulary of valid and broken
+        // pieces: every parse returns, and every error names the file.
+        use sim_core::rand::{Rng, SeedableRng};
+        let words = [
+            "host",
+            "switch",
+            "router",
+            "link",
+            "machine",
+            "sharing",
+            "fair",
+            "asymmetric",
+            "a",
+            "b",
+            "s",
+            "t",
+            "bw=1GB/s",
+            "bw=940Mb/s",
+            "bw=0B/s",
+            "bw=",
+            "=1",
+            "lat=1ns",
+            "lat=1e99s",
+            "lat=-3us",
+            "buffer=64KiB",
+            "buffer=1e30MB",
+            "sockets=2",
+            "cores=0",
+            "cores=99999",
+            "#",
+            "\u{20ac}",
+            "1.2.3GB/s",
+            "bw_back=2GB/s",
+            "lat_back=3ns",
+        ];
+        let mut rng = sim_core::SimRng::seed_from_u64(11);
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..rng.random_range(0..12) {
+                for _ in 0..rng.random_range(0..6) {
+                    text.push_str(words[rng.random_range(0..words.len())]);
+                    text.push(' ');
+                }
+                text.push('\n');
+            }
+            if let Err(e) = parse("fuzz.machine", &text) {
+                assert!(e.to_string().starts_with("fuzz.machine"), "{e}");
+            }
+        }
+    }
+
+    #[test]
     fn units() {
         assert_eq!(
             parse_rate("3.787GB/s").unwrap().as_bytes_per_sec(),

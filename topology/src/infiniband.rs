@@ -11,7 +11,7 @@ pub const QDR_BYTES_PER_SEC: u64 = 3_787_000_000;
 /// QDR node-to-node hardware latency = 1616 ns (Bridges et al. Table 2),
 /// split evenly between the node -> switch and switch -> node links.
 pub const QDR_LATENCY_NS: u64 = 1616;
-/// Switch input buffer = 32 KiB (assumption, reports only).
+/// Switch input buffer = 32 KiB (assumption; bounds queues only with backpressure on).
 pub const QDR_BUFFER_BYTES: u64 = 32 * 1024;
 
 /// Parameters of a one-switch InfiniBand cluster.
@@ -21,10 +21,10 @@ pub struct InfinibandParams {
     pub nodes: u32,
     /// Link rate per direction [bytes/s].
     pub bandwidth: Bandwidth,
-    /// Node-to-node latency [time], split evenly over the two links (an
+    /// Node-to-node latency \[time\], split evenly over the two links (an
     /// odd picosecond goes to the ejection link).
     pub latency: Time,
-    /// Buffer per link [bytes].
+    /// Buffer per link \[bytes\].
     pub buffer: u64,
     /// Sockets per node.
     pub sockets: u16,

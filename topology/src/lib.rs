@@ -13,13 +13,13 @@
 //!   or a cube of Geminis, Bienz et al. Figs. 6 and 8), [`ethernet`]
 //!   (Zhu et al.'s two-rack top-of-rack cluster, Fig. 1; `fair` and
 //!   `asymmetric` sharing, eqs. 5 and 6), [`infiniband`] (one QDR switch,
-//!   Bridges et al. Table 2), and [`file`] (any graph from a text file).
+//!   Bridges et al. Table 2), and [`mod@file`] (any graph from a text file).
 //! * Routing: dimension order and minimal adaptive on the torus
 //!   ([`torus`] states the tie rules); shortest-path tables elsewhere
 //!   (tie: lowest link id).
 //! * Transport: [`packet`] (packets queue at every link direction,
 //!   cut-through or store-and-forward) and [`flow`] (max-min fair flows,
-//!   updated per connected component); [`Network`] selects one at run
+//!   updated over the flows a change can affect); [`Network`] selects one at run
 //!   time. Both satisfy the [`Transport`] contract that a lone transfer
 //!   arrives at exactly `now + idle_time`.
 //! * [`stats`]: per-link bytes, busy time, utilization, peak queue, and
@@ -40,10 +40,8 @@
 //! forms in [`network`] (`packet_idle_time`), which tests compare with the
 //! simulation exactly.
 //!
-//! ## Not implemented (yet)
-//!
-//! Finite buffers with backpressure: link buffers are recorded, queues are
-//! unbounded.
+//! Packet mode optionally bounds link buffers with backpressure (bubble
+//! flow control on the torus); see [`packet`].
 
 pub mod ethernet;
 pub mod file;

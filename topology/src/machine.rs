@@ -71,11 +71,10 @@ pub struct Link {
     /// Serialization rate [bytes/s].
     pub bandwidth: Bandwidth,
     /// Latency from the start of sending to the head's arrival at `to`
-    /// (wire plus the receiving router's pipeline) [time].
+    /// (wire plus the receiving router's pipeline) \[time\].
     pub latency: Time,
-    /// Input buffer at `to` [bytes]; recorded for reports and machine
-    /// files (the packet transport's queues are unbounded, see
-    /// [`crate::packet`]).
+    /// Input buffer at `to` \[bytes\]; bounds the packet model's queues
+    /// when [`crate::NetConfig::backpressure`] is on (0: unbounded).
     pub buffer: u64,
     /// The link of the opposite direction of the same cable.
     pub reverse: u32,
@@ -86,15 +85,16 @@ pub struct Link {
 pub struct LinkParams {
     /// Bandwidth [bytes/s].
     pub bandwidth: Bandwidth,
-    /// Latency [time].
+    /// Latency \[time\].
     pub latency: Time,
-    /// Buffer [bytes].
+    /// Buffer \[bytes\].
     pub buffer: u64,
 }
 
 /// How the two directions of a full-duplex cable (and a node interface)
 /// share bandwidth among the flows crossing them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Sharing {
     /// Directions are independent; flows in one direction share its
     /// bandwidth equally (max-min fair). Zhu et al., eq. 5 (fairness

@@ -16,7 +16,8 @@ use sim_core::{Bandwidth, Lift, Schedule, Time, transfer_time};
 pub const DEFAULT_PACKET_BYTES: u64 = 4096;
 
 /// Which transport model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Packets queue at every link direction ([`crate::packet`]).
     #[default]
@@ -26,7 +27,8 @@ pub enum Mode {
 }
 
 /// How a packet moves through a router (packet mode).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// Virtual cut-through: a packet starts on the next link as soon as
     /// its head arrives (and the link is free); it cannot finish there
@@ -40,7 +42,8 @@ pub enum Switching {
 
 /// Routing choice on a torus (other machines always use their unique or
 /// tie-broken shortest path).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RouteMode {
     /// Dimension order, x then y then z ([`crate::torus`]).
     #[default]
@@ -55,7 +58,7 @@ pub enum RouteMode {
 pub struct NetConfig {
     /// Packet or flow model.
     pub mode: Mode,
-    /// Packet payload [bytes] (packet mode); default [`DEFAULT_PACKET_BYTES`].
+    /// Packet payload \[bytes\] (packet mode); default [`DEFAULT_PACKET_BYTES`].
     pub packet_bytes: u64,
     /// Cut-through or store-and-forward (packet mode).
     pub switching: Switching,
@@ -64,6 +67,9 @@ pub struct NetConfig {
     /// If set, per-link bytes are also recorded per interval of this width
     /// ([`Network::link_series`]).
     pub series_interval: Option<Time>,
+    /// Finite link buffers with backpressure (packet mode; see
+    /// [`crate::packet`]). Default off: unbounded queues.
+    pub backpressure: bool,
 }
 
 impl Default for NetConfig {
@@ -74,6 +80,7 @@ impl Default for NetConfig {
             switching: Switching::CutThrough,
             routing: RouteMode::DimensionOrder,
             series_interval: None,
+            backpressure: false,
         }
     }
 }
@@ -101,6 +108,24 @@ pub enum NetConfigError {
     /// model's count of flows per link (asymmetric sharing) cannot follow.
     #[error("minimal adaptive routing cannot be combined with asymmetric sharing")]
     AdaptiveWithAsymmetric,
+    /// Bubble flow control keeps dimension-order routing deadlock-free;
+    /// adaptive routing turns between dimensions in any order and would
+    /// need escape virtual channels, which the model does not have.
+    #[error("minimal adaptive routing cannot be combined with backpressure (no virtual channels)")]
+    AdaptiveWithBackpressure,
+    /// With backpressure, a bounded buffer must hold two packets (one for
+    /// the bubble rule).
+    #[error(
+        "link {link} has a buffer of {buffer} B; backpressure needs 0 (unbounded) or at least 2 packets ({need} B)"
+    )]
+    BufferTooSmall {
+        /// Link id.
+        link: u32,
+        /// Its buffer \[bytes\].
+        buffer: u64,
+        /// Two packets \[bytes\].
+        need: u64,
+    },
 }
 
 pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
@@ -113,6 +138,21 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         }
         if machine.sharing == crate::machine::Sharing::Asymmetric {
             return Err(NetConfigError::AdaptiveWithAsymmetric);
+        }
+    }
+    if cfg.mode == Mode::Packet && cfg.backpressure {
+        if cfg.routing == RouteMode::MinimalAdaptive {
+            return Err(NetConfigError::AdaptiveWithBackpressure);
+        }
+        let need = 2 * cfg.packet_bytes;
+        for (i, l) in machine.links().iter().enumerate() {
+            if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
+                return Err(NetConfigError::BufferTooSmall {
+                    link: i as u32,
+                    buffer: l.buffer,
+                    need,
+                });
+            }
         }
     }
     Ok(())
@@ -170,6 +210,14 @@ impl Network {
         match self {
             Network::Packet(n) => n.link_stats(elapsed),
             Network::Flow(n) => n.link_stats(elapsed),
+        }
+    }
+    /// How many flows the flow model's rate updates touched (`None` in
+    /// packet mode).
+    pub fn flow_update_stats(&self) -> Option<crate::flow::UpdateStats> {
+        match self {
+            Network::Packet(_) => None,
+            Network::Flow(n) => Some(n.update_stats()),
         }
     }
     /// Per-link series (empty unless `series_interval` was set).
@@ -323,4 +371,23 @@ pub(crate) fn packet_idle_time(
         }
     }
     lat + best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_names_for_scenario_files() {
+        // Scenario files name the choices in kebab case.
+        let m: Mode = serde_json::from_str("\"flow\"").unwrap();
+        assert_eq!(m, Mode::Flow);
+        let s: Switching = serde_json::from_str("\"store-and-forward\"").unwrap();
+        assert_eq!(s, Switching::StoreAndForward);
+        let r: RouteMode = serde_json::from_str("\"minimal-adaptive\"").unwrap();
+        assert_eq!(r, RouteMode::MinimalAdaptive);
+        let h: crate::Sharing = serde_json::from_str("\"asymmetric\"").unwrap();
+        assert_eq!(h, crate::Sharing::Asymmetric);
+        assert!(serde_json::from_str::<Mode>("\"packets\"").is_err());
+    }
 }

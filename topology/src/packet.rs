@@ -24,7 +24,7 @@
 //! no earlier than `now + k * P / R_b` (cut-through; its tail follows
 //! `P / R_b` later) or `now + (k + 1) * P / R_b` (store-and-forward), as
 //! if a private link of rate `R_b` fed the NIC. On an idle machine this
-//! gives exactly [`crate::network::packet_idle_time`].
+//! gives exactly the closed form of `network::packet_idle_time`.
 //!
 //! # Sharing rule
 //!
@@ -37,13 +37,31 @@
 //!
 //! # Cost
 //!
-//! Two to three events per packet per link. Messages and packets live in
+//! One to three events per packet per link: a `Head` at each router, a
+//! `Free` only where packets wait (or, under the asymmetric rule, after
+//! every service), and a `Deliver` at the end. Messages and packets live in
 //! slabs of `Vec`s reused through free lists, queues are `VecDeque`s per
 //! link and per NIC: no allocation per event once warm, no work for
 //! messages elsewhere in the network, no hashing.
 //!
-//! Queues are unbounded: the link `buffer` is recorded but there is no
-//! backpressure (a deviation noted in the crate docs).
+//! # Buffers
+//!
+//! By default queues are unbounded. With [`NetConfig::backpressure`]
+//! each link's `buffer` bounds the packets held at its far end, in slots
+//! of one full packet: a packet holds a slot of the link it crossed from
+//! the start of its service there until it starts on its next link, so a
+//! full downstream buffer stalls the upstream link and queues back up hop
+//! by hop to the NIC. A buffer of 0 means unbounded; the ejection into a
+//! host never blocks. On a torus, a packet entering a ring (from the NIC
+//! or another dimension) needs two free slots (bubble flow control, as in
+//! BlueGene/L's torus), and a packet already in the ring may pass one
+//! that waits to enter (in a router they sit at different input ports).
+//! This keeps dimension-order routing deadlock-free; machine files with
+//! cyclic shortest paths get no such guarantee, and adaptive routing is
+//! refused with backpressure (it would need escape virtual channels).
+//! With backpressure, `idle_time` stays exact as long as a lone message
+//! never fills a buffer (e.g. buffers of several packets and no
+//! downstream link slower than its feed).
 
 use crate::machine::{Machine, Sharing};
 use crate::network::{
@@ -53,6 +71,9 @@ use crate::stats::{LinkSeries, LinkStat, StatsCollector};
 use crate::transport::{Delivery, NodeId, Transfer, Transport};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::collections::VecDeque;
+
+const NONE: u32 = u32::MAX;
+const NODIM: u8 = u8::MAX;
 
 /// Events of the packet model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +112,9 @@ struct Pkt {
     first: bool,
     /// Link the packet is queued at or served by.
     link: u32,
+    /// Link it arrived over (`NONE` while at the source NIC); its buffer
+    /// holds the packet until service on `link` starts.
+    prev: u32,
     /// When its tail arrives at the input of `link`.
     tail: Time,
 }
@@ -98,12 +122,25 @@ struct Pkt {
 #[derive(Clone, Debug, Default)]
 struct LinkQ {
     fifo: VecDeque<u32>,
-    busy: bool,
+    /// End of the current (or last) service.
+    free_at: Time,
+    /// A `Free` event is pending. Invariant: a link with packets (or, for
+    /// an injection link, messages) waiting has one pending; an idle
+    /// link with nothing waiting has none, so an uncongested packet costs
+    /// no `Free` event at all.
+    free_pending: bool,
     waiting_bytes: u64,
     /// The packet in service is its message's last.
     cur_last: bool,
     /// Messages crossing the link (asymmetric rule only).
     active: u32,
+    /// Packets held in the input buffer at the link's far end
+    /// (backpressure only): packets that started on this link and have not
+    /// yet started on their next one.
+    occ: u64,
+    /// Idle with work waiting, but the next packet does not fit in the
+    /// downstream buffer; woken when that buffer drains.
+    blocked: bool,
 }
 
 /// The packet transport. See the module docs.
@@ -113,6 +150,10 @@ pub struct PacketNet {
     ct: bool,
     adaptive: bool,
     asym: bool,
+    bp: bool,
+    /// Torus dimension of each router link (`NODIM` otherwise), for the
+    /// bubble rule.
+    link_dim: Vec<u8>,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     pkts: Vec<Pkt>,
@@ -128,7 +169,21 @@ impl PacketNet {
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
         let nl = m.links().len();
+        let mut link_dim = Vec::new();
+        if let Some(t) = m.torus() {
+            link_dim = vec![NODIM; nl];
+            let routers = m.vertices().len() as u32 - m.nodes();
+            for g in 0..routers {
+                for port in 0..6 {
+                    if let Some(l) = t.port_link(g, port) {
+                        link_dim[l as usize] = (port / 2) as u8;
+                    }
+                }
+            }
+        }
         Ok(PacketNet {
+            bp: cfg.backpressure,
+            link_dim,
             packet: cfg.packet_bytes,
             ct: cfg.switching == Switching::CutThrough,
             adaptive: cfg.routing == RouteMode::MinimalAdaptive,
@@ -203,10 +258,16 @@ impl PacketNet {
             end = end.max(pk.tail);
         }
         let q = &mut self.q[l as usize];
-        q.busy = true;
+        q.free_at = end;
         q.cur_last = pk.last;
+        q.blocked = false;
+        if self.asym {
+            // The asymmetric rule needs to see a message's last packet
+            // leave, so every service ends with an event.
+            q.free_pending = true;
+            sched.schedule_at(end, PacketEvent::Free(l));
+        }
         self.stats.sent(l, now, end, pk.size as u64, true);
-        sched.schedule_at(end, PacketEvent::Free(l));
         let link = *self.m.link(l);
         self.pkts[p as usize].tail = end + link.latency;
         if link.to == self.msgs[pk.msg as usize].dst {
@@ -215,14 +276,30 @@ impl PacketNet {
             let head = if self.ct { now } else { end } + link.latency;
             sched.schedule_at(head, PacketEvent::Head(p));
         }
+        if self.bp {
+            if link.to >= self.m.nodes() {
+                self.q[l as usize].occ += 1;
+            }
+            // Last, once this link's state is complete: the wake-up may
+            // run back round a ring to this very link.
+            if pk.prev != NONE {
+                self.release(sched, pk.prev);
+            }
+        }
     }
 
     /// The injection link of `h` is free: send the next ready message's
     /// next packet, round robin.
     fn pull_nic(&mut self, sched: &mut impl Schedule<PacketEvent>, h: u32) {
-        let Some(mi) = self.nic[h as usize].pop_front() else {
+        let Some(&mi) = self.nic[h as usize].front() else {
             return;
         };
+        let inj = self.m.injection_link(NodeId(h));
+        if !self.fits(inj, NONE) {
+            self.q[inj as usize].blocked = true;
+            return;
+        }
+        self.nic[h as usize].pop_front();
         let now = sched.now();
         let m = &mut self.msgs[mi as usize];
         let k = m.next_pk;
@@ -240,13 +317,13 @@ impl PacketNet {
         };
         let more = m.next_pk < m.npk;
         let m = *m;
-        let inj = self.m.injection_link(NodeId(h));
         let p = self.alloc_pkt(Pkt {
             msg: mi,
             size,
             last,
             first: k == 0,
             link: inj,
+            prev: NONE,
             tail,
         });
         self.start_service(sched, inj, p);
@@ -257,6 +334,102 @@ impl PacketNet {
             } else {
                 sched.schedule_at(r, PacketEvent::Pace(mi));
             }
+        }
+    }
+
+    /// Whether a packet that arrived over `prev` may start on link `l`:
+    /// always without backpressure, into a host, or into an unbounded
+    /// (`buffer == 0`) buffer; otherwise `l`'s downstream buffer, counted
+    /// in slots of one full packet (`buffer / packet_bytes`, as credits
+    /// count packets, so that free space never fragments), must have a
+    /// free slot, and two when the packet enters a torus ring (bubble flow
+    /// control, which keeps a free slot in every ring and so rules out
+    /// deadlock on the wrap-around cycles of dimension-order routing).
+    #[inline]
+    fn fits(&self, l: u32, prev: u32) -> bool {
+        if !self.bp {
+            return true;
+        }
+        let link = self.m.link(l);
+        if link.buffer == 0 || link.to < self.m.nodes() {
+            return true;
+        }
+        let need = if self.entering(l, prev) { 2 } else { 1 };
+        self.q[l as usize].occ + need <= link.buffer / self.packet
+    }
+
+    /// Whether a packet that arrived over `prev` enters a torus ring at `l`.
+    #[inline]
+    fn entering(&self, l: u32, prev: u32) -> bool {
+        let dim = self.link_dim.get(l as usize).copied().unwrap_or(NODIM);
+        dim != NODIM && (prev == NONE || self.link_dim[prev as usize] != dim)
+    }
+
+    /// Serves link `l` if it is idle and has work, then makes sure a
+    /// `Free` event is pending if work is still waiting.
+    fn kick(&mut self, sched: &mut impl Schedule<PacketEvent>, l: u32) {
+        let now = sched.now();
+        let q = &self.q[l as usize];
+        if !q.free_pending && q.free_at <= now {
+            let from = self.m.link(l).from;
+            if from < self.m.nodes() {
+                self.pull_nic(sched, from);
+            } else if let Some(&p) = q.fifo.front() {
+                let mut pick = Some(0);
+                if !self.fits(l, self.pkts[p as usize].prev) {
+                    // The bubble rule holds only if packets already in
+                    // the ring are not stuck behind one waiting to enter
+                    // it (real routers queue them at different input
+                    // ports): let the first ring packet that fits pass.
+                    pick = None;
+                    if self.entering(l, self.pkts[p as usize].prev) {
+                        pick = self.q[l as usize].fifo.iter().position(|&x| {
+                            let prev = self.pkts[x as usize].prev;
+                            !self.entering(l, prev) && self.fits(l, prev)
+                        });
+                    }
+                }
+                let Some(i) = pick else {
+                    self.q[l as usize].blocked = true;
+                    return;
+                };
+                let q = &mut self.q[l as usize];
+                let p = q.fifo.remove(i).expect("index from the queue");
+                q.waiting_bytes -= self.pkts[p as usize].size as u64;
+                self.start_service(sched, l, p);
+            }
+        }
+        self.ensure_free(sched, l);
+    }
+
+    /// A packet left the buffer of link `prev`: wake `prev` if it was
+    /// blocked on that buffer.
+    fn release(&mut self, sched: &mut impl Schedule<PacketEvent>, prev: u32) {
+        let q = &mut self.q[prev as usize];
+        q.occ -= 1;
+        if q.blocked {
+            q.blocked = false;
+            self.kick(sched, prev);
+        }
+    }
+
+    /// Schedules `Free(l)` at the end of the current service if work is
+    /// waiting and none is pending.
+    fn ensure_free(&mut self, sched: &mut impl Schedule<PacketEvent>, l: u32) {
+        let q = &self.q[l as usize];
+        if q.free_pending || q.blocked {
+            return;
+        }
+        let from = self.m.link(l).from;
+        let waiting = if from < self.m.nodes() {
+            !self.nic[from as usize].is_empty()
+        } else {
+            !q.fifo.is_empty()
+        };
+        if waiting {
+            let at = q.free_at.max(sched.now());
+            self.q[l as usize].free_pending = true;
+            sched.schedule_at(at, PacketEvent::Free(l));
         }
     }
 
@@ -347,9 +520,7 @@ impl Transport for PacketNet {
         let r = self.ready(&m, 0);
         if r <= now {
             self.nic[t.src.0 as usize].push_back(mi);
-            if !self.q[inj as usize].busy {
-                self.pull_nic(sched, t.src.0);
-            }
+            self.kick(sched, inj);
         } else {
             sched.schedule_at(r, PacketEvent::Pace(mi));
         }
@@ -367,40 +538,41 @@ impl Transport for PacketNet {
                 let v = self.m.link(pk.link).to;
                 let nl = self.choose(v, self.msgs[pk.msg as usize].dst);
                 self.pkts[p as usize].link = nl;
-                let q = &mut self.q[nl as usize];
+                self.pkts[p as usize].prev = pk.link;
+                let now = sched.now();
                 if self.asym && pk.first {
-                    q.active += 1;
+                    self.q[nl as usize].active += 1;
                 }
-                if q.busy {
+                let q = &self.q[nl as usize];
+                if !q.free_pending
+                    && q.free_at <= now
+                    && q.fifo.is_empty()
+                    && self.fits(nl, pk.link)
+                {
+                    self.start_service(sched, nl, p);
+                } else {
+                    let q = &mut self.q[nl as usize];
                     q.fifo.push_back(p);
                     q.waiting_bytes += pk.size as u64;
                     let w = q.waiting_bytes;
                     self.stats.queue(nl, w);
-                } else {
-                    self.start_service(sched, nl, p);
+                    self.kick(sched, nl);
                 }
             }
             PacketEvent::Free(l) => {
                 let q = &mut self.q[l as usize];
-                q.busy = false;
+                q.free_pending = false;
                 if self.asym && q.cur_last {
                     q.active -= 1;
+                    q.cur_last = false;
                 }
-                let from = self.m.link(l).from;
-                if from < self.m.nodes() {
-                    self.pull_nic(sched, from);
-                } else if let Some(p) = q.fifo.pop_front() {
-                    q.waiting_bytes -= self.pkts[p as usize].size as u64;
-                    self.start_service(sched, l, p);
-                }
+                self.kick(sched, l);
             }
             PacketEvent::Pace(mi) => {
                 let h = self.msgs[mi as usize].src;
                 self.nic[h as usize].push_back(mi);
                 let inj = self.m.injection_link(NodeId(h));
-                if !self.q[inj as usize].busy {
-                    self.pull_nic(sched, h);
-                }
+                self.kick(sched, inj);
             }
             PacketEvent::Deliver(p) => {
                 let mi = self.pkts[p as usize].msg;

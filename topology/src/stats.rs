@@ -13,7 +13,7 @@ pub struct LinkStat {
     pub to: u32,
     /// Bytes carried.
     pub bytes: u64,
-    /// Time the link spent sending [time]. Packet mode: sum of packet
+    /// Time the link spent sending \[time\]. Packet mode: sum of packet
     /// service times (including waits for a cut-through tail). Flow mode:
     /// `bytes / bandwidth`, the time-equivalent of the bytes carried.
     pub busy: Time,
@@ -32,7 +32,7 @@ pub struct LinkStat {
 pub struct LinkSeries {
     /// Link id.
     pub link: u32,
-    /// Width of a bin [time]; bin `i` covers `[i * interval, (i + 1) * interval)`.
+    /// Width of a bin \[time\]; bin `i` covers `[i * interval, (i + 1) * interval)`.
     pub interval: Time,
     /// Bytes per bin. A packet's or flow segment's bytes are spread over
     /// the bins its transmission spans, in proportion to time.

@@ -13,7 +13,7 @@
 //!   y, then z; in each ring take the shorter way around. **Tie rule**:
 //!   when both ways are equally long (offset exactly `k / 2` on a ring of
 //!   even size `k`), go the positive way (+x, +y, +z).
-//! * **Minimal adaptive** ([`TorusGeom::productive_ports`], used per
+//! * **Minimal adaptive** ([`TorusGeom::productive_links`], used per
 //!   packet by [`crate::packet`]): the productive ports are the ones that
 //!   shorten the remaining distance (both ways of a ring at an exact
 //!   `k / 2` tie); among them the packet takes the output link with the
@@ -35,15 +35,15 @@ pub struct TorusParams {
     /// Router-to-router link bandwidth per dimension, each direction
     /// [bytes/s].
     pub link_bandwidth: [Bandwidth; 3],
-    /// Latency of one router-to-router hop (wire plus router) [time].
+    /// Latency of one router-to-router hop (wire plus router) \[time\].
     pub hop_latency: Time,
     /// Node injection rate `R_N` (host -> router link) [bytes/s].
     pub injection: Bandwidth,
     /// Node ejection rate (router -> host link) [bytes/s].
     pub ejection: Bandwidth,
-    /// Latency of the host <-> router link, each way [time].
+    /// Latency of the host <-> router link, each way \[time\].
     pub nic_latency: Time,
-    /// Input buffer of every link [bytes].
+    /// Input buffer of every link \[bytes\].
     pub buffer: u64,
     /// Sockets per node.
     pub sockets: u16,
@@ -76,8 +76,8 @@ pub const GEMINI_HOP_LATENCY_NS: u64 = 105;
 /// Cray quotes for Gemini (as reported by the EuroBen XE6 review; NOT
 /// from the seeds).
 pub const GEMINI_NIC_LATENCY_NS: u64 = 350;
-/// Input buffer per link = 64 KiB (assumption for reports; the packet
-/// transport does not bound queues).
+/// Input buffer per link = 64 KiB (an assumption, not a Gemini figure;
+/// bounds queues only when backpressure is on).
 pub const GEMINI_BUFFER_BYTES: u64 = 64 * 1024;
 
 impl TorusParams {
@@ -443,6 +443,18 @@ mod tests {
         // Consecutive routers of the line are one hop apart.
         assert_eq!(m.hops(line[0], line[2]), 1);
         assert_eq!(m.hops(line[0], line[6]), 3);
+        // A job of 32 processes, 16 per node, on the line (Bienz et al.
+        // Fig. 6 runs 32 processes per Gemini): block mapping fills the
+        // two nodes of the first Gemini.
+        let p = crate::Placement::map(32, &line, 16, 2, crate::Mapping::Block).unwrap();
+        assert_eq!(p.node(0), line[0]);
+        assert_eq!(p.node(16), line[1]);
+        assert_eq!(p.nodes_used(), 2);
+        assert_eq!(p.locality(0, 8), crate::Locality::SameNode);
+        assert_eq!(p.locality(0, 16), crate::Locality::OtherNode);
+        let rr = crate::Placement::map(8, &line, 16, 2, crate::Mapping::RoundRobin).unwrap();
+        assert_eq!(rr.nodes_used(), 8);
+        assert!(crate::Placement::map(129, &line, 16, 2, crate::Mapping::Block).is_err());
         let cube = t.cube([0, 0, 0], 2).unwrap();
         assert_eq!(cube.len(), 16);
         assert!(t.cube([0, 0, 0], 3).is_err());

@@ -105,6 +105,13 @@ fn modes() -> [NetConfig; 3] {
     ]
 }
 
+fn backpressure() -> NetConfig {
+    NetConfig {
+        backpressure: true,
+        ..NetConfig::with_mode(Mode::Packet)
+    }
+}
+
 /// A torus whose every link (injection, ejection, router) runs at 1 GB/s,
 /// 500 ns per host link, 100 ns per hop: numbers easy to compute by hand.
 fn uniform_torus(dims: [u32; 3]) -> topology::Machine {
@@ -404,6 +411,54 @@ fn zhu_backbone_saturates_beyond_ten_flows() {
     }
 }
 
+#[test]
+fn zhu_asymmetric_backbone() {
+    // Zhu et al. eq. 6 on the optical backbone: 12 flows rack 0 -> rack 1
+    // and 1 flow back. delta_max = 12 > 10, so every flow on the cable,
+    // the lone reverse one included, gets 9.4 Gb/s / 12 = 783.3 Mb/s; a
+    // fair duplex cable would leave the reverse flow its NIC's 940 Mb/s.
+    // With 5 flows out and 1 back, delta_max = 5 <= 10: the backbone is
+    // not saturated and all get beta_E = 940 Mb/s under either rule.
+    let mut pairs: Vec<(u32, u32)> = (0..12).map(|i| (i, 15 + i)).collect();
+    pairs.push((27, 12));
+    let mut few: Vec<(u32, u32)> = (0..5).map(|i| (i, 15 + i)).collect();
+    few.push((27, 12));
+    for (cfg, tol) in [
+        (NetConfig::with_mode(Mode::Flow), 1e-6),
+        (NetConfig::with_mode(Mode::Packet), 0.02),
+    ] {
+        let r = ethernet_rates(
+            Sharing::Asymmetric,
+            Backbone::Optical,
+            cfg,
+            &pairs,
+            1_000_000,
+        );
+        assert_rates(&r, &[9400.0 / 12.0; 13], tol, "asymmetric backbone");
+        let r = ethernet_rates(Sharing::Fair, Backbone::Optical, cfg, &pairs, 1_000_000);
+        let mut want = vec![9400.0 / 12.0; 12];
+        want.push(940.0);
+        assert_rates(&r, &want, tol, "fair backbone");
+        for sharing in [Sharing::Fair, Sharing::Asymmetric] {
+            let r = ethernet_rates(sharing, Backbone::Optical, cfg, &few, 1_000_000);
+            assert_rates(&r, &[940.0; 6], tol, "unsaturated backbone");
+        }
+    }
+}
+
+#[test]
+fn blue_waters_preset_cites_its_sources() {
+    // R_N is Bienz et al. Table 1 (6.6e9 B/s); two nodes per Gemini
+    // (Sec. 3); the full machine is 23 x 24 x 24 Geminis.
+    let p = TorusParams::blue_waters();
+    assert_eq!(p.injection.as_bytes_per_sec(), 6_600_000_000);
+    assert_eq!(p.nodes_per_router, 2);
+    assert_eq!(p.dims, [23, 24, 24]);
+    let m = TorusParams::blue_waters_dims([2, 2, 2]).build().unwrap();
+    assert_eq!(m.injection_rate(NodeId(3)), bw(6_600_000_000));
+    assert_eq!(m.nodes(), 16);
+}
+
 // ------------------------------------------------ Bienz et al. (Gemini)
 
 #[test]
@@ -453,6 +508,51 @@ fn four_gemini_line_contention() {
             "{cfg:?} utilization {u} busy {}",
             st[mid as usize].busy
         );
+    }
+}
+
+#[test]
+fn node_interface_is_the_max_rate_models_r_n() {
+    // Bienz et al. eq. 2: ppn processes of one node each send s bytes at
+    // R_b = 2.9e9 B/s (Table 1, rendezvous) through the node's R_N =
+    // 6.6e9 B/s: T = alpha + ppn * s / min(R_N, ppn * R_b). With ppn = 2
+    // the processes are R_b-bound (5.8e9 < 6.6e9), with ppn = 4
+    // R_N-bound (each gets 1.65e9). Destinations are one hop away in four
+    // different directions so only the source NIC is shared.
+    let m = TorusParams::blue_waters_dims([4, 4, 4]).build().unwrap();
+    let t = m.torus().unwrap();
+    let node_at = |c: [u32; 3]| NodeId(t.router_at(c) * 2);
+    let dsts = [
+        node_at([1, 0, 0]),
+        node_at([3, 0, 0]),
+        node_at([0, 0, 1]),
+        node_at([0, 0, 3]),
+    ];
+    let s = 1 << 20;
+    let r_b = bw(2_900_000_000);
+    for (ppn, rate) in [(2usize, 2.9e9), (4, 6.6e9 / 4.0)] {
+        for (cfg, tol) in [
+            (NetConfig::with_mode(Mode::Flow), 1e-6),
+            (NetConfig::with_mode(Mode::Packet), 0.02),
+        ] {
+            let net = Network::new(m.clone(), cfg).unwrap();
+            let alpha = net.idle_time(NodeId(0), dsts[0], 0, None);
+            let ts: Vec<Transfer> = (0..ppn)
+                .map(|i| Transfer {
+                    rate_cap: Some(r_b),
+                    ..tr(0, dsts[i].0, s, i)
+                })
+                .collect();
+            let (at, _, _) = run(net, &at0(ts));
+            let want = s as f64 / rate;
+            for a in at {
+                let got = (a - alpha).as_secs_f64();
+                assert!(
+                    (got - want).abs() <= tol * want,
+                    "{cfg:?} ppn {ppn}: {got} vs {want}"
+                );
+            }
+        }
     }
 }
 
@@ -821,4 +921,115 @@ fn bad_parameters_are_errors() {
         ..NetConfig::default()
     };
     assert!(Network::new(m, ada).is_err());
+}
+
+// ------------------------------------------------ backpressure
+
+#[test]
+fn backpressure_with_roomy_buffers_changes_nothing() {
+    // Buffers far larger than anything queued: identical times to the
+    // unbounded model, and a lone message keeps its exact idle time on
+    // the Blue Waters preset (64 KiB buffers) when nothing downstream is
+    // slower than its feed (X and Z hops only).
+    let mut p = TorusParams::blue_waters_dims([4, 4, 4]);
+    p.buffer = 256 << 20;
+    let m = p.build().unwrap();
+    let ts = at0(random_exchange(5, 40, 200_000, m.nodes()));
+    let a = run(
+        Network::new(m.clone(), NetConfig::with_mode(Mode::Packet)).unwrap(),
+        &ts,
+    )
+    .0;
+    let b = run(Network::new(m, backpressure()).unwrap(), &ts).0;
+    assert_eq!(a, b);
+    let m = TorusParams::blue_waters_dims([4, 4, 4]).build().unwrap();
+    // Node 0 to router (2, 0, 1): x and z hops only.
+    let dst = 2 * (2 + 16);
+    for bytes in [1u64, 5000, 1 << 20] {
+        let net = Network::new(m.clone(), backpressure()).unwrap();
+        let want = net.idle_time(NodeId(0), NodeId(dst), bytes, None);
+        let (at, _, _) = run(net, &at0(vec![tr(0, dst, bytes, 0)]));
+        assert_eq!(at[0], want, "{bytes}");
+    }
+}
+
+#[test]
+fn tiny_buffers_do_not_deadlock_the_torus() {
+    // Buffers of exactly two packets, random exchanges that load every
+    // ring both ways: bubble flow control must keep dimension-order
+    // routing deadlock-free, so every message arrives (run() checks).
+    let mut p = TorusParams::blue_waters_dims([4, 4, 4]);
+    p.buffer = 2 * topology::DEFAULT_PACKET_BYTES;
+    let m = p.build().unwrap();
+    for seed in 0..3 {
+        let ts = at0(random_exchange(seed, 64, 100_000, m.nodes()));
+        let (at, net, _) = run(Network::new(m.clone(), backpressure()).unwrap(), &ts);
+        let unbounded = run(
+            Network::new(m.clone(), NetConfig::with_mode(Mode::Packet)).unwrap(),
+            &ts,
+        )
+        .0;
+        let last = |v: &[Time]| *v.iter().max().unwrap();
+        // Bounded buffers can only slow the whole down.
+        assert!(last(&at) >= last(&unbounded));
+        let _ = net;
+    }
+    // Too small for the bubble rule: an error, not a hang.
+    let mut p = TorusParams::blue_waters_dims([4, 4, 4]);
+    p.buffer = topology::DEFAULT_PACKET_BYTES;
+    assert!(Network::new(p.build().unwrap(), backpressure()).is_err());
+    let ada = NetConfig {
+        routing: RouteMode::MinimalAdaptive,
+        ..backpressure()
+    };
+    assert!(
+        Network::new(
+            TorusParams::blue_waters_dims([4, 4, 4]).build().unwrap(),
+            ada
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn backpressure_spreads_congestion_upstream() {
+    // A line of routers g0..g7 (8x1x1 torus, every link 1 GB/s, buffers
+    // of two packets). A: node 0 (g0) -> node 2 (g1). B: node 1 (g0) ->
+    // node 4 (g2), sharing link g0 -> g1 with A. C (node 6 on g3) and D
+    // (node 5, on g2 itself) also send to node 4: three input ports feed
+    // node 4's ejection, whose FIFO gives each a third of 1 GB/s. Unbounded queues let A take half of g0 -> g1 (about 2 ms
+    // for 1 MB); with backpressure B's packets fill the buffers back to
+    // g0, the FIFO at g0 -> g1 alternates A and B, and A is slowed
+    // towards B's third (at most 3 ms).
+    let mut p = TorusParams::blue_waters_dims([8, 1, 1]);
+    p.link_bandwidth = [bw(1_000_000_000); 3];
+    p.injection = bw(1_000_000_000);
+    p.ejection = bw(1_000_000_000);
+    p.buffer = 2 * topology::DEFAULT_PACKET_BYTES;
+    let m = p.build().unwrap();
+    let s = 1_000_000;
+    let ts = at0(vec![
+        tr(0, 2, s, 0),
+        tr(1, 4, s, 1),
+        tr(6, 4, s, 2),
+        tr(5, 4, s, 3),
+    ]);
+    let free = run(
+        Network::new(m.clone(), NetConfig::with_mode(Mode::Packet)).unwrap(),
+        &ts,
+    )
+    .0;
+    let bp = run(Network::new(m, backpressure()).unwrap(), &ts).0;
+    let ms = |t: Time| t.as_secs_f64() * 1e3;
+    assert!(ms(free[0]) < 2.2, "unbounded A {}", free[0]);
+    // Measured 2.49 ms: A is held back whenever B's packets fill the
+    // buffers, though by less than the full third since C's and D's
+    // shares shift as the others drain.
+    assert!(ms(bp[0]) > 1.15 * ms(free[0]), "backpressure A {}", bp[0]);
+    assert!(ms(bp[0]) < 3.1, "backpressure A {}", bp[0]);
+    // Node 4 still receives 3 MB at 1 GB/s in both: about 3 ms.
+    for v in [&free, &bp] {
+        let last = v[1..].iter().max().unwrap();
+        assert!((ms(*last) - 3.0).abs() < 0.1, "{last}");
+    }
 }

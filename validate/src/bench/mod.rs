@@ -5,6 +5,8 @@
 use clap::Subcommand;
 use std::process::Command as Process;
 
+pub mod net;
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// The hold model on the bare event engine: N pending events, each
@@ -28,10 +30,45 @@ pub enum BenchCommand {
         #[arg(long, hide = true)]
         handles: bool,
     },
+    /// Random permutation traffic on a Blue Waters Gemini torus (every
+    /// node sends one message), in the packet and the flow model, each in
+    /// a fresh process.
+    Net {
+        /// Torus size in Geminis, X,Y,Z (two nodes per Gemini).
+        #[arg(long, value_delimiter = ',', default_values_t = [16u32, 16, 16])]
+        dims: Vec<u32>,
+        /// Bytes per message.
+        #[arg(long, default_value_t = 65536)]
+        bytes: u64,
+        /// Packet payload [bytes] (packet model).
+        #[arg(long, default_value_t = topology::DEFAULT_PACKET_BYTES)]
+        packet: u64,
+        /// Master seed of the permutation.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Packet model with finite link buffers and backpressure.
+        #[arg(long)]
+        backpressure: bool,
+        /// Models to run: packet, flow.
+        #[arg(long, value_delimiter = ',', default_values_t = ["packet".to_string(), "flow".to_string()])]
+        mode: Vec<String>,
+        /// Run one model in this process (used by the parent run).
+        #[arg(long, hide = true)]
+        child: bool,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Net {
+            dims,
+            bytes,
+            packet,
+            seed,
+            backpressure,
+            mode,
+            child,
+        } => net_bench(dims, bytes, packet, seed, backpressure, mode, child),
         BenchCommand::Engine {
             n,
             events,
@@ -84,6 +121,76 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+fn net_bench(
+    dims: Vec<u32>,
+    bytes: u64,
+    packet: u64,
+    seed: u64,
+    backpressure: bool,
+    modes: Vec<String>,
+    child: bool,
+) -> Result<(), String> {
+    let [x, y, z] = dims[..] else {
+        return Err(format!("--dims needs three sizes, got {dims:?}"));
+    };
+    let parse = |m: &str| match m {
+        "packet" => Ok(topology::Mode::Packet),
+        "flow" => Ok(topology::Mode::Flow),
+        _ => Err(format!("unknown mode `{m}` (packet, flow)")),
+    };
+    if child {
+        let mode = parse(&modes[0])?;
+        let r = net::run_net([x, y, z], bytes, seed, mode, packet, backpressure)?;
+        let touched = r.touched.map_or("-".into(), |(u, mean, max)| {
+            format!("{u} upd, mean {mean:.0}, max {max}")
+        });
+        println!(
+            "{:>7} {:>8} {:>11} {:>9.3} {:>12.0} {:>11} {:>10} {:>20}  {}",
+            modes[0],
+            r.messages,
+            r.events,
+            r.wall_secs,
+            r.events as f64 / r.wall_secs,
+            r.makespan.to_string(),
+            peak_rss_kib().map_or("n/a".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
+            r.checksum,
+            touched
+        );
+        return Ok(());
+    }
+    for m in &modes {
+        parse(m)?;
+    }
+    println!(
+        "random permutation, {x}x{y}x{z} Geminis ({} nodes), {bytes} B per message, packet {packet} B, seed {seed}{}",
+        2 * x as u64 * y as u64 * z as u64,
+        if backpressure { ", backpressure" } else { "" }
+    );
+    println!(
+        "{:>7} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10} {:>20}  flows per update",
+        "mode", "messages", "events", "wall [s]", "events/s", "makespan", "peak [MiB]", "checksum",
+    );
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    for m in modes {
+        let status = Process::new(&exe)
+            .args(["bench", "net", "--child", "--mode", &m])
+            .args([
+                "--dims",
+                &format!("{x},{y},{z}"),
+                "--bytes",
+                &bytes.to_string(),
+            ])
+            .args(["--packet", &packet.to_string(), "--seed", &seed.to_string()])
+            .args(backpressure.then_some("--backpressure"))
+            .status()
+            .map_err(|e| format!("cannot run benchmark child: {e}"))?;
+        if !status.success() {
+            return Err(format!("benchmark child for mode {m} failed: {status}"));
+        }
+    }
+    Ok(())
 }
 
 /// Peak resident set size of this process [KiB] (Linux `VmHWM`).
