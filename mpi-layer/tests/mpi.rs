@@ -1157,3 +1157,35 @@ fn a_rank_missing_from_a_barrier_is_reported() {
         vec!["recv from rank 3 tag 1048576 on comm #0 (collective)"]
     );
 }
+
+#[test]
+fn one_progress_engine_funnels_a_nodes_receives() {
+    // Ranks 0 and 1 (nodes 0 and 1) each send 8 B at t = 0 to ranks 2
+    // and 3, both on node 2. The envelopes arrive together. With one
+    // progress engine on node 2 (Bridges et al.'s funnelled progress) the
+    // second receive waits for the first one's search and o_r; with two
+    // engines both complete at T.
+    let bw = MpiParams::blue_waters();
+    let placement =
+        Placement::from_locs(vec![loc(0, 0, 0), loc(1, 0, 0), loc(2, 0, 0), loc(2, 0, 1)]);
+    let prog = || {
+        progs(vec![
+            vec![send(2, 0, 8)],
+            vec![send(3, 0, 8)],
+            vec![recv(0, 0)],
+            vec![recv(1, 0)],
+        ])
+    };
+    let t = t_short(8);
+    // Inter-node short: H = 2.3 us - L - gamma = 1791.6 ns, o_r = 895.8 ns.
+    let o_r = Time::from_ps(895_800);
+    let mut p = bw.clone();
+    p.progress = Progress::Engines { engines: 1 };
+    let one = run(placement.clone(), net(3), prog(), p.clone()).unwrap();
+    let mut f = vec![one.finish[2], one.finish[3]];
+    f.sort();
+    assert_eq!(f, vec![t, t + bw.gamma + o_r]);
+    p.progress = Progress::Engines { engines: 2 };
+    let two = run(placement, net(3), prog(), p).unwrap();
+    assert_eq!((two.finish[2], two.finish[3]), (t, t));
+}
