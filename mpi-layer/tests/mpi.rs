@@ -722,6 +722,54 @@ fn collectives_move_the_right_messages_and_bytes() {
             5,
             40,
         ),
+        // Binomial gather to root 2 on P = 6, 10 B each: relative ranks
+        // 1, 3, 5 send 10 B; 2 sends 20 B (itself and 3); 4 sends 20 B
+        // (itself and 5): 5 messages, 30 + 20 + 20 = 70 B.
+        (
+            6,
+            Op::Gather {
+                root: 2,
+                bytes: 10,
+                comm: W,
+            },
+            bw.clone(),
+            5,
+            70,
+        ),
+        // Binomial scatter mirrors it.
+        (
+            6,
+            Op::Scatter {
+                root: 2,
+                bytes: 10,
+                comm: W,
+            },
+            bw.clone(),
+            5,
+            70,
+        ),
+        // Ring allgatherv and reduce_scatter: every block travels P - 1
+        // hops: 3 x (1 + 2 + 3 + 4) bytes in 4 x 3 messages.
+        (
+            4,
+            Op::Allgatherv {
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            30,
+        ),
+        (
+            4,
+            Op::ReduceScatter {
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            30,
+        ),
     ];
     for (p, op, params, m, b) in cases {
         let r = coll(p, op.clone(), params);
