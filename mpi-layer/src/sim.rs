@@ -13,53 +13,85 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sim_core::stats::LogHistogram;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, transfer_time};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use topology::{Delivery, Locality, NodeId, Placement, Transfer, Transport};
 
 const NONE: u32 = u32::MAX;
 
-/// Events of the MPI layer. `NE` is the transport's event type, carried
-/// in [`Ev::Net`] (the transport never sees the other variants).
+/// Events the MPI layer puts on the engine's queue. `NE` is the
+/// transport's event type, carried in [`Ev::Net`] (the transport never
+/// sees the other variant).
+///
+/// The layer's own events (injections, arrivals through shared memory,
+/// completions, resumptions, host work ending) live in a private binary
+/// heap keyed by (time, sequence) like the engine's; the engine holds one
+/// [`Ev::Wake`] at the earliest of them. Many ranks acting at the same
+/// instant (every step of a collective) then cost one engine event, and
+/// the layer's heap needs no cancel-by-handle index. Ties: the layer's
+/// events are FIFO among themselves; against transport events at the same
+/// time they run when their wake pops (deterministic either way).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ev<NE> {
     /// A transport event.
     Net(NE),
-    /// The sender's overhead for message `0` is done: the envelope (short,
-    /// eager) or the RTS (rendezvous) leaves.
-    Inject(u32),
-    /// Message `0` reached its destination through shared memory (network
-    /// arrivals come as transport deliveries).
-    Arrive(u32),
-    /// The receiver matched the RTS of message `0`: the CTS leaves.
-    SendCts(u32),
-    /// Request `0` completes.
-    Complete(u32),
-    /// Rank `0` resumes its program (start, end of compute or sleep, end
-    /// of a reduction, a communicator created).
-    Resume(u32),
-    /// The work at the head of host resource `0`'s FIFO is done (only the
-    /// head of each resource's queue is on the event queue).
-    HostDone(u32),
+    /// Run the layer's own events that are due.
+    Wake,
 }
 
 /// What happens when a piece of host work ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Act {
+    /// The sender's overhead for a message is done: the envelope (short,
+    /// eager) or the RTS (rendezvous) leaves.
     Inject(u32),
+    /// A request completes.
     Complete(u32),
+    /// The receiver matched an RTS: the CTS leaves.
     SendCts(u32),
+    /// A rank resumes its program (start, end of compute or sleep, end of
+    /// a reduction, a communicator created).
     Resume(u32),
 }
 
-impl Act {
-    fn event<NE>(self) -> Ev<NE> {
-        match self {
-            Act::Inject(m) => Ev::Inject(m),
-            Act::Complete(r) => Ev::Complete(r),
-            Act::SendCts(m) => Ev::SendCts(m),
-            Act::Resume(r) => Ev::Resume(r),
-        }
+/// The layer's own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loc {
+    Act(Act),
+    /// A message reached its destination through shared memory (network
+    /// arrivals come as transport deliveries).
+    Arrive(u32),
+    /// The work at the head of a host resource's FIFO is done.
+    HostDone(u32),
+}
+
+/// An entry of the layer's heap: key `time << 64 | seq`, smallest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LocalItem {
+    key: u128,
+    ev: Loc,
+}
+
+impl Ord for LocalItem {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // Reversed: `BinaryHeap` is a max-heap. Keys are unique.
+        o.key.cmp(&self.key)
     }
+}
+impl PartialOrd for LocalItem {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// The layer's heap, and the times of the wakes pending on the engine.
+#[derive(Default)]
+struct LocalQueue {
+    heap: BinaryHeap<LocalItem>,
+    seq: u64,
+    wakes: BinaryHeap<Reverse<Time>>,
+    draining: bool,
+    handled: u64,
 }
 
 /// A host resource (a core or a progress engine): FIFO work. `busy` is
@@ -442,6 +474,8 @@ struct Sim<T: Transport, S: OpStream> {
     posted_search: LogHistogram,
     unexpected_search: LogHistogram,
     clamped: u64,
+    local: LocalQueue,
+    net_events: u64,
 }
 
 impl<T: Transport, S: OpStream> Simulation<T, S> {
@@ -508,7 +542,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                 vec![Host::default(); nodes as usize * engines as usize]
             }
         };
-        let sim = Sim {
+        let mut sim = Sim {
             params,
             placement,
             transport,
@@ -534,13 +568,15 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             posted_search: LogHistogram::default(),
             unexpected_search: LogHistogram::default(),
             clamped: 0,
+            local: LocalQueue::default(),
+            net_events: 0,
         };
         sim.check_calibration()?;
         let mut engine = Engine::new();
         {
             let mut s = engine.scheduler();
             for r in 0..n as u32 {
-                s.schedule_at(Time::ZERO, Ev::Resume(r));
+                sim.push_local(&mut s, Time::ZERO, Loc::Act(Act::Resume(r)));
             }
         }
         Ok(Simulation { state: sim, engine })
@@ -582,7 +618,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             unexpected_search: sim.unexpected_search,
             calibration_clamped: sim.clamped,
             unmatched_messages,
-            events: self.engine.events_handled(),
+            events: sim.net_events + sim.local.handled,
         })
     }
 }
@@ -610,6 +646,7 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
     fn handle(&mut self, ev: Self::Event, s: &mut Scheduler<'_, Self::Event>) {
         match ev {
             Ev::Net(e) => {
+                self.net_events += 1;
                 let mut out = std::mem::take(&mut self.deliveries);
                 self.transport
                     .handle(&mut NetSched { inner: s }, e, &mut out);
@@ -618,12 +655,7 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
                 }
                 self.deliveries = out;
             }
-            Ev::Inject(m) => self.act(s, Act::Inject(m)),
-            Ev::Arrive(m) => self.arrive(s, m),
-            Ev::SendCts(m) => self.act(s, Act::SendCts(m)),
-            Ev::Complete(r) => self.act(s, Act::Complete(r)),
-            Ev::Resume(r) => self.act(s, Act::Resume(r)),
-            Ev::HostDone(h) => self.host_done(s, h),
+            Ev::Wake => self.wake(s),
         }
     }
 }
@@ -704,6 +736,55 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         Ok(())
     }
 
+    // ----- the layer's own events ------------------------------------------
+
+    /// Schedules the layer's event `ev` at `t` (`t >= now`).
+    fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
+        let q = &mut self.local;
+        q.heap.push(LocalItem {
+            key: ((t.as_ps() as u128) << 64) | q.seq as u128,
+            ev,
+        });
+        q.seq += 1;
+        if q.draining && t == s.now() {
+            // The running drain takes it.
+            return;
+        }
+        if q.wakes.peek().is_none_or(|w| w.0 > t) {
+            q.wakes.push(Reverse(t));
+            s.schedule_at(t, Ev::Wake);
+        }
+    }
+
+    /// Runs every local event due now, in key order, then makes sure a
+    /// wake is pending for the next one.
+    fn wake(&mut self, s: &mut Sch<'_, T::Event>) {
+        let now = s.now();
+        let popped = self.local.wakes.pop();
+        debug_assert_eq!(popped, Some(Reverse(now)));
+        self.local.draining = true;
+        while let Some(top) = self.local.heap.peek() {
+            if (top.key >> 64) as u64 > now.as_ps() || self.error.is_some() {
+                break;
+            }
+            let ev = self.local.heap.pop().expect("peeked").ev;
+            self.local.handled += 1;
+            match ev {
+                Loc::Act(a) => self.act(s, a),
+                Loc::Arrive(m) => self.arrive(s, m),
+                Loc::HostDone(h) => self.host_done(s, h),
+            }
+        }
+        self.local.draining = false;
+        if let Some(top) = self.local.heap.peek() {
+            let t = Time::from_ps((top.key >> 64) as u64);
+            if self.local.wakes.peek().is_none_or(|w| w.0 > t) {
+                self.local.wakes.push(Reverse(t));
+                s.schedule_at(t, Ev::Wake);
+            }
+        }
+    }
+
     // ----- host resources ------------------------------------------------
 
     fn act(&mut self, s: &mut Sch<'_, T::Event>, a: Act) {
@@ -752,10 +833,10 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             h.work.push_back((t, a));
             if !h.armed {
                 h.armed = true;
-                s.schedule_at(t, Ev::HostDone(res));
+                self.push_local(s, t, Loc::HostDone(res));
             }
         } else {
-            s.schedule_at(t, a.event());
+            self.push_local(s, t, Loc::Act(a));
         }
     }
 
@@ -776,7 +857,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         if let Some(&(t, _)) = h.work.front() {
             if !h.armed {
                 h.armed = true;
-                s.schedule_at(t, Ev::HostDone(id));
+                self.push_local(s, t, Loc::HostDone(id));
             }
         }
     }
@@ -1021,7 +1102,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             } else {
                 Time::ZERO
             };
-            s.schedule_in(d, Ev::Arrive(m));
+            let at = s.now() + d;
+            self.push_local(s, at, Loc::Arrive(m));
         }
     }
 
@@ -1586,7 +1668,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::Sleep { duration } => {
-                s.schedule_at(now.saturating_add(duration), Ev::Resume(r));
+                self.push_local(s, now.saturating_add(duration), Loc::Act(Act::Resume(r)));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::CommDup { comm, new } => {
@@ -1719,7 +1801,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             }
             for &(m, ..) in &all {
                 let w = self.member(g, m);
-                s.schedule_at(s.now(), Ev::Resume(w));
+                let now = s.now();
+                self.push_local(s, now, Loc::Act(Act::Resume(w)));
             }
         }
         Ok(self.block(r, Resume::Nothing, 0))
