@@ -14,7 +14,7 @@ use serde::Serialize;
 use sim_core::stats::LogHistogram;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, transfer_time};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use topology::{Delivery, Locality, NodeId, Placement, Transfer, Transport};
 
 const NONE: u32 = u32::MAX;
@@ -65,33 +65,62 @@ enum Loc {
     HostDone(u32),
 }
 
-/// An entry of the layer's heap: key `time << 64 | seq`, smallest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LocalItem {
-    key: u128,
-    ev: Loc,
-}
-
-impl Ord for LocalItem {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        // Reversed: `BinaryHeap` is a max-heap. Keys are unique.
-        o.key.cmp(&self.key)
-    }
-}
-impl PartialOrd for LocalItem {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-/// The layer's heap, and the times of the wakes pending on the engine.
+/// The layer's own events by time: one FIFO bucket per distinct time, in
+/// a B-tree. FIFO within a bucket is push order, so the order is exactly
+/// (time, sequence number) as in the engine; but the many ranks that act
+/// at one instant (each step of a symmetric collective) share a bucket,
+/// so a push or a pop is a deque operation on a tree of few keys. Emptied
+/// buckets are kept for reuse (no allocation in steady state).
 #[derive(Default)]
 struct LocalQueue {
-    heap: BinaryHeap<LocalItem>,
-    seq: u64,
+    buckets: BTreeMap<u64, VecDeque<Loc>>,
+    pool: Vec<VecDeque<Loc>>,
+    /// Times of the wakes pending on the engine.
     wakes: BinaryHeap<Reverse<Time>>,
     draining: bool,
     handled: u64,
+}
+
+impl LocalQueue {
+    fn push(&mut self, t: Time, ev: Loc) {
+        match self.buckets.entry(t.as_ps()) {
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().push_back(ev),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let mut d = self.pool.pop().unwrap_or_default();
+                d.push_back(ev);
+                v.insert(d);
+            }
+        }
+    }
+    /// The first event due at or before `now`.
+    fn pop_due(&mut self, now: Time) -> Option<Loc> {
+        loop {
+            let mut first = self.buckets.first_entry()?;
+            if *first.key() > now.as_ps() {
+                return None;
+            }
+            if let Some(ev) = first.get_mut().pop_front() {
+                return Some(ev);
+            }
+            let d = first.remove();
+            if self.pool.len() < 1024 {
+                self.pool.push(d);
+            }
+        }
+    }
+    /// The time of the earliest pending event.
+    fn next_time(&mut self) -> Option<Time> {
+        loop {
+            let first = self.buckets.first_entry()?;
+            if !first.get().is_empty() {
+                return Some(Time::from_ps(*first.key()));
+            }
+            let d = first.remove();
+            if self.pool.len() < 1024 {
+                self.pool.push(d);
+            }
+        }
+    }
 }
 
 /// A host resource (a core or a progress engine): FIFO work. `busy` is
@@ -741,11 +770,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     /// Schedules the layer's event `ev` at `t` (`t >= now`).
     fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
         let q = &mut self.local;
-        q.heap.push(LocalItem {
-            key: ((t.as_ps() as u128) << 64) | q.seq as u128,
-            ev,
-        });
-        q.seq += 1;
+        q.push(t, ev);
         if q.draining && t == s.now() {
             // The running drain takes it.
             return;
@@ -763,11 +788,10 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         let popped = self.local.wakes.pop();
         debug_assert_eq!(popped, Some(Reverse(now)));
         self.local.draining = true;
-        while let Some(top) = self.local.heap.peek() {
-            if (top.key >> 64) as u64 > now.as_ps() || self.error.is_some() {
+        while self.error.is_none() {
+            let Some(ev) = self.local.pop_due(now) else {
                 break;
-            }
-            let ev = self.local.heap.pop().expect("peeked").ev;
+            };
             self.local.handled += 1;
             match ev {
                 Loc::Act(a) => self.act(s, a),
@@ -776,8 +800,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             }
         }
         self.local.draining = false;
-        if let Some(top) = self.local.heap.peek() {
-            let t = Time::from_ps((top.key >> 64) as u64);
+        if let Some(t) = self.local.next_time() {
             if self.local.wakes.peek().is_none_or(|w| w.0 > t) {
                 self.local.wakes.push(Reverse(t));
                 s.schedule_at(t, Ev::Wake);
