@@ -13,51 +13,112 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sim_core::stats::LogHistogram;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, transfer_time};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use topology::{Delivery, Locality, NodeId, Placement, Transfer, Transport};
 
 const NONE: u32 = u32::MAX;
 
-/// Events of the MPI layer. `NE` is the transport's event type, carried
-/// in [`Ev::Net`] (the transport never sees the other variants).
+/// Events the MPI layer puts on the engine's queue. `NE` is the
+/// transport's event type, carried in [`Ev::Net`] (the transport never
+/// sees the other variant).
+///
+/// The layer's own events (injections, arrivals through shared memory,
+/// completions, resumptions, host work ending) live in a private binary
+/// heap keyed by (time, sequence) like the engine's; the engine holds one
+/// [`Ev::Wake`] at the earliest of them. Many ranks acting at the same
+/// instant (every step of a collective) then cost one engine event, and
+/// the layer's heap needs no cancel-by-handle index. Ties: the layer's
+/// events are FIFO among themselves; against transport events at the same
+/// time they run when their wake pops (deterministic either way).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ev<NE> {
     /// A transport event.
     Net(NE),
-    /// The sender's overhead for message `0` is done: the envelope (short,
-    /// eager) or the RTS (rendezvous) leaves.
-    Inject(u32),
-    /// Message `0` reached its destination through shared memory (network
-    /// arrivals come as transport deliveries).
-    Arrive(u32),
-    /// The receiver matched the RTS of message `0`: the CTS leaves.
-    SendCts(u32),
-    /// Request `0` completes.
-    Complete(u32),
-    /// Rank `0` resumes its program (start, end of compute or sleep, end
-    /// of a reduction, a communicator created).
-    Resume(u32),
-    /// The work at the head of host resource `0`'s FIFO is done (only the
-    /// head of each resource's queue is on the event queue).
-    HostDone(u32),
+    /// Run the layer's own events that are due.
+    Wake,
 }
 
 /// What happens when a piece of host work ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Act {
+    /// The sender's overhead for a message is done: the envelope (short,
+    /// eager) or the RTS (rendezvous) leaves.
     Inject(u32),
+    /// A request completes.
     Complete(u32),
+    /// The receiver matched an RTS: the CTS leaves.
     SendCts(u32),
+    /// A rank resumes its program (start, end of compute or sleep, end of
+    /// a reduction, a communicator created).
     Resume(u32),
 }
 
-impl Act {
-    fn event<NE>(self) -> Ev<NE> {
-        match self {
-            Act::Inject(m) => Ev::Inject(m),
-            Act::Complete(r) => Ev::Complete(r),
-            Act::SendCts(m) => Ev::SendCts(m),
-            Act::Resume(r) => Ev::Resume(r),
+/// The layer's own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loc {
+    Act(Act),
+    /// A message reached its destination through shared memory (network
+    /// arrivals come as transport deliveries).
+    Arrive(u32),
+    /// The work at the head of a host resource's FIFO is done.
+    HostDone(u32),
+}
+
+/// The layer's own events by time: one FIFO bucket per distinct time, in
+/// a B-tree. FIFO within a bucket is push order, so the order is exactly
+/// (time, sequence number) as in the engine; but the many ranks that act
+/// at one instant (each step of a symmetric collective) share a bucket,
+/// so a push or a pop is a deque operation on a tree of few keys. Emptied
+/// buckets are kept for reuse (no allocation in steady state).
+#[derive(Default)]
+struct LocalQueue {
+    buckets: BTreeMap<u64, VecDeque<Loc>>,
+    pool: Vec<VecDeque<Loc>>,
+    /// Times of the wakes pending on the engine.
+    wakes: BinaryHeap<Reverse<Time>>,
+    draining: bool,
+    handled: u64,
+}
+
+impl LocalQueue {
+    fn push(&mut self, t: Time, ev: Loc) {
+        match self.buckets.entry(t.as_ps()) {
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().push_back(ev),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let mut d = self.pool.pop().unwrap_or_default();
+                d.push_back(ev);
+                v.insert(d);
+            }
+        }
+    }
+    /// The first event due at or before `now`.
+    fn pop_due(&mut self, now: Time) -> Option<Loc> {
+        loop {
+            let mut first = self.buckets.first_entry()?;
+            if *first.key() > now.as_ps() {
+                return None;
+            }
+            if let Some(ev) = first.get_mut().pop_front() {
+                return Some(ev);
+            }
+            let d = first.remove();
+            if self.pool.len() < 1024 {
+                self.pool.push(d);
+            }
+        }
+    }
+    /// The time of the earliest pending event.
+    fn next_time(&mut self) -> Option<Time> {
+        loop {
+            let first = self.buckets.first_entry()?;
+            if !first.get().is_empty() {
+                return Some(Time::from_ps(*first.key()));
+            }
+            let d = first.remove();
+            if self.pool.len() < 1024 {
+                self.pool.push(d);
+            }
         }
     }
 }
@@ -182,14 +243,14 @@ struct RankState {
     coll_seq: u32,
     world_creations: u32,
     comms: Vec<CommEntry>,
-    queues: Option<Box<Queues>>,
+    queues: Queues,
     internal: Vec<u32>,
     user_reqs: Vec<u64>,
     live_user: u32,
 }
 
 impl RankState {
-    fn new() -> Self {
+    fn new(matcher: MatcherKind) -> Self {
         RankState {
             run: Run::Ready,
             resume: Resume::Nothing,
@@ -201,7 +262,7 @@ impl RankState {
             coll_seq: 0,
             world_creations: 0,
             comms: Vec::new(),
-            queues: None,
+            queues: Queues::new(matcher),
             internal: Vec::new(),
             user_reqs: Vec::new(),
             live_user: 0,
@@ -445,6 +506,8 @@ struct Sim<T: Transport, S: OpStream> {
     posted_search: LogHistogram,
     unexpected_search: LogHistogram,
     clamped: u64,
+    local: LocalQueue,
+    net_events: u64,
 }
 
 impl<T: Transport, S: OpStream> Simulation<T, S> {
@@ -511,12 +574,13 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                 vec![Host::default(); nodes as usize * engines as usize]
             }
         };
-        let sim = Sim {
+        let matcher = params.matcher;
+        let mut sim = Sim {
             params,
             placement,
             transport,
             programs,
-            ranks: (0..n).map(|_| RankState::new()).collect(),
+            ranks: (0..n).map(|_| RankState::new(matcher)).collect(),
             comms: vec![Comm {
                 size: n as u32,
                 members: Vec::new(),
@@ -537,13 +601,15 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             posted_search: LogHistogram::default(),
             unexpected_search: LogHistogram::default(),
             clamped: 0,
+            local: LocalQueue::default(),
+            net_events: 0,
         };
         sim.check_calibration()?;
         let mut engine = Engine::new();
         {
             let mut s = engine.scheduler();
             for r in 0..n as u32 {
-                s.schedule_at(Time::ZERO, Ev::Resume(r));
+                sim.push_local(&mut s, Time::ZERO, Loc::Act(Act::Resume(r)));
             }
         }
         Ok(Simulation { state: sim, engine })
@@ -573,8 +639,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
         let unmatched_messages = sim
             .ranks
             .iter()
-            .filter_map(|r| r.queues.as_ref())
-            .map(|q| q.unexpected_msgs().len() as u64)
+            .map(|r| r.queues.unexpected_msgs().len() as u64)
             .sum();
         Ok(RunResults {
             makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
@@ -585,7 +650,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             unexpected_search: sim.unexpected_search,
             calibration_clamped: sim.clamped,
             unmatched_messages,
-            events: self.engine.events_handled(),
+            events: sim.net_events + sim.local.handled,
         })
     }
 }
@@ -613,6 +678,7 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
     fn handle(&mut self, ev: Self::Event, s: &mut Scheduler<'_, Self::Event>) {
         match ev {
             Ev::Net(e) => {
+                self.net_events += 1;
                 let mut out = std::mem::take(&mut self.deliveries);
                 self.transport
                     .handle(&mut NetSched { inner: s }, e, &mut out);
@@ -621,12 +687,7 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
                 }
                 self.deliveries = out;
             }
-            Ev::Inject(m) => self.act(s, Act::Inject(m)),
-            Ev::Arrive(m) => self.arrive(s, m),
-            Ev::SendCts(m) => self.act(s, Act::SendCts(m)),
-            Ev::Complete(r) => self.act(s, Act::Complete(r)),
-            Ev::Resume(r) => self.act(s, Act::Resume(r)),
-            Ev::HostDone(h) => self.host_done(s, h),
+            Ev::Wake => self.wake(s),
         }
     }
 }
@@ -707,6 +768,49 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         Ok(())
     }
 
+    // ----- the layer's own events ------------------------------------------
+
+    /// Schedules the layer's event `ev` at `t` (`t >= now`).
+    fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
+        let q = &mut self.local;
+        q.push(t, ev);
+        if q.draining && t == s.now() {
+            // The running drain takes it.
+            return;
+        }
+        if q.wakes.peek().is_none_or(|w| w.0 > t) {
+            q.wakes.push(Reverse(t));
+            s.schedule_at(t, Ev::Wake);
+        }
+    }
+
+    /// Runs every local event due now, in key order, then makes sure a
+    /// wake is pending for the next one.
+    fn wake(&mut self, s: &mut Sch<'_, T::Event>) {
+        let now = s.now();
+        let popped = self.local.wakes.pop();
+        debug_assert_eq!(popped, Some(Reverse(now)));
+        self.local.draining = true;
+        while self.error.is_none() {
+            let Some(ev) = self.local.pop_due(now) else {
+                break;
+            };
+            self.local.handled += 1;
+            match ev {
+                Loc::Act(a) => self.act(s, a),
+                Loc::Arrive(m) => self.arrive(s, m),
+                Loc::HostDone(h) => self.host_done(s, h),
+            }
+        }
+        self.local.draining = false;
+        if let Some(t) = self.local.next_time() {
+            if self.local.wakes.peek().is_none_or(|w| w.0 > t) {
+                self.local.wakes.push(Reverse(t));
+                s.schedule_at(t, Ev::Wake);
+            }
+        }
+    }
+
     // ----- host resources ------------------------------------------------
 
     fn act(&mut self, s: &mut Sch<'_, T::Event>, a: Act) {
@@ -755,10 +859,10 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             h.work.push_back((t, a));
             if !h.armed {
                 h.armed = true;
-                s.schedule_at(t, Ev::HostDone(res));
+                self.push_local(s, t, Loc::HostDone(res));
             }
         } else {
-            s.schedule_at(t, a.event());
+            self.push_local(s, t, Loc::Act(a));
         }
     }
 
@@ -779,7 +883,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         if let Some(&(t, _)) = h.work.front() {
             if !h.armed {
                 h.armed = true;
-                s.schedule_at(t, Ev::HostDone(id));
+                self.push_local(s, t, Loc::HostDone(id));
             }
         }
     }
@@ -1024,7 +1128,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             } else {
                 Time::ZERO
             };
-            s.schedule_in(d, Ev::Arrive(m));
+            let at = s.now() + d;
+            self.push_local(s, at, Loc::Arrive(m));
         }
     }
 
@@ -1081,10 +1186,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     fn queues(&mut self, r: u32) -> &mut Queues {
-        let k = self.params.matcher;
-        self.ranks[r as usize]
-            .queues
-            .get_or_insert_with(|| Box::new(Queues::new(k)))
+        &mut self.ranks[r as usize].queues
     }
 
     /// An envelope or RTS is presented for matching at its destination.
@@ -1589,7 +1691,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::Sleep { duration } => {
-                s.schedule_at(now.saturating_add(duration), Ev::Resume(r));
+                self.push_local(s, now.saturating_add(duration), Loc::Act(Act::Resume(r)));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
             Op::CommDup { comm, new } => {
@@ -1722,7 +1824,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             }
             for &(m, ..) in &all {
                 let w = self.member(g, m);
-                s.schedule_at(s.now(), Ev::Resume(w));
+                let now = s.now();
+                self.push_local(s, now, Loc::Act(Act::Resume(w)));
             }
         }
         Ok(self.block(r, Resume::Nothing, 0))
@@ -1744,7 +1847,8 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         const LIMIT: usize = 16;
         let mut posted = vec![];
         let mut unexp = vec![];
-        if let Some(q) = &rk.queues {
+        {
+            let q = &rk.queues;
             let ps = q.posted_recvs();
             for p in ps.iter().take(LIMIT) {
                 let src = p.src.map_or("ANY_SOURCE".into(), |x| format!("rank {x}"));
@@ -1835,7 +1939,7 @@ mod tests {
     #[test]
     fn idle_rank_is_small() {
         let per_rank = std::mem::size_of::<RankState>();
-        assert!(per_rank <= 320, "RankState is {per_rank} B");
+        assert!(per_rank <= 400, "RankState is {per_rank} B");
         assert!(std::mem::size_of::<Msg>() <= 64);
         assert!(std::mem::size_of::<Req>() <= 12);
     }

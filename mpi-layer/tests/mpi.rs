@@ -722,6 +722,54 @@ fn collectives_move_the_right_messages_and_bytes() {
             5,
             40,
         ),
+        // Binomial gather to root 2 on P = 6, 10 B each: relative ranks
+        // 1, 3, 5 send 10 B; 2 sends 20 B (itself and 3); 4 sends 20 B
+        // (itself and 5): 5 messages, 30 + 20 + 20 = 70 B.
+        (
+            6,
+            Op::Gather {
+                root: 2,
+                bytes: 10,
+                comm: W,
+            },
+            bw.clone(),
+            5,
+            70,
+        ),
+        // Binomial scatter mirrors it.
+        (
+            6,
+            Op::Scatter {
+                root: 2,
+                bytes: 10,
+                comm: W,
+            },
+            bw.clone(),
+            5,
+            70,
+        ),
+        // Ring allgatherv and reduce_scatter: every block travels P - 1
+        // hops: 3 x (1 + 2 + 3 + 4) bytes in 4 x 3 messages.
+        (
+            4,
+            Op::Allgatherv {
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            30,
+        ),
+        (
+            4,
+            Op::ReduceScatter {
+                counts: vec![1, 2, 3, 4],
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            30,
+        ),
     ];
     for (p, op, params, m, b) in cases {
         let r = coll(p, op.clone(), params);
@@ -1156,4 +1204,36 @@ fn a_rank_missing_from_a_barrier_is_reported() {
         rep.blocked[0].posted_recvs,
         vec!["recv from rank 3 tag 1048576 on comm #0 (collective)"]
     );
+}
+
+#[test]
+fn one_progress_engine_funnels_a_nodes_receives() {
+    // Ranks 0 and 1 (nodes 0 and 1) each send 8 B at t = 0 to ranks 2
+    // and 3, both on node 2. The envelopes arrive together. With one
+    // progress engine on node 2 (Bridges et al.'s funnelled progress) the
+    // second receive waits for the first one's search and o_r; with two
+    // engines both complete at T.
+    let bw = MpiParams::blue_waters();
+    let placement =
+        Placement::from_locs(vec![loc(0, 0, 0), loc(1, 0, 0), loc(2, 0, 0), loc(2, 0, 1)]);
+    let prog = || {
+        progs(vec![
+            vec![send(2, 0, 8)],
+            vec![send(3, 0, 8)],
+            vec![recv(0, 0)],
+            vec![recv(1, 0)],
+        ])
+    };
+    let t = t_short(8);
+    // Inter-node short: H = 2.3 us - L - gamma = 1791.6 ns, o_r = 895.8 ns.
+    let o_r = Time::from_ps(895_800);
+    let mut p = bw.clone();
+    p.progress = Progress::Engines { engines: 1 };
+    let one = run(placement.clone(), net(3), prog(), p.clone()).unwrap();
+    let mut f = vec![one.finish[2], one.finish[3]];
+    f.sort();
+    assert_eq!(f, vec![t, t + bw.gamma + o_r]);
+    p.progress = Progress::Engines { engines: 2 };
+    let two = run(placement, net(3), prog(), p).unwrap();
+    assert_eq!((two.finish[2], two.finish[3]), (t, t));
 }
