@@ -204,6 +204,12 @@ impl MessageList {
         self.inner.bytes.iter().sum()
     }
 
+    /// Every message as `(src, dst, bytes)`, in file order.
+    pub fn messages(&self) -> impl Iterator<Item = (Rank, Rank, u64)> + '_ {
+        let i = &self.inner;
+        (0..i.src.len()).map(move |m| (i.src[m], i.dst[m], i.bytes[m]))
+    }
+
     /// How many messages `rank` sends.
     pub fn sends_of(&self, rank: Rank) -> usize {
         let s = &self.inner.send_start;

@@ -10,6 +10,7 @@ use mpi_layer::{MpiParams, Op, RunResults, VecProgram};
 use std::path::Path;
 use topology::{Placement, Transport};
 
+pub mod amg;
 pub mod bridges;
 pub mod ideal;
 pub mod machines;
@@ -38,7 +39,19 @@ pub fn all() -> Vec<Case> {
     let mut v = ideal::cases();
     v.extend(machines::cases());
     v.extend(bridges::cases());
+    v.extend(amg::cases());
     v
+}
+
+/// Runs programs given as streams; errors become strings naming the case.
+pub fn simulate_streams<T: Transport, S: mpi_layer::OpStream>(
+    case: &str,
+    placement: Placement,
+    transport: T,
+    programs: Vec<S>,
+    params: MpiParams,
+) -> Result<RunResults, String> {
+    mpi_layer::run(placement, transport, programs, params).map_err(|e| format!("{case}: {e}"))
 }
 
 /// Runs in-memory programs; errors become strings naming the case.
@@ -54,5 +67,5 @@ pub fn simulate<T: Transport>(
         .enumerate()
         .map(|(r, ops)| VecProgram::new(&format!("{case}/rank{r}"), ops))
         .collect();
-    mpi_layer::run(placement, transport, progs, params).map_err(|e| format!("{case}: {e}"))
+    simulate_streams(case, placement, transport, progs, params)
 }
