@@ -137,6 +137,46 @@ fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
             }
         }
     }
+    // The same contract on the Blue Waters torus itself, both transport
+    // modes, between neighbouring Geminis (Bienz measured neighbouring
+    // nodes). Farther apart, rendezvous cannot stay exact: its alpha of
+    // 3.0 us must hold three crossings (RTS, CTS, data) of 2 x 350 ns NIC
+    // latency plus 105 ns per hop, which fits up to two hops; beyond, the
+    // host overhead clamps at zero and the message takes longer, as a
+    // real torus would.
+    for mode in [topology::Mode::Packet, topology::Mode::Flow] {
+        for (pi, proto) in Protocol::ALL.into_iter().enumerate() {
+            for &s in sizes[pi] {
+                let m = topology::TorusParams::blue_waters_dims([4, 4, 4])
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                let far = 2; // router (1, 0, 0), first node: one hop
+                let net = topology::Network::new(m, topology::NetConfig::with_mode(mode))
+                    .map_err(|e| e.to_string())?;
+                let placement = Placement::from_locs(vec![loc(0, 0, 0), loc(far, 0, 0)]);
+                let reps = 2;
+                let r = simulate(
+                    "postal",
+                    placement,
+                    net,
+                    ping_pong(2, &[s], reps),
+                    params.clone(),
+                )?;
+                let pp = params.postal(proto, Locality::OtherNode);
+                rows.push(Row::new(
+                    "postal",
+                    format!(
+                        "postal {} inter-node {s} B, Blue Waters torus, 1 hop, {mode:?}",
+                        protocol_name(proto)
+                    ),
+                    r.finish[0].as_secs_f64() / (2 * reps) as f64,
+                    bienz::postal(pp.alpha, pp.rate, s),
+                    "s",
+                    PS_EXACT,
+                ));
+            }
+        }
+    }
     if let Some(dir) = o.figures {
         let mut series = Vec::new();
         for (li, l) in ["intra-socket", "intra-node", "inter-node"]

@@ -12,6 +12,7 @@ use topology::{Placement, Transport};
 
 pub mod amg;
 pub mod bridges;
+pub mod hoefler;
 pub mod ideal;
 pub mod machines;
 
@@ -38,6 +39,7 @@ pub struct Case {
 pub fn all() -> Vec<Case> {
     let mut v = ideal::cases();
     v.extend(machines::cases());
+    v.extend(hoefler::cases());
     v.extend(bridges::cases());
     v.extend(amg::cases());
     v
