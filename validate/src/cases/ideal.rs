@@ -54,6 +54,11 @@ fn loc(node: u32, socket: u16, core: u16) -> ProcLoc {
     }
 }
 
+/// Two processes at the given locality on the ideal network.
+pub fn ideal_pair(l: Locality) -> (Placement, IdealNetwork) {
+    (pair(l), ideal(2))
+}
+
 /// Two processes at the given locality (Blue Waters nodes: 2 sockets).
 fn pair(l: Locality) -> Placement {
     let b = match l {

@@ -12,8 +12,10 @@ use topology::{Placement, Transport};
 
 pub mod amg;
 pub mod bridges;
+pub mod fit;
 pub mod hoefler;
 pub mod ideal;
+pub use ideal::ideal_pair;
 pub mod machines;
 
 /// Options every case receives.
@@ -42,6 +44,7 @@ pub fn all() -> Vec<Case> {
     v.extend(hoefler::cases());
     v.extend(bridges::cases());
     v.extend(amg::cases());
+    v.extend(fit::cases());
     v
 }
 
