@@ -96,8 +96,10 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
     };
     let dir = shared_dir().join("workloads/amg-elasticity");
     let mut rows = Vec::new();
+    // Per kind: simulated, max-rate, + queue search, + contention by level.
+    let mut fig: [[Vec<(f64, f64)>; 4]; 2] = Default::default();
     for level in levels {
-        for kind in ["spmv", "spgemm"] {
+        for (ki, kind) in ["spmv", "spgemm"].into_iter().enumerate() {
             let path = dir.join(format!("P{procs}-level{level}-{kind}.csv"));
             if !path.exists() {
                 continue; // the coarsest level has no SpGEMM
@@ -129,6 +131,11 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 let wall = start.elapsed().as_secs_f64();
                 let sim = r.makespan.as_secs_f64();
                 let full = terms.max_rate + terms.queue + terms.contention;
+                let x = level as f64;
+                fig[ki][0].push((x, sim));
+                fig[ki][1].push((x, terms.max_rate));
+                fig[ki][2].push((x, terms.max_rate + terms.queue));
+                fig[ki][3].push((x, full));
                 let mode_name = "packet";
                 rows.push(
                     Row::new(
@@ -150,6 +157,38 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
                     )),
                 );
             }
+        }
+    }
+    if let Some(dir) = o.figures {
+        for (ki, (kind, figno)) in [("SpMV", 10), ("SpGEMM", 11)].into_iter().enumerate() {
+            let names = [
+                "simulated (packet)",
+                "max-rate",
+                "+ queue search",
+                "+ contention",
+            ];
+            let series = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| crate::plot::Series {
+                    name: n.to_string(),
+                    points: fig[ki][i].clone(),
+                    style: if i == 0 {
+                        crate::plot::Style::Points
+                    } else {
+                        crate::plot::Style::Line
+                    },
+                })
+                .collect();
+            crate::plot::Figure {
+                title: format!("AMG {kind} per level, P = {procs} (Bienz Fig. {figno})"),
+                x_label: "AMG level".into(),
+                y_label: "time [s]".into(),
+                log_x: false,
+                log_y: true,
+                series,
+            }
+            .write_svg(&dir.join(format!("amg-{}.svg", kind.to_lowercase())))?;
         }
     }
     Ok(rows)

@@ -136,7 +136,10 @@ fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
         mpi_layer::params::BLUE_WATERS_R_N,
     ));
     let mut rows = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
+    let (mut fig_mr, mut fig_full) = (Vec::new(), Vec::new());
     for mode in [Mode::Packet, Mode::Flow] {
+        let mut fig_sim = Vec::new();
         for &(n, s) in cases {
             // Four Geminis in a line along x of an 8 x 2 x 2 torus
             // (Fig. 6): two nodes each, 16 ranks per node.
@@ -216,6 +219,11 @@ fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
                     (n as u64 * s) as f64,
                     ppn as u32,
                 );
+            fig_sim.push((n as f64, crossing));
+            if mode == Mode::Packet {
+                fig_mr.push((n as f64, mr));
+                fig_full.push((n as f64, mr + contention));
+            }
             rows.push(
                 Row::new(
                     "gemini-line",
@@ -230,6 +238,32 @@ fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 )),
             );
         }
+        series.push(Series {
+            name: format!("simulated, {} mode", mode_name(mode)),
+            points: fig_sim,
+            style: Style::Points,
+        });
+    }
+    if let Some(dir) = o.figures {
+        series.push(Series {
+            name: "max-rate (eq. 2)".into(),
+            points: fig_mr,
+            style: Style::Line,
+        });
+        series.push(Series {
+            name: "max-rate + contention (eq. 5-7)".into(),
+            points: fig_full,
+            style: Style::Line,
+        });
+        Figure {
+            title: "4-Gemini line, n messages of 64 KiB / n (Bienz Figs. 7, 9)".into(),
+            x_label: "messages per process n".into(),
+            y_label: "time [s]".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        }
+        .write_svg(&dir.join("gemini-line.svg"))?;
     }
     Ok(rows)
 }
@@ -252,8 +286,10 @@ fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
     // Only the transfer matters here; give every rank a core of its own.
     params.eager_max = params.eager_max.max(bytes);
     let mut rows = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
     for sharing in [Sharing::Asymmetric, Sharing::Fair] {
-        for &(nodes, d) in &experiments {
+        let (mut fig_alg, mut fig_fair, mut fig_paper) = (Vec::new(), Vec::new(), Vec::new());
+        for (x, &(nodes, d)) in experiments.iter().enumerate() {
             let (mut within_alg, mut within_fair, mut links) = (0u64, 0u64, 0u64);
             for k in 0..patterns {
                 let pat =
@@ -322,6 +358,9 @@ fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 within_alg as f64 / links as f64,
                 within_fair as f64 / links as f64,
             );
+            fig_alg.push(((x + 1) as f64, share_alg));
+            fig_fair.push(((x + 1) as f64, share_fair));
+            fig_paper.push(((x + 1) as f64, paper));
             let check = if sharing == Sharing::Asymmetric {
                 Check::AtLeast { min: paper }
             } else {
@@ -347,6 +386,39 @@ fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 )),
             );
         }
+        let sh = if sharing == Sharing::Asymmetric {
+            "asymmetric"
+        } else {
+            "fair"
+        };
+        series.push(Series {
+            name: format!("{sh} simulator vs Algorithm 1"),
+            points: fig_alg,
+            style: Style::Points,
+        });
+        series.push(Series {
+            name: format!("{sh} simulator vs fairness only"),
+            points: fig_fair,
+            style: Style::Points,
+        });
+        if sharing == Sharing::Asymmetric {
+            series.push(Series {
+                name: "paper: hardware vs Algorithm 1".into(),
+                points: fig_paper,
+                style: Style::Line,
+            });
+        }
+    }
+    if let Some(dir) = o.figures {
+        Figure {
+            title: "Zhu Sec. 7: share of links within 10 % (experiments 1-9: |N| = 10, 20, 30 x d = 1, 2, 3)".into(),
+            x_label: "experiment".into(),
+            y_label: "share of links within 10 %".into(),
+            log_x: false,
+            log_y: false,
+            series,
+        }
+        .write_svg(&dir.join("zhu.svg"))?;
     }
     Ok(rows)
 }
