@@ -34,7 +34,7 @@
 //! `topology/examples/fat-tree.machine`.
 
 use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
-use sim_core::{Bandwidth, Time};
+use sim_core::units;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -171,13 +171,19 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
                 let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) =
                     (None, None, 0u64, None, None);
                 for (k, val) in options(&words[3..]).map_err(|m| err(ln, m))? {
-                    let bad = |what: &str| err(ln, format!("bad {what} `{val}` for `{k}`"));
+                    let bad = |m: String| err(ln, format!("`{k}`: {m}"));
                     match k {
-                        "bw" => bw = Some(parse_rate(val).ok_or_else(|| bad("rate"))?),
-                        "bw_back" => bw_back = Some(parse_rate(val).ok_or_else(|| bad("rate"))?),
-                        "lat" => lat = Some(parse_time(val).ok_or_else(|| bad("time"))?),
-                        "lat_back" => lat_back = Some(parse_time(val).ok_or_else(|| bad("time"))?),
-                        "buffer" => buf = parse_bytes(val).ok_or_else(|| bad("size"))?,
+                        "bw" => bw = Some(units::parse_rate(val).map_err(bad)?),
+                        "bw_back" => bw_back = Some(units::parse_rate(val).map_err(bad)?),
+                        "lat" => lat = Some(units::parse_time(val).map_err(bad)?),
+                        "lat_back" => lat_back = Some(units::parse_time(val).map_err(bad)?),
+                        // A bare byte count is unambiguous for a size.
+                        "buffer" => {
+                            buf = match val.parse::<u64>() {
+                                Ok(b) => b,
+                                Err(_) => units::parse_bytes(val).map_err(bad)?,
+                            }
+                        }
                         _ => {
                             return Err(err(
                                 ln,
@@ -247,70 +253,6 @@ fn options<'a>(words: &[&'a str]) -> Result<Vec<(&'a str, &'a str)>, String> {
         .collect()
 }
 
-fn split_num(s: &str) -> Option<(f64, &str)> {
-    let i = s
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
-        })
-        .unwrap_or(s.len());
-    // `e` may begin a unit; back off if the number does not parse.
-    let mut j = i;
-    while j > 0 {
-        if let Ok(v) = s[..j].parse::<f64>() {
-            return (v.is_finite() && v >= 0.0).then_some((v, &s[j..]));
-        }
-        j -= 1;
-    }
-    None
-}
-
-/// Parses a rate such as `3.787GB/s` or `940Mb/s`; `None` if malformed
-/// or below 1 B/s.
-pub fn parse_rate(s: &str) -> Option<Bandwidth> {
-    let (v, unit) = split_num(s)?;
-    let mult = match unit {
-        "B/s" => 1.0,
-        "kB/s" | "KB/s" => 1e3,
-        "MB/s" => 1e6,
-        "GB/s" => 1e9,
-        "b/s" => 1.0 / 8.0,
-        "kb/s" | "Kb/s" => 1e3 / 8.0,
-        "Mb/s" => 1e6 / 8.0,
-        "Gb/s" => 1e9 / 8.0,
-        _ => return None,
-    };
-    Bandwidth::try_bytes_per_sec_f64(v * mult)
-}
-
-/// Parses a time such as `1616ns` or `1.5us` (rounded to the nearest ps).
-pub fn parse_time(s: &str) -> Option<Time> {
-    let (v, unit) = split_num(s)?;
-    let secs = match unit {
-        "ps" => 1e-12,
-        "ns" => 1e-9,
-        "us" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        _ => return None,
-    };
-    Time::try_from_secs_f64(v * secs)
-}
-
-/// Parses a size such as `64KiB` or `3MB` (whole bytes).
-pub fn parse_bytes(s: &str) -> Option<u64> {
-    let (v, unit) = split_num(s)?;
-    let mult = match unit {
-        "B" | "" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        _ => return None,
-    };
-    let b = (v * mult).round();
-    (b < u64::MAX as f64).then_some(b as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,24 +308,5 @@ mod tests {
                 assert!(e.to_string().starts_with("fuzz.machine"), "{e}");
             }
         }
-    }
-
-    #[test]
-    fn units() {
-        assert_eq!(
-            parse_rate("3.787GB/s").unwrap().as_bytes_per_sec(),
-            3_787_000_000
-        );
-        assert_eq!(
-            parse_rate("940Mb/s").unwrap().as_bytes_per_sec(),
-            117_500_000
-        );
-        assert_eq!(parse_time("1616ns"), Some(Time::from_ns(1616)));
-        assert_eq!(parse_time("1.5us"), Some(Time::from_ns(1500)));
-        assert_eq!(parse_bytes("64KiB"), Some(65536));
-        assert_eq!(parse_rate("0GB/s"), None);
-        assert_eq!(parse_rate("12"), None);
-        assert_eq!(parse_time("-1ns"), None);
-        assert_eq!(parse_time("1e3ns"), Some(Time::from_us(1)));
     }
 }

@@ -833,7 +833,7 @@ fn bad_machine_files_name_file_and_line() {
         (
             &format!("{head}link a s bw=fast lat=1ns\n"),
             4,
-            "bad rate `fast`",
+            "`bw`: `fast` is not a rate",
         ),
         (
             &format!("{head}link a s bw=1GB/s\n"),
@@ -844,7 +844,7 @@ fn bad_machine_files_name_file_and_line() {
         (
             &format!("{head}link a s bw=1GB/s lat=1parsec\n"),
             4,
-            "bad time",
+            "`lat`: `1parsec`: unknown time unit `parsec`",
         ),
         (
             &format!("{head}link a s bw=1GB/s lat=1ns colour=red\n"),
