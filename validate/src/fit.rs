@@ -146,6 +146,22 @@ pub struct Segment {
     pub rms_rel: f64,
 }
 
+/// Ordinary least squares of `y = a + b x`: `(a, b, R^2)`. NaN with fewer
+/// than two distinct x.
+pub fn line_fit(pts: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, q| (a.0 + q.0, a.1 + q.1));
+    let (sxx, sxy) = pts
+        .iter()
+        .fold((0.0, 0.0), |a, q| (a.0 + q.0 * q.0, a.1 + q.0 * q.1));
+    let b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    let a = (sy - b * sx) / n;
+    let mean = sy / n;
+    let ss_tot: f64 = pts.iter().map(|q| (q.1 - mean).powi(2)).sum();
+    let ss_res: f64 = pts.iter().map(|q| (q.1 - a - b * q.0).powi(2)).sum();
+    (a, b, 1.0 - ss_res / ss_tot)
+}
+
 /// Weighted least squares of `y = a + b x` with weights `1 / y^2`;
 /// returns `(a, b, weighted squared error)`.
 fn wls(pts: &[(f64, f64)]) -> (f64, f64, f64) {
@@ -295,14 +311,7 @@ pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
             .map(|&(n, ex)| (n.ln(), ex.ln()))
             .collect();
         let exponent = if positive.len() >= 2 {
-            let m = positive.len() as f64;
-            let (sx, sy) = positive
-                .iter()
-                .fold((0.0, 0.0), |(a, b), p| (a + p.0, b + p.1));
-            let (sxx, sxy) = positive
-                .iter()
-                .fold((0.0, 0.0), |(a, b), p| (a + p.0 * p.0, b + p.0 * p.1));
-            (m * sxy - sx * sy) / (m * sxx - sx * sx)
+            line_fit(&positive).1
         } else {
             f64::NAN
         };

@@ -261,17 +261,7 @@ fn collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
             );
         }
         // Least-squares line T = a + b log2 P and its R^2.
-        let n = pts.len() as f64;
-        let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, q| (a.0 + q.0, a.1 + q.1));
-        let (sxx, sxy) = pts
-            .iter()
-            .fold((0.0, 0.0), |a, q| (a.0 + q.0 * q.0, a.1 + q.0 * q.1));
-        let b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-        let a = (sy - b * sx) / n;
-        let mean = sy / n;
-        let ss_tot: f64 = pts.iter().map(|q| (q.1 - mean).powi(2)).sum();
-        let ss_res: f64 = pts.iter().map(|q| (q.1 - a - b * q.0).powi(2)).sum();
-        let r2 = 1.0 - ss_res / ss_tot;
+        let (a, b, r2) = crate::fit::line_fit(&pts);
         rows.push(
             Row::new(
                 "hoefler-collectives",

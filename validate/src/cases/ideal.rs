@@ -270,12 +270,7 @@ fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
         fig_rev.push((n as f64, t_rev));
         fig_model.push((n as f64, t_in + bienz::queue_search(params.gamma, n64)));
     }
-    let m = pts.len() as f64;
-    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
-    let (sxx, sxy) = pts
-        .iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + p.0 * p.0, a.1 + p.0 * p.1));
-    let slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+    let slope = crate::fit::line_fit(&pts).1;
     rows.push(
         Row::new(
             "hvpp",
