@@ -1,0 +1,2230 @@
+//! Scenario files: one TOML file says what to simulate (the machine, the
+//! transport model, the mapping of ranks to cores, the MPI parameters, the
+//! seed and the workload); [`load`] reads it, [`Scenario::run`] runs it
+//! and returns a [`Report`].
+//!
+//! The format, every field with its unit, default and source, is in
+//! `docs/SCENARIOS.md`; examples are in `examples/`. In short:
+//!
+//! ```toml
+//! seed = 1
+//! [machine]
+//! preset = "blue-waters"      # or ethernet-zhu, infiniband-qdr, ideal; or file = "m.txt"
+//! dims = [4, 2, 2]
+//! [transport]
+//! mode = "packet"
+//! [mapping]
+//! ppn = 1
+//! [mpi]
+//! preset = "blue-waters"
+//! eager_max = "8 KiB"
+//! [workload]
+//! kind = "ping-pong"
+//! sizes = ["8 B", "64 KiB"]
+//! ```
+//!
+//! # Units and errors
+//! Times, rates and sizes are strings with units, read by
+//! [`sim_core::units`] (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`); sizes may
+//! also be plain non-negative integers (bytes). Unknown fields are
+//! errors naming the field; every error is `file:line: what is wrong`
+//! ([`ScenarioError`]). Nothing here panics on user input: the built-in
+//! workloads' preconditions are checked before they are called.
+//!
+//! # Parameter paths
+//! `--set` and sweep axes address fields by dotted path
+//! (`mpi.eager_max`, `machine.dims`, `workload.size`); [`load_with`]
+//! applies them to the parsed table before it is checked, so a bad value
+//! is reported like a bad field in the file.
+
+use std::path::{Path, PathBuf};
+
+use mpi_layer::{
+    AllreduceLarge, MatcherKind, MpiParams, Postal, Progress, RunError, RunResults, Simulation,
+    VecProgram,
+};
+use serde::{Deserialize, Deserializer, Serialize};
+use sim_core::{Bandwidth, Time, units};
+use topology::{
+    Backbone, EthernetParams, IdealNetwork, InfinibandParams, LinkStat, Machine, Mapping, Mode,
+    NetConfig, Network, NodeId, Placement, ProcLoc, RouteMode, Sharing, Switching, TorusParams,
+    Transport,
+};
+
+use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
+use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_streams};
+use crate::workloads::{self, Collective, Halo, RecvOrder, Stencil, ZhuPattern};
+
+// ------------------------------------------------------------ quantities
+
+/// A time with a unit (`"2.3 us"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dur(pub Time);
+/// A rate with a unit (`"940 Mb/s"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate(pub Bandwidth);
+/// A size in bytes: a non-negative integer or a string with a unit
+/// (`"12 KiB"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match UnitValue::deserialize(d)? {
+            UnitValue::Text(s) => units::parse_time(&s)
+                .map(Dur)
+                .map_err(serde::de::Error::custom),
+            UnitValue::Int(i) => Err(serde::de::Error::custom(format!(
+                "time {i} has no unit: write e.g. \"{i} ns\" or \"{i} us\""
+            ))),
+            UnitValue::Float(f) => Err(serde::de::Error::custom(format!(
+                "time {f} has no unit: write e.g. \"{f} us\""
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match UnitValue::deserialize(d)? {
+            UnitValue::Text(s) => units::parse_rate(&s)
+                .map(Rate)
+                .map_err(serde::de::Error::custom),
+            UnitValue::Int(i) => Err(serde::de::Error::custom(format!(
+                "rate {i} has no unit: write e.g. \"{i} B/s\" or \"{i} Gb/s\""
+            ))),
+            UnitValue::Float(f) => Err(serde::de::Error::custom(format!(
+                "rate {f} has no unit: write e.g. \"{f} GB/s\""
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match UnitValue::deserialize(d)? {
+            UnitValue::Text(s) => units::parse_bytes(&s)
+                .map(Bytes)
+                .map_err(serde::de::Error::custom),
+            UnitValue::Int(i) if i < 0 => Err(serde::de::Error::custom(format!(
+                "size {i} is negative; sizes are 0 or more bytes"
+            ))),
+            UnitValue::Int(i) => Ok(Bytes(i as u64)),
+            UnitValue::Float(f) => Err(serde::de::Error::custom(format!(
+                "size {f} is not a whole number of bytes; write e.g. \"12 KiB\""
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum UnitValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+// ------------------------------------------------------------ the file
+
+/// A scenario as written in the file (before presets are expanded).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Master seed of every random choice (Zhu patterns, random pairs,
+    /// shuffled receive orders). Default 1.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// The machine.
+    #[serde(default)]
+    pub machine: MachineSpec,
+    /// The transport model.
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// Ranks to cores.
+    #[serde(default)]
+    pub mapping: MappingSpec,
+    /// MPI parameters.
+    #[serde(default)]
+    pub mpi: MpiSpec,
+    /// What the ranks do.
+    pub workload: WorkloadSpec,
+    /// What the report shows.
+    #[serde(default)]
+    pub report: ReportSpec,
+    /// Directory relative paths in the file are resolved against (the
+    /// scenario file's directory); not a field of the file.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Machine presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MachinePreset {
+    /// Cray XE6 Gemini 3-D torus ([`TorusParams::blue_waters_dims`]).
+    BlueWaters,
+    /// Zhu et al.'s two racks of 15 nodes ([`EthernetParams::zhu`]).
+    EthernetZhu,
+    /// One InfiniBand QDR switch ([`InfinibandParams::qdr`]).
+    InfinibandQdr,
+    /// Contention-free private wires ([`IdealNetwork`]).
+    Ideal,
+}
+
+/// Torus partition the mapping fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Partition {
+    /// Every node (default).
+    Whole,
+    /// `length` routers in a row from `origin` along `dim`.
+    Line,
+    /// `side`^3 routers from corner `origin`.
+    Cube,
+}
+
+/// A torus dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dim {
+    /// x.
+    X,
+    /// y.
+    Y,
+    /// z.
+    Z,
+}
+
+/// `[machine]`: a preset or a file, with overrides. Which overrides apply
+/// depends on the preset (checked; see `docs/SCENARIOS.md`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    /// Preset; default `blue-waters` (unless `file` is given).
+    pub preset: Option<MachinePreset>,
+    /// Machine file (`topology::file` format), relative to the scenario.
+    pub file: Option<PathBuf>,
+    /// Torus routers per dimension; default `[23, 24, 24]` (Blue Waters).
+    pub dims: Option<[u32; 3]>,
+    /// Torus partition; default whole.
+    pub partition: Option<Partition>,
+    /// Partition corner; default `[0, 0, 0]`.
+    pub origin: Option<[u32; 3]>,
+    /// Line partition direction; default x.
+    pub dim: Option<Dim>,
+    /// Line partition length [routers]; default 4 (Bienz et al. Fig. 6).
+    pub length: Option<u32>,
+    /// Cube partition side [routers]; default 2.
+    pub side: Option<u32>,
+    /// Hosts per torus router; default 2 (Gemini).
+    pub nodes_per_router: Option<u32>,
+    /// Torus link rate per direction: one value for all dimensions or
+    /// three (x, y, z).
+    pub link_bandwidth: Option<Vec<Rate>>,
+    /// Torus router-to-router hop latency.
+    pub hop_latency: Option<Dur>,
+    /// Torus host <-> router latency, each way.
+    pub nic_latency: Option<Dur>,
+    /// Node injection rate `R_N` (torus).
+    pub injection: Option<Rate>,
+    /// Node ejection rate (torus).
+    pub ejection: Option<Rate>,
+    /// Ethernet backbone cable; default optical.
+    pub backbone: Option<BackboneName>,
+    /// Ethernet sharing rule; default fair.
+    pub sharing: Option<SharingName>,
+    /// Ethernet racks; default 2.
+    pub racks: Option<u32>,
+    /// Ethernet nodes per rack; default 15.
+    pub nodes_per_rack: Option<u32>,
+    /// Ethernet NIC rate per direction; default 940 Mb/s.
+    pub nic: Option<Rate>,
+    /// Ethernet backbone rate (overrides `backbone`'s).
+    pub backbone_rate: Option<Rate>,
+    /// Nodes (infiniband-qdr, ideal); default: as many as the mapping
+    /// needs (at least 2).
+    pub nodes: Option<u32>,
+    /// Latency: ideal wire (default 500 ns), InfiniBand node-to-node
+    /// (default 1616 ns), Ethernet per cable (default 75 us).
+    pub latency: Option<Dur>,
+    /// Bandwidth: ideal wire (default 100 GB/s), InfiniBand link (default
+    /// 3.787 GB/s).
+    pub bandwidth: Option<Rate>,
+    /// Sockets per node (override).
+    pub sockets: Option<u16>,
+    /// Cores per socket (override).
+    pub cores_per_socket: Option<u16>,
+}
+
+/// Ethernet backbone names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackboneName {
+    /// 10 GbE, measured 9.4 Gb/s.
+    Optical,
+    /// 1 GbE, measured 940 Mb/s.
+    Electrical,
+}
+
+/// Sharing rule names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SharingName {
+    /// Max-min fair.
+    Fair,
+    /// Zhu et al. eq. 6.
+    Asymmetric,
+}
+
+/// `[transport]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSpec {
+    /// `packet` (default) or `flow`.
+    pub mode: Option<ModeName>,
+    /// Packet payload; default 4096 B.
+    pub packet_size: Option<Bytes>,
+    /// `cut-through` (default) or `store-and-forward`.
+    pub switching: Option<SwitchingName>,
+    /// `dimension-order` (default) or `adaptive` (torus, packet mode).
+    pub routing: Option<RoutingName>,
+}
+
+/// Transport mode names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeName {
+    /// Packet model.
+    Packet,
+    /// Flow model.
+    Flow,
+}
+
+/// Switching names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwitchingName {
+    /// Virtual cut-through.
+    CutThrough,
+    /// Store-and-forward.
+    StoreAndForward,
+}
+
+/// Routing names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingName {
+    /// Dimension order.
+    #[serde(alias = "dor")]
+    DimensionOrder,
+    /// Minimal adaptive.
+    #[serde(alias = "minimal-adaptive")]
+    Adaptive,
+}
+
+/// Mapping kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingKind {
+    /// Fill each node before the next (default).
+    #[default]
+    Block,
+    /// Deal ranks to nodes in turn.
+    RoundRobin,
+    /// `cores = [[node, core], ...]`.
+    Explicit,
+    /// A map file: `<node> <core>` per line.
+    File,
+}
+
+/// `[mapping]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MappingSpec {
+    /// Block, round-robin, explicit or file.
+    #[serde(default)]
+    pub kind: MappingKind,
+    /// Ranks per node; default: what the workload needs (max-rate: its
+    /// `ppn`; gemini-line: `per_gemini / 2`), else 1.
+    pub ppn: Option<u16>,
+    /// Explicit `[node, core]` per rank (kind = explicit).
+    pub cores: Option<Vec<[u32; 2]>>,
+    /// Map file (kind = file), relative to the scenario.
+    pub file: Option<PathBuf>,
+}
+
+/// MPI parameter presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MpiPreset {
+    /// [`MpiParams::blue_waters`].
+    BlueWaters,
+    /// [`MpiParams::bgp`].
+    Bgp,
+    /// [`MpiParams::infiniband_qdr`].
+    InfinibandQdr,
+    /// [`MpiParams::ethernet_zhu`].
+    EthernetZhu,
+}
+
+impl MpiPreset {
+    /// The parameters.
+    pub fn params(self) -> MpiParams {
+        match self {
+            MpiPreset::BlueWaters => MpiParams::blue_waters(),
+            MpiPreset::Bgp => MpiParams::bgp(),
+            MpiPreset::InfinibandQdr => MpiParams::infiniband_qdr(),
+            MpiPreset::EthernetZhu => MpiParams::ethernet_zhu(),
+        }
+    }
+}
+
+/// `[mpi]`: a preset and overrides of any [`MpiParams`] field.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSpec {
+    /// Preset; default follows the machine (ethernet-zhu and
+    /// infiniband-qdr have their own, everything else blue-waters).
+    pub preset: Option<MpiPreset>,
+    /// Largest short message.
+    pub short_max: Option<Bytes>,
+    /// Largest eager message.
+    pub eager_max: Option<Bytes>,
+    /// Cost per queue element visited.
+    pub gamma: Option<Dur>,
+    /// Fixed cost per successful match.
+    pub match_base: Option<Dur>,
+    /// Receiver copy rate for unexpected messages.
+    pub memcpy_rate: Option<Rate>,
+    /// Sender's share of the host overhead [percent].
+    pub send_share_pct: Option<u8>,
+    /// Protocol overheads on the NIC.
+    pub protocol_offload: Option<bool>,
+    /// Progress engines per node; 0 = every rank on its own core.
+    pub progress_engines: Option<u16>,
+    /// Match-queue implementation.
+    pub matcher: Option<MatcherName>,
+    /// Cost of one search of the offloaded matcher; default 271 ns
+    /// (Bridges et al. Table 2 match latency).
+    pub offload_cost: Option<Dur>,
+    /// `[mpi.postal.<locality>]` overrides.
+    pub postal: Option<PostalSpec>,
+    /// `[mpi.collectives]` overrides.
+    pub collectives: Option<CollectivesSpec>,
+}
+
+/// Matcher names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatcherName {
+    /// Two linear FIFO lists.
+    Linear,
+    /// Hash tables.
+    Hashed,
+    /// One list per source.
+    PerSourceBins,
+    /// On the NIC, constant cost.
+    Offloaded,
+}
+
+/// `[mpi.postal]`: per-locality rows.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalSpec {
+    /// Same socket.
+    pub same_socket: Option<PostalRow>,
+    /// Same node, other socket.
+    pub same_node: Option<PostalRow>,
+    /// Other node.
+    pub other_node: Option<PostalRow>,
+}
+
+/// Per-protocol cells of one locality.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalRow {
+    /// Short protocol.
+    pub short: Option<PostalCell>,
+    /// Eager protocol.
+    pub eager: Option<PostalCell>,
+    /// Rendezvous protocol.
+    pub rendezvous: Option<PostalCell>,
+}
+
+/// `{ alpha = "...", rate = "..." }`.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalCell {
+    /// Latency alpha.
+    pub alpha: Option<Dur>,
+    /// Per-process rate R_b.
+    pub rate: Option<Rate>,
+}
+
+/// `[mpi.collectives]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectivesSpec {
+    /// Bcast scatter-allgather from this size.
+    pub bcast_long_min: Option<Bytes>,
+    /// Bcast binomial below this many ranks.
+    pub bcast_min_procs: Option<u32>,
+    /// Allreduce recursive doubling up to this size.
+    pub allreduce_short_max: Option<Bytes>,
+    /// `rabenseifner` or `ring`.
+    pub allreduce_large: Option<AllreduceName>,
+    /// Allgather ring from this total size.
+    pub allgather_long_min: Option<Bytes>,
+    /// Alltoall Bruck up to this size.
+    pub alltoall_bruck_max: Option<Bytes>,
+    /// Alltoall never Bruck below this many ranks.
+    pub alltoall_bruck_min_procs: Option<u32>,
+    /// Reduction rate.
+    pub reduce_rate: Option<Rate>,
+}
+
+/// Large-allreduce algorithm names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllreduceName {
+    /// Rabenseifner.
+    Rabenseifner,
+    /// Ring.
+    Ring,
+}
+
+/// Receive posting orders of HighVolumePingPong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderName {
+    /// In arrival order (default).
+    #[default]
+    InOrder,
+    /// Reversed.
+    Reversed,
+}
+
+/// Receive posting orders of a message list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListOrderName {
+    /// As listed (default).
+    #[default]
+    AsListed,
+    /// Reversed.
+    Reversed,
+    /// Shuffled with the scenario seed.
+    Shuffled,
+}
+
+/// Collective operation names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CollectiveName {
+    /// Barrier.
+    Barrier,
+    /// Bcast.
+    Bcast,
+    /// Reduce.
+    Reduce,
+    /// Allreduce.
+    Allreduce,
+    /// Allgather.
+    Allgather,
+    /// Alltoall.
+    Alltoall,
+    /// Gather.
+    Gather,
+    /// Scatter.
+    Scatter,
+    /// Reduce-scatter.
+    ReduceScatter,
+}
+
+/// Trace format names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FormatName {
+    /// SimGrid TI.
+    Ti,
+    /// SST DUMPI.
+    Dumpi,
+    /// GOAL.
+    Goal,
+    /// netsim native.
+    Native,
+    /// CSV message list.
+    Csv,
+}
+
+impl FormatName {
+    /// The reader's format.
+    pub fn format(self) -> TraceFormat {
+        match self {
+            FormatName::Ti => TraceFormat::SimGridTi,
+            FormatName::Dumpi => TraceFormat::Dumpi,
+            FormatName::Goal => TraceFormat::Goal,
+            FormatName::Native => TraceFormat::Native,
+            FormatName::Csv => TraceFormat::MessageList,
+        }
+    }
+}
+
+fn d_sizes() -> Vec<Bytes> {
+    vec![Bytes(8)]
+}
+fn d_1() -> u32 {
+    1
+}
+fn d_2() -> u32 {
+    2
+}
+fn d_4() -> u32 {
+    4
+}
+fn d_8() -> u32 {
+    8
+}
+fn d_16() -> u32 {
+    16
+}
+fn d_32() -> u32 {
+    32
+}
+fn d_64() -> u32 {
+    64
+}
+fn d_b8() -> Bytes {
+    Bytes(8)
+}
+fn d_1mib() -> Bytes {
+    Bytes(1 << 20)
+}
+fn d_16kib() -> Bytes {
+    Bytes(16 << 10)
+}
+fn d_true() -> bool {
+    true
+}
+fn d_7() -> u32 {
+    7
+}
+
+/// `[workload]`: `kind` and the kind's parameters (defaults in
+/// `docs/SCENARIOS.md`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Ranks 0 and 1 ping-pong each size `reps` times.
+    PingPong {
+        /// Sizes, in order. Default `[8]`.
+        #[serde(default = "d_sizes")]
+        sizes: Vec<Bytes>,
+        /// Round trips per size. Default 1.
+        #[serde(default = "d_1")]
+        reps: u32,
+    },
+    /// HighVolumePingPong between ranks 0 and 1 (Bienz et al. Sec. 4.1).
+    Hvpp {
+        /// Messages each way. Default 32.
+        #[serde(default = "d_32")]
+        n: u32,
+        /// Message size. Default 8 B.
+        #[serde(default = "d_b8")]
+        size: Bytes,
+        /// Receive order. Default in-order.
+        #[serde(default)]
+        order: OrderName,
+    },
+    /// `ppn` pairs ping-pong at once between two nodes (Bienz eq. 2).
+    MaxRate {
+        /// Pairs (ranks per node). Default 16.
+        #[serde(default = "d_16")]
+        ppn: u32,
+        /// Message size. Default 1 MiB.
+        #[serde(default = "d_1mib")]
+        size: Bytes,
+        /// Round trips. Default 2.
+        #[serde(default = "d_2")]
+        reps: u32,
+    },
+    /// The 4-Gemini line (Bienz et al. Fig. 6).
+    GeminiLine {
+        /// Ranks per Gemini. Default 32.
+        #[serde(default = "d_32")]
+        per_gemini: u32,
+        /// Messages per pair each way. Default 4.
+        #[serde(default = "d_4")]
+        n: u32,
+        /// Message size. Default 16 KiB.
+        #[serde(default = "d_16kib")]
+        size: Bytes,
+        /// Receive order. Default in-order.
+        #[serde(default)]
+        order: OrderName,
+    },
+    /// Zhu et al.'s random bidirectional pattern.
+    Zhu {
+        /// Nodes |N|. Default 8.
+        #[serde(default = "d_8")]
+        nodes: u32,
+        /// Rounds d. Default 2.
+        #[serde(default = "d_2")]
+        rounds: u32,
+        /// Message size. Default 1 MiB.
+        #[serde(default = "d_1mib")]
+        size: Bytes,
+        /// Pattern number under the seed. Default 0.
+        #[serde(default)]
+        pattern: u64,
+    },
+    /// One collective, repeated.
+    Collective {
+        /// The operation.
+        op: CollectiveName,
+        /// Ranks. Default 16.
+        #[serde(default = "d_16")]
+        procs: u32,
+        /// Size per rank. Default 8 B.
+        #[serde(default = "d_b8")]
+        size: Bytes,
+        /// Repetitions. Default 1.
+        #[serde(default = "d_1")]
+        reps: u32,
+    },
+    /// Rank 0 streams windows of messages to rank 1.
+    MessageRate {
+        /// Messages per window. Default 64.
+        #[serde(default = "d_64")]
+        window: u32,
+        /// Message size. Default 8 B.
+        #[serde(default = "d_b8")]
+        size: Bytes,
+        /// Windows. Default 16.
+        #[serde(default = "d_16")]
+        iters: u32,
+    },
+    /// 3-D halo exchange.
+    Halo {
+        /// Ranks; the grid is the most cubic factorization. Default 8.
+        #[serde(default = "d_8")]
+        procs: u32,
+        /// Grid dims (overrides `procs`).
+        dims: Option<[u32; 3]>,
+        /// 7 or 27 points. Default 7.
+        #[serde(default = "d_7")]
+        stencil: u32,
+        /// Face message size. Default 8 KiB... see docs.
+        face: Option<Bytes>,
+        /// Edge message size (27-point). Default face / 16.
+        edge: Option<Bytes>,
+        /// Corner message size (27-point). Default face / 256.
+        corner: Option<Bytes>,
+        /// Periodic boundaries. Default true.
+        #[serde(default = "d_true")]
+        periodic: bool,
+        /// Iterations. Default 1.
+        #[serde(default = "d_1")]
+        iters: u32,
+        /// Computation per iteration. Default 0.
+        compute: Option<Dur>,
+    },
+    /// Random pairs exchange each round.
+    RandomPairs {
+        /// Ranks (even). Default 16.
+        #[serde(default = "d_16")]
+        procs: u32,
+        /// Rounds. Default 1.
+        #[serde(default = "d_1")]
+        rounds: u32,
+        /// Message size. Default 8 B.
+        #[serde(default = "d_b8")]
+        size: Bytes,
+    },
+    /// A CSV message list `src,dst,bytes`.
+    MessageList {
+        /// The file, relative to the scenario.
+        file: PathBuf,
+        /// Ranks; default largest rank + 1.
+        ranks: Option<u32>,
+        /// Receive order. Default as-listed.
+        #[serde(default)]
+        order: ListOrderName,
+    },
+    /// A trace.
+    Trace {
+        /// The trace (a TI shared or list file, a DUMPI `.meta`, ...).
+        path: Option<PathBuf>,
+        /// TI per-rank files, rank order (instead of `path`).
+        files: Option<Vec<PathBuf>>,
+        /// Format; default from the extension.
+        format: Option<FormatName>,
+        /// TI host speed [flop/s]. Default 1e9.
+        host_speed_flops: Option<f64>,
+        /// DUMPI computation scale. Default 1.0.
+        compute_scale: Option<f64>,
+        /// GOAL `calc` unit. Default 1 ns.
+        calc_unit: Option<Dur>,
+    },
+}
+
+/// `[report]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Most utilized links listed. Default 10.
+    #[serde(default = "d_10")]
+    pub top_links: usize,
+    /// Slowest ranks listed. Default 5.
+    #[serde(default = "d_5")]
+    pub slowest_ranks: usize,
+}
+
+fn d_10() -> usize {
+    10
+}
+fn d_5() -> usize {
+    5
+}
+
+impl Default for ReportSpec {
+    fn default() -> Self {
+        ReportSpec {
+            top_links: 10,
+            slowest_ranks: 5,
+        }
+    }
+}
+
+// ------------------------------------------------------------ errors
+
+/// A scenario error: where (file and line when known) and what.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", location(.file, .line))]
+pub struct ScenarioError {
+    /// The file.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn location(file: &str, line: &Option<usize>) -> String {
+    match (file.is_empty(), line) {
+        (true, _) => String::new(),
+        (false, Some(l)) => format!("{file}:{l}: "),
+        (false, None) => format!("{file}: "),
+    }
+}
+
+/// The line of `key` inside table `[section]` of `text` (the first
+/// `key =` after the section header), for errors found after parsing.
+fn key_line(text: &str, section: &str, key: &str) -> Option<usize> {
+    let mut inside = section.is_empty();
+    let mut section_line = None;
+    for (i, raw) in text.lines().enumerate() {
+        let l = raw.trim();
+        if l.starts_with('[') {
+            let name = l.trim_matches(|c| c == '[' || c == ']').trim();
+            inside = name == section;
+            if inside && section_line.is_none() {
+                section_line = Some(i + 1);
+            }
+            continue;
+        }
+        if inside {
+            if let Some((k, _)) = l.split_once('=') {
+                if k.trim() == key {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    section_line
+}
+
+/// Context for errors found while building: the file name and text.
+#[derive(Clone, Debug, Default)]
+pub struct Source {
+    /// File name for messages.
+    pub file: String,
+    /// The file's text (to find the line of a key).
+    pub text: String,
+}
+
+impl Source {
+    fn err(&self, section: &str, key: &str, message: impl Into<String>) -> ScenarioError {
+        let name = if key.is_empty() {
+            section.to_string()
+        } else if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        };
+        ScenarioError {
+            file: self.file.clone(),
+            line: key_line(&self.text, section, key),
+            message: format!("`{name}`: {}", message.into()),
+        }
+    }
+    fn plain(&self, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: self.file.clone(),
+            line: None,
+            message: message.into(),
+        }
+    }
+}
+
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let line = e
+        .span()
+        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    ScenarioError {
+        file: file.into(),
+        line,
+        message: e.message().trim().to_string(),
+    }
+}
+
+// ------------------------------------------------------------ loading
+
+/// A `path=value` override (`--set`, sweep points): the value is read as
+/// TOML (`8192`, `"8 KiB"`, `[2, 2, 2]`, `true`), and a bare word that is
+/// not TOML is taken as a string (`--set transport.mode=flow`).
+pub fn parse_value(text: &str) -> toml::Value {
+    let t = text.trim();
+    match toml::from_str::<toml::Table>(&format!("v = {t}")) {
+        Ok(mut tab) => tab.remove("v").unwrap_or(toml::Value::from(t)),
+        Err(_) => toml::Value::from(t),
+    }
+}
+
+/// Parses `path=value`.
+pub fn parse_assignment(s: &str) -> Result<(String, toml::Value), String> {
+    let (p, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not of the form path=value"))?;
+    if p.trim().is_empty() {
+        return Err(format!("`{s}`: empty parameter path"));
+    }
+    Ok((p.trim().to_string(), parse_value(v)))
+}
+
+/// Reads a scenario file's table (syntax checked, errors `file:line`).
+pub fn read_table(path: &Path) -> Result<(Source, toml::Table), ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: None,
+        message: format!("cannot read scenario: {e}"),
+    })?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
+    Ok((Source { file, text }, table))
+}
+
+/// Checks the file as written, then applies `overrides` (dotted paths)
+/// and reads the result into a [`Scenario`] whose relative paths resolve
+/// against `base_dir`.
+pub fn from_table(
+    src: &Source,
+    table: &toml::Table,
+    overrides: &[(String, toml::Value)],
+    base_dir: &Path,
+) -> Result<Scenario, ScenarioError> {
+    // The file alone first, so that an error in it gets its line. (A
+    // table built by the command line has no text: it is read below.)
+    let mut sc: Option<Scenario> = None;
+    if !src.text.is_empty() {
+        sc = Some(toml::from_str(&src.text).map_err(|e| toml_error(&src.file, &src.text, &e))?);
+    }
+    if !overrides.is_empty() || sc.is_none() {
+        let mut t = table.clone();
+        for (p, v) in overrides {
+            crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e))?;
+        }
+        let names: Vec<String> = overrides
+            .iter()
+            .map(|(p, v)| format!("{p} = {v}"))
+            .collect();
+        sc = Some(
+            toml::Value::Table(t)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    if names.is_empty() {
+                        src.plain(e.message().trim())
+                    } else {
+                        src.plain(format!("with {}: {}", names.join(", "), e.message().trim()))
+                    }
+                })?,
+        );
+    }
+    let mut sc = sc.expect("read from the text or the table above");
+    sc.base_dir = base_dir.to_path_buf();
+    Ok(sc)
+}
+
+/// Loads a scenario file with `overrides` applied.
+pub fn load_with(
+    path: &Path,
+    overrides: &[(String, toml::Value)],
+) -> Result<(Source, Scenario), ScenarioError> {
+    let (src, table) = read_table(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let sc = from_table(&src, &table, overrides, dir)?;
+    Ok((src, sc))
+}
+
+/// Loads a scenario file.
+pub fn load(path: &Path) -> Result<(Source, Scenario), ScenarioError> {
+    load_with(path, &[])
+}
+
+// ------------------------------------------------------------ building
+
+/// The programs of a workload and what the mapping needs to know.
+struct Programs {
+    streams: Vec<BoxedStream>,
+    /// Ranks per node the workload wants by default.
+    ppn: u16,
+    /// A placement the workload dictates (Zhu: rank -> node).
+    node_of_rank: Option<Vec<u32>>,
+    /// Text for the report.
+    about: String,
+}
+
+fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
+    progs
+        .into_iter()
+        .enumerate()
+        .map(|(r, ops)| Box::new(VecProgram::new(&format!("{name} rank {r}"), ops)) as BoxedStream)
+        .collect()
+}
+
+impl Scenario {
+    fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base_dir.join(p)
+        }
+    }
+
+    fn programs(&self, src: &Source) -> Result<Programs, ScenarioError> {
+        let w = "workload";
+        let need = |ok: bool, key: &str, msg: &str| -> Result<(), ScenarioError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(src.err(w, key, msg))
+            }
+        };
+        let simple = |name: &str, progs, ppn: u16, about: String| Programs {
+            streams: vec_streams(name, progs),
+            ppn,
+            node_of_rank: None,
+            about,
+        };
+        Ok(match &self.workload {
+            WorkloadSpec::PingPong { sizes, reps } => {
+                need(!sizes.is_empty(), "sizes", "needs at least one size")?;
+                let s: Vec<u64> = sizes.iter().map(|b| b.0).collect();
+                simple(
+                    "ping-pong",
+                    workloads::ping_pong(2, &s, *reps),
+                    1,
+                    format!("ping-pong, {} size(s), {reps} round trip(s) each", s.len()),
+                )
+            }
+            WorkloadSpec::Hvpp { n, size, order } => simple(
+                "hvpp",
+                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, order_of(*order)),
+                1,
+                format!("HighVolumePingPong n = {n}, {} B, {order:?}", size.0),
+            ),
+            WorkloadSpec::MaxRate { ppn, size, reps } => {
+                need(
+                    (1..=4096).contains(ppn),
+                    "ppn",
+                    "must be between 1 and 4096",
+                )?;
+                simple(
+                    "max-rate",
+                    workloads::max_rate_pairs(*ppn, size.0, *reps),
+                    *ppn as u16,
+                    format!("max-rate, {ppn} pairs, {} B, {reps} round trips", size.0),
+                )
+            }
+            WorkloadSpec::GeminiLine {
+                per_gemini,
+                n,
+                size,
+                order,
+            } => {
+                need(
+                    *per_gemini >= 2 && per_gemini % 2 == 0 && *per_gemini <= 8192,
+                    "per_gemini",
+                    "must be even, between 2 and 8192 (two nodes per Gemini)",
+                )?;
+                simple(
+                    "gemini-line",
+                    workloads::gemini_line(*per_gemini, *n, size.0, order_of(*order)),
+                    (*per_gemini / 2) as u16,
+                    format!(
+                        "4-Gemini line, {per_gemini} ranks per Gemini, n = {n}, {} B",
+                        size.0
+                    ),
+                )
+            }
+            WorkloadSpec::Zhu {
+                nodes,
+                rounds,
+                size,
+                pattern,
+            } => {
+                need(*nodes >= 2, "nodes", "a pattern needs at least 2 nodes")?;
+                let pat = ZhuPattern::random(*nodes, *rounds, self.seed, *pattern);
+                need(
+                    !pat.links.is_empty(),
+                    "pattern",
+                    "this seed and pattern number draw no link; pick another",
+                )?;
+                Programs {
+                    streams: vec_streams("zhu", pat.programs(size.0)),
+                    ppn: 1,
+                    node_of_rank: Some(pat.node_of_rank()),
+                    about: format!(
+                        "Zhu pattern |N| = {nodes}, d = {rounds}, {} logical links, {} B",
+                        pat.links.len(),
+                        size.0
+                    ),
+                }
+            }
+            WorkloadSpec::Collective {
+                op,
+                procs,
+                size,
+                reps,
+            } => {
+                need(*procs >= 1, "procs", "must be at least 1")?;
+                let c = collective_of(*op);
+                simple(
+                    "collective",
+                    workloads::collective(c, *procs, size.0, *reps),
+                    1,
+                    format!("{c:?} on {procs} ranks, {} B, {reps} time(s)", size.0),
+                )
+            }
+            WorkloadSpec::MessageRate {
+                window,
+                size,
+                iters,
+            } => simple(
+                "message-rate",
+                workloads::message_rate(*window, size.0, *iters),
+                1,
+                format!(
+                    "message rate, window {window}, {} B, {iters} windows",
+                    size.0
+                ),
+            ),
+            WorkloadSpec::Halo {
+                procs,
+                dims,
+                stencil,
+                face,
+                edge,
+                corner,
+                periodic,
+                iters,
+                compute,
+            } => {
+                let st = match stencil {
+                    7 => Stencil::Point7,
+                    27 => Stencil::Point27,
+                    _ => return Err(src.err(w, "stencil", "must be 7 or 27")),
+                };
+                let d = match dims {
+                    Some(d) => *d,
+                    None => {
+                        need(*procs >= 1, "procs", "must be at least 1")?;
+                        workloads::grid_dims(*procs)
+                    }
+                };
+                need(d.iter().all(|&k| k >= 1), "dims", "every dim must be >= 1")?;
+                let face = face.map_or(8192, |b| b.0);
+                let h = Halo {
+                    dims: d,
+                    stencil: st,
+                    face_bytes: face,
+                    edge_bytes: edge.map_or(face / 16, |b| b.0),
+                    corner_bytes: corner.map_or(face / 256, |b| b.0),
+                    periodic: *periodic,
+                    iters: *iters,
+                    compute: compute.map_or(Time::ZERO, |c| c.0),
+                };
+                simple(
+                    "halo",
+                    h.programs(),
+                    1,
+                    format!(
+                        "{stencil}-point halo on a {}x{}x{} grid, face {face} B, {iters} iteration(s)",
+                        d[0], d[1], d[2]
+                    ),
+                )
+            }
+            WorkloadSpec::RandomPairs {
+                procs,
+                rounds,
+                size,
+            } => {
+                need(
+                    *procs >= 2 && procs % 2 == 0,
+                    "procs",
+                    "must be even and at least 2",
+                )?;
+                simple(
+                    "random-pairs",
+                    workloads::random_pairs(*procs, *rounds, size.0, self.seed),
+                    1,
+                    format!(
+                        "random pairs, {procs} ranks, {rounds} round(s), {} B",
+                        size.0
+                    ),
+                )
+            }
+            WorkloadSpec::MessageList { file, ranks, order } => {
+                let cfg = MessageListConfig {
+                    num_ranks: *ranks,
+                    recv_order: match order {
+                        ListOrderName::AsListed => ListOrder::AsListed,
+                        ListOrderName::Reversed => ListOrder::Reversed,
+                        ListOrderName::Shuffled => ListOrder::Shuffled { seed: self.seed },
+                    },
+                    ..Default::default()
+                };
+                let l = MessageList::read(&self.resolve(file), &cfg)
+                    .map_err(|e| src.plain(e.to_string()))?;
+                let about = format!(
+                    "message list {}: {} messages, {} B, {} ranks",
+                    file.display(),
+                    l.num_messages(),
+                    l.total_bytes(),
+                    l.num_ranks()
+                );
+                Programs {
+                    streams: l
+                        .programs()
+                        .into_iter()
+                        .map(|p| Box::new(p) as BoxedStream)
+                        .collect(),
+                    ppn: 1,
+                    node_of_rank: None,
+                    about,
+                }
+            }
+            WorkloadSpec::Trace {
+                path,
+                files,
+                format,
+                host_speed_flops,
+                compute_scale,
+                calc_unit,
+            } => {
+                let mut cfg = TraceConfig::default();
+                if let Some(h) = host_speed_flops {
+                    need(
+                        h.is_finite() && *h > 0.0,
+                        "host_speed_flops",
+                        "must be positive",
+                    )?;
+                    cfg.ti.host_speed_flops = *h;
+                }
+                if let Some(c) = compute_scale {
+                    need(
+                        c.is_finite() && *c >= 0.0,
+                        "compute_scale",
+                        "must be 0 or more",
+                    )?;
+                    cfg.dumpi.compute_scale = *c;
+                }
+                if let Some(u) = calc_unit {
+                    cfg.goal.calc_unit = u.0;
+                }
+                cfg.msglist.recv_order = ListOrder::AsListed;
+                let streams = match (path, files) {
+                    (Some(p), None) => {
+                        let p = self.resolve(p);
+                        let f = format.map_or_else(|| TraceFormat::detect(&p), |f| f.format());
+                        open_streams(&p, f, &cfg).map_err(|e| src.plain(e.to_string()))?
+                    }
+                    (None, Some(fs)) => {
+                        need(
+                            matches!(format, None | Some(FormatName::Ti)),
+                            "files",
+                            "per-rank files are a TI layout; use `path` for other formats",
+                        )?;
+                        let fs: Vec<PathBuf> = fs.iter().map(|f| self.resolve(f)).collect();
+                        crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
+                            .and_then(|t| t.streams())
+                            .map_err(|e| src.plain(e.to_string()))?
+                            .into_iter()
+                            .map(|s| Box::new(s) as BoxedStream)
+                            .collect()
+                    }
+                    _ => return Err(src.err(w, "", "give exactly one of `path` and `files`")),
+                };
+                Programs {
+                    about: format!("trace, {} ranks", streams.len()),
+                    streams,
+                    ppn: 1,
+                    node_of_rank: None,
+                }
+            }
+        })
+    }
+
+    fn machine_preset(&self) -> Option<MachinePreset> {
+        match (self.machine.preset, &self.machine.file) {
+            (Some(p), _) => Some(p),
+            (None, Some(_)) => None,
+            (None, None) => Some(MachinePreset::BlueWaters),
+        }
+    }
+
+    /// The MPI parameters: preset and overrides.
+    pub fn mpi_params(&self, src: &Source) -> Result<MpiParams, ScenarioError> {
+        let m = &self.mpi;
+        let preset = m.preset.unwrap_or(match self.machine_preset() {
+            Some(MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
+            Some(MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
+            _ => MpiPreset::BlueWaters,
+        });
+        let mut p = preset.params();
+        if let Some(v) = m.short_max {
+            p.short_max = v.0;
+        }
+        if let Some(v) = m.eager_max {
+            p.eager_max = v.0;
+        }
+        if p.eager_max < p.short_max {
+            return Err(src.err(
+                "mpi",
+                "eager_max",
+                format!("{} B is below short_max = {} B", p.eager_max, p.short_max),
+            ));
+        }
+        if let Some(v) = m.gamma {
+            p.gamma = v.0;
+        }
+        if let Some(v) = m.match_base {
+            p.match_base = v.0;
+        }
+        if let Some(v) = m.memcpy_rate {
+            p.memcpy_rate = v.0;
+        }
+        if let Some(v) = m.send_share_pct {
+            if v > 100 {
+                return Err(src.err("mpi", "send_share_pct", "is a percentage, 0..=100"));
+            }
+            p.send_share_pct = v;
+        }
+        if let Some(v) = m.protocol_offload {
+            p.protocol_offload = v;
+        }
+        if let Some(v) = m.progress_engines {
+            p.progress = if v == 0 {
+                Progress::OwnCore
+            } else {
+                Progress::Engines { engines: v }
+            };
+        }
+        if let Some(v) = m.matcher {
+            p.matcher = match v {
+                MatcherName::Linear => MatcherKind::Linear,
+                MatcherName::Hashed => MatcherKind::Hashed,
+                MatcherName::PerSourceBins => MatcherKind::PerSourceBins,
+                MatcherName::Offloaded => MatcherKind::Offloaded {
+                    cost: m.offload_cost.map_or(Time::from_ns(271), |c| c.0),
+                },
+            };
+        } else if m.offload_cost.is_some() {
+            return Err(src.err(
+                "mpi",
+                "offload_cost",
+                "applies only with matcher = \"offloaded\"",
+            ));
+        }
+        if let Some(ps) = &m.postal {
+            for (li, row) in [&ps.same_socket, &ps.same_node, &ps.other_node]
+                .into_iter()
+                .enumerate()
+            {
+                let Some(row) = row else { continue };
+                for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let Some(c) = cell else { continue };
+                    let old = p.postal[pi][li];
+                    p.postal[pi][li] = Postal {
+                        alpha: c.alpha.map_or(old.alpha, |a| a.0),
+                        rate: c.rate.map_or(old.rate, |r| r.0),
+                    };
+                }
+            }
+        }
+        if let Some(c) = &m.collectives {
+            let cp = &mut p.collectives;
+            if let Some(v) = c.bcast_long_min {
+                cp.bcast_long_min = v.0;
+            }
+            if let Some(v) = c.bcast_min_procs {
+                cp.bcast_min_procs = v;
+            }
+            if let Some(v) = c.allreduce_short_max {
+                cp.allreduce_short_max = v.0;
+            }
+            if let Some(v) = c.allreduce_large {
+                cp.allreduce_large = match v {
+                    AllreduceName::Rabenseifner => AllreduceLarge::Rabenseifner,
+                    AllreduceName::Ring => AllreduceLarge::Ring,
+                };
+            }
+            if let Some(v) = c.allgather_long_min {
+                cp.allgather_long_min = v.0;
+            }
+            if let Some(v) = c.alltoall_bruck_max {
+                cp.alltoall_bruck_max = v.0;
+            }
+            if let Some(v) = c.alltoall_bruck_min_procs {
+                cp.alltoall_bruck_min_procs = v;
+            }
+            if let Some(v) = c.reduce_rate {
+                cp.reduce_rate = v.0;
+            }
+        }
+        Ok(p)
+    }
+
+    /// Checks that every `[machine]` field given applies to the preset.
+    fn check_machine_fields(&self, src: &Source) -> Result<(), ScenarioError> {
+        let m = &self.machine;
+        let given: [(&str, bool); 24] = [
+            ("file", m.file.is_some()),
+            ("dims", m.dims.is_some()),
+            ("partition", m.partition.is_some()),
+            ("origin", m.origin.is_some()),
+            ("dim", m.dim.is_some()),
+            ("length", m.length.is_some()),
+            ("side", m.side.is_some()),
+            ("nodes_per_router", m.nodes_per_router.is_some()),
+            ("link_bandwidth", m.link_bandwidth.is_some()),
+            ("hop_latency", m.hop_latency.is_some()),
+            ("nic_latency", m.nic_latency.is_some()),
+            ("injection", m.injection.is_some()),
+            ("ejection", m.ejection.is_some()),
+            ("backbone", m.backbone.is_some()),
+            ("sharing", m.sharing.is_some()),
+            ("racks", m.racks.is_some()),
+            ("nodes_per_rack", m.nodes_per_rack.is_some()),
+            ("nic", m.nic.is_some()),
+            ("backbone_rate", m.backbone_rate.is_some()),
+            ("nodes", m.nodes.is_some()),
+            ("latency", m.latency.is_some()),
+            ("bandwidth", m.bandwidth.is_some()),
+            ("sockets", m.sockets.is_some()),
+            ("cores_per_socket", m.cores_per_socket.is_some()),
+        ];
+        let torus: &[&str] = &[
+            "dims",
+            "partition",
+            "origin",
+            "dim",
+            "length",
+            "side",
+            "nodes_per_router",
+            "link_bandwidth",
+            "hop_latency",
+            "nic_latency",
+            "injection",
+            "ejection",
+        ];
+        let shape: &[&str] = &["sockets", "cores_per_socket"];
+        let allowed: Vec<&str> = match self.machine_preset() {
+            Some(MachinePreset::BlueWaters) => [torus, shape].concat(),
+            Some(MachinePreset::EthernetZhu) => [
+                &[
+                    "backbone",
+                    "sharing",
+                    "racks",
+                    "nodes_per_rack",
+                    "nic",
+                    "backbone_rate",
+                    "latency",
+                ][..],
+                shape,
+            ]
+            .concat(),
+            Some(MachinePreset::InfinibandQdr) => {
+                [&["nodes", "latency", "bandwidth"][..], shape].concat()
+            }
+            Some(MachinePreset::Ideal) => [&["nodes", "latency", "bandwidth"][..], shape].concat(),
+            None => vec!["file"],
+        };
+        let name = match self.machine_preset() {
+            Some(p) => format!("preset {p:?}"),
+            None => "a machine file".into(),
+        };
+        for (k, set) in given {
+            if set && !allowed.contains(&k) {
+                return Err(src.err(
+                    "machine",
+                    k,
+                    format!(
+                        "does not apply to {name}; fields that do: {}",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn net_config(&self) -> NetConfig {
+        let t = &self.transport;
+        NetConfig {
+            mode: match t.mode {
+                Some(ModeName::Flow) => Mode::Flow,
+                _ => Mode::Packet,
+            },
+            packet_bytes: t
+                .packet_size
+                .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
+            switching: match t.switching {
+                Some(SwitchingName::StoreAndForward) => Switching::StoreAndForward,
+                _ => Switching::CutThrough,
+            },
+            routing: match t.routing {
+                Some(RoutingName::Adaptive) => RouteMode::MinimalAdaptive,
+                _ => RouteMode::DimensionOrder,
+            },
+            series_interval: None,
+        }
+    }
+
+    /// Builds everything and runs it. `progress(now, events)` is called
+    /// every `progress_every` events.
+    pub fn run(
+        &self,
+        src: &Source,
+        progress_every: u64,
+        progress: impl FnMut(Time, u64),
+    ) -> Result<Outcome, ScenarioError> {
+        self.check_machine_fields(src)?;
+        let params = self.mpi_params(src)?;
+        let progs = self.programs(src)?;
+        let ranks = progs.streams.len() as u32;
+        if ranks == 0 {
+            return Err(src.err("workload", "", "has no ranks"));
+        }
+        let ppn = self.mapping.ppn.unwrap_or(progs.ppn);
+        if ppn == 0 {
+            return Err(src.err("mapping", "ppn", "must be at least 1"));
+        }
+        let nodes_needed = match &progs.node_of_rank {
+            Some(v) => v.iter().copied().max().unwrap_or(0) + 1,
+            None => match (self.mapping.kind, &self.mapping.cores) {
+                (MappingKind::Explicit, Some(c)) => c.iter().map(|x| x[0]).max().unwrap_or(0) + 1,
+                _ => ranks.div_ceil(ppn as u32),
+            },
+        }
+        .max(2);
+        let m = &self.machine;
+        let cfg = self.net_config();
+        let mode = match cfg.mode {
+            Mode::Packet => ModeName::Packet,
+            Mode::Flow => ModeName::Flow,
+        };
+        let merr = |key: &str, e: String| src.err("machine", key, e);
+        let machine: Option<Machine> = match self.machine_preset() {
+            None => {
+                let f = self.resolve(m.file.as_deref().unwrap_or(Path::new("")));
+                Some(topology::file::load(&f).map_err(|e| src.plain(e.to_string()))?)
+            }
+            Some(MachinePreset::BlueWaters) => {
+                let mut tp = TorusParams::blue_waters_dims(m.dims.unwrap_or([23, 24, 24]));
+                if let Some(v) = m.nodes_per_router {
+                    tp.nodes_per_router = v;
+                }
+                if let Some(v) = &m.link_bandwidth {
+                    tp.link_bandwidth = match v.as_slice() {
+                        [a] => [a.0; 3],
+                        [a, b, c] => [a.0, b.0, c.0],
+                        _ => {
+                            return Err(merr(
+                                "link_bandwidth",
+                                "give one rate or three (x, y, z)".into(),
+                            ));
+                        }
+                    };
+                }
+                if let Some(v) = m.hop_latency {
+                    tp.hop_latency = v.0;
+                }
+                if let Some(v) = m.nic_latency {
+                    tp.nic_latency = v.0;
+                }
+                if let Some(v) = m.injection {
+                    tp.injection = v.0;
+                }
+                if let Some(v) = m.ejection {
+                    tp.ejection = v.0;
+                }
+                if let Some(v) = m.sockets {
+                    tp.sockets = v;
+                }
+                if let Some(v) = m.cores_per_socket {
+                    tp.cores_per_socket = v;
+                }
+                let routers: u64 = tp.dims.iter().map(|&d| d as u64).product();
+                if routers > 1 << 20 {
+                    return Err(merr("dims", format!("{routers} routers is too many")));
+                }
+                Some(tp.build().map_err(|e| merr("dims", e.to_string()))?)
+            }
+            Some(MachinePreset::EthernetZhu) => {
+                let mut ep = EthernetParams::zhu(
+                    match m.backbone {
+                        Some(BackboneName::Electrical) => Backbone::Electrical,
+                        _ => Backbone::Optical,
+                    },
+                    match m.sharing {
+                        Some(SharingName::Asymmetric) => Sharing::Asymmetric,
+                        _ => Sharing::Fair,
+                    },
+                );
+                if let Some(v) = m.racks {
+                    ep.racks = v;
+                }
+                if let Some(v) = m.nodes_per_rack {
+                    ep.nodes_per_rack = v;
+                }
+                if let Some(v) = m.nic {
+                    ep.nic = v.0;
+                }
+                if let Some(v) = m.backbone_rate {
+                    ep.backbone = v.0;
+                }
+                if let Some(v) = m.latency {
+                    ep.latency = v.0;
+                }
+                if let Some(v) = m.sockets {
+                    ep.sockets = v;
+                }
+                if let Some(v) = m.cores_per_socket {
+                    ep.cores_per_socket = v;
+                }
+                Some(ep.build().map_err(|e| merr("", e.to_string()))?)
+            }
+            Some(MachinePreset::InfinibandQdr) => {
+                let mut ip = InfinibandParams::qdr(m.nodes.unwrap_or(nodes_needed));
+                if let Some(v) = m.latency {
+                    ip.latency = v.0;
+                }
+                if let Some(v) = m.bandwidth {
+                    ip.bandwidth = v.0;
+                }
+                if let Some(v) = m.sockets {
+                    ip.sockets = v;
+                }
+                if let Some(v) = m.cores_per_socket {
+                    ip.cores_per_socket = v;
+                }
+                if ip.nodes > 1 << 20 {
+                    return Err(merr("nodes", "too many nodes".into()));
+                }
+                Some(ip.build().map_err(|e| merr("nodes", e.to_string()))?)
+            }
+            Some(MachinePreset::Ideal) => None,
+        };
+        // Node shape and the node list the mapping fills.
+        let (nodes, sockets, cores) = match &machine {
+            Some(mach) => {
+                let list: Vec<NodeId> = match (mach.torus(), m.partition) {
+                    (Some(g), Some(Partition::Line)) => g
+                        .line(
+                            m.origin.unwrap_or([0, 0, 0]),
+                            m.dim.unwrap_or(Dim::X) as usize,
+                            m.length.unwrap_or(4),
+                        )
+                        .map_err(|e| merr("length", e.to_string()))?,
+                    (Some(g), Some(Partition::Cube)) => g
+                        .cube(m.origin.unwrap_or([0, 0, 0]), m.side.unwrap_or(2))
+                        .map_err(|e| merr("side", e.to_string()))?,
+                    _ => (0..mach.nodes()).map(NodeId).collect(),
+                };
+                let (s, c) = mach.host_shape(NodeId(0));
+                (list, s, c)
+            }
+            None => {
+                let n = m.nodes.unwrap_or(nodes_needed);
+                if n > 1 << 24 {
+                    return Err(merr("nodes", "too many nodes".into()));
+                }
+                (
+                    (0..n).map(NodeId).collect(),
+                    m.sockets.unwrap_or(2),
+                    m.cores_per_socket.unwrap_or(16),
+                )
+            }
+        };
+        let ppn_ok = |p: u16| -> Result<(), ScenarioError> {
+            let per_node = sockets as u32 * cores as u32;
+            if p as u32 > per_node {
+                Err(src.err(
+                    "mapping",
+                    "ppn",
+                    format!("{p} ranks per node, but nodes have {per_node} cores"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let placement = if let Some(nor) = &progs.node_of_rank {
+            if let Some(&bad) = nor.iter().find(|&&n| n as usize >= nodes.len()) {
+                return Err(src.err(
+                    "workload",
+                    "nodes",
+                    format!(
+                        "the pattern uses node {bad} but the machine has {} nodes",
+                        nodes.len()
+                    ),
+                ));
+            }
+            let mut used = vec![0u16; nodes.len()];
+            let locs = nor
+                .iter()
+                .map(|&n| {
+                    let c = used[n as usize];
+                    used[n as usize] = c.saturating_add(1);
+                    ProcLoc {
+                        node: nodes[n as usize],
+                        socket: (c / cores.max(1)).min(sockets.saturating_sub(1)),
+                        core: c,
+                    }
+                })
+                .collect();
+            Placement::from_locs(locs)
+        } else {
+            match self.mapping.kind {
+                MappingKind::Block | MappingKind::RoundRobin => {
+                    ppn_ok(ppn)?;
+                    let how = if self.mapping.kind == MappingKind::Block {
+                        Mapping::Block
+                    } else {
+                        Mapping::RoundRobin
+                    };
+                    Placement::map(ranks, &nodes, ppn, sockets, how)
+                        .map_err(|e| src.err("mapping", "ppn", e.to_string()))?
+                }
+                MappingKind::Explicit => {
+                    let Some(list) = &self.mapping.cores else {
+                        return Err(src.err(
+                            "mapping",
+                            "cores",
+                            "kind = \"explicit\" needs `cores = [[node, core], ...]`",
+                        ));
+                    };
+                    if list.len() != ranks as usize {
+                        return Err(src.err(
+                            "mapping",
+                            "cores",
+                            format!("lists {} ranks but the workload has {ranks}", list.len()),
+                        ));
+                    }
+                    let mut locs = Vec::with_capacity(list.len());
+                    for (r, &[n, c]) in list.iter().enumerate() {
+                        if n as usize >= nodes.len() || c >= sockets as u32 * cores as u32 {
+                            return Err(src.err(
+                                "mapping",
+                                "cores",
+                                format!(
+                                    "rank {r}: node {n} core {c} does not exist ({} nodes of {} cores)",
+                                    nodes.len(),
+                                    sockets as u32 * cores as u32
+                                ),
+                            ));
+                        }
+                        locs.push(ProcLoc {
+                            node: NodeId(n),
+                            socket: (c / cores as u32) as u16,
+                            core: c as u16,
+                        });
+                    }
+                    match &machine {
+                        Some(mach) => Placement::explicit(locs, mach)
+                            .map_err(|e| src.err("mapping", "cores", e.to_string()))?,
+                        None => Placement::from_locs(locs),
+                    }
+                }
+                MappingKind::File => {
+                    let Some(f) = &self.mapping.file else {
+                        return Err(src.err("mapping", "file", "kind = \"file\" needs `file`"));
+                    };
+                    let Some(mach) = &machine else {
+                        return Err(src.err(
+                            "mapping",
+                            "file",
+                            "map files need a machine (not `ideal`)",
+                        ));
+                    };
+                    let path = self.resolve(f);
+                    let name = path.display().to_string();
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|e| src.plain(format!("{name}: cannot read map file: {e}")))?;
+                    let p = Placement::parse_map(&name, &text, mach)
+                        .map_err(|e| src.plain(e.to_string()))?;
+                    if p.len() != ranks as usize {
+                        return Err(src.plain(format!(
+                            "{name}: places {} ranks but the workload has {ranks}",
+                            p.len()
+                        )));
+                    }
+                    p
+                }
+            }
+        };
+        let setup = Setup {
+            machine: machine
+                .as_ref()
+                .map_or_else(|| "ideal".into(), |m| m.name().to_string()),
+            nodes: machine.as_ref().map_or(nodes.len() as u32, |m| m.nodes()),
+            ranks,
+            nodes_used: placement.nodes_used(),
+            mode,
+            workload: progs.about.clone(),
+            seed: self.seed,
+        };
+        let wall = std::time::Instant::now();
+        let (outcome, links, torus) = match machine {
+            None => {
+                let net = IdealNetwork::new(
+                    nodes.len() as u32,
+                    m.latency.map_or(Time::from_ns(500), |v| v.0),
+                    m.bandwidth
+                        .map_or(Bandwidth::bytes_per_sec(100_000_000_000), |v| v.0),
+                );
+                let (o, _) = simulate(
+                    placement,
+                    net,
+                    progs.streams,
+                    params,
+                    progress_every,
+                    progress,
+                )
+                .map_err(|e| src.plain(e))?;
+                (o, None, None)
+            }
+            Some(mach) => {
+                let net =
+                    Network::new(mach, cfg).map_err(|e| src.err("transport", "", e.to_string()))?;
+                let (o, net) = simulate(
+                    placement,
+                    net,
+                    progs.streams,
+                    params,
+                    progress_every,
+                    progress,
+                )
+                .map_err(|e| src.plain(e))?;
+                let (links, torus) = match &o {
+                    Ok(r) => {
+                        let stats = net.link_stats(r.makespan);
+                        let names = net
+                            .machine()
+                            .vertices()
+                            .iter()
+                            .map(|v| v.name.clone())
+                            .collect::<Vec<_>>();
+                        (
+                            Some(LinkInfo { stats, names }),
+                            net.machine().torus().map(|g| g.dims()),
+                        )
+                    }
+                    Err(_) => (None, None),
+                };
+                (o, links, torus)
+            }
+        };
+        let wall_s = wall.elapsed().as_secs_f64();
+        match outcome {
+            Ok(results) => Ok(Outcome {
+                report: Report::new(&setup, &results, links.as_ref(), &self.report, wall_s),
+                results,
+                links,
+                torus,
+            }),
+            Err(e) => Err(src.plain(run_error_text(&e))),
+        }
+    }
+}
+
+/// A run error as text; a deadlock gets the MPI layer's diagnosis.
+pub fn run_error_text(e: &RunError) -> String {
+    match e {
+        RunError::Deadlock(d) => format!("the run deadlocked\n{d}"),
+        other => other.to_string(),
+    }
+}
+
+fn simulate<T: Transport>(
+    placement: Placement,
+    net: T,
+    streams: Vec<BoxedStream>,
+    params: MpiParams,
+    every: u64,
+    progress: impl FnMut(Time, u64),
+) -> Result<(Result<RunResults, RunError>, T), String> {
+    let sim = Simulation::new(placement, net, streams, params).map_err(|e| e.to_string())?;
+    Ok(sim.run_observed(every, progress))
+}
+
+fn order_of(o: OrderName) -> RecvOrder {
+    match o {
+        OrderName::InOrder => RecvOrder::InOrder,
+        OrderName::Reversed => RecvOrder::Reversed,
+    }
+}
+
+fn collective_of(c: CollectiveName) -> Collective {
+    match c {
+        CollectiveName::Barrier => Collective::Barrier,
+        CollectiveName::Bcast => Collective::Bcast,
+        CollectiveName::Reduce => Collective::Reduce,
+        CollectiveName::Allreduce => Collective::Allreduce,
+        CollectiveName::Allgather => Collective::Allgather,
+        CollectiveName::Alltoall => Collective::Alltoall,
+        CollectiveName::Gather => Collective::Gather,
+        CollectiveName::Scatter => Collective::Scatter,
+        CollectiveName::ReduceScatter => Collective::ReduceScatter,
+    }
+}
+
+// ------------------------------------------------------------ results
+
+/// What the run was (for the report header).
+#[derive(Clone, Debug)]
+struct Setup {
+    machine: String,
+    nodes: u32,
+    ranks: u32,
+    nodes_used: u32,
+    mode: ModeName,
+    workload: String,
+    seed: u64,
+}
+
+/// Per-link statistics with vertex names.
+#[derive(Clone, Debug)]
+pub struct LinkInfo {
+    /// Every link direction.
+    pub stats: Vec<LinkStat>,
+    /// Vertex names by vertex id (torus routers are `g<x>.<y>.<z>`).
+    pub names: Vec<String>,
+}
+
+/// A finished run: the report and the raw data plots need.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The report (what `--json` prints).
+    pub report: Report,
+    /// The MPI layer's results.
+    pub results: RunResults,
+    /// Link statistics (not for the ideal network).
+    pub links: Option<LinkInfo>,
+    /// Torus dimensions, when the machine is a torus.
+    pub torus: Option<[u32; 3]>,
+}
+
+/// The report of one run; the JSON schema is `docs/OUTPUT.md`
+/// (`netsim-run/1`). Times are in seconds (f64) and, where exactness
+/// matters, picoseconds (u64).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// `"netsim-run/1"`.
+    pub schema: &'static str,
+    /// Machine name.
+    pub machine: String,
+    /// Nodes of the machine.
+    pub nodes: u32,
+    /// Nodes the ranks are on.
+    pub nodes_used: u32,
+    /// Ranks.
+    pub ranks: u32,
+    /// Transport mode (the ideal network ignores it).
+    pub mode: ModeName,
+    /// Workload description.
+    pub workload: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Time the last rank finished [s].
+    pub makespan_s: f64,
+    /// The same [ps].
+    pub makespan_ps: u64,
+    /// Per-rank finish times.
+    pub finish: FinishSummary,
+    /// Messages and bytes per (protocol, locality), nine rows.
+    pub traffic: Vec<TrafficRow>,
+    /// All messages.
+    pub messages: u64,
+    /// All payload bytes.
+    pub bytes: u64,
+    /// RTS and CTS messages.
+    pub control_messages: u64,
+    /// Match-queue searches.
+    pub matching: MatchReport,
+    /// Messages whose host overhead was clamped to 0.
+    pub calibration_clamped: u64,
+    /// Most utilized links (empty for the ideal network).
+    pub links: Vec<LinkRow>,
+    /// Link directions in the machine (0 for the ideal network).
+    pub link_count: usize,
+    /// Engine events.
+    pub events: u64,
+    /// Wall-clock figures; not deterministic, omitted from sweep rows
+    /// and with `--no-wall`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall: Option<Wall>,
+}
+
+/// Per-rank finish times.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FinishSummary {
+    /// Earliest [s].
+    pub min_s: f64,
+    /// Mean [s].
+    pub mean_s: f64,
+    /// Latest [s].
+    pub max_s: f64,
+    /// Slowest ranks, slowest first (ties: lower rank first).
+    pub slowest: Vec<RankFinish>,
+    /// Every rank's finish [ps], by rank.
+    pub per_rank_ps: Vec<u64>,
+}
+
+/// A rank and its finish time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RankFinish {
+    /// Rank.
+    pub rank: u32,
+    /// Finish [s].
+    pub finish_s: f64,
+}
+
+/// One (protocol, locality) cell.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrafficRow {
+    /// `short`, `eager`, `rendezvous`.
+    pub protocol: &'static str,
+    /// `same_socket`, `same_node`, `other_node`.
+    pub locality: &'static str,
+    /// Messages.
+    pub messages: u64,
+    /// Payload bytes.
+    pub bytes: u64,
+}
+
+/// Search lengths of both queues.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchReport {
+    /// Searches of `posted_recvs` (one per arriving envelope or RTS).
+    pub posted_recvs: SearchStats,
+    /// Searches of `unexpected_msgs` (one per posted receive).
+    pub unexpected_msgs: SearchStats,
+}
+
+/// Elements visited per search.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchStats {
+    /// Searches.
+    pub searches: u64,
+    /// Mean elements visited (0 without searches).
+    pub mean: f64,
+    /// Most elements visited.
+    pub max: u64,
+    /// `[lo, hi, count]`: searches that visited `lo..=hi` elements
+    /// (log-spaced bins, empty bins omitted).
+    pub histogram: Vec<[u64; 3]>,
+}
+
+/// A link's totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkRow {
+    /// Link id.
+    pub link: u32,
+    /// `from -> to` vertex names.
+    pub name: String,
+    /// Bytes carried.
+    pub bytes: u64,
+    /// Busy time / makespan, in [0, 1].
+    pub utilization: f64,
+    /// Largest queue [bytes] (packet mode).
+    pub peak_queue_bytes: u64,
+    /// Most flows at once (flow mode).
+    pub peak_flows: u32,
+}
+
+/// Wall-clock figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Wall {
+    /// Seconds of wall-clock time the simulation took.
+    pub seconds: f64,
+    /// Events per wall-clock second.
+    pub events_per_sec: f64,
+}
+
+fn search_stats(h: &sim_core::stats::LogHistogram) -> SearchStats {
+    SearchStats {
+        searches: h.count(),
+        mean: h.mean().unwrap_or(0.0),
+        max: h.max().unwrap_or(0),
+        histogram: h
+            .bins()
+            .filter(|b| b.2 > 0)
+            .map(|(lo, hi, n)| [lo, hi, n])
+            .collect(),
+    }
+}
+
+const PROTOCOL_NAMES: [&str; 3] = ["short", "eager", "rendezvous"];
+const LOCALITY_NAMES: [&str; 3] = ["same_socket", "same_node", "other_node"];
+
+impl Report {
+    fn new(
+        s: &Setup,
+        r: &RunResults,
+        links: Option<&LinkInfo>,
+        spec: &ReportSpec,
+        wall_s: f64,
+    ) -> Report {
+        let n = r.finish.len().max(1) as f64;
+        let mut order: Vec<u32> = (0..r.finish.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            r.finish[b as usize]
+                .cmp(&r.finish[a as usize])
+                .then(a.cmp(&b))
+        });
+        let traffic = (0..3)
+            .flat_map(|p| {
+                (0..3).map(move |l| TrafficRow {
+                    protocol: PROTOCOL_NAMES[p],
+                    locality: LOCALITY_NAMES[l],
+                    messages: r.traffic[p][l].messages,
+                    bytes: r.traffic[p][l].bytes,
+                })
+            })
+            .collect();
+        let (top, count) = match links {
+            Some(li) => {
+                let mut v: Vec<&LinkStat> = li.stats.iter().filter(|l| l.bytes > 0).collect();
+                v.sort_by(|a, b| {
+                    b.utilization
+                        .total_cmp(&a.utilization)
+                        .then(b.bytes.cmp(&a.bytes))
+                        .then(a.link.cmp(&b.link))
+                });
+                let name = |i: u32| li.names.get(i as usize).cloned().unwrap_or_default();
+                (
+                    v.into_iter()
+                        .take(spec.top_links)
+                        .map(|l| LinkRow {
+                            link: l.link,
+                            name: format!("{} -> {}", name(l.from), name(l.to)),
+                            bytes: l.bytes,
+                            utilization: l.utilization,
+                            peak_queue_bytes: l.peak_queue_bytes,
+                            peak_flows: l.peak_flows,
+                        })
+                        .collect(),
+                    li.stats.len(),
+                )
+            }
+            None => (Vec::new(), 0),
+        };
+        Report {
+            schema: "netsim-run/1",
+            machine: s.machine.clone(),
+            nodes: s.nodes,
+            nodes_used: s.nodes_used,
+            ranks: s.ranks,
+            mode: s.mode,
+            workload: s.workload.clone(),
+            seed: s.seed,
+            makespan_s: r.makespan.as_secs_f64(),
+            makespan_ps: r.makespan.as_ps(),
+            finish: FinishSummary {
+                min_s: r.finish.iter().min().map_or(0.0, |t| t.as_secs_f64()),
+                mean_s: r.finish.iter().map(|t| t.as_secs_f64()).sum::<f64>() / n,
+                max_s: r.makespan.as_secs_f64(),
+                slowest: order
+                    .iter()
+                    .take(spec.slowest_ranks)
+                    .map(|&k| RankFinish {
+                        rank: k,
+                        finish_s: r.finish[k as usize].as_secs_f64(),
+                    })
+                    .collect(),
+                per_rank_ps: r.finish.iter().map(|t| t.as_ps()).collect(),
+            },
+            traffic,
+            messages: r.messages(),
+            bytes: r.bytes(),
+            control_messages: r.control_messages,
+            matching: MatchReport {
+                posted_recvs: search_stats(&r.posted_search),
+                unexpected_msgs: search_stats(&r.unexpected_search),
+            },
+            calibration_clamped: r.calibration_clamped,
+            links: top,
+            link_count: count,
+            events: r.events,
+            wall: Some(Wall {
+                seconds: wall_s,
+                events_per_sec: if wall_s > 0.0 {
+                    r.events as f64 / wall_s
+                } else {
+                    0.0
+                },
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_line_finds_keys_in_sections() {
+        let t = "seed = 3\n[mpi]\n# c\neager_max = 5\n[workload]\nkind = \"x\"\n";
+        assert_eq!(key_line(t, "mpi", "eager_max"), Some(4));
+        assert_eq!(key_line(t, "", "seed"), Some(1));
+        assert_eq!(key_line(t, "workload", "size"), Some(5));
+    }
+
+    #[test]
+    fn values_parse_as_toml_or_words() {
+        assert_eq!(parse_value("8192"), toml::Value::from(8192));
+        assert_eq!(parse_value("flow"), toml::Value::from("flow"));
+        assert_eq!(parse_value("\"8 KiB\""), toml::Value::from("8 KiB"));
+        assert_eq!(parse_value("8 KiB"), toml::Value::from("8 KiB"));
+        assert!(matches!(parse_value("[2, 2, 2]"), toml::Value::Array(_)));
+    }
+}
