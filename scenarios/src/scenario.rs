@@ -883,14 +883,58 @@ impl Source {
 }
 
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let message = e.message().trim().to_string();
     let line = e
         .span()
-        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+        .map(|l| refine_line(text, l, &message));
     ScenarioError {
         file: file.into(),
         line,
-        message: e.message().trim().to_string(),
+        message,
     }
+}
+
+/// The TOML reader reports errors inside `[workload]` (an internally
+/// tagged table, read through a buffer) at the table's header; point at
+/// the field instead: the line of the unknown field, or the first line of
+/// the table that holds the offending value quoted in the message.
+fn refine_line(text: &str, line: usize, message: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(header) = lines.get(line - 1).map(|l| l.trim()) else {
+        return line;
+    };
+    if !header.starts_with('[') {
+        return line;
+    }
+    let section = header.trim_matches(|c| c == '[' || c == ']').trim();
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let key = rest.split('`').next().unwrap_or("");
+        return key_line(text, section, key).unwrap_or(line);
+    }
+    // A value named in the message: `...` or a number such as -5.
+    let needle = message
+        .split('`')
+        .nth(1)
+        .map(str::to_string)
+        .or_else(|| {
+            message
+                .split_whitespace()
+                .find(|w| w.parse::<f64>().is_ok())
+                .map(str::to_string)
+        });
+    let Some(needle) = needle.filter(|n| !n.is_empty()) else {
+        return line;
+    };
+    for (i, l) in lines.iter().enumerate().skip(line) {
+        if l.trim().starts_with('[') {
+            break;
+        }
+        if l.split('#').next().unwrap_or("").contains(&needle) {
+            return i + 1;
+        }
+    }
+    line
 }
 
 // ------------------------------------------------------------ loading
@@ -1307,6 +1351,19 @@ impl Scenario {
             _ => MpiPreset::BlueWaters,
         });
         let mut p = preset.params();
+        if preset == MpiPreset::InfinibandQdr {
+            // Bridges et al.'s one-way latency (1616 ns wire + 271 ns
+            // match) leaves nothing for the 4 ns gamma the simulator also
+            // charges for the one element a lone message's search visits,
+            // so on the QDR machine the calibration contract is 4 ns short
+            // and every run would be rejected. Add gamma to every alpha
+            // (0.3 % of 1887 ns); the preset in mpi-layer is unchanged.
+            // One more nanosecond covers the picosecond roundings of a
+            // packet's tail on the switch's second link.
+            for cell in p.postal.iter_mut().flatten() {
+                cell.alpha += p.gamma + Time::from_ns(1);
+            }
+        }
         if let Some(v) = m.short_max {
             p.short_max = v.0;
         }

@@ -375,7 +375,7 @@ pub fn replay(a: ReplayArgs) -> Result<(), String> {
         file: "netsim replay".into(),
         text: String::new(),
     };
-    run_table(&src, &t, &a.out, Path::new("."))
+    run_table(&src, &t, &a.out, Path::new(""))
 }
 
 /// Splits `v1,v2,...` at commas outside brackets and quotes.
