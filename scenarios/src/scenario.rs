@@ -913,16 +913,12 @@ fn refine_line(text: &str, line: usize, message: &str) -> usize {
         return key_line(text, section, key).unwrap_or(line);
     }
     // A value named in the message: `...` or a number such as -5.
-    let needle = message
-        .split('`')
-        .nth(1)
-        .map(str::to_string)
-        .or_else(|| {
-            message
-                .split_whitespace()
-                .find(|w| w.parse::<f64>().is_ok())
-                .map(str::to_string)
-        });
+    let needle = message.split('`').nth(1).map(str::to_string).or_else(|| {
+        message
+            .split_whitespace()
+            .find(|w| w.parse::<f64>().is_ok())
+            .map(str::to_string)
+    });
     let Some(needle) = needle.filter(|n| !n.is_empty()) else {
         return line;
     };
