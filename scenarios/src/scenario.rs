@@ -176,6 +176,18 @@ pub enum MachinePreset {
     Ideal,
 }
 
+impl MachinePreset {
+    /// The name in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MachinePreset::BlueWaters => "blue-waters",
+            MachinePreset::EthernetZhu => "ethernet-zhu",
+            MachinePreset::InfinibandQdr => "infiniband-qdr",
+            MachinePreset::Ideal => "ideal",
+        }
+    }
+}
+
 /// Torus partition the mapping fills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -1532,7 +1544,7 @@ impl Scenario {
             None => vec!["file"],
         };
         let name = match self.machine_preset() {
-            Some(p) => format!("preset {p:?}"),
+            Some(p) => format!("preset `{}`", p.name()),
             None => "a machine file".into(),
         };
         for (k, set) in given {

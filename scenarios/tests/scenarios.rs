@@ -1625,6 +1625,30 @@ mod scenario_files {
         assert_eq!(r.nodes, 4);
     }
 
+    /// Rank 0 computes 2 ms and sends 8 B, rank 1 computes 1 ms and
+    /// answers: 3 ms + 2 x (2.3 us + 8 B / 1.3 GB/s) = 3 004 612 308 ps.
+    #[test]
+    fn example_trace_ti_by_hand() {
+        let o = run(&example("trace-ti.toml"));
+        assert_eq!(o.report.makespan_ps, 3_000_000_000 + 2 * 2_306_154);
+        assert_eq!(o.report.messages, 2);
+    }
+
+    #[test]
+    fn every_example_is_tested() {
+        let mut names: Vec<String> = std::fs::read_dir(example(""))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        names.sort();
+        let me = include_str!("scenarios.rs");
+        for n in names {
+            assert!(me.contains(&format!("example(\"{n}\")")), "{n} has no test");
+        }
+    }
+
     /// The Zhu pattern is drawn from the scenario seed: one message per
     /// logical link, two ranks per link.
     #[test]
