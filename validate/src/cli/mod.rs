@@ -258,7 +258,8 @@ impl Progress {
         self.shown = true;
         let spin = ['|', '/', '-', '\\'][(el * 10.0) as usize % 4];
         eprint!(
-            "\r{spin} simulated {now:<12} {:>8.2} M events  {:>6.2} M events/s  {:>5.1} s wall ",
+            "\r{spin} simulated {:<12} {:>8.2} M events  {:>6.2} M events/s  {:>5.1} s wall ",
+            now.to_string(),
             events as f64 / 1e6,
             events as f64 / el / 1e6,
             el
