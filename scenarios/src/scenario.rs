@@ -898,7 +898,10 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
     let message = e.message().trim().to_string();
     let line = e
         .span()
-        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+        .map(|s| {
+            let upto = &text.as_bytes()[..s.start.min(text.len())];
+            upto.iter().filter(|&&b| b == b'\n').count() + 1
+        })
         .map(|l| refine_line(text, l, &message));
     ScenarioError {
         file: file.into(),
@@ -1342,6 +1345,76 @@ impl Scenario {
         })
     }
 
+    /// Refuses workloads too large to build in memory before building
+    /// them (the generators hold every rank's program), and sizes whose
+    /// products overflow.
+    fn check_size(&self, src: &Source) -> Result<(), ScenarioError> {
+        const MAX_RANKS: u64 = 1 << 22;
+        const MAX_OPS: u64 = 1 << 28;
+        let w = "workload";
+        let (key, ranks, ops): (&str, u64, u64) = match &self.workload {
+            WorkloadSpec::PingPong { sizes, reps } => {
+                ("reps", 2, sizes.len() as u64 * *reps as u64 * 4)
+            }
+            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4),
+            WorkloadSpec::MaxRate { ppn, reps, .. } => {
+                ("reps", 2 * *ppn as u64, *ppn as u64 * *reps as u64 * 4)
+            }
+            WorkloadSpec::GeminiLine { per_gemini, n, .. } => (
+                "n",
+                4 * *per_gemini as u64,
+                4 * *per_gemini as u64 * *n as u64 * 2,
+            ),
+            WorkloadSpec::Zhu { nodes, rounds, .. } => {
+                ("rounds", *nodes as u64, *nodes as u64 * *rounds as u64 * 4)
+            }
+            WorkloadSpec::Collective {
+                op, procs, reps, ..
+            } => {
+                let p = *procs as u64;
+                // A reduce-scatter op holds one count per rank.
+                let per = if *op == CollectiveName::ReduceScatter {
+                    p
+                } else {
+                    1
+                };
+                ("procs", p, p * *reps as u64 * per)
+            }
+            WorkloadSpec::MessageRate { window, iters, .. } => {
+                ("window", 2, *window as u64 * *iters as u64 * 2)
+            }
+            WorkloadSpec::Halo {
+                procs, dims, iters, ..
+            } => {
+                let p = dims.map_or(*procs as u64, |d| d.iter().map(|&k| k as u64).product());
+                (
+                    if dims.is_some() { "dims" } else { "procs" },
+                    p,
+                    p * *iters as u64 * 54,
+                )
+            }
+            WorkloadSpec::RandomPairs { procs, rounds, .. } => {
+                ("rounds", *procs as u64, *procs as u64 * *rounds as u64 * 3)
+            }
+            WorkloadSpec::MessageList { .. } | WorkloadSpec::Trace { .. } => return Ok(()),
+        };
+        if ranks > MAX_RANKS {
+            return Err(src.err(
+                w,
+                key,
+                format!("{ranks} ranks is more than the {MAX_RANKS} supported"),
+            ));
+        }
+        if ops > MAX_OPS {
+            return Err(src.err(
+                w,
+                key,
+                format!("about {ops} operations is more than the {MAX_OPS} a built-in workload may hold in memory"),
+            ));
+        }
+        Ok(())
+    }
+
     fn machine_preset(&self) -> Option<MachinePreset> {
         match (self.machine.preset, &self.machine.file) {
             (Some(p), _) => Some(p),
@@ -1594,6 +1667,7 @@ impl Scenario {
     ) -> Result<Outcome, ScenarioError> {
         self.check_machine_fields(src)?;
         let params = self.mpi_params(src)?;
+        self.check_size(src)?;
         let progs = self.programs(src)?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {

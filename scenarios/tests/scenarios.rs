@@ -1682,6 +1682,82 @@ mod scenario_files {
         assert_eq!(o.report.ranks, 512);
     }
 
+    fn inline(name: &str, text: &str) -> Outcome {
+        let d = scratch(&format!("kind-{name}"));
+        run(&write(&d, &format!("{name}.toml"), text))
+    }
+
+    /// Every built-in workload kind through a scenario file, with message
+    /// counts from the workload's definition.
+    #[test]
+    fn every_workload_kind_runs_with_its_message_count() {
+        let ideal = "[machine]\npreset = \"ideal\"\n";
+        // Windows of 8 messages, 3 windows.
+        let o = inline(
+            "rate",
+            &format!(
+                "{ideal}[workload]\nkind = \"message-rate\"\nwindow = 8\nsize = 64\niters = 3\n"
+            ),
+        );
+        assert_eq!((o.report.messages, o.report.bytes), (24, 24 * 64));
+        // Every rank sends once per round.
+        let o = inline(
+            "pairs",
+            &format!(
+                "{ideal}[workload]\nkind = \"random-pairs\"\nprocs = 8\nrounds = 3\nsize = \"1 KiB\"\n"
+            ),
+        );
+        assert_eq!(o.report.messages, 24);
+        // ppn pairs, each reps round trips of 2 messages.
+        let o = inline(
+            "maxrate",
+            "[machine]\npreset = \"blue-waters\"\ndims = [2, 1, 1]\n[transport]\nmode = \"flow\"\n\
+             [workload]\nkind = \"max-rate\"\nppn = 4\nsize = \"64 KiB\"\nreps = 2\n",
+        );
+        assert_eq!(o.report.messages, 4 * 2 * 2);
+        assert_eq!(o.report.nodes_used, 2);
+        // 2 x per_gemini HighVolumePingPong pairs, n messages each way.
+        let o = inline(
+            "line",
+            "[machine]\npreset = \"blue-waters\"\ndims = [8, 2, 2]\npartition = \"line\"\nlength = 4\n\
+             [workload]\nkind = \"gemini-line\"\nper_gemini = 4\nn = 2\nsize = \"4 KiB\"\n",
+        );
+        assert_eq!(o.report.messages, 2 * 4 * 2 * 2);
+        assert_eq!((o.report.ranks, o.report.nodes_used), (16, 8));
+        // Dissemination barrier on 8 ranks: 3 steps x 8 ranks.
+        let o = inline(
+            "barrier",
+            &format!("{ideal}[workload]\nkind = \"collective\"\nop = \"barrier\"\nprocs = 8\n"),
+        );
+        assert_eq!(o.report.messages, 24);
+        // 27-point halo on a periodic 3x3x3 grid: 26 neighbours each.
+        let o = inline(
+            "halo27",
+            &format!(
+                "{ideal}[workload]\nkind = \"halo\"\ndims = [3, 3, 3]\nstencil = 27\nface = \"4 KiB\"\n"
+            ),
+        );
+        assert_eq!(o.report.messages, 27 * 26);
+        assert_eq!(o.report.bytes, 27 * (6 * 4096 + 12 * 256 + 8 * 16));
+    }
+
+    #[test]
+    fn oversized_workloads_are_refused_before_building() {
+        let d = scratch("huge");
+        let e = run_err(&write(
+            &d,
+            "h.toml",
+            "[workload]\nkind = \"collective\"\nop = \"reduce-scatter\"\nprocs = 100000\n",
+        ));
+        assert!(e.contains("h.toml:4:") && e.contains("operations"), "{e}");
+        let e = run_err(&write(
+            &d,
+            "g.toml",
+            "[workload]\nkind = \"halo\"\ndims = [100000, 100000, 100000]\n",
+        ));
+        assert!(e.contains("g.toml:3:") && e.contains("ranks"), "{e}");
+    }
+
     #[test]
     fn same_scenario_and_seed_give_identical_reports() {
         let a = run(&example("zhu-ethernet.toml"));
