@@ -135,7 +135,7 @@ pub fn sweep_figure(rows: &[Row], p: &Path) -> Result<(), String> {
             r.params
                 .first()
                 .and_then(|s| s.split_once(" = "))
-                .map_or(String::new(), |x| x.1.to_string())
+                .map_or(String::new(), |x| super::render::unquote(x.1).to_string())
         })
         .collect();
     let all_numeric = firsts.iter().all(|v| numeric(v).is_some());
@@ -155,7 +155,14 @@ pub fn sweep_figure(rows: &[Row], p: &Path) -> Result<(), String> {
         };
         let y = r.result["makespan_s"].as_f64().unwrap_or(f64::NAN) * 1e6;
         let key = if r.params.len() > 1 {
-            r.params[1..].join(", ")
+            r.params[1..]
+                .iter()
+                .map(|p| match p.split_once(" = ") {
+                    Some((k, v)) => format!("{k} = {}", super::render::unquote(v)),
+                    None => p.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
         } else {
             "makespan".into()
         };

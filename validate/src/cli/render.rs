@@ -218,6 +218,14 @@ pub fn csv(r: &Report) -> String {
     o
 }
 
+/// A TOML string value without its quotes (`"flow"` -> `flow`); other
+/// values as they are.
+pub fn unquote(v: &str) -> &str {
+    v.strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(v)
+}
+
 /// A sweep as CSV: one row per point, its axis values, then the main
 /// figures of its report.
 pub fn sweep_csv(rows: &[Row]) -> String {
@@ -239,7 +247,7 @@ pub fn sweep_csv(rows: &[Row]) -> String {
         let _ = write!(o, "{}", r.index);
         for p in &r.params {
             let v = p.split_once(" = ").map_or("", |x| x.1);
-            let _ = write!(o, ",{}", csv_field(v));
+            let _ = write!(o, ",{}", csv_field(unquote(v)));
         }
         let g = |path: &[&str]| -> String {
             let mut v = &r.result;
