@@ -220,6 +220,18 @@ mod cli {
                 .unwrap()
                 .contains("Sweep")
         );
+        let by = std::fs::read_to_string(d.join("sw-by-mpi_matcher.svg")).unwrap();
+        assert!(by.contains("against mpi.matcher"), "one figure per axis");
+        let e = fails(&[
+            "sweep",
+            "merge",
+            merged.to_str().unwrap(),
+            "--plot",
+            d.join("x.svg").to_str().unwrap(),
+            "--metric",
+            "nope",
+        ]);
+        assert!(e.contains("--metric `nope`"), "{e}");
     }
 
     /// SimGrid's `actions0.txt` / `actions1.txt` on the ideal network with

@@ -187,10 +187,14 @@ pub struct SweepArgs {
     /// Print a CSV table of the points (to standard output) instead of JSON lines.
     #[arg(long)]
     csv: bool,
-    /// Plot the makespan against the first axis (one curve per value of
-    /// the others).
+    /// Plot the metric against each axis (one curve per combination of
+    /// the others): FILE.svg for the first axis, FILE-by-<axis>.svg for
+    /// the others.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// The report value the plot shows, a dotted path (docs/OUTPUT.md).
+    #[arg(long, default_value = "makespan_s")]
+    metric: String,
 }
 
 /// `netsim sweep merge`.
@@ -208,9 +212,12 @@ pub enum SweepCommand {
         /// Print a CSV table instead of JSON lines.
         #[arg(long)]
         csv: bool,
-        /// Plot the makespan against the first axis.
+        /// Plot the metric against each axis (as `netsim sweep --plot`).
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// The report value the plot shows, a dotted path.
+        #[arg(long, default_value = "makespan_s")]
+        metric: String,
     },
 }
 
@@ -423,6 +430,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
         out,
         csv,
         plot,
+        metric,
     }) = a.merge
     {
         let mut inputs = Vec::new();
@@ -432,7 +440,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             inputs.push((name, text));
         }
         let rows = sweep::merge(&inputs)?;
-        return write_rows(&rows, out.as_deref(), csv, plot.as_deref());
+        return write_rows(&rows, out.as_deref(), csv, plot.as_deref(), &metric);
     }
     let path = a.scenario.ok_or("sweep needs a scenario file")?;
     let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
@@ -491,7 +499,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             result,
         });
     }
-    write_rows(&rows, a.out.as_deref(), a.csv, a.plot.as_deref())
+    write_rows(&rows, a.out.as_deref(), a.csv, a.plot.as_deref(), &a.metric)
 }
 
 fn params_of(p: &sweep::Point) -> Vec<String> {
@@ -525,6 +533,7 @@ fn write_rows(
     out: Option<&Path>,
     csv: bool,
     plot: Option<&Path>,
+    metric: &str,
 ) -> Result<(), String> {
     let text = if csv {
         render::sweep_csv(rows)
@@ -544,8 +553,9 @@ fn write_rows(
         None => print!("{text}"),
     }
     if let Some(p) = plot {
-        plots::sweep_figure(rows, p)?;
-        eprintln!("wrote {}", p.display());
+        for f in plots::sweep_figures(rows, p, metric)? {
+            eprintln!("wrote {}", f.display());
+        }
     }
     Ok(())
 }

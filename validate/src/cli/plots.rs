@@ -117,94 +117,132 @@ fn numeric(v: &str) -> Option<f64> {
         })
 }
 
-/// The sweep figure: makespan against the first axis, one curve per
-/// combination of the other axes (words on the first axis are placed at
-/// 0, 1, 2, ... in sweep order).
-pub fn sweep_figure(rows: &[Row], p: &Path) -> Result<(), String> {
+/// The value at a dotted path of a report (`makespan_s`,
+/// `matching.posted_recvs.mean`), as a number.
+fn metric_of(v: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.').try_fold(v, |v, k| v.get(k))?.as_f64()
+}
+
+/// The sweep figures: `metric` (a dotted path into the report, e.g.
+/// `makespan_s`) against each axis, one curve per combination of the
+/// other axes; the first axis's figure at `p`, axis `k > 0` at
+/// `FILE-by-<path>.svg`. Words on an axis are placed at 0, 1, 2, ... in
+/// sweep order; numbers (and sizes, times, rates with units) at their
+/// value, on a log axis when they span two decades. Returns the files.
+pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf>, String> {
     let Some(first) = rows.first() else {
         return Err("no rows to plot".into());
     };
-    let axis = first
-        .params
-        .first()
-        .map_or("point", |s| s.split(" = ").next().unwrap_or("point"))
-        .to_string();
-    let firsts: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            r.params
-                .first()
-                .and_then(|s| s.split_once(" = "))
-                .map_or(String::new(), |x| super::render::unquote(x.1).to_string())
-        })
-        .collect();
-    let all_numeric = firsts.iter().all(|v| numeric(v).is_some());
-    let mut words: Vec<String> = Vec::new();
-    let mut curves: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for (r, v) in rows.iter().zip(&firsts) {
-        let x = if all_numeric {
-            numeric(v).unwrap_or(0.0)
-        } else {
-            match words.iter().position(|w| w == v) {
-                Some(i) => i as f64,
-                None => {
-                    words.push(v.clone());
-                    (words.len() - 1) as f64
-                }
-            }
-        };
-        let y = r.result["makespan_s"].as_f64().unwrap_or(f64::NAN) * 1e6;
-        let key = if r.params.len() > 1 {
-            r.params[1..]
-                .iter()
-                .map(|p| match p.split_once(" = ") {
-                    Some((k, v)) => format!("{k} = {}", super::render::unquote(v)),
-                    None => p.clone(),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        } else {
-            "makespan".into()
-        };
-        curves.entry(key).or_default().push((x, y));
+    if metric_of(&first.result, metric).is_none() {
+        return Err(format!(
+            "--metric `{metric}` is not a number in the report (e.g. makespan_s, messages, matching.posted_recvs.mean)"
+        ));
     }
-    let x_label = if all_numeric {
-        axis.clone()
-    } else {
-        format!(
-            "{axis}: {}",
-            words
+    let split = |s: &str| -> (String, String) {
+        match s.split_once(" = ") {
+            Some((k, v)) => (k.to_string(), super::render::unquote(v).to_string()),
+            None => (s.to_string(), String::new()),
+        }
+    };
+    let axes = first.params.len().max(1);
+    let mut written = Vec::new();
+    for k in 0..axes {
+        let axis = first
+            .params
+            .get(k)
+            .map_or("point".to_string(), |s| split(s).0);
+        let values: Vec<String> = rows
+            .iter()
+            .map(|r| r.params.get(k).map_or(r.index.to_string(), |s| split(s).1))
+            .collect();
+        let all_numeric = values.iter().all(|v| numeric(v).is_some());
+        let mut words: Vec<String> = Vec::new();
+        let mut curves: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for (r, v) in rows.iter().zip(&values) {
+            let x = if all_numeric {
+                numeric(v).unwrap_or(0.0)
+            } else {
+                match words.iter().position(|w| w == v) {
+                    Some(i) => i as f64,
+                    None => {
+                        words.push(v.clone());
+                        (words.len() - 1) as f64
+                    }
+                }
+            };
+            let y = metric_of(&r.result, metric).unwrap_or(f64::NAN);
+            let others: Vec<String> = r
+                .params
                 .iter()
                 .enumerate()
-                .map(|(i, w)| format!("{i} = {w}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    let log_x = all_numeric && {
-        let xs: Vec<f64> = firsts.iter().filter_map(|v| numeric(v)).collect();
-        let (lo, hi) = xs
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
-        lo > 0.0 && hi / lo >= 100.0
-    };
-    Figure {
-        title: format!("Sweep: makespan against {axis}"),
-        x_label,
-        y_label: "makespan [us]".into(),
-        log_x,
-        log_y: false,
-        series: curves
-            .into_iter()
-            .map(|(name, mut pts)| {
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                Series {
-                    name,
-                    points: pts,
-                    style: Style::Line,
-                }
-            })
-            .collect(),
+                .filter(|&(j, _)| j != k)
+                .map(|(_, s)| {
+                    let (a, b) = split(s);
+                    format!("{a} = {b}")
+                })
+                .collect();
+            let key = if others.is_empty() {
+                metric.to_string()
+            } else {
+                others.join(", ")
+            };
+            curves.entry(key).or_default().push((x, y));
+        }
+        let x_label = if all_numeric {
+            axis.clone()
+        } else {
+            format!(
+                "{axis}: {}",
+                words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| format!("{i} = {w}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let log_x = all_numeric && {
+            let xs: Vec<f64> = values.iter().filter_map(|v| numeric(v)).collect();
+            let (lo, hi) = xs
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            lo > 0.0 && hi / lo >= 100.0
+        };
+        let path = if k == 0 {
+            p.to_path_buf()
+        } else {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("sweep");
+            let safe: String = axis
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            p.with_file_name(format!("{stem}-by-{safe}.svg"))
+        };
+        Figure {
+            title: format!("Sweep: {metric} against {axis}"),
+            x_label,
+            y_label: metric.to_string(),
+            log_x,
+            log_y: false,
+            series: curves
+                .into_iter()
+                .map(|(name, mut pts)| {
+                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    Series {
+                        name,
+                        points: pts,
+                        // Words have no order between them: points.
+                        style: if all_numeric {
+                            Style::Line
+                        } else {
+                            Style::Points
+                        },
+                    }
+                })
+                .collect(),
+        }
+        .write_svg(&path)?;
+        written.push(path);
     }
-    .write_svg(p)
+    Ok(written)
 }
