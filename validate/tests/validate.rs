@@ -436,6 +436,30 @@ mod cli {
         assert!(v["bytes"].as_u64().unwrap() >= send_bytes);
     }
 
+    /// A truncated DUMPI record and a missing per-rank file are named with
+    /// the file (and the record and byte offset) and a non-zero exit.
+    #[test]
+    fn broken_dumpi_traces_are_named() {
+        let Some(meta) = shared("traces/dumpi/sst-macro-testtrace/testtrace.meta") else {
+            return;
+        };
+        let src = Path::new(&meta).parent().unwrap();
+        let d = scratch("dumpi");
+        for f in std::fs::read_dir(src).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+        }
+        let bin = d.join("testtrace-0001.bin");
+        let bytes = std::fs::read(&bin).unwrap();
+        std::fs::write(&bin, &bytes[..bytes.len() / 2]).unwrap();
+        let m = d.join("testtrace.meta").display().to_string();
+        let e = fails(&["replay", "--format", "dumpi", &m]);
+        assert!(e.contains("testtrace-0001.bin"), "{e}");
+        std::fs::remove_file(d.join("testtrace-0003.bin")).unwrap();
+        let e = fails(&["replay", "--format", "dumpi", &m]);
+        assert!(e.contains("testtrace-0003.bin"), "{e}");
+    }
+
     #[test]
     fn bad_input_names_the_place_and_exits_non_zero() {
         let d = scratch("bad");
