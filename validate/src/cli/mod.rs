@@ -380,7 +380,8 @@ pub fn replay(a: ReplayArgs) -> Result<(), String> {
         set("workload.compute_scale", Value::from(c))?;
     }
     let src = Source {
-        file: "netsim replay".into(),
+        // Options, not a file: errors name the trace and the field.
+        file: String::new(),
         text: String::new(),
     };
     run_table(&src, &t, &a.out, Path::new(""))
