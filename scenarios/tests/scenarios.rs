@@ -1634,6 +1634,46 @@ mod scenario_files {
         assert_eq!(o.report.messages, 2);
     }
 
+    /// Machine file and map file: 2 x (2.3 us + 8 B / 1.3 GB/s) whatever
+    /// the cables; each of the 6 link directions on the path carries one
+    /// 8 B message.
+    #[test]
+    fn example_machine_file_and_map_file() {
+        let o = run(&example("machine-file.toml"));
+        assert_eq!(o.report.makespan_ps, 2 * 2_306_154);
+        assert_eq!(o.report.machine, "two-switches");
+        assert_eq!(cell(&o.report, "short", "other_node"), (2, 16));
+        let names: Vec<&str> = o.report.links.iter().map(|l| l.name.as_str()).collect();
+        assert!(
+            names.contains(&"sw0 -> sw1") && names.contains(&"sw1 -> sw0"),
+            "{names:?}"
+        );
+        assert!(o.report.links.iter().all(|l| l.bytes == 8));
+        // A map file naming a host that does not exist names its line.
+        let d = scratch("bad-map");
+        let m = std::fs::read_to_string(example("machines/two-switches.machine")).unwrap();
+        write(&d, "m.machine", &m);
+        write(&d, "bad.map", "0 0\n# comment\n9 0\n");
+        let e = run_err(&write(
+            &d,
+            "s.toml",
+            "[machine]\nfile = \"m.machine\"\n[mapping]\nkind = \"file\"\nfile = \"bad.map\"\n[workload]\nkind = \"ping-pong\"\n",
+        ));
+        assert!(e.contains("bad.map:3:") && e.contains("node 9"), "{e}");
+        // And a bad machine file names its own line.
+        write(
+            &d,
+            "b.machine",
+            "host a\nhost b\nlink a b bw=fast lat=1us\n",
+        );
+        let e = run_err(&write(
+            &d,
+            "t.toml",
+            "[machine]\nfile = \"b.machine\"\n[workload]\nkind = \"ping-pong\"\n",
+        ));
+        assert!(e.contains("b.machine:3:"), "{e}");
+    }
+
     #[test]
     fn every_example_is_tested() {
         let mut names: Vec<String> = std::fs::read_dir(example(""))
