@@ -731,7 +731,7 @@ pub enum WorkloadSpec {
         /// 7 or 27 points. Default 7.
         #[serde(default = "d_7")]
         stencil: u32,
-        /// Face message size. Default 8 KiB... see docs.
+        /// Face message size. Default 8 KiB.
         face: Option<Bytes>,
         /// Edge message size (27-point). Default face / 16.
         edge: Option<Bytes>,

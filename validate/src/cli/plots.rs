@@ -1,5 +1,5 @@
 //! `--plot`: per-rank finish times, link utilization, sweep curves, drawn
-//! with [`crate::plot`]-style figures (`validate::plot`).
+//! with `validate::plot` figures.
 
 use scenarios::scenario::Outcome;
 use scenarios::sweep::Row;

@@ -40,10 +40,14 @@ fn search_line(name: &str, s: &SearchStats) -> String {
 /// The report as a table for a terminal.
 pub fn table(r: &Report) -> String {
     let mut o = String::new();
-    let mode = format!("{:?}", r.mode).to_lowercase();
+    let mode = if r.link_count == 0 {
+        "contention-free wires".to_string()
+    } else {
+        format!("{} transport", format!("{:?}", r.mode).to_lowercase())
+    };
     let _ = writeln!(
         o,
-        "machine   {} ({} nodes, {} used), {} ranks, {mode} transport, seed {}",
+        "machine   {} ({} nodes, {} used), {} ranks, {mode}, seed {}",
         r.machine, r.nodes, r.nodes_used, r.ranks, r.seed
     );
     let _ = writeln!(o, "workload  {}", r.workload);
