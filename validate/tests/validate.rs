@@ -436,6 +436,69 @@ mod cli {
         assert!(v["bytes"].as_u64().unwrap() >= send_bytes);
     }
 
+    /// The other readers through `replay`: a native trace (one 8 B message:
+    /// the receive completes at 2.3 us + 8 B / 1.3 GB/s = 2 306 154 ps), a
+    /// CSV message list (one message each way, posted at once: both
+    /// complete at 2 306 154 ps too) and a GOAL schedule (the same single
+    /// message).
+    #[test]
+    fn replay_native_csv_and_goal() {
+        let d = scratch("formats");
+        let n = d.join("one.trace");
+        std::fs::write(
+            &n,
+            "0 send dst=1 tag=0 bytes=8\n1 recv src=0 tag=0 bytes=8\n",
+        )
+        .unwrap();
+        let v = json(&ok(&[
+            "replay",
+            "--format",
+            "native",
+            n.to_str().unwrap(),
+            "--machine",
+            "ideal",
+            "--json",
+        ]));
+        assert_eq!(v["makespan_ps"], 2_306_154u64);
+        let c = d.join("list.csv");
+        std::fs::write(&c, "src,dst,bytes\n0,1,8\n1,0,8\n").unwrap();
+        let v = json(&ok(&[
+            "replay",
+            c.to_str().unwrap(),
+            "--machine",
+            "ideal",
+            "--json",
+        ]));
+        assert_eq!(
+            (v["messages"].as_u64(), v["makespan_ps"].as_u64()),
+            (Some(2), Some(2_306_154))
+        );
+        let g = d.join("two.goal");
+        std::fs::write(
+            &g,
+            "num_ranks 2\nrank 0 {\n  s: send 8b to 1 tag 5\n}\nrank 1 {\n  r: recv 8b from 0 tag 5\n}\n",
+        )
+        .unwrap();
+        let v = json(&ok(&[
+            "replay",
+            "--format",
+            "goal",
+            g.to_str().unwrap(),
+            "--machine",
+            "ideal",
+            "--json",
+        ]));
+        assert_eq!(v["makespan_ps"], 2_306_154u64);
+        // The reader's example leaves a wildcard receive unmatched on
+        // purpose: the deadlock is diagnosed with the schedule's line.
+        let g = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/examples/goal-small.goal");
+        let e = fails(&["replay", "--format", "goal", g.to_str().unwrap()]);
+        assert!(
+            e.contains("deadlock") && e.contains("goal-small.goal:21"),
+            "{e}"
+        );
+    }
+
     /// A truncated DUMPI record and a missing per-rank file are named with
     /// the file (and the record and byte offset) and a non-zero exit.
     #[test]
