@@ -136,6 +136,8 @@ mod cli {
         assert!(fin.starts_with("<svg") && fin.contains("Finish time per rank"));
         let links = std::fs::read_to_string(d.join("halo-links.svg")).unwrap();
         assert!(links.contains("x links") && links.contains("injection"));
+        let map = std::fs::read_to_string(d.join("halo-torus.svg")).unwrap();
+        assert!(map.contains("z = 1") && map.contains("Busiest outgoing torus link per router"));
     }
 
     #[test]

@@ -19,10 +19,10 @@ fn coords(name: &str) -> Option<[u32; 3]> {
     Some([it.next()??, it.next()??, it.next()??])
 }
 
-/// Writes the run figures: finish time per rank at `p`, and (when the
-/// machine has links) the utilization of every link direction, sorted
-/// from the busiest, one curve per link class, at [`links_path`]. Returns
-/// the files written.
+/// Writes the run figures: finish time per rank at `p`; when the machine
+/// has links, the utilization of every link direction, sorted from the
+/// busiest, one curve per link class, at [`links_path`]; and on a torus
+/// the map of [`torus_path`]. Returns the files written.
 ///
 /// A sorted curve per class reads better than a 3-D picture: on a torus
 /// the x, y and z curves show at once which dimension is the bottleneck
@@ -99,7 +99,113 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
     }
     .write_svg(&lp)?;
     written.push(lp);
+    if let Some(dims) = o.torus {
+        let tp = torus_path(p);
+        torus_map(o, dims, &tp)?;
+        written.push(tp);
+    }
     Ok(written)
+}
+
+/// The torus-map path next to `p`: `FILE.svg` -> `FILE-torus.svg`.
+pub fn torus_path(p: &Path) -> PathBuf {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
+    p.with_file_name(format!("{stem}-torus.svg"))
+}
+
+/// Link utilization over the torus, laid out by coordinates: one panel
+/// per z plane, one cell per router at (x, y), shaded by the highest
+/// utilization of the router's outgoing router-to-router links (white 0,
+/// dark red the run's busiest link), with that percentage written in the
+/// cell when the grid is small enough to read it.
+fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let Some(li) = &o.links else {
+        return Ok(());
+    };
+    let [nx, ny, nz] = dims;
+    let idx = |c: [u32; 3]| (c[0] + nx * (c[1] + ny * c[2])) as usize;
+    let mut util = vec![0.0f64; (nx * ny * nz) as usize];
+    for l in &li.stats {
+        let from = li.names.get(l.from as usize).map_or("", |s| s.as_str());
+        let to = li.names.get(l.to as usize).map_or("", |s| s.as_str());
+        if let (Some(a), Some(_)) = (coords(from), coords(to)) {
+            if a.iter().zip(dims).all(|(&v, d)| v < d) {
+                let u = &mut util[idx(a)];
+                *u = u.max(l.utilization);
+            }
+        }
+    }
+    let top = util.iter().copied().fold(0.0, f64::max);
+    let err = |e: &dyn std::fmt::Display| format!("{}: cannot draw figure: {e}", path.display());
+    let cols = (nz as f64).sqrt().ceil().max(1.0) as usize;
+    let rows = (nz as usize).div_ceil(cols);
+    let label = nx * ny * nz <= 512;
+    // Cells big enough for their label on small tori, small on big ones.
+    let cell = if label { 48 } else { 14 };
+    let (w, h) = (
+        (cols as u32 * (nx * cell + 60)).clamp(560, 3000),
+        (rows as u32 * (ny * cell + 60) + 40).clamp(240, 3000),
+    );
+    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let root = root
+        .titled(
+            &format!(
+                "Busiest outgoing torus link per router [%] (darkest {:.1}%)",
+                100.0 * top
+            ),
+            ("sans-serif", 15),
+        )
+        .map_err(|e| err(&e))?;
+    let shade = |u: f64| {
+        let f = if top > 0.0 { u / top } else { 0.0 };
+        RGBColor(
+            (255.0 - 100.0 * f) as u8,
+            (255.0 - 235.0 * f) as u8,
+            (255.0 - 235.0 * f) as u8,
+        )
+    };
+    for (z, panel) in root.split_evenly((rows, cols)).into_iter().enumerate() {
+        if z >= nz as usize {
+            break;
+        }
+        let mut c = ChartBuilder::on(&panel)
+            .caption(format!("z = {z}"), ("sans-serif", 12))
+            .margin(6)
+            .x_label_area_size(18)
+            .y_label_area_size(22)
+            .build_cartesian_2d(0u32..nx, 0u32..ny)
+            .map_err(|e| err(&e))?;
+        c.configure_mesh()
+            .disable_mesh()
+            .x_desc("x")
+            .y_desc("y")
+            .x_labels(nx.min(12) as usize)
+            .y_labels(ny.min(12) as usize)
+            .draw()
+            .map_err(|e| err(&e))?;
+        for y in 0..ny {
+            for x in 0..nx {
+                let u = util[idx([x, y, z as u32])];
+                c.draw_series(std::iter::once(Rectangle::new(
+                    [(x, y), (x + 1, y + 1)],
+                    shade(u).filled(),
+                )))
+                .map_err(|e| err(&e))?;
+                if label {
+                    c.draw_series(std::iter::once(Text::new(
+                        format!("{:.0}", 100.0 * u),
+                        (x, y + 1),
+                        ("sans-serif", 12),
+                    )))
+                    .map_err(|e| err(&e))?;
+                }
+            }
+        }
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
 }
 
 /// A number from an axis value: numbers as they are, sizes/times/rates by
