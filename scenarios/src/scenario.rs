@@ -1268,7 +1268,8 @@ impl Scenario {
                     .map_err(|e| src.plain(e.to_string()))?;
                 let about = format!(
                     "message list {}: {} messages, {} B, {} ranks",
-                    file.display(),
+                    file.file_name()
+                        .map_or(file.display(), |f| Path::new(f).display()),
                     l.num_messages(),
                     l.total_bytes(),
                     l.num_ranks()

@@ -38,7 +38,7 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
         .map(|(k, ps)| (k as f64, *ps as f64 * 1e-6))
         .collect();
     Figure {
-        title: format!("Finish time per rank: {}", r.workload),
+        title: "Finish time per rank".into(),
         x_label: "rank".into(),
         y_label: "finish time [us]".into(),
         log_x: false,
