@@ -11,7 +11,15 @@ mod cli;
 /// netsim: a discrete-event simulator of MPI communication over HPC
 /// networks (3-D Gemini torus, two-rack Ethernet, InfiniBand).
 #[derive(Parser)]
-#[command(name = "netsim", version, about, long_about = None)]
+#[command(
+    name = "netsim",
+    version,
+    about = "netsim: discrete-event simulation of MPI communication over HPC networks \
+             (Gemini 3-D torus, two-rack Ethernet, InfiniBand). Start with `netsim run \
+             examples/halo-torus.toml` or `netsim replay TRACE`; docs/SCENARIOS.md has the \
+             scenario format.",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -184,7 +184,7 @@ pub struct SweepArgs {
     /// Write the rows (JSON lines) here instead of standard output.
     #[arg(long, value_name = "FILE.jsonl")]
     out: Option<PathBuf>,
-    /// Print a CSV table of the points (to standard output) instead of JSON lines.
+    /// Write a CSV table of the points instead of JSON lines.
     #[arg(long)]
     csv: bool,
     /// Plot the metric against each axis (one curve per combination of
