@@ -2360,6 +2360,16 @@ mod tests {
     }
 
     #[test]
+    fn errors_inside_a_table_move_to_the_field() {
+        let t = "[workload]\nkind = \"hvpp\"\n# n = 3\nn = 4\nsize = -8\nbogus = 1\n[report]\n";
+        assert_eq!(refine_line(t, 1, "unknown field `bogus`, expected ..."), 6);
+        assert_eq!(refine_line(t, 1, "size -8 is negative"), 5);
+        // Nothing to find: stay at the header; not a header: unchanged.
+        assert_eq!(refine_line(t, 1, "missing field `op`"), 1);
+        assert_eq!(refine_line(t, 4, "size -8 is negative"), 4);
+    }
+
+    #[test]
     fn values_parse_as_toml_or_words() {
         assert_eq!(parse_value("8192"), toml::Value::from(8192));
         assert_eq!(parse_value("flow"), toml::Value::from("flow"));

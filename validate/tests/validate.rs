@@ -550,6 +550,13 @@ mod cli {
             e.contains("workload.sizes") && e.contains("negative"),
             "{e}"
         );
+        let e = fails(&["run", &f, "--set", "mpi.eagr_max=64"]);
+        assert!(
+            e.contains("mpi.eagr_max = 64") && e.contains("unknown field `eagr_max`"),
+            "{e}"
+        );
+        let e = fails(&["run", &f, "--set", "nonsense"]);
+        assert!(e.contains("path=value"), "{e}");
         let t = w("r.txt", "0 init\n1 init\n0 send 9 0 10\n1 recv 0 0 10\n");
         let e = fails(&["replay", "--format", "ti", &t]);
         assert!(e.contains("r.txt:3:") && e.contains("rank 9"), "{e}");
