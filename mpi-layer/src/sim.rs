@@ -653,6 +653,59 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             events: sim.net_events + sim.local.handled,
         })
     }
+
+    /// Runs to the end like [`Simulation::run`], calling `progress(now,
+    /// events)` every `every` events (at least 1), and returns the outcome
+    /// together with the transport, so that its own statistics (per-link
+    /// bytes and utilization of a [`topology::Network`]) can be reported.
+    /// The outcome is identical to [`Simulation::run`]'s: `progress` only
+    /// observes. (Added for the command line's progress display and link
+    /// report.)
+    pub fn run_observed(
+        mut self,
+        every: u64,
+        mut progress: impl FnMut(Time, u64),
+    ) -> (Result<RunResults, RunError>, T) {
+        let every = every.max(1);
+        let mut seen = 0u64;
+        self.engine.run_while(&mut self.state, |m, now| {
+            seen += 1;
+            if seen % every == 0 {
+                progress(now, seen);
+            }
+            m.error.is_none()
+        });
+        let now = self.engine.now();
+        let events = self.engine.events_handled();
+        let sim = self.state;
+        let outcome = if let Some(e) = sim.error.clone() {
+            Err(e)
+        } else {
+            let blocked: Vec<BlockedRank> = sim
+                .ranks
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.run != Run::Finished)
+                .map(|(i, _)| sim.blocked_report(i as u32))
+                .collect();
+            if blocked.is_empty() {
+                let finish: Vec<Time> = sim.ranks.iter().map(|r| r.finish).collect();
+                Ok(RunResults {
+                    makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
+                    finish,
+                    traffic: sim.traffic,
+                    control_messages: sim.control_messages,
+                    posted_search: sim.posted_search.clone(),
+                    unexpected_search: sim.unexpected_search.clone(),
+                    calibration_clamped: sim.clamped,
+                    events,
+                })
+            } else {
+                Err(RunError::Deadlock(DeadlockReport { at: now, blocked }))
+            }
+        };
+        (outcome, sim.transport)
+    }
 }
 
 /// Builds and runs a simulation: see [`Simulation::new`] and

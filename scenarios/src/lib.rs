@@ -14,6 +14,8 @@
 //!   message list (the AMG SpMV / SpGEMM patterns);
 //! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank);
 //! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form);
+//! - [`scenario`]: scenario files (TOML): machine, transport, mapping,
+//!   MPI parameters, seed and workload, run into a [`scenario::Report`];
 //! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
 //!
 //! [`trace::open_streams`] opens any of them (format chosen or detected from
@@ -46,6 +48,7 @@ pub mod dumpi;
 pub mod goal;
 pub mod msglist;
 pub mod native;
+pub mod scenario;
 pub mod sweep;
 pub mod ti;
 pub mod trace;

@@ -1517,3 +1517,424 @@ fn open_streams_detects_every_format() {
         }
     }
 }
+
+// ---------------------------------------------------------------- scenario files
+
+mod scenario_files {
+    use super::{data, scratch, write};
+    use scenarios::scenario::{self, Outcome, Report};
+    use std::path::{Path, PathBuf};
+
+    fn example(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples")
+            .join(name)
+    }
+
+    /// Loads and runs a scenario file; the report without wall-clock figures.
+    fn run(path: &Path) -> Outcome {
+        let (src, sc) = scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
+        let mut o = sc
+            .run(&src, u64::MAX, |_, _| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        o.report.wall = None;
+        o
+    }
+
+    fn run_err(path: &Path) -> String {
+        match scenario::load(path) {
+            Err(e) => e.to_string(),
+            Ok((src, sc)) => match sc.run(&src, u64::MAX, |_, _| {}) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{} ran but should have failed", path.display()),
+            },
+        }
+    }
+
+    fn cell(r: &Report, protocol: &str, locality: &str) -> (u64, u64) {
+        let t = r
+            .traffic
+            .iter()
+            .find(|t| t.protocol == protocol && t.locality == locality)
+            .unwrap();
+        (t.messages, t.bytes)
+    }
+
+    /// Ideal network, Blue Waters Table 1, other node. A one-way message is
+    /// alpha + s / R_b (rounded up to the picosecond) exactly, and a round
+    /// trip two of them:
+    ///   8 B short:       2.3 us + 8 / 1.3e9 s  = 2 300 000 + 6 154 ps  = 2 306 154 ps
+    ///   64 KiB rendezv.: 3.0 us + 65536 / 2.9e9 = 3 000 000 + 22 598 621 = 25 598 621 ps
+    /// makespan = 2 x 2 306 154 + 2 x 25 598 621 = 55 809 550 ps.
+    #[test]
+    fn example_ping_pong_ideal_is_the_postal_model() {
+        let o = run(&example("ping-pong-ideal.toml"));
+        assert_eq!(o.report.makespan_ps, 2 * 2_306_154 + 2 * 25_598_621);
+        assert_eq!(cell(&o.report, "short", "other_node"), (2, 16));
+        assert_eq!(cell(&o.report, "rendezvous", "other_node"), (2, 131_072));
+        // One RTS and one CTS per rendezvous message.
+        assert_eq!(o.report.control_messages, 4);
+        assert!(o.links.is_none(), "the ideal network has no links");
+    }
+
+    /// Reversed HighVolumePingPong, n = 64, both directions: the k-th
+    /// arriving message finds its receive at position 64 - k + 1 of
+    /// `posted_recvs`, so every length 1..=64 is searched twice (once per
+    /// direction): mean 32.5, max 64.
+    #[test]
+    fn example_hvpp_fitted_parameters() {
+        let o = run(&example("hvpp-fitted.toml"));
+        let m = &o.report.matching.posted_recvs;
+        assert_eq!((m.searches, m.max), (128, 64));
+        assert_eq!(m.mean, 32.5);
+        assert_eq!(cell(&o.report, "short", "other_node"), (128, 1024));
+    }
+
+    /// 64 ranks, 6 faces each, 2 iterations: 768 messages of 32 KiB, all
+    /// rendezvous (eager_max 8 KiB) with an RTS and a CTS each. With 2 ranks
+    /// per node on an x-extent of 4, ranks 2k and 2k + 1 are each other's
+    /// x-neighbour once: 2 messages per node per iteration inside the node,
+    /// 32 x 2 x 2 = 128; block mapping spreads a node's 2 ranks over its 2
+    /// sockets (cores split evenly), so they are `same_node`.
+    #[test]
+    fn example_halo_torus_counts() {
+        let o = run(&example("halo-torus.toml"));
+        let r = &o.report;
+        assert_eq!(r.messages, 768);
+        assert_eq!(r.bytes, 768 * 32_768);
+        assert_eq!(r.control_messages, 2 * 768);
+        assert_eq!(cell(r, "rendezvous", "same_node").0, 128);
+        assert_eq!(cell(r, "rendezvous", "other_node").0, 640);
+        assert_eq!(r.links.len(), 5, "[report] top_links = 5");
+        assert!(r.links[0].utilization > 0.0 && r.links[0].utilization <= 1.0);
+        assert_eq!(o.torus, Some([4, 2, 2]));
+    }
+
+    /// Ring allreduce of 64 KiB on 16 ranks: 15 reduce-scatter and 15
+    /// allgather steps, every rank sending one 64 KiB / 16 = 4 KiB chunk per
+    /// step: 2 x 15 x 16 = 480 messages, 480 x 4096 B. Block mapping with 4
+    /// ranks per node on 1 socket of 8 cores: of each rank's ring successor,
+    /// 3 in 4 are on its node.
+    #[test]
+    fn example_allreduce_infiniband_ring() {
+        let o = run(&example("allreduce-infiniband.toml"));
+        let r = &o.report;
+        assert_eq!((r.messages, r.bytes), (480, 480 * 4096));
+        assert_eq!(cell(r, "eager", "same_socket").0, 360);
+        assert_eq!(cell(r, "eager", "other_node").0, 120);
+        assert_eq!(r.nodes, 4);
+    }
+
+    /// Rank 0 computes 2 ms and sends 8 B, rank 1 computes 1 ms and
+    /// answers: 3 ms + 2 x (2.3 us + 8 B / 1.3 GB/s) = 3 004 612 308 ps.
+    #[test]
+    fn example_trace_ti_by_hand() {
+        let o = run(&example("trace-ti.toml"));
+        assert_eq!(o.report.makespan_ps, 3_000_000_000 + 2 * 2_306_154);
+        assert_eq!(o.report.messages, 2);
+    }
+
+    /// Machine file and map file: 2 x (2.3 us + 8 B / 1.3 GB/s) whatever
+    /// the cables; each of the 6 link directions on the path carries one
+    /// 8 B message.
+    #[test]
+    fn example_machine_file_and_map_file() {
+        let o = run(&example("machine-file.toml"));
+        assert_eq!(o.report.makespan_ps, 2 * 2_306_154);
+        assert_eq!(o.report.machine, "two-switches");
+        assert_eq!(cell(&o.report, "short", "other_node"), (2, 16));
+        let names: Vec<&str> = o.report.links.iter().map(|l| l.name.as_str()).collect();
+        assert!(
+            names.contains(&"sw0 -> sw1") && names.contains(&"sw1 -> sw0"),
+            "{names:?}"
+        );
+        assert!(o.report.links.iter().all(|l| l.bytes == 8));
+        // A map file naming a host that does not exist names its line.
+        let d = scratch("bad-map");
+        let m = std::fs::read_to_string(example("machines/two-switches.machine")).unwrap();
+        write(&d, "m.machine", &m);
+        write(&d, "bad.map", "0 0\n# comment\n9 0\n");
+        let e = run_err(&write(
+            &d,
+            "s.toml",
+            "[machine]\nfile = \"m.machine\"\n[mapping]\nkind = \"file\"\nfile = \"bad.map\"\n[workload]\nkind = \"ping-pong\"\n",
+        ));
+        assert!(e.contains("bad.map:3:") && e.contains("node 9"), "{e}");
+        // And a bad machine file names its own line.
+        write(
+            &d,
+            "b.machine",
+            "host a\nhost b\nlink a b bw=fast lat=1us\n",
+        );
+        let e = run_err(&write(
+            &d,
+            "t.toml",
+            "[machine]\nfile = \"b.machine\"\n[workload]\nkind = \"ping-pong\"\n",
+        ));
+        assert!(e.contains("b.machine:3:"), "{e}");
+    }
+
+    #[test]
+    fn every_example_is_tested() {
+        let mut names: Vec<String> = std::fs::read_dir(example(""))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        names.sort();
+        let me = include_str!("scenarios.rs");
+        for n in names {
+            assert!(me.contains(&format!("example(\"{n}\")")), "{n} has no test");
+        }
+    }
+
+    /// The Zhu pattern is drawn from the scenario seed: one message per
+    /// logical link, two ranks per link.
+    #[test]
+    fn example_zhu_matches_its_pattern() {
+        let o = run(&example("zhu-ethernet.toml"));
+        let pat = scenarios::workloads::ZhuPattern::random(8, 2, 2012, 0);
+        let links = pat.links.len() as u64;
+        assert_eq!(o.report.messages, links);
+        assert_eq!(o.report.bytes, links << 20);
+        assert_eq!(o.report.ranks as u64, 2 * links);
+        assert!(o.links.is_some());
+    }
+
+    /// The AMG SpMV phase: every row of the CSV is one message.
+    #[test]
+    fn example_amg_spmv_moves_the_list() {
+        let Some(csv) = data("workloads/amg-elasticity/P512-level0-spmv.csv") else {
+            return;
+        };
+        let text = std::fs::read_to_string(csv).unwrap();
+        let (mut n, mut bytes) = (0u64, 0u64);
+        for l in text.lines() {
+            let f: Vec<&str> = l.split(',').collect();
+            if let Ok(b) = f.get(2).map_or("", |s| s.trim()).parse::<u64>() {
+                n += 1;
+                bytes += b;
+            }
+        }
+        let o = run(&example("amg-spmv.toml"));
+        assert_eq!((o.report.messages, o.report.bytes), (n, bytes));
+        assert_eq!(o.report.ranks, 512);
+    }
+
+    fn inline(name: &str, text: &str) -> Outcome {
+        let d = scratch(&format!("kind-{name}"));
+        run(&write(&d, &format!("{name}.toml"), text))
+    }
+
+    /// Every built-in workload kind through a scenario file, with message
+    /// counts from the workload's definition.
+    #[test]
+    fn every_workload_kind_runs_with_its_message_count() {
+        let ideal = "[machine]\npreset = \"ideal\"\n";
+        // Windows of 8 messages, 3 windows.
+        let o = inline(
+            "rate",
+            &format!(
+                "{ideal}[workload]\nkind = \"message-rate\"\nwindow = 8\nsize = 64\niters = 3\n"
+            ),
+        );
+        assert_eq!((o.report.messages, o.report.bytes), (24, 24 * 64));
+        // Every rank sends once per round.
+        let o = inline(
+            "pairs",
+            &format!(
+                "{ideal}[workload]\nkind = \"random-pairs\"\nprocs = 8\nrounds = 3\nsize = \"1 KiB\"\n"
+            ),
+        );
+        assert_eq!(o.report.messages, 24);
+        // ppn pairs, each reps round trips of 2 messages.
+        let o = inline(
+            "maxrate",
+            "[machine]\npreset = \"blue-waters\"\ndims = [2, 1, 1]\n[transport]\nmode = \"flow\"\n\
+             [workload]\nkind = \"max-rate\"\nppn = 4\nsize = \"64 KiB\"\nreps = 2\n",
+        );
+        assert_eq!(o.report.messages, 4 * 2 * 2);
+        assert_eq!(o.report.nodes_used, 2);
+        // 2 x per_gemini HighVolumePingPong pairs, n messages each way.
+        let o = inline(
+            "line",
+            "[machine]\npreset = \"blue-waters\"\ndims = [8, 2, 2]\npartition = \"line\"\nlength = 4\n\
+             [workload]\nkind = \"gemini-line\"\nper_gemini = 4\nn = 2\nsize = \"4 KiB\"\n",
+        );
+        assert_eq!(o.report.messages, 2 * 4 * 2 * 2);
+        assert_eq!((o.report.ranks, o.report.nodes_used), (16, 8));
+        // Dissemination barrier on 8 ranks: 3 steps x 8 ranks.
+        let o = inline(
+            "barrier",
+            &format!("{ideal}[workload]\nkind = \"collective\"\nop = \"barrier\"\nprocs = 8\n"),
+        );
+        assert_eq!(o.report.messages, 24);
+        // 27-point halo on a periodic 3x3x3 grid: 26 neighbours each.
+        let o = inline(
+            "halo27",
+            &format!(
+                "{ideal}[workload]\nkind = \"halo\"\ndims = [3, 3, 3]\nstencil = 27\nface = \"4 KiB\"\n"
+            ),
+        );
+        assert_eq!(o.report.messages, 27 * 26);
+        assert_eq!(o.report.bytes, 27 * (6 * 4096 + 12 * 256 + 8 * 16));
+    }
+
+    #[test]
+    fn oversized_workloads_are_refused_before_building() {
+        let d = scratch("huge");
+        let e = run_err(&write(
+            &d,
+            "h.toml",
+            "[workload]\nkind = \"collective\"\nop = \"reduce-scatter\"\nprocs = 100000\n",
+        ));
+        assert!(e.contains("h.toml:4:") && e.contains("operations"), "{e}");
+        let e = run_err(&write(
+            &d,
+            "g.toml",
+            "[workload]\nkind = \"halo\"\ndims = [100000, 100000, 100000]\n",
+        ));
+        assert!(e.contains("g.toml:3:") && e.contains("ranks"), "{e}");
+    }
+
+    #[test]
+    fn same_scenario_and_seed_give_identical_reports() {
+        let a = run(&example("zhu-ethernet.toml"));
+        let b = run(&example("zhu-ethernet.toml"));
+        assert_eq!(
+            serde_json::to_string(&a.report).unwrap(),
+            serde_json::to_string(&b.report).unwrap()
+        );
+    }
+
+    #[test]
+    fn overrides_are_applied_and_checked() {
+        let p = example("ping-pong-ideal.toml");
+        let (src, table) = scenario::read_table(&p).unwrap();
+        let sets = vec![scenario::parse_assignment("workload.sizes=[8]").unwrap()];
+        let sc = scenario::from_table(&src, &table, &sets, p.parent().unwrap()).unwrap();
+        let o = sc.run(&src, u64::MAX, |_, _| {}).unwrap();
+        assert_eq!(o.report.makespan_ps, 2 * 2_306_154);
+        let bad = vec![scenario::parse_assignment("mpi.eager_max=-1").unwrap()];
+        let e = scenario::from_table(&src, &table, &bad, p.parent().unwrap()).unwrap_err();
+        assert!(e.to_string().contains("mpi.eager_max = -1"), "{e}");
+        assert!(e.to_string().contains("negative"), "{e}");
+    }
+
+    // ------------------------------------------------------------ bad input
+
+    fn bad(name: &str, text: &str) -> String {
+        let d = scratch(&format!("bad-{name}"));
+        run_err(&write(&d, &format!("{name}.toml"), text))
+    }
+
+    #[test]
+    fn unknown_field_is_named_with_its_line() {
+        let e = bad(
+            "unknown",
+            "seed = 1\n[machine]\npreset = \"ideal\"\nlatncy = \"1 us\"\n[workload]\nkind = \"ping-pong\"\n",
+        );
+        assert!(e.contains("unknown.toml:4: unknown field `latncy`"), "{e}");
+        let e = bad(
+            "unknown-w",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"hvpp\"\nn = 4\nsise = 8\n",
+        );
+        assert!(e.contains("unknown-w.toml:6: unknown field `sise`"), "{e}");
+    }
+
+    #[test]
+    fn bad_units_and_negative_sizes_name_the_line() {
+        let e = bad(
+            "unit",
+            "[machine]\npreset = \"ideal\"\nlatency = \"3 fortnights\"\n[workload]\nkind = \"ping-pong\"\n",
+        );
+        assert!(
+            e.contains("unit.toml:3:") && e.contains("unknown time unit"),
+            "{e}"
+        );
+        let e = bad(
+            "nounit",
+            "[machine]\npreset = \"ideal\"\n\nbandwidth = 1000\n[workload]\nkind = \"ping-pong\"\n",
+        );
+        assert!(e.contains("nounit.toml:4:") && e.contains("no unit"), "{e}");
+        let e = bad(
+            "neg",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8,\n -64]\n",
+        );
+        assert!(e.contains("neg.toml:6:") && e.contains("negative"), "{e}");
+    }
+
+    #[test]
+    fn fields_of_another_preset_and_bad_values_are_refused() {
+        let e = bad(
+            "dims",
+            "[machine]\npreset = \"ideal\"\ndims = [2, 2, 2]\n[workload]\nkind = \"ping-pong\"\n",
+        );
+        assert!(
+            e.contains("dims.toml:3: `machine.dims`: does not apply"),
+            "{e}"
+        );
+        let e = bad(
+            "stencil",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"halo\"\nstencil = 9\n",
+        );
+        assert!(e.contains("stencil.toml:5: `workload.stencil`"), "{e}");
+        let e = bad(
+            "pairs",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"random-pairs\"\nprocs = 7\n",
+        );
+        assert!(e.contains("pairs.toml:5:") && e.contains("even"), "{e}");
+        let e = bad("kind", "[workload]\nkind = \"pingpong\"\n");
+        assert!(
+            e.contains("kind.toml:") && e.contains("unknown variant `pingpong`"),
+            "{e}"
+        );
+        let e = bad("syntax", "seed = 1\n[machine\npreset = 1\n");
+        assert!(e.contains("syntax.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn bad_rank_and_missing_files_name_the_trace() {
+        let d = scratch("bad-trace");
+        write(
+            &d,
+            "t.txt",
+            "0 init\n1 init\n0 send 1 0 100\n1 recv 7 0 100\n",
+        );
+        let e = run_err(&write(
+            &d,
+            "s.toml",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"trace\"\npath = \"t.txt\"\nformat = \"ti\"\n",
+        ));
+        assert!(e.contains("t.txt:4:") && e.contains("rank 7"), "{e}");
+        let e = run_err(&write(
+            &d,
+            "m.toml",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"message-list\"\nfile = \"absent.csv\"\n",
+        ));
+        assert!(e.contains("absent.csv"), "{e}");
+        let e = run_err(&write(
+            &d,
+            "f.toml",
+            "[machine]\nfile = \"absent-machine.txt\"\n[workload]\nkind = \"ping-pong\"\n",
+        ));
+        assert!(e.contains("absent-machine.txt"), "{e}");
+    }
+
+    #[test]
+    fn a_deadlocked_trace_gets_the_diagnosis() {
+        let d = scratch("deadlock");
+        write(&d, "t.txt", "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n");
+        let e = run_err(&write(
+            &d,
+            "s.toml",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"trace\"\npath = \"t.txt\"\n",
+        ));
+        assert!(e.contains("deadlock"), "{e}");
+        assert!(
+            e.contains("rank 0 blocked in Recv") && e.contains("t.txt:3"),
+            "{e}"
+        );
+    }
+}

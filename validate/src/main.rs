@@ -6,11 +6,20 @@ use std::process::ExitCode;
 use validate::suite::{self, Verdict};
 
 mod bench;
+mod cli;
 
 /// netsim: a discrete-event simulator of MPI communication over HPC
 /// networks (3-D Gemini torus, two-rack Ethernet, InfiniBand).
 #[derive(Parser)]
-#[command(name = "netsim", version, about, long_about = None)]
+#[command(
+    name = "netsim",
+    version,
+    about = "netsim: discrete-event simulation of MPI communication over HPC networks \
+             (Gemini 3-D torus, two-rack Ethernet, InfiniBand). Start with `netsim run \
+             examples/halo-torus.toml` or `netsim replay TRACE`; docs/SCENARIOS.md has the \
+             scenario format.",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,6 +27,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a scenario file (TOML; docs/SCENARIOS.md) and report makespan,
+    /// finish times, traffic, match-queue searches, links and events.
+    Run(cli::RunArgs),
+    /// Replay an MPI trace (SimGrid TI, DUMPI, GOAL, native, CSV message
+    /// list) on a preset machine.
+    Replay(cli::ReplayArgs),
+    /// List the machine and MPI presets with their sources and key numbers.
+    Presets,
+    /// Run a scenario for every combination of parameter values, in
+    /// parallel; `sweep merge` joins shard outputs.
+    Sweep(cli::SweepArgs),
     /// Run the validation suite: every closed-form model of the seed
     /// papers checked against simulation, case by case. Exits non-zero if
     /// any row fails.
@@ -130,6 +150,13 @@ fn main() -> ExitCode {
         } => validate_cmd(cases, list, json, figures, quick),
         Command::Fit { csv } => fit_cmd(csv),
         Command::Bench { what } => bench::run(what).map(|()| true),
+        Command::Run(a) => cli::run(a).map(|()| true),
+        Command::Replay(a) => cli::replay(a).map(|()| true),
+        Command::Presets => {
+            print!("{}", cli::presets());
+            Ok(true)
+        }
+        Command::Sweep(a) => cli::sweep(a).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

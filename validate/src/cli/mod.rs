@@ -1,0 +1,579 @@
+//! The user-facing commands: `run`, `replay`, `presets`, `sweep` and
+//! `sweep merge`. Scenario reading and running live in
+//! `scenarios::scenario`; this module turns command-line options into a
+//! scenario table, runs it, and renders the report (table, JSON, CSV,
+//! SVG). Output schemas: `docs/OUTPUT.md`.
+
+pub mod plots;
+pub mod render;
+
+use clap::{Args, Subcommand, ValueEnum};
+use scenarios::scenario::{self, Outcome, ScenarioError, Source, parse_assignment};
+use scenarios::sweep::{self, Axis, Row, Shard};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use toml::{Table, Value};
+
+/// How a report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Human-readable table.
+    Table,
+    /// JSON document (`netsim-run/1`).
+    Json,
+    /// CSV, `section,key,value`.
+    Csv,
+}
+
+/// Output options shared by `run` and `replay`.
+#[derive(Args, Debug)]
+pub struct OutputOpts {
+    /// Print the report as JSON (schema: docs/OUTPUT.md).
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the report as CSV rows `section,key,value`.
+    #[arg(long)]
+    csv: bool,
+    /// Leave the wall-clock figures (seconds, events/s) out of the JSON
+    /// and CSV, so that output of equal runs is byte-identical.
+    #[arg(long)]
+    no_wall: bool,
+    /// Write per-rank finish times to this SVG, and link utilization to
+    /// FILE-links.svg (machines with links).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Override a scenario field: `path=value`, e.g. `mpi.eager_max=16384`
+    /// or `transport.mode=flow` (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// Never show the progress line (it shows only on a terminal, for runs
+    /// longer than a second).
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl OutputOpts {
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else if self.csv {
+            Format::Csv
+        } else {
+            Format::Table
+        }
+    }
+}
+
+/// `netsim run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The scenario file (TOML; format: docs/SCENARIOS.md).
+    scenario: PathBuf,
+    #[command(flatten)]
+    out: OutputOpts,
+}
+
+/// Trace formats on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TraceFormatArg {
+    /// SimGrid time-independent trace (shared file, list file, or per-rank files).
+    Ti,
+    /// SST DUMPI binary trace (the `.meta` file).
+    Dumpi,
+    /// GOAL schedule.
+    Goal,
+    /// netsim native trace.
+    Native,
+    /// CSV message list `src,dst,bytes`.
+    Csv,
+}
+
+/// Machine presets on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MachineArg {
+    /// One InfiniBand QDR switch, as many nodes as needed.
+    InfinibandQdr,
+    /// Contention-free wires (500 ns, 100 GB/s).
+    Ideal,
+    /// Blue Waters Gemini torus (see --dims).
+    BlueWaters,
+    /// Zhu et al.'s two Ethernet racks.
+    EthernetZhu,
+}
+
+/// MPI presets on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MpiArg {
+    /// Bienz et al. Table 1.
+    BlueWaters,
+    /// Hoefler et al. BG/P.
+    Bgp,
+    /// Bridges et al. Table 2.
+    InfinibandQdr,
+    /// Zhu et al.
+    EthernetZhu,
+}
+
+/// Transport modes on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Packets queue at every link.
+    Packet,
+    /// Max-min fair flows.
+    Flow,
+}
+
+/// `netsim replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Trace format; default from the extension (.meta DUMPI, .goal GOAL,
+    /// .csv message list, .trace native, else TI).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormatArg>,
+    /// The trace: one file (TI shared or list file, DUMPI .meta, GOAL,
+    /// native, CSV), or several TI per-rank files in rank order.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Machine preset.
+    #[arg(long, value_enum, default_value = "infiniband-qdr")]
+    machine: MachineArg,
+    /// Torus dimensions for --machine blue-waters, `X,Y,Z`.
+    #[arg(long, value_name = "X,Y,Z")]
+    dims: Option<String>,
+    /// Ranks per node (block mapping).
+    #[arg(long, default_value_t = 1)]
+    ppn: u16,
+    /// MPI preset; default follows the machine.
+    #[arg(long, value_enum)]
+    mpi: Option<MpiArg>,
+    /// Transport model.
+    #[arg(long, value_enum, default_value = "packet")]
+    mode: ModeArg,
+    /// TI host speed [flop/s] turning `compute` amounts into time.
+    #[arg(long, value_name = "FLOPS")]
+    host_speed: Option<f64>,
+    /// DUMPI: factor on recorded computation gaps.
+    #[arg(long)]
+    compute_scale: Option<f64>,
+    #[command(flatten)]
+    out: OutputOpts,
+}
+
+/// `netsim sweep`.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    merge: Option<SweepCommand>,
+    /// The base scenario.
+    #[arg(required = true)]
+    scenario: Option<PathBuf>,
+    /// An axis: `path=v1,v2,...` (repeatable; the first varies slowest).
+    #[arg(long = "vary", value_name = "PATH=V1,V2,...", required = true)]
+    vary: Vec<String>,
+    /// Fixed overrides applied to every point, `path=value`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// Worker threads; default all cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Run only shard i of N (points whose number is i mod N).
+    #[arg(long, value_name = "i/N")]
+    shard: Option<String>,
+    /// Write the rows (JSON lines) here instead of standard output.
+    #[arg(long, value_name = "FILE.jsonl")]
+    out: Option<PathBuf>,
+    /// Write a CSV table of the points instead of JSON lines.
+    #[arg(long)]
+    csv: bool,
+    /// Plot the metric against each axis (one curve per combination of
+    /// the others): FILE.svg for the first axis, FILE-by-<axis>.svg for
+    /// the others.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// The report value the plot shows, a dotted path (docs/OUTPUT.md).
+    #[arg(long, default_value = "makespan_s")]
+    metric: String,
+}
+
+/// `netsim sweep merge`.
+#[derive(Subcommand, Debug)]
+pub enum SweepCommand {
+    /// Join the JSON-lines outputs of a sweep's shards into the full sweep,
+    /// in point order (checks every point is present once).
+    Merge {
+        /// Shard outputs.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Write here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print a CSV table instead of JSON lines.
+        #[arg(long)]
+        csv: bool,
+        /// Plot the metric against each axis (as `netsim sweep --plot`).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// The report value the plot shows, a dotted path.
+        #[arg(long, default_value = "makespan_s")]
+        metric: String,
+    },
+}
+
+fn scenario_err(e: ScenarioError) -> String {
+    e.to_string()
+}
+
+fn overrides(set: &[String]) -> Result<Vec<(String, Value)>, String> {
+    set.iter()
+        .map(|s| parse_assignment(s).map_err(|e| format!("--set {e}")))
+        .collect()
+}
+
+/// A progress line on stderr: shown only on a terminal, only once a run
+/// has lasted a second, rewritten in place at most ten times a second and
+/// cleared at the end.
+struct Progress {
+    start: Instant,
+    enabled: bool,
+    shown: bool,
+    last: f64,
+}
+
+/// Events between progress callbacks (cheap: one closure call).
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+impl Progress {
+    fn new(quiet: bool) -> Self {
+        Progress {
+            start: Instant::now(),
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            shown: false,
+            last: 0.0,
+        }
+    }
+    fn tick(&mut self, now: sim_core::Time, events: u64) {
+        if !self.enabled {
+            return;
+        }
+        let el = self.start.elapsed().as_secs_f64();
+        if el < 1.0 || el - self.last < 0.1 {
+            return;
+        }
+        self.last = el;
+        self.shown = true;
+        let spin = ['|', '/', '-', '\\'][(el * 10.0) as usize % 4];
+        eprint!(
+            "\r{spin} simulated {:<12} {:>8.2} M events  {:>6.2} M events/s  {:>5.1} s wall ",
+            now.to_string(),
+            events as f64 / 1e6,
+            events as f64 / el / 1e6,
+            el
+        );
+    }
+    fn finish(&self) {
+        if self.shown {
+            eprint!("\r{:80}\r", "");
+        }
+    }
+}
+
+fn run_table(src: &Source, table: &Table, opts: &OutputOpts, dir: &Path) -> Result<(), String> {
+    let sets = overrides(&opts.set)?;
+    let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
+    let mut progress = Progress::new(opts.quiet);
+    let result = sc.run(src, PROGRESS_EVERY, |now, ev| progress.tick(now, ev));
+    progress.finish();
+    let mut outcome = result.map_err(scenario_err)?;
+    if opts.no_wall {
+        outcome.report.wall = None;
+    }
+    emit(&outcome, opts)
+}
+
+fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), String> {
+    match opts.format() {
+        Format::Table => print!("{}", render::table(&o.report)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&o.report).map_err(|e| e.to_string())?
+        ),
+        Format::Csv => print!("{}", render::csv(&o.report)),
+    }
+    if let Some(p) = &opts.plot {
+        for f in plots::run_figures(o, p)? {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}
+
+/// `netsim run`.
+pub fn run(a: RunArgs) -> Result<(), String> {
+    let (src, table) = scenario::read_table(&a.scenario).map_err(scenario_err)?;
+    let dir = a.scenario.parent().unwrap_or(Path::new(".")).to_path_buf();
+    run_table(&src, &table, &a.out, &dir)
+}
+
+/// `netsim replay`: the options become a scenario table with a `trace`
+/// workload, so `--set` reaches every scenario field.
+pub fn replay(a: ReplayArgs) -> Result<(), String> {
+    let mut t = Table::new();
+    let mut set = |p: &str, v: Value| sweep::set_path(&mut t, p, v);
+    let name = |v: &dyn std::fmt::Debug| -> String {
+        // ValueEnum names are the kebab-case of the variant.
+        let s = format!("{v:?}");
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if c.is_uppercase() && i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    };
+    set("machine.preset", Value::from(name(&a.machine)))?;
+    if let Some(d) = &a.dims {
+        if a.machine != MachineArg::BlueWaters {
+            return Err("--dims applies to --machine blue-waters".into());
+        }
+        let v: Result<Vec<Value>, _> = d
+            .split(',')
+            .map(|x| x.trim().parse::<i64>().map(Value::from))
+            .collect();
+        let v = v.map_err(|_| format!("--dims `{d}`: expected X,Y,Z"))?;
+        set("machine.dims", Value::Array(v))?;
+    } else if a.machine == MachineArg::BlueWaters {
+        // A small torus unless asked: the full machine's routing tables
+        // are slow to build for a replay of a few ranks.
+        set(
+            "machine.dims",
+            Value::Array(vec![Value::from(4), Value::from(4), Value::from(4)]),
+        )?;
+    }
+    set("mapping.ppn", Value::from(a.ppn as i64))?;
+    if let Some(m) = a.mpi {
+        set("mpi.preset", Value::from(name(&m)))?;
+    }
+    set("transport.mode", Value::from(name(&a.mode)))?;
+    set("workload.kind", Value::from("trace"))?;
+    let path_str = |p: &Path| Value::from(p.display().to_string());
+    if a.paths.len() == 1 {
+        set("workload.path", path_str(&a.paths[0]))?;
+    } else {
+        if !matches!(a.format, None | Some(TraceFormatArg::Ti)) {
+            return Err("several paths are TI per-rank files; other formats take one path".into());
+        }
+        set(
+            "workload.files",
+            Value::Array(a.paths.iter().map(|p| path_str(p)).collect()),
+        )?;
+    }
+    if let Some(f) = a.format {
+        set("workload.format", Value::from(name(&f)))?;
+    }
+    if let Some(h) = a.host_speed {
+        set("workload.host_speed_flops", Value::from(h))?;
+    }
+    if let Some(c) = a.compute_scale {
+        set("workload.compute_scale", Value::from(c))?;
+    }
+    let src = Source {
+        // Options, not a file: errors name the trace and the field.
+        file: String::new(),
+        text: String::new(),
+    };
+    run_table(&src, &t, &a.out, Path::new(""))
+}
+
+/// Splits `v1,v2,...` at commas outside brackets and quotes.
+fn split_values(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, false);
+    for c in s.chars() {
+        match c {
+            '"' => quote = !quote,
+            '[' | '{' if !quote => depth += 1,
+            ']' | '}' if !quote => depth -= 1,
+            ',' if !quote && depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out
+}
+
+fn parse_axis(s: &str) -> Result<Axis, String> {
+    let (p, vs) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--vary `{s}` is not of the form path=v1,v2,..."))?;
+    let values: Vec<Value> = split_values(vs)
+        .iter()
+        .map(|v| scenario::parse_value(v))
+        .collect();
+    if p.trim().is_empty() || values.is_empty() {
+        return Err(format!("--vary `{s}`: empty path or values"));
+    }
+    Ok(Axis {
+        path: p.trim().to_string(),
+        values,
+    })
+}
+
+/// `netsim sweep` and `netsim sweep merge`.
+pub fn sweep(a: SweepArgs) -> Result<(), String> {
+    if let Some(SweepCommand::Merge {
+        shards,
+        out,
+        csv,
+        plot,
+        metric,
+    }) = a.merge
+    {
+        let mut inputs = Vec::new();
+        for p in &shards {
+            let name = p.display().to_string();
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
+            inputs.push((name, text));
+        }
+        let rows = sweep::merge(&inputs)?;
+        return write_rows(&rows, out.as_deref(), csv, plot.as_deref(), &metric);
+    }
+    let path = a.scenario.ok_or("sweep needs a scenario file")?;
+    let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    // Fixed overrides go into the base, so the fingerprint covers them.
+    for (p, v) in overrides(&a.set)? {
+        sweep::set_path(&mut table, &p, v)?;
+    }
+    // The base must be a valid scenario on its own.
+    scenario::from_table(&src, &table, &[], &dir).map_err(scenario_err)?;
+    let axes: Vec<Axis> = a
+        .vary
+        .iter()
+        .map(|s| parse_axis(s))
+        .collect::<Result<_, _>>()?;
+    let id = sweep::fingerprint(&table, &axes);
+    let all = sweep::points(&axes);
+    let total = all.len();
+    let shard: Option<Shard> = a.shard.as_deref().map(str::parse).transpose()?;
+    let pts: Vec<sweep::Point> = all
+        .into_iter()
+        .filter(|p| shard.is_none_or(|s| s.owns(p)))
+        .collect();
+    let threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let start = Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let show = std::io::stderr().is_terminal();
+    let results = sweep::run_parallel(&pts, threads, |p| {
+        let r = run_point(&src, &table, &dir, p);
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if show {
+            eprint!(
+                "\r{k}/{} points, {:.1} s ",
+                pts.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
+        r
+    });
+    if show {
+        eprintln!();
+    }
+    let mut rows = Vec::with_capacity(results.len());
+    for (p, r) in pts.iter().zip(results) {
+        let result =
+            r.map_err(|e| format!("point {} ({}): {e}", p.index, params_of(p).join(", ")))?;
+        rows.push(Row {
+            sweep: id.clone(),
+            total,
+            index: p.index,
+            params: params_of(p),
+            result,
+        });
+    }
+    write_rows(&rows, a.out.as_deref(), a.csv, a.plot.as_deref(), &a.metric)
+}
+
+fn params_of(p: &sweep::Point) -> Vec<String> {
+    p.assignment
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect()
+}
+
+fn run_point(
+    src: &Source,
+    base: &Table,
+    dir: &Path,
+    p: &sweep::Point,
+) -> Result<serde_json::Value, String> {
+    let t = sweep::apply(base, p)?;
+    // The point's table stands alone: its errors cannot point at lines of
+    // the base file.
+    let bare = Source {
+        file: src.file.clone(),
+        text: String::new(),
+    };
+    let sc = scenario::from_table(&bare, &t, &[], dir).map_err(scenario_err)?;
+    let mut o = sc.run(&bare, u64::MAX, |_, _| {}).map_err(scenario_err)?;
+    o.report.wall = None;
+    serde_json::to_value(&o.report).map_err(|e| e.to_string())
+}
+
+fn write_rows(
+    rows: &[Row],
+    out: Option<&Path>,
+    csv: bool,
+    plot: Option<&Path>,
+    metric: &str,
+) -> Result<(), String> {
+    let text = if csv {
+        render::sweep_csv(rows)
+    } else {
+        let mut s = String::new();
+        for r in rows {
+            s += &serde_json::to_string(r).map_err(|e| e.to_string())?;
+            s.push('\n');
+        }
+        s
+    };
+    match out {
+        Some(p) => {
+            std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
+            eprintln!("wrote {} rows to {}", rows.len(), p.display());
+        }
+        None => print!("{text}"),
+    }
+    if let Some(p) = plot {
+        for f in plots::sweep_figures(rows, p, metric)? {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}
+
+/// `netsim presets`.
+pub fn presets() -> String {
+    render::presets()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_split_outside_brackets() {
+        assert_eq!(split_values("1,2,3"), vec!["1", "2", "3"]);
+        assert_eq!(split_values("[1,2,2],[2,2,2]"), vec!["[1,2,2]", "[2,2,2]"]);
+        assert_eq!(split_values("\"a,b\",c"), vec!["\"a,b\"", "c"]);
+    }
+}

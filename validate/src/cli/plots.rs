@@ -1,0 +1,354 @@
+//! `--plot`: per-rank finish times, link utilization, sweep curves, drawn
+//! with `validate::plot` figures.
+
+use scenarios::scenario::Outcome;
+use scenarios::sweep::Row;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use validate::plot::{Figure, Series, Style};
+
+/// The link-figure path next to `p`: `FILE.svg` -> `FILE-links.svg`.
+pub fn links_path(p: &Path) -> PathBuf {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
+    p.with_file_name(format!("{stem}-links.svg"))
+}
+
+/// Router coordinates from a torus router name `g<x>.<y>.<z>`.
+fn coords(name: &str) -> Option<[u32; 3]> {
+    let mut it = name.strip_prefix('g')?.split('.').map(|x| x.parse().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+/// Writes the run figures: finish time per rank at `p`; when the machine
+/// has links, the utilization of every link direction, sorted from the
+/// busiest, one curve per link class, at [`links_path`]; and on a torus
+/// the map of [`torus_path`]. Returns the files written.
+///
+/// A sorted curve per class reads better than a 3-D picture: on a torus
+/// the x, y and z curves show at once which dimension is the bottleneck
+/// and how evenly the load spreads (a flat curve is balanced traffic; a
+/// few links at the top are hot spots, named in the report's link table).
+pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
+    let r = &o.report;
+    let fin: Vec<(f64, f64)> = r
+        .finish
+        .per_rank_ps
+        .iter()
+        .enumerate()
+        .map(|(k, ps)| (k as f64, *ps as f64 * 1e-6))
+        .collect();
+    Figure {
+        title: "Finish time per rank".into(),
+        x_label: "rank".into(),
+        y_label: "finish time [us]".into(),
+        log_x: false,
+        log_y: false,
+        series: vec![Series {
+            name: format!("{} ranks on {}", r.ranks, r.machine),
+            points: fin,
+            style: Style::Points,
+        }],
+    }
+    .write_svg(p)?;
+    let mut written = vec![p.to_path_buf()];
+    let Some(li) = &o.links else {
+        return Ok(written);
+    };
+    let mut classes: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
+    for l in &li.stats {
+        let from = li.names.get(l.from as usize).map_or("", |s| s.as_str());
+        let to = li.names.get(l.to as usize).map_or("", |s| s.as_str());
+        let class = match (coords(from), coords(to), o.torus) {
+            (Some(a), Some(b), Some(_)) => match (0..3).find(|&d| a[d] != b[d]) {
+                Some(0) => "x links",
+                Some(1) => "y links",
+                _ => "z links",
+            },
+            (None, Some(_), Some(_)) => "injection (node -> router)",
+            (Some(_), None, Some(_)) => "ejection (router -> node)",
+            _ => "link directions",
+        };
+        classes
+            .entry(class)
+            .or_default()
+            .push(100.0 * l.utilization);
+    }
+    let series = classes
+        .into_iter()
+        .map(|(name, mut u)| {
+            u.sort_by(|a, b| b.total_cmp(a));
+            Series {
+                name: format!("{name} ({})", u.len()),
+                points: u
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| ((i + 1) as f64, v))
+                    .collect(),
+                style: Style::Line,
+            }
+        })
+        .collect();
+    let lp = links_path(p);
+    Figure {
+        title: format!("Link utilization, busiest first: {}", r.machine),
+        x_label: "links, sorted by utilization (rank)".into(),
+        y_label: "utilization over the run [%]".into(),
+        log_x: false,
+        log_y: false,
+        series,
+    }
+    .write_svg(&lp)?;
+    written.push(lp);
+    if let Some(dims) = o.torus {
+        let tp = torus_path(p);
+        torus_map(o, dims, &tp)?;
+        written.push(tp);
+    }
+    Ok(written)
+}
+
+/// The torus-map path next to `p`: `FILE.svg` -> `FILE-torus.svg`.
+pub fn torus_path(p: &Path) -> PathBuf {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
+    p.with_file_name(format!("{stem}-torus.svg"))
+}
+
+/// Link utilization over the torus, laid out by coordinates: one panel
+/// per z plane, one cell per router at (x, y), shaded by the highest
+/// utilization of the router's outgoing router-to-router links (white 0,
+/// dark red the run's busiest link), with that percentage written in the
+/// cell when the grid is small enough to read it.
+fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let Some(li) = &o.links else {
+        return Ok(());
+    };
+    let [nx, ny, nz] = dims;
+    let idx = |c: [u32; 3]| (c[0] + nx * (c[1] + ny * c[2])) as usize;
+    let mut util = vec![0.0f64; (nx * ny * nz) as usize];
+    for l in &li.stats {
+        let from = li.names.get(l.from as usize).map_or("", |s| s.as_str());
+        let to = li.names.get(l.to as usize).map_or("", |s| s.as_str());
+        if let (Some(a), Some(_)) = (coords(from), coords(to)) {
+            if a.iter().zip(dims).all(|(&v, d)| v < d) {
+                let u = &mut util[idx(a)];
+                *u = u.max(l.utilization);
+            }
+        }
+    }
+    let top = util.iter().copied().fold(0.0, f64::max);
+    let err = |e: &dyn std::fmt::Display| format!("{}: cannot draw figure: {e}", path.display());
+    let cols = (nz as f64).sqrt().ceil().max(1.0) as usize;
+    let rows = (nz as usize).div_ceil(cols);
+    let label = nx * ny * nz <= 512;
+    // Cells big enough for their label on small tori, small on big ones.
+    let cell = if label { 48 } else { 14 };
+    let (w, h) = (
+        (cols as u32 * (nx * cell + 60)).clamp(560, 3000),
+        (rows as u32 * (ny * cell + 60) + 40).clamp(240, 3000),
+    );
+    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let root = root
+        .titled(
+            &format!(
+                "Busiest outgoing torus link per router [%] (darkest {:.1}%)",
+                100.0 * top
+            ),
+            ("sans-serif", 15),
+        )
+        .map_err(|e| err(&e))?;
+    let shade = |u: f64| {
+        let f = if top > 0.0 { u / top } else { 0.0 };
+        RGBColor(
+            (255.0 - 100.0 * f) as u8,
+            (255.0 - 235.0 * f) as u8,
+            (255.0 - 235.0 * f) as u8,
+        )
+    };
+    for (z, panel) in root.split_evenly((rows, cols)).into_iter().enumerate() {
+        if z >= nz as usize {
+            break;
+        }
+        let mut c = ChartBuilder::on(&panel)
+            .caption(format!("z = {z}"), ("sans-serif", 12))
+            .margin(6)
+            .x_label_area_size(18)
+            .y_label_area_size(22)
+            .build_cartesian_2d(0u32..nx, 0u32..ny)
+            .map_err(|e| err(&e))?;
+        c.configure_mesh()
+            .disable_mesh()
+            .x_desc("x")
+            .y_desc("y")
+            .x_labels(nx.min(12) as usize)
+            .y_labels(ny.min(12) as usize)
+            .draw()
+            .map_err(|e| err(&e))?;
+        for y in 0..ny {
+            for x in 0..nx {
+                let u = util[idx([x, y, z as u32])];
+                c.draw_series(std::iter::once(Rectangle::new(
+                    [(x, y), (x + 1, y + 1)],
+                    shade(u).filled(),
+                )))
+                .map_err(|e| err(&e))?;
+                if label {
+                    c.draw_series(std::iter::once(Text::new(
+                        format!("{:.0}", 100.0 * u),
+                        (x, y + 1),
+                        ("sans-serif", 12),
+                    )))
+                    .map_err(|e| err(&e))?;
+                }
+            }
+        }
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// A number from an axis value: numbers as they are, sizes/times/rates by
+/// their units (bytes, seconds, bytes/s); `None` for words.
+fn numeric(v: &str) -> Option<f64> {
+    let t = v.trim().trim_matches('"');
+    t.parse::<f64>()
+        .ok()
+        .or_else(|| sim_core::units::parse_bytes(t).ok().map(|b| b as f64))
+        .or_else(|| sim_core::units::parse_time(t).ok().map(|x| x.as_secs_f64()))
+        .or_else(|| {
+            sim_core::units::parse_rate(t)
+                .ok()
+                .map(|x| x.as_bytes_per_sec() as f64)
+        })
+}
+
+/// The value at a dotted path of a report (`makespan_s`,
+/// `matching.posted_recvs.mean`), as a number.
+fn metric_of(v: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.').try_fold(v, |v, k| v.get(k))?.as_f64()
+}
+
+/// The sweep figures: `metric` (a dotted path into the report, e.g.
+/// `makespan_s`) against each axis, one curve per combination of the
+/// other axes; the first axis's figure at `p`, axis `k > 0` at
+/// `FILE-by-<path>.svg`. Words on an axis are placed at 0, 1, 2, ... in
+/// sweep order; numbers (and sizes, times, rates with units) at their
+/// value, on a log axis when they span two decades. Returns the files.
+pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf>, String> {
+    let Some(first) = rows.first() else {
+        return Err("no rows to plot".into());
+    };
+    if metric_of(&first.result, metric).is_none() {
+        return Err(format!(
+            "--metric `{metric}` is not a number in the report (e.g. makespan_s, messages, matching.posted_recvs.mean)"
+        ));
+    }
+    let split = |s: &str| -> (String, String) {
+        match s.split_once(" = ") {
+            Some((k, v)) => (k.to_string(), super::render::unquote(v).to_string()),
+            None => (s.to_string(), String::new()),
+        }
+    };
+    let axes = first.params.len().max(1);
+    let mut written = Vec::new();
+    for k in 0..axes {
+        let axis = first
+            .params
+            .get(k)
+            .map_or("point".to_string(), |s| split(s).0);
+        let values: Vec<String> = rows
+            .iter()
+            .map(|r| r.params.get(k).map_or(r.index.to_string(), |s| split(s).1))
+            .collect();
+        let all_numeric = values.iter().all(|v| numeric(v).is_some());
+        let mut words: Vec<String> = Vec::new();
+        let mut curves: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for (r, v) in rows.iter().zip(&values) {
+            let x = if all_numeric {
+                numeric(v).unwrap_or(0.0)
+            } else {
+                match words.iter().position(|w| w == v) {
+                    Some(i) => i as f64,
+                    None => {
+                        words.push(v.clone());
+                        (words.len() - 1) as f64
+                    }
+                }
+            };
+            let y = metric_of(&r.result, metric).unwrap_or(f64::NAN);
+            let others: Vec<String> = r
+                .params
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, s)| {
+                    let (a, b) = split(s);
+                    format!("{a} = {b}")
+                })
+                .collect();
+            let key = if others.is_empty() {
+                metric.to_string()
+            } else {
+                others.join(", ")
+            };
+            curves.entry(key).or_default().push((x, y));
+        }
+        let x_label = if all_numeric {
+            axis.clone()
+        } else {
+            format!(
+                "{axis}: {}",
+                words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| format!("{i} = {w}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let log_x = all_numeric && {
+            let xs: Vec<f64> = values.iter().filter_map(|v| numeric(v)).collect();
+            let (lo, hi) = xs
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            lo > 0.0 && hi / lo >= 100.0
+        };
+        let path = if k == 0 {
+            p.to_path_buf()
+        } else {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("sweep");
+            let safe: String = axis
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            p.with_file_name(format!("{stem}-by-{safe}.svg"))
+        };
+        Figure {
+            title: format!("Sweep: {metric} against {axis}"),
+            x_label,
+            y_label: metric.to_string(),
+            log_x,
+            log_y: false,
+            series: curves
+                .into_iter()
+                .map(|(name, mut pts)| {
+                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    Series {
+                        name,
+                        points: pts,
+                        // Words have no order between them: points.
+                        style: if all_numeric {
+                            Style::Line
+                        } else {
+                            Style::Points
+                        },
+                    }
+                })
+                .collect(),
+        }
+        .write_svg(&path)?;
+        written.push(path);
+    }
+    Ok(written)
+}
