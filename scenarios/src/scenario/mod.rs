@@ -747,19 +747,6 @@ impl Scenario {
             _ => MpiPreset::BlueWaters,
         });
         let mut p = preset.params();
-        if preset == MpiPreset::InfinibandQdr {
-            // Bridges et al.'s one-way latency (1616 ns wire + 271 ns
-            // match) leaves nothing for the 4 ns gamma the simulator also
-            // charges for the one element a lone message's search visits,
-            // so on the QDR machine the calibration contract is 4 ns short
-            // and every run would be rejected. Add gamma to every alpha
-            // (0.3 % of 1887 ns); the preset in mpi-layer is unchanged.
-            // One more nanosecond covers the picosecond roundings of a
-            // packet's tail on the switch's second link.
-            for cell in p.postal.iter_mut().flatten() {
-                cell.alpha += p.gamma + Time::from_ns(1);
-            }
-        }
         if let Some(v) = m.short_max {
             p.short_max = v.0;
         }
@@ -969,6 +956,7 @@ impl Scenario {
                 _ => RouteMode::DimensionOrder,
             },
             series_interval: None,
+            backpressure: t.backpressure.unwrap_or(false),
         }
     }
 

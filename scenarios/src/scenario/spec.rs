@@ -187,6 +187,9 @@ pub struct TransportSpec {
     pub switching: Option<SwitchingName>,
     /// `dimension-order` (default) or `adaptive` (torus, packet mode).
     pub routing: Option<RoutingName>,
+    /// Finite link buffers with backpressure (packet mode); default false
+    /// (unbounded queues).
+    pub backpressure: Option<bool>,
 }
 
 /// Transport mode names.
