@@ -195,9 +195,15 @@ pub struct Origin {
     pub line: u64,
 }
 
+/// `source:line`, or just `source` when no line applies (line 0: a whole
+/// file, e.g. a missing per-rank trace).
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.source, self.line)
+        if self.line == 0 {
+            write!(f, "{}", self.source)
+        } else {
+            write!(f, "{}:{}", self.source, self.line)
+        }
     }
 }
 

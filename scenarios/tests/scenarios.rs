@@ -555,7 +555,7 @@ fn ti_malformed_inputs_name_file_and_line() {
         TiTrace::from_rank_files(vec![s.join("nope.txt")], TiConfig::default()).unwrap_err();
     assert!(
         e.to_string()
-            .ends_with("nope.txt:0: per-rank trace file does not exist")
+            .ends_with("nope.txt: per-rank trace file does not exist")
     );
 }
 
@@ -821,7 +821,7 @@ fn native_malformed_inputs_name_file_and_line() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.ends_with("missing.trace:0: per-rank trace file does not exist"),
+        e.ends_with("missing.trace: per-rank trace file does not exist"),
         "{e}"
     );
 }
@@ -1040,7 +1040,7 @@ fn msglist_malformed_inputs_name_file_and_line() {
     let e = MessageList::read(&s.join("none.csv"), &cfg)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("none.csv:0: cannot open trace file"), "{e}");
+    assert!(e.contains("none.csv: cannot open trace file"), "{e}");
     // Ranks without messages get empty programs.
     let f = write(&s, "ok.csv", "# a comment\n0,1,8\n\n0,1,16\n");
     let ml = MessageList::read(&f, &cfg).unwrap();
@@ -1235,7 +1235,7 @@ fn dumpi_malformed_inputs_name_file_and_record() {
     let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     let e = t.rank_stream(0).err().unwrap().to_string();
     assert!(
-        e.contains("testtrace-0000.bin:0: no DUMPI index record in the last 64 bytes"),
+        e.contains("testtrace-0000.bin: no DUMPI index record in the last 64 bytes"),
         "{e}"
     );
     // Not a DUMPI file at all.
@@ -1245,7 +1245,7 @@ fn dumpi_malformed_inputs_name_file_and_record() {
         .unwrap()
         .to_string();
     assert!(
-        e.ends_with("testtrace-0000.bin:0: not a DUMPI file (no magic number at byte 0)"),
+        e.ends_with("testtrace-0000.bin: not a DUMPI file (no magic number at byte 0)"),
         "{e}"
     );
     // A missing rank file.
@@ -1258,7 +1258,7 @@ fn dumpi_malformed_inputs_name_file_and_record() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("testtrace.meta:0: rank 4's trace file")
+        e.contains("testtrace.meta: rank 4's trace file")
             && e.ends_with("testtrace-0004.bin does not exist"),
         "{e}"
     );
