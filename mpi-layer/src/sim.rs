@@ -780,7 +780,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         }
         if q.wakes.peek().is_none_or(|w| w.0 > t) {
             q.wakes.push(Reverse(t));
-            s.schedule_at(t, Ev::Wake);
+            s.post_at(t, Ev::Wake);
         }
     }
 
@@ -806,7 +806,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         if let Some(t) = self.local.next_time() {
             if self.local.wakes.peek().is_none_or(|w| w.0 > t) {
                 self.local.wakes.push(Reverse(t));
-                s.schedule_at(t, Ev::Wake);
+                s.post_at(t, Ev::Wake);
             }
         }
     }

@@ -266,7 +266,7 @@ impl FlowNet {
     fn ensure_update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
         if !self.update_pending {
             self.update_pending = true;
-            sched.schedule_in(Time::ZERO, FlowEvent::Update);
+            sched.post_in(Time::ZERO, FlowEvent::Update);
         }
     }
 
@@ -644,7 +644,7 @@ impl Transport for FlowNet {
                 fl.end_ev = None;
                 fl.rate = 0.0;
                 fl.live = false;
-                sched.schedule_in(fl.lat, FlowEvent::Deliver(fl.token));
+                sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
                 self.free.push(f);
                 self.ensure_update(sched);
             }
