@@ -47,8 +47,10 @@ enum Command {
     },
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
+        #[command(flatten)]
+        suite: bench::SuiteArgs,
         #[command(subcommand)]
-        what: bench::BenchCommand,
+        what: Option<bench::BenchCommand>,
     },
 }
 
@@ -129,7 +131,7 @@ fn main() -> ExitCode {
             quick,
         } => validate_cmd(cases, list, json, figures, quick),
         Command::Fit { csv } => fit_cmd(csv),
-        Command::Bench { what } => bench::run(what).map(|()| true),
+        Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
