@@ -1488,10 +1488,17 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 continue;
             }
             let step = coll.step;
-            let (op, origin) = self.ranks[r as usize].cur.as_ref().expect("coll op");
+            let (op, _) = self.ranks[r as usize].cur.as_ref().expect("coll op");
             let comm_id = comm_of(op).expect("collective names its comm");
-            let origin = origin.clone();
             let Some((g, _, _)) = self.comm(r, comm_id) else {
+                // Cloned only here: an `Arc` count update per step and
+                // rank was 3 % of a large allreduce.
+                let origin = self.ranks[r as usize]
+                    .cur
+                    .as_ref()
+                    .expect("coll op")
+                    .1
+                    .clone();
                 self.scratch = out;
                 return self.fail(r, &origin, format!("unknown communicator {comm_id:?}"));
             };
