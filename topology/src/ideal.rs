@@ -44,7 +44,7 @@ impl Transport for IdealNetwork {
 
     fn start(&mut self, sched: &mut impl Schedule<Arrive>, t: Transfer, _out: &mut Vec<Delivery>) {
         let d = self.idle_time(t.src, t.dst, t.bytes, t.rate_cap);
-        sched.schedule_in(d, Arrive(t.token));
+        sched.post_in(d, Arrive(t.token));
     }
 
     fn handle(&mut self, sched: &mut impl Schedule<Arrive>, ev: Arrive, out: &mut Vec<Delivery>) {

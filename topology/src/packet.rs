@@ -265,16 +265,16 @@ impl PacketNet {
             // The asymmetric rule needs to see a message's last packet
             // leave, so every service ends with an event.
             q.free_pending = true;
-            sched.schedule_at(end, PacketEvent::Free(l));
+            sched.post_at(end, PacketEvent::Free(l));
         }
         self.stats.sent(l, now, end, pk.size as u64, true);
         let link = *self.m.link(l);
         self.pkts[p as usize].tail = end + link.latency;
         if link.to == self.msgs[pk.msg as usize].dst {
-            sched.schedule_at(end + link.latency, PacketEvent::Deliver(p));
+            sched.post_at(end + link.latency, PacketEvent::Deliver(p));
         } else {
             let head = if self.ct { now } else { end } + link.latency;
-            sched.schedule_at(head, PacketEvent::Head(p));
+            sched.post_at(head, PacketEvent::Head(p));
         }
         if self.bp {
             if link.to >= self.m.nodes() {
@@ -332,7 +332,7 @@ impl PacketNet {
             if r <= now {
                 self.nic[h as usize].push_back(mi);
             } else {
-                sched.schedule_at(r, PacketEvent::Pace(mi));
+                sched.post_at(r, PacketEvent::Pace(mi));
             }
         }
     }
@@ -429,7 +429,7 @@ impl PacketNet {
         if waiting {
             let at = q.free_at.max(sched.now());
             self.q[l as usize].free_pending = true;
-            sched.schedule_at(at, PacketEvent::Free(l));
+            sched.post_at(at, PacketEvent::Free(l));
         }
     }
 
@@ -522,7 +522,7 @@ impl Transport for PacketNet {
             self.nic[t.src.0 as usize].push_back(mi);
             self.kick(sched, inj);
         } else {
-            sched.schedule_at(r, PacketEvent::Pace(mi));
+            sched.post_at(r, PacketEvent::Pace(mi));
         }
     }
 

@@ -67,8 +67,10 @@ enum Command {
     },
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
+        #[command(flatten)]
+        suite: bench::SuiteArgs,
         #[command(subcommand)]
-        what: bench::BenchCommand,
+        what: Option<bench::BenchCommand>,
     },
 }
 
@@ -149,7 +151,7 @@ fn main() -> ExitCode {
             quick,
         } => validate_cmd(cases, list, json, figures, quick),
         Command::Fit { csv } => fit_cmd(csv),
-        Command::Bench { what } => bench::run(what).map(|()| true),
+        Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
         Command::Run(a) => cli::run(a).map(|()| true),
         Command::Replay(a) => cli::replay(a).map(|()| true),
         Command::Presets => {

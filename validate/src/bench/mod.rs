@@ -1,11 +1,17 @@
 //! `netsim bench`: benchmark programs that print figures. Nothing here
 //! asserts a speed; machines are shared and noisy, so compare figures as
 //! ratios within one run.
+//!
+//! `netsim bench` alone runs the fixed set of issue 7 ([`suite`]); the
+//! subcommands are the engine and network micro-benchmarks.
 
 use clap::Subcommand;
 use std::process::Command as Process;
 
 pub mod net;
+pub mod suite;
+
+pub use suite::SuiteArgs;
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
@@ -58,7 +64,12 @@ pub enum BenchCommand {
     },
 }
 
-pub fn run(cmd: BenchCommand) -> Result<(), String> {
+/// `netsim bench [FLAGS] [SUBCOMMAND]`: without a subcommand, the fixed
+/// set of workloads ([`suite`]).
+pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
+    let Some(cmd) = cmd else {
+        return suite::run(args);
+    };
     match cmd {
         BenchCommand::Net {
             dims,
