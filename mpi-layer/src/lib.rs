@@ -85,8 +85,8 @@
 //! its own time-bucketed FIFO queue with one engine event per instant;
 //! each host resource has at most one of them pending. Long linear match
 //! queues are indexed (same matches and search lengths, `O(log n)` per
-//! search). `examples/perf.rs` prints events per second and wall times
-//! for the workloads the performance issue names.
+//! search). `netsim bench` prints events per second, wall times and
+//! peak memory for the workloads the performance issue names.
 //!
 //! ## Simplifications (stated, not hidden)
 //! * A receive's size is not checked against the message's: the message

@@ -10,6 +10,7 @@
 use mpi_layer::{CommId, Op, Rank, ReqId, Source, TagSel};
 use sim_core::rand::Rng;
 use sim_core::{RngStreams, Time};
+use topology::{NodeId, Placement, ProcLoc};
 
 const W: CommId = CommId::WORLD;
 
@@ -230,6 +231,42 @@ impl ZhuPattern {
     pub fn node_of_rank(&self) -> Vec<u32> {
         self.links.iter().flat_map(|&(a, b)| [a, b]).collect()
     }
+
+    /// The placement of [`ZhuPattern::programs`] on nodes numbered as in
+    /// the pattern, with `sockets` sockets of `cores_per_socket` cores
+    /// ([`place_in_order`]; Zhu's nodes: 2 x 6, Sec. 3.2).
+    pub fn placement(&self, sockets: u16, cores_per_socket: u16) -> Placement {
+        place_in_order(&self.node_of_rank(), NodeId, sockets, cores_per_socket)
+    }
+}
+
+/// Rank `r` on node `node(node_of_rank[r])`, on the next unused core of
+/// that node in rank order (cores fill socket 0 first; cores beyond the
+/// last socket stay on it): one process per core, as Zhu et al. map their
+/// logical links (Sec. 4.3).
+pub fn place_in_order(
+    node_of_rank: &[u32],
+    node: impl Fn(u32) -> NodeId,
+    sockets: u16,
+    cores_per_socket: u16,
+) -> Placement {
+    let mut used: Vec<u16> = Vec::new();
+    let locs = node_of_rank
+        .iter()
+        .map(|&n| {
+            if used.len() <= n as usize {
+                used.resize(n as usize + 1, 0);
+            }
+            let core = used[n as usize];
+            used[n as usize] = core.saturating_add(1);
+            ProcLoc {
+                node: node(n),
+                socket: (core / cores_per_socket.max(1)).min(sockets.saturating_sub(1)),
+                core,
+            }
+        })
+        .collect();
+    Placement::from_locs(locs)
 }
 
 /// A collective to run as a workload.

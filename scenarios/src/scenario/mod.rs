@@ -1150,20 +1150,7 @@ impl Scenario {
                     ),
                 ));
             }
-            let mut used = vec![0u16; nodes.len()];
-            let locs = nor
-                .iter()
-                .map(|&n| {
-                    let c = used[n as usize];
-                    used[n as usize] = c.saturating_add(1);
-                    ProcLoc {
-                        node: nodes[n as usize],
-                        socket: (c / cores.max(1)).min(sockets.saturating_sub(1)),
-                        core: c,
-                    }
-                })
-                .collect();
-            Placement::from_locs(locs)
+            crate::workloads::place_in_order(nor, |n| nodes[n as usize], sockets, cores)
         } else {
             match self.mapping.kind {
                 MappingKind::Block | MappingKind::RoundRobin => {

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use topology::{
     Backbone, EthernetParams, IdealNetwork, InfinibandParams, Mapping, Mode, NetConfig, Network,
-    NodeId, Placement, ProcLoc, Sharing, TorusParams,
+    NodeId, Placement, Sharing, TorusParams,
 };
 
 /// Options of the suite (flags of `netsim bench` itself).
@@ -589,26 +589,8 @@ fn zhu(mode: Mode, quick: bool) -> Result<Figures, String> {
             ep.nodes_per_rack = nodes.div_ceil(2);
             let m = ep.build().map_err(|e| e.to_string())?;
             let net = Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())?;
-            let mut used = vec![0u16; nodes as usize];
-            let locs = pat
-                .node_of_rank()
-                .into_iter()
-                .map(|n| {
-                    let c = used[n as usize];
-                    used[n as usize] += 1;
-                    ProcLoc {
-                        node: NodeId(n),
-                        socket: 0,
-                        core: c,
-                    }
-                })
-                .collect();
-            let f = timed(
-                Placement::from_locs(locs),
-                net,
-                pat.programs(bytes),
-                params.clone(),
-            )?;
+            let placement = pat.placement(ep.sockets, ep.cores_per_socket);
+            let f = timed(placement, net, pat.programs(bytes), params.clone())?;
             total.messages += f.messages;
             total.events += f.events;
             total.wall += f.wall;

@@ -13,7 +13,7 @@ use scenarios::workloads::{
 };
 use topology::{
     Backbone, EthernetParams, Locality, Mapping, Mode, NetConfig, Network, NodeId, Placement,
-    ProcLoc, Sharing, TorusParams,
+    Sharing, TorusParams,
 };
 
 pub(super) fn cases() -> Vec<Case> {
@@ -313,27 +313,8 @@ fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
                     .map_err(|e| e.to_string())?;
                 // One process per logical-link end, on its node; cores
                 // numbered per node in order of appearance.
-                let mut used = vec![0u16; nodes as usize];
-                let locs = pat
-                    .node_of_rank()
-                    .into_iter()
-                    .map(|n| {
-                        let c = used[n as usize];
-                        used[n as usize] += 1;
-                        ProcLoc {
-                            node: NodeId(n),
-                            socket: 0,
-                            core: c,
-                        }
-                    })
-                    .collect();
-                let r = simulate(
-                    "zhu",
-                    Placement::from_locs(locs),
-                    net,
-                    pat.programs(bytes),
-                    params.clone(),
-                )?;
+                let placement = pat.placement(ep.sockets, ep.cores_per_socket);
+                let r = simulate("zhu", placement, net, pat.programs(bytes), params.clone())?;
                 let platform = ZhuPlatform {
                     nodes_per_rack: nodes.div_ceil(2),
                     ..ZhuPlatform::optical()
