@@ -269,8 +269,10 @@ pub fn place_in_order(
     Placement::from_locs(locs)
 }
 
-/// A collective to run as a workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A collective to run as a workload (scenario files name it in kebab
+/// case: `reduce-scatter`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Collective {
     /// `MPI_Barrier`.
     Barrier,

@@ -482,7 +482,7 @@ impl Scenario {
                 reps,
             } => {
                 need(*procs >= 1, "procs", "must be at least 1")?;
-                let c = collective_of(*op);
+                let c = *op;
                 simple(
                     "collective",
                     workloads::collective(c, *procs, size.0, *reps),
@@ -688,7 +688,7 @@ impl Scenario {
             } => {
                 let p = *procs as u64;
                 // A reduce-scatter op holds one count per rank.
-                let per = if *op == CollectiveName::ReduceScatter {
+                let per = if *op == Collective::ReduceScatter {
                     p
                 } else {
                     1
@@ -1329,20 +1329,6 @@ fn order_of(o: OrderName) -> RecvOrder {
     match o {
         OrderName::InOrder => RecvOrder::InOrder,
         OrderName::Reversed => RecvOrder::Reversed,
-    }
-}
-
-fn collective_of(c: CollectiveName) -> Collective {
-    match c {
-        CollectiveName::Barrier => Collective::Barrier,
-        CollectiveName::Bcast => Collective::Bcast,
-        CollectiveName::Reduce => Collective::Reduce,
-        CollectiveName::Allreduce => Collective::Allreduce,
-        CollectiveName::Allgather => Collective::Allgather,
-        CollectiveName::Alltoall => Collective::Alltoall,
-        CollectiveName::Gather => Collective::Gather,
-        CollectiveName::Scatter => Collective::Scatter,
-        CollectiveName::ReduceScatter => Collective::ReduceScatter,
     }
 }
 

@@ -419,30 +419,6 @@ pub enum ListOrderName {
     Shuffled,
 }
 
-/// Collective operation names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CollectiveName {
-    /// Barrier.
-    Barrier,
-    /// Bcast.
-    Bcast,
-    /// Reduce.
-    Reduce,
-    /// Allreduce.
-    Allreduce,
-    /// Allgather.
-    Allgather,
-    /// Alltoall.
-    Alltoall,
-    /// Gather.
-    Gather,
-    /// Scatter.
-    Scatter,
-    /// Reduce-scatter.
-    ReduceScatter,
-}
-
 /// Trace format names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -583,7 +559,7 @@ pub enum WorkloadSpec {
     /// One collective, repeated.
     Collective {
         /// The operation.
-        op: CollectiveName,
+        op: crate::workloads::Collective,
         /// Ranks. Default 16.
         #[serde(default = "d_16")]
         procs: u32,
