@@ -667,12 +667,14 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
         every: u64,
         mut progress: impl FnMut(Time, u64),
     ) -> (Result<RunResults, RunError>, T) {
+        // A countdown, not `seen % every`: no division per event.
         let every = every.max(1);
-        let mut seen = 0u64;
+        let (mut seen, mut next) = (0u64, every);
         self.engine.run_while(&mut self.state, |m, now| {
             seen += 1;
-            if seen % every == 0 {
+            if seen == next {
                 progress(now, seen);
+                next = next.saturating_add(every);
             }
             m.error.is_none()
         });
@@ -1819,7 +1821,14 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                 self.waitall(r, &reqs, origin, true)
             }
             Op::Waitany { ref reqs } => {
-                let reqs = &self.live_reqs(r, reqs);
+                // Copy only when a Test has freed some request of this rank.
+                let live;
+                let reqs = if self.ranks[r as usize].tested.is_empty() {
+                    reqs
+                } else {
+                    live = self.live_reqs(r, reqs);
+                    &live
+                };
                 let mut idx = Vec::with_capacity(reqs.len());
                 for &q in reqs {
                     idx.push(self.known(r, q, origin)?);
