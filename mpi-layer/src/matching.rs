@@ -140,6 +140,18 @@ type PostedKey = (u32, Option<u32>, Option<i32>);
 /// `unexpected_msgs`: one bucket per exact key for receives without
 /// wildcards (visited = 1 when the bucket exists), plus an arrival-ordered
 /// index that wildcard receives scan linearly (visited = scanned entries).
+/// The four buckets of posted receives that can match `e`: exact source
+/// and tag, `MPI_ANY_TAG`, `MPI_ANY_SOURCE`, both wildcards. The match is
+/// the oldest head among them.
+fn posted_keys(e: &Envelope) -> [PostedKey; 4] {
+    [
+        (e.ctx, Some(e.src), Some(e.tag)),
+        (e.ctx, Some(e.src), None),
+        (e.ctx, None, Some(e.tag)),
+        (e.ctx, None, None),
+    ]
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct HashedQueues {
     seq: u64,
@@ -157,12 +169,7 @@ impl HashedQueues {
 
 impl MatchQueue for HashedQueues {
     fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
-        let keys: [PostedKey; 4] = [
-            (e.ctx, Some(e.src), Some(e.tag)),
-            (e.ctx, Some(e.src), None),
-            (e.ctx, None, Some(e.tag)),
-            (e.ctx, None, None),
-        ];
+        let keys = posted_keys(e);
         let mut best: Option<(u64, usize)> = None;
         let mut visited = 0;
         for (i, k) in keys.iter().enumerate() {
@@ -468,12 +475,7 @@ impl IndexedLinearQueues {
 
 impl MatchQueue for IndexedLinearQueues {
     fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
-        let keys: [PostedKey; 4] = [
-            (e.ctx, Some(e.src), Some(e.tag)),
-            (e.ctx, Some(e.src), None),
-            (e.ctx, None, Some(e.tag)),
-            (e.ctx, None, None),
-        ];
+        let keys = posted_keys(e);
         let mut best: Option<(u64, usize)> = None;
         for (i, k) in keys.iter().enumerate() {
             if let Some(s) = head(&mut self.posted_by, k, &self.posted) {

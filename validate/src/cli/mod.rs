@@ -181,6 +181,13 @@ pub struct SweepArgs {
     /// Run only shard i of N (points whose number is i mod N).
     #[arg(long, value_name = "i/N")]
     shard: Option<String>,
+    #[command(flatten)]
+    rows: RowOutput,
+}
+
+/// Where a sweep's rows go, for `netsim sweep` and `netsim sweep merge`.
+#[derive(Args, Debug)]
+pub struct RowOutput {
     /// Write the rows (JSON lines) here instead of standard output.
     #[arg(long, value_name = "FILE.jsonl")]
     out: Option<PathBuf>,
@@ -206,18 +213,8 @@ pub enum SweepCommand {
         /// Shard outputs.
         #[arg(required = true)]
         shards: Vec<PathBuf>,
-        /// Write here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print a CSV table instead of JSON lines.
-        #[arg(long)]
-        csv: bool,
-        /// Plot the metric against each axis (as `netsim sweep --plot`).
-        #[arg(long, value_name = "FILE.svg")]
-        plot: Option<PathBuf>,
-        /// The report value the plot shows, a dotted path.
-        #[arg(long, default_value = "makespan_s")]
-        metric: String,
+        #[command(flatten)]
+        rows: RowOutput,
     },
 }
 
@@ -426,14 +423,7 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
 
 /// `netsim sweep` and `netsim sweep merge`.
 pub fn sweep(a: SweepArgs) -> Result<(), String> {
-    if let Some(SweepCommand::Merge {
-        shards,
-        out,
-        csv,
-        plot,
-        metric,
-    }) = a.merge
-    {
+    if let Some(SweepCommand::Merge { shards, rows: o }) = a.merge {
         let mut inputs = Vec::new();
         for p in &shards {
             let name = p.display().to_string();
@@ -441,7 +431,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             inputs.push((name, text));
         }
         let rows = sweep::merge(&inputs)?;
-        return write_rows(&rows, out.as_deref(), csv, plot.as_deref(), &metric);
+        return write_rows(&rows, &o);
     }
     let path = a.scenario.ok_or("sweep needs a scenario file")?;
     let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
@@ -500,7 +490,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             result,
         });
     }
-    write_rows(&rows, a.out.as_deref(), a.csv, a.plot.as_deref(), &a.metric)
+    write_rows(&rows, &a.rows)
 }
 
 fn params_of(p: &sweep::Point) -> Vec<String> {
@@ -529,14 +519,8 @@ fn run_point(
     serde_json::to_value(&o.report).map_err(|e| e.to_string())
 }
 
-fn write_rows(
-    rows: &[Row],
-    out: Option<&Path>,
-    csv: bool,
-    plot: Option<&Path>,
-    metric: &str,
-) -> Result<(), String> {
-    let text = if csv {
+fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
+    let text = if o.csv {
         render::sweep_csv(rows)
     } else {
         let mut s = String::new();
@@ -546,15 +530,15 @@ fn write_rows(
         }
         s
     };
-    match out {
+    match &o.out {
         Some(p) => {
             std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
             eprintln!("wrote {} rows to {}", rows.len(), p.display());
         }
         None => print!("{text}"),
     }
-    if let Some(p) = plot {
-        for f in plots::sweep_figures(rows, p, metric)? {
+    if let Some(p) = &o.plot {
+        for f in plots::sweep_figures(rows, p, &o.metric)? {
             eprintln!("wrote {}", f.display());
         }
     }
