@@ -59,6 +59,22 @@ pub struct Dur(pub Time);
 /// A rate with a unit (`"940 Mb/s"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rate(pub Bandwidth);
+/// A rate or a keyword meaning "no limit" (`"none"`, `"unlimited"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit(pub Option<Bandwidth>);
+
+impl<'de> Deserialize<'de> for Limit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "none" | "unlimited" => Ok(Limit(None)),
+            t => units::parse_rate(t)
+                .map(|r| Limit(Some(r)))
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 /// A size in bytes: a non-negative integer or a string with a unit
 /// (`"12 KiB"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -965,7 +981,13 @@ impl Scenario {
                     ip.latency = v.0;
                 }
                 if let Some(v) = m.bandwidth {
-                    ip.bandwidth = v.0;
+                    ip.bandwidth = v.0.ok_or_else(|| {
+                        src.err(
+                            "machine",
+                            "bandwidth",
+                            "\"unlimited\" applies to the ideal machine only",
+                        )
+                    })?;
                 }
                 if let Some(v) = m.sockets {
                     ip.sockets = v;
@@ -1128,12 +1150,16 @@ impl Scenario {
         let wall = std::time::Instant::now();
         let (outcome, links, torus) = match machine {
             None => {
-                let net = IdealNetwork::new(
-                    nodes.len() as u32,
-                    m.latency.map_or(Time::from_ns(500), |v| v.0),
-                    m.bandwidth
-                        .map_or(Bandwidth::bytes_per_sec(100_000_000_000), |v| v.0),
-                );
+                let latency = m.latency.map_or(Time::from_ns(500), |v| v.0);
+                let net = match m.bandwidth {
+                    Some(Limit(None)) => IdealNetwork::unlimited(nodes.len() as u32, latency),
+                    v => IdealNetwork::new(
+                        nodes.len() as u32,
+                        latency,
+                        v.and_then(|v| v.0)
+                            .unwrap_or(Bandwidth::bytes_per_sec(100_000_000_000)),
+                    ),
+                };
                 let (o, _) = simulate(
                     placement,
                     net,

@@ -8,10 +8,10 @@
 //! takes `alpha + s / R_b` (`rest = "L"` or `"o_recv"`); giving that term
 //! as well is an error rather than a value silently ignored.
 
-use super::{Bytes, Dur, Rate, Scenario, ScenarioError, Source};
+use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, Source};
 use mpi_layer::{AllreduceLarge, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest};
 use serde::{Deserialize, Deserializer, Serialize};
-use sim_core::{Bandwidth, PerByte, Time, units};
+use sim_core::{PerByte, Time, units};
 
 /// MPI parameter presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -102,22 +102,6 @@ pub struct MpiSpec {
     pub loggp: Option<LoggpSpec>,
     /// `[mpi.collectives]` overrides.
     pub collectives: Option<CollectivesSpec>,
-}
-
-/// A rate or a keyword meaning "no limit" (`"none"`, `"unlimited"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limit(pub Option<Bandwidth>);
-
-impl<'de> Deserialize<'de> for Limit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        match s.trim() {
-            "none" | "unlimited" => Ok(Limit(None)),
-            t => units::parse_rate(t)
-                .map(|r| Limit(Some(r)))
-                .map_err(serde::de::Error::custom),
-        }
-    }
 }
 
 /// A number of messages, or `"unlimited"`.

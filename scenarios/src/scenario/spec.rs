@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::mpi::MpiSpec;
-use super::{Bytes, Dur, Rate};
+use super::{Bytes, Dur, Limit, Rate};
 use crate::trace::TraceFormat;
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
@@ -146,9 +146,9 @@ pub struct MachineSpec {
     /// Latency: ideal wire (default 500 ns), InfiniBand node-to-node
     /// (default 1616 ns), Ethernet per cable (default 75 us).
     pub latency: Option<Dur>,
-    /// Bandwidth: ideal wire (default 100 GB/s), InfiniBand link (default
-    /// 3.787 GB/s).
-    pub bandwidth: Option<Rate>,
+    /// Bandwidth: ideal wire (default 100 GB/s; `"unlimited"`: none, the
+    /// LogGP network), InfiniBand link (default 3.787 GB/s).
+    pub bandwidth: Option<Limit>,
     /// Sockets per node (override).
     pub sockets: Option<u16>,
     /// Cores per socket (override).
