@@ -812,6 +812,133 @@ impl MpiParams {
     }
 }
 
+/// A named parameter set and where each of its values comes from, for
+/// `netsim presets` and the scenario files' `[mpi] preset`.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// Name in scenario files.
+    pub name: &'static str,
+    /// The parameters.
+    pub params: fn() -> MpiParams,
+    /// (what, source) for every group of values.
+    pub sources: &'static [(&'static str, &'static str)],
+}
+
+/// The presets, with sources (the doc comment of each constructor has the
+/// derivations).
+pub const PRESETS: [Preset; 4] = [
+    Preset {
+        name: "blue-waters",
+        params: MpiParams::blue_waters,
+        sources: &[
+            (
+                "postal alpha, R_b",
+                "Bienz, Gropp, Olson, EuroMPI'18, Table 1",
+            ),
+            (
+                "short/eager/rendezvous thresholds",
+                "Cray MPT defaults on Gemini (assumption, not in the paper)",
+            ),
+            (
+                "o_send 0, o_recv = rest of alpha, L 0",
+                "our reading of Bienz Figs. 4, 5 (search adds to the receiver's per-message cost)",
+            ),
+            (
+                "g = alpha, G = 1/R_b",
+                "Bienz eq. 2 (max-rate sums alpha per message; one process <= R_b), Fig. 4 left",
+            ),
+            (
+                "pair window 1 message",
+                "our reading of Bienz Figs. 5, 7 (search on top of max-rate)",
+            ),
+            ("gamma 8.4 ns, both queues", "Bienz eq. 4"),
+            (
+                "unexpected copy 3.2 GB/s",
+                "Bienz Table 1 intra-socket eager R_b, a single-core copy (assumption)",
+            ),
+            (
+                "node memory 102.4 GB/s, copies 2/2/1",
+                "2 x Opteron 6276, 4 DDR3-1600 channels each (public peak, not measured); MPICH/vader eager cells, CMA single-copy rendezvous",
+            ),
+        ],
+    },
+    Preset {
+        name: "bgp",
+        params: MpiParams::bgp,
+        sources: &[
+            (
+                "postal alpha, R_b; thresholds 256/1024 B",
+                "Hoefler, Gropp, Thakur, Traeff, EuroMPI'10, eq. 1",
+            ),
+            (
+                "g = g_recv = 0.84 us",
+                "Hoefler Sec. 4, Fig. 3(a): small alltoall alpha + g (P - 1)",
+            ),
+            (
+                "o_send = o_recv = 0, L = rest",
+                "assumption: the paper gives no CPU overheads",
+            ),
+            (
+                "gamma 100 ns, both queues",
+                "Hoefler Sec. 3: T_match(R) <= 100 ns R",
+            ),
+            (
+                "unexpected copy 2 GB/s, unlimited node memory",
+                "placeholders (not in the paper)",
+            ),
+        ],
+    },
+    Preset {
+        name: "infiniband-qdr",
+        params: MpiParams::infiniband_qdr,
+        sources: &[
+            (
+                "alpha 1616 + 271 ns, 3 x 1616 + 271 ns; R_b 3.787 GB/s",
+                "Bridges et al., ExaMPI'15, Table 2 and Sec. 3 (RTS, CTS, data each cross)",
+            ),
+            (
+                "eager O_recv = 1/16 GB/s (R_b 3.062 GB/s)",
+                "Bridges Table 2 memcpy, Sec. 3.2 (eager copy on the receiving core)",
+            ),
+            (
+                "o = 0 (offloaded), g = 0, L = rest",
+                "Bridges Sec. 4 (ConnectX offload; the link station serializes flits)",
+            ),
+            (
+                "match_base 267 ns + gamma 4 ns",
+                "Bridges Table 2 (271 ns), eq. 2 slope",
+            ),
+            ("eager <= 12288 B", "Bridges Sec. 4 (12 KB crossover)"),
+        ],
+    },
+    Preset {
+        name: "ethernet-zhu",
+        params: MpiParams::ethernet_zhu,
+        sources: &[
+            (
+                "alpha 225 us (675 us rendezvous), R_b 940 Mb/s",
+                "Zhu, Lastovetsky, Ali, Riesen Sec. 3.2 (RTT 450 us, per-flow TCP)",
+            ),
+            ("eager <= 3 MiB", "Zhu Sec. 3: 3 MB TCP socket buffers"),
+            (
+                "between nodes: o = 0, g = 0, L = rest",
+                "assumption: the paper measures bandwidth only",
+            ),
+            (
+                "within a node, gamma, copy, memory",
+                "Blue Waters' values (the paper measures none)",
+            ),
+        ],
+    },
+];
+
+impl Preset {
+    /// The preset called `name`.
+    pub fn named(name: &str) -> Option<&'static Preset> {
+        PRESETS.iter().find(|p| p.name == name)
+    }
+}
+
 impl Default for MpiParams {
     /// Blue Waters ([`MpiParams::blue_waters`]).
     fn default() -> Self {

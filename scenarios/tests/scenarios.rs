@@ -1938,6 +1938,27 @@ mod scenario_files {
         );
     }
 
+    /// Bienz et al. Fig. 4 (left), through a scenario file: 1000 x 8 B
+    /// in order between the sockets of one Blue Waters node take the
+    /// max-rate model's 1000 (alpha + s / R_b) = 846.667 us.
+    #[test]
+    fn example_stream_on_one_node_follows_max_rate() {
+        let o = run(&example("stream-node.toml"));
+        assert_eq!(o.report.makespan_ps, 846_667_000);
+        assert_eq!(cell(&o.report, "short", "same_node"), (1000, 8000));
+    }
+
+    /// Bienz et al. eq. 2 with ppn = 1: one process's 16 x 64 KiB to 16
+    /// nodes take at least alpha + 16 s / R_b = 364.6 us (the node alone
+    /// could inject at R_N) and at most the serial sum 409.6 us.
+    #[test]
+    fn example_one_process_cannot_exceed_r_b() {
+        let o = run(&example("one-to-many.toml"));
+        let s = o.report.makespan_s;
+        assert!((364.6e-6..=409.6e-6).contains(&s), "{s}");
+        assert_eq!(cell(&o.report, "rendezvous", "other_node"), (16, 16 << 16));
+    }
+
     /// LogGOPSim's answers on its own input: GOAL schedules replayed with
     /// `[mpi.loggp]` on a network without latency or bandwidth limit. The
     /// times are LogGP's by hand (in each .goal file's comment) with

@@ -140,6 +140,35 @@ mod cli {
         assert!(map.contains("z = 1") && map.contains("Busiest outgoing torus link per router"));
     }
 
+    /// The three seed facts of the host-model issue, through the public
+    /// command line: a stream on one Blue Waters node within 15 % of the
+    /// max-rate model (847 us), one process's 16 x 64 KiB no faster than
+    /// R_b (>= 361.6 us), and AMG above max-rate and below the full model
+    /// on the levels the quick suite runs (`validate --case amg`).
+    #[test]
+    fn host_model_seed_facts_through_the_cli() {
+        let makespan = |name: &str| {
+            json(&ok(&["run", &example(name), "--json", "--no-wall"]))["makespan_s"]
+                .as_f64()
+                .unwrap()
+        };
+        let t = makespan("stream-node.toml");
+        assert!((t - 846.7e-6).abs() <= 0.15 * 846.7e-6, "{t}");
+        assert!(makespan("one-to-many.toml") >= 361.6e-6);
+        let out = ok(&["validate", "--case", "amg", "--quick", "--json"]);
+        let rows = json(&out);
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 5, "levels 4, 5 (two operations each) and 6");
+        for r in rows {
+            assert_eq!(r["verdict"], "pass", "{r}");
+            let low = r["check"]["low"].as_f64().unwrap();
+            assert!(
+                r["simulated"].as_f64().unwrap() >= low * (1.0 - 2e-3),
+                "{r}"
+            );
+        }
+    }
+
     #[test]
     fn presets_list_sources_and_numbers() {
         let t = ok(&["presets"]);

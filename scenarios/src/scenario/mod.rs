@@ -65,11 +65,10 @@ pub struct Limit(pub Option<Bandwidth>);
 
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        match s.trim() {
-            "none" | "unlimited" => Ok(Limit(None)),
-            t => units::parse_rate(t)
-                .map(|r| Limit(Some(r)))
+        match UnitValue::deserialize(d)? {
+            UnitValue::Text(s) if matches!(s.trim(), "none" | "unlimited") => Ok(Limit(None)),
+            v => rate_from(v)
+                .map(|r| Limit(Some(r.0)))
                 .map_err(serde::de::Error::custom),
         }
     }
@@ -96,19 +95,19 @@ impl<'de> Deserialize<'de> for Dur {
     }
 }
 
+fn rate_from(v: UnitValue) -> Result<Rate, String> {
+    match v {
+        UnitValue::Text(s) => units::parse_rate(&s).map(Rate),
+        UnitValue::Int(i) => Err(format!(
+            "rate {i} has no unit: write e.g. \"{i} B/s\" or \"{i} Gb/s\""
+        )),
+        UnitValue::Float(f) => Err(format!("rate {f} has no unit: write e.g. \"{f} GB/s\"")),
+    }
+}
+
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match UnitValue::deserialize(d)? {
-            UnitValue::Text(s) => units::parse_rate(&s)
-                .map(Rate)
-                .map_err(serde::de::Error::custom),
-            UnitValue::Int(i) => Err(serde::de::Error::custom(format!(
-                "rate {i} has no unit: write e.g. \"{i} B/s\" or \"{i} Gb/s\""
-            ))),
-            UnitValue::Float(f) => Err(serde::de::Error::custom(format!(
-                "rate {f} has no unit: write e.g. \"{f} GB/s\""
-            ))),
-        }
+        rate_from(UnitValue::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -351,7 +350,31 @@ pub fn from_table(
     }
     let mut sc = sc.expect("read from the text or the table above");
     sc.base_dir = base_dir.to_path_buf();
+    // Which [mpi] values the file and the command line gave (the report
+    // says which came from the preset).
+    let mut t = table.clone();
+    for (p, v) in overrides {
+        crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e))?;
+    }
+    if let Some(toml::Value::Table(m)) = t.get("mpi") {
+        leaves(m, "", &mut sc.mpi_given);
+    }
     Ok(sc)
+}
+
+/// The dotted paths of the values in `t`, in key order.
+fn leaves(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in t {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(sub) => leaves(sub, &path, out),
+            _ => out.push(path),
+        }
+    }
 }
 
 /// Loads a scenario file with `overrides` applied.
@@ -1136,7 +1159,18 @@ impl Scenario {
                 }
             }
         };
+        let (preset, preset_default) = self.mpi_preset();
         let setup = Setup {
+            mpi: MpiOrigin {
+                preset: preset.name(),
+                preset_default,
+                given: self
+                    .mpi_given
+                    .iter()
+                    .filter(|k| *k != "preset")
+                    .cloned()
+                    .collect(),
+            },
             machine: machine
                 .as_ref()
                 .map_or_else(|| "ideal".into(), |m| m.name().to_string()),
@@ -1245,8 +1279,8 @@ fn order_of(o: OrderName) -> RecvOrder {
 mod report;
 use report::Setup;
 pub use report::{
-    FinishSummary, LinkInfo, LinkRow, MatchReport, Outcome, RankFinish, Report, SearchStats,
-    TrafficRow, Wall,
+    FinishSummary, LinkInfo, LinkRow, MatchReport, MpiOrigin, Outcome, RankFinish, Report,
+    SearchStats, TrafficRow, Wall,
 };
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use super::{ModeName, ReportSpec};
 /// What the run was (for the report header).
 #[derive(Clone, Debug)]
 pub(super) struct Setup {
+    pub(super) mpi: MpiOrigin,
     pub(super) machine: String,
     pub(super) nodes: u32,
     pub(super) ranks: u32,
@@ -17,6 +18,19 @@ pub(super) struct Setup {
     pub(super) mode: ModeName,
     pub(super) workload: String,
     pub(super) seed: u64,
+}
+
+/// Where the run's MPI parameters came from: no value is taken from a
+/// preset without the report saying so.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MpiOrigin {
+    /// The `[mpi]` preset.
+    pub preset: &'static str,
+    /// The preset was not named: it is the machine's default.
+    pub preset_default: bool,
+    /// The `[mpi]` values given in the file or on the command line (dotted
+    /// paths); every other value is the preset's.
+    pub given: Vec<String>,
 }
 
 /// Per-link statistics with vertex names.
@@ -62,6 +76,8 @@ pub struct Report {
     pub workload: String,
     /// Master seed.
     pub seed: u64,
+    /// Where the MPI parameters came from.
+    pub mpi: MpiOrigin,
     /// Time the last rank finished [s].
     pub makespan_s: f64,
     /// The same [ps].
@@ -255,6 +271,7 @@ impl Report {
             mode: s.mode,
             workload: s.workload.clone(),
             seed: s.seed,
+            mpi: s.mpi.clone(),
             makespan_s: r.makespan.as_secs_f64(),
             makespan_ps: r.makespan.as_ps(),
             finish: FinishSummary {

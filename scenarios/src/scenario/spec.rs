@@ -38,6 +38,10 @@ pub struct Scenario {
     /// scenario file's directory); not a field of the file.
     #[serde(skip)]
     pub base_dir: PathBuf,
+    /// The `[mpi]` values the file and the command line gave, as dotted
+    /// paths below `mpi` (the others come from the preset); not a field.
+    #[serde(skip)]
+    pub mpi_given: Vec<String>,
 }
 
 fn one() -> u64 {

@@ -51,6 +51,23 @@ pub fn table(r: &Report) -> String {
         r.machine, r.nodes, r.nodes_used, r.ranks, r.seed
     );
     let _ = writeln!(o, "workload  {}", r.workload);
+    let origin = if r.mpi.preset_default {
+        format!(
+            "preset {} (the default for this machine; name one with [mpi] preset)",
+            r.mpi.preset
+        )
+    } else {
+        format!("preset {}", r.mpi.preset)
+    };
+    let given = if r.mpi.given.is_empty() {
+        "every value from the preset".to_string()
+    } else {
+        format!(
+            "given: {}; the rest from the preset",
+            r.mpi.given.join(", ")
+        )
+    };
+    let _ = writeln!(o, "mpi       {origin}; {given}");
     let _ = writeln!(
         o,
         "makespan  {}   ({} ps)",
@@ -275,34 +292,116 @@ pub fn sweep_csv(rows: &[Row]) -> String {
     o
 }
 
-fn mpi_lines(o: &mut String, name: &str, source: &str, p: &MpiParams) {
-    let _ = writeln!(o, "  {name:<16} {source}");
+fn host_text(p: &MpiParams, proto: mpi_layer::Protocol, loc: topology::Locality) -> String {
+    use mpi_layer::Rest;
+    let h = p.host(proto, loc);
+    let o_recv = match h.rest {
+        Rest::RecvOverhead => "rest".to_string(),
+        _ => h.o_recv.to_string(),
+    };
+    let l = match h.rest {
+        Rest::Latency => "rest".to_string(),
+        _ => h.latency.to_string(),
+    };
+    let g = h.gap.map_or("alpha".to_string(), |g| g.to_string());
+    let big_g = h.gap_per_byte.map_or("wire".to_string(), |g| g.to_string());
+    let mut t = format!(
+        "o_send {}, o_recv {o_recv}, L {l}, g {g}, G {big_g}",
+        h.o_send
+    );
+    if h.recv_gap > sim_core::Time::ZERO || h.recv_gap_per_byte > sim_core::PerByte::ZERO {
+        t += &format!(", g_recv {}, G_recv {}", h.recv_gap, h.recv_gap_per_byte);
+    }
+    for (name, v) in [
+        ("O_send", h.send_cpu_per_byte),
+        ("O_recv", h.recv_cpu_per_byte),
+    ] {
+        if v > sim_core::PerByte::ZERO {
+            t += &format!(", {name} {v}");
+        }
+    }
+    t
+}
+
+fn mpi_lines(o: &mut String, preset: &mpi_layer::params::Preset) {
+    use mpi_layer::Protocol;
+    use mpi_layer::params::LOCALITIES;
+    let p = (preset.params)();
+    let pad = "";
     let _ = writeln!(
         o,
-        "  {:<16} short <= {} B, eager <= {} B, gamma {} / {}, match_base {}, unexpected copy {}, offload {}",
-        "",
-        p.short_max,
-        p.eager_max,
-        p.gamma_posted.gamma,
-        p.gamma_unexpected.gamma,
-        p.match_base,
-        p.unexpected_copy_rate
-            .map_or("none".to_string(), |r| r.to_string()),
-        p.protocol_offload
+        "  {:<16} short <= {} B, eager <= {} B",
+        preset.name, p.short_max, p.eager_max
     );
     for (li, loc) in ["same_socket", "same_node", "other_node"]
         .iter()
         .enumerate()
     {
-        let cells: Vec<String> = ["short", "eager", "rendezvous"]
+        let cells: Vec<String> = Protocol::ALL
             .iter()
-            .enumerate()
-            .map(|(pi, pn)| {
-                let c = p.postal[pi][li];
-                format!("{pn} {} + s/{:.3} GB/s", c.alpha, c.rate.as_f64() / 1e9)
+            .map(|&pr| {
+                let c = p.postal[pr.index()][li];
+                format!(
+                    "{} {} + s/{:.3} GB/s",
+                    format!("{pr:?}").to_lowercase(),
+                    c.alpha,
+                    c.rate.as_f64() / 1e9
+                )
             })
             .collect();
-        let _ = writeln!(o, "  {:<16} {loc:<12} {}", "", cells.join("; "));
+        let _ = writeln!(o, "  {pad:<16} postal {loc:<12} {}", cells.join("; "));
+    }
+    // Host costs: once if every cell has the same, else per locality.
+    let all: Vec<String> = Protocol::ALL
+        .iter()
+        .flat_map(|&pr| LOCALITIES.iter().map(move |&l| (pr, l)))
+        .map(|(pr, l)| host_text(&p, pr, l))
+        .collect();
+    let same_row = |pi: usize| (0..3).all(|li| all[pi * 3 + li] == all[pi * 3]);
+    if all.iter().all(|t| *t == all[0]) {
+        let _ = writeln!(o, "  {pad:<16} host (every cell) {}", all[0]);
+    } else if (0..3).all(same_row) {
+        for (pi, pr) in Protocol::ALL.iter().enumerate() {
+            let name = format!("{pr:?}").to_lowercase();
+            let _ = writeln!(
+                o,
+                "  {pad:<16} host {name:<10} (every locality) {}",
+                all[pi * 3]
+            );
+        }
+    } else {
+        for (li, loc) in ["same_socket", "same_node", "other_node"]
+            .iter()
+            .enumerate()
+        {
+            for (pi, pr) in Protocol::ALL.iter().enumerate() {
+                let _ = writeln!(
+                    o,
+                    "  {pad:<16} host {loc:<12} {:<10} {}",
+                    format!("{pr:?}").to_lowercase(),
+                    all[pi * 3 + li]
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "  {pad:<16} gamma posted {} / unexpected {}, match_base {}, unexpected copy {}, pair window {}, node memory {} (copies {:?}), offload {}",
+        p.gamma_posted.gamma,
+        p.gamma_unexpected.gamma,
+        p.match_base,
+        p.unexpected_copy_rate
+            .map_or("none".to_string(), |r| r.to_string()),
+        p.pair_window
+            .map_or("unlimited".to_string(), |w| w.to_string()),
+        p.shm
+            .memory_bandwidth
+            .map_or("unlimited".to_string(), |r| r.to_string()),
+        p.shm.copies,
+        p.protocol_offload
+    );
+    for (what, src) in preset.sources {
+        let _ = writeln!(o, "  {pad:<16}   {what}: {src}");
     }
 }
 
@@ -357,32 +456,12 @@ pub fn presets() -> String {
     );
     let _ = writeln!(
         o,
-        "\nMPI parameters ([mpi] preset = ...): alpha + s/R_b per protocol and locality"
+        "\nMPI parameters ([mpi] preset = ...): postal alpha + s/R_b and LogGP host costs per protocol and locality\n\
+         (rest: derived so one message takes alpha + s/R_b; see docs/SCENARIOS.md), with sources"
     );
-    mpi_lines(
-        &mut o,
-        "blue-waters",
-        "Bienz, Gropp, Olson, EuroMPI'18, Table 1 and eq. 4; thresholds Cray MPICH defaults",
-        &MpiParams::blue_waters(),
-    );
-    mpi_lines(
-        &mut o,
-        "bgp",
-        "Hoefler, Gropp, Thakur, Traeff, EuroMPI'10, eq. 1 (BG/P)",
-        &MpiParams::bgp(),
-    );
-    mpi_lines(
-        &mut o,
-        "infiniband-qdr",
-        "Bridges et al., ExaMPI'15, Table 2 (ConnectX-3, Open MPI 1.4.5)",
-        &MpiParams::infiniband_qdr(),
-    );
-    mpi_lines(
-        &mut o,
-        "ethernet-zhu",
-        "Zhu, Lastovetsky, Ali, Riesen: Open MPI over TCP, RTT 450 us, 940 Mb/s",
-        &MpiParams::ethernet_zhu(),
-    );
+    for preset in &mpi_layer::params::PRESETS {
+        mpi_lines(&mut o, preset);
+    }
     let _ = writeln!(
         o,
         "\nThe [mpi] preset defaults to the machine's (ethernet-zhu, infiniband-qdr), else blue-waters."
