@@ -55,14 +55,14 @@ pub const LOCALITIES: [Locality; 3] = [
 /// eq. 1): what a single message of `s` bytes takes on an idle machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Postal {
-    /// Latency `alpha` [time]: everything that does not scale with size.
+    /// Latency `alpha` \[time\]: everything that does not scale with size.
     pub alpha: Time,
-    /// Per-process rate `R_b` = 1 / beta [bytes/s].
+    /// Per-process rate `R_b` = 1 / beta \[bytes/s\].
     pub rate: Bandwidth,
 }
 
 impl Postal {
-    /// From published decimal values: `alpha` [s] and `R_b` [bytes/s].
+    /// From published decimal values: `alpha` \[s\] and `R_b` \[bytes/s\].
     pub fn from_secs(alpha_s: f64, rate_bps: f64) -> Postal {
         Postal {
             alpha: Time::from_secs_f64(alpha_s),
@@ -87,7 +87,7 @@ pub enum MatcherKind {
     /// A matcher on the NIC whose every search costs `cost`, whatever the
     /// queue length, and does not occupy the host.
     Offloaded {
-        /// Cost of one search [time].
+        /// Cost of one search \[time\].
         cost: Time,
     },
 }
@@ -126,26 +126,26 @@ pub enum AllreduceLarge {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CollectiveParams {
     /// Bcast uses scatter + ring allgather from this size up, and binomial
-    /// below [bytes]. Default 12288 (MPICH `BCAST_SHORT_MSG`).
+    /// below \[bytes\]. Default 12288 (MPICH `BCAST_SHORT_MSG`).
     pub bcast_long_min: u64,
     /// Bcast with fewer ranks than this is always binomial. Default 8
     /// (MPICH `BCAST_MIN_PROCS`).
     pub bcast_min_procs: u32,
     /// Allreduce uses recursive doubling up to this size, and
-    /// `allreduce_large` above [bytes]. Default 2048 (MPICH).
+    /// `allreduce_large` above \[bytes\]. Default 2048 (MPICH).
     pub allreduce_short_max: u64,
     /// Allreduce algorithm above `allreduce_short_max`. Default Rabenseifner.
     pub allreduce_large: AllreduceLarge,
     /// Allgather uses recursive doubling (power-of-two sizes only) while
-    /// the total gathered size is below this, ring otherwise [bytes].
+    /// the total gathered size is below this, ring otherwise \[bytes\].
     /// Default 524288 (MPICH `ALLGATHER_LONG_MSG`).
     pub allgather_long_min: u64,
     /// Alltoall uses Bruck up to this per-peer size, pairwise exchange
-    /// above [bytes]. Default 256 (MPICH `ALLTOALL_SHORT_MSG`).
+    /// above \[bytes\]. Default 256 (MPICH `ALLTOALL_SHORT_MSG`).
     pub alltoall_bruck_max: u64,
     /// Alltoall with fewer ranks than this never uses Bruck. Default 8.
     pub alltoall_bruck_min_procs: u32,
-    /// Rate at which a reduction combines data [bytes/s] (time per byte =
+    /// Rate at which a reduction combines data \[bytes/s\] (time per byte =
     /// 1 / rate, charged on the core for every reduced byte). Default
     /// 2 GB/s, a placeholder (no seed gives one): set it per machine.
     pub reduce_rate: Bandwidth,
@@ -213,35 +213,35 @@ pub enum Rest {
 ///   CPU's work and the wire overlap). The job starts when both are free.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HostCosts {
-    /// `o_send` [time]: sender CPU per message.
+    /// `o_send` \[time\]: sender CPU per message.
     pub o_send: Time,
-    /// `o_recv` [time]: receiver CPU per message (ignored when derived,
+    /// `o_recv` \[time\]: receiver CPU per message (ignored when derived,
     /// [`Rest::RecvOverhead`]).
     pub o_recv: Time,
-    /// `L` [time]: latency left after the wire, a pure delay (ignored
+    /// `L` \[time\]: latency left after the wire, a pure delay (ignored
     /// when derived, [`Rest::Latency`]).
     pub latency: Time,
     /// Which of `L`, `o_recv` is derived from `alpha + s / R_b`.
     pub rest: Rest,
-    /// `g` [time]: least gap between two messages leaving one process's
+    /// `g` \[time\]: least gap between two messages leaving one process's
     /// port. `None`: the cell's `alpha`, the max-rate model's serial cost
     /// per message (Bienz et al. eq. 2 sums `alpha` per message; Fig. 4
     /// left measures in-order streams on that line).
     pub gap: Option<Time>,
-    /// `G` [time/byte]: the port's gap per byte. `None`: the per-byte part
+    /// `G` \[time/byte\]: the port's gap per byte. `None`: the per-byte part
     /// of `1 / R_b` that the wire carries ([`MpiParams::wire_rate`]), so a
     /// process's concurrent sends share its `R_b` (Bienz et al. eq. 2:
     /// one process cannot exceed `R_b`).
     pub gap_per_byte: Option<PerByte>,
-    /// `g_recv` [time]: least gap between two messages entering one
+    /// `g_recv` \[time\]: least gap between two messages entering one
     /// process's receive port, after the message's search (LogGP's `g` at
     /// the receiver). Default 0 (no limit).
     pub recv_gap: Time,
-    /// `G_recv` [time/byte]: the receive port's gap per byte. Default 0.
+    /// `G_recv` \[time/byte\]: the receive port's gap per byte. Default 0.
     pub recv_gap_per_byte: PerByte,
-    /// `O_send` [time/byte]: sender CPU per byte. Default 0.
+    /// `O_send` \[time/byte\]: sender CPU per byte. Default 0.
     pub send_cpu_per_byte: PerByte,
-    /// `O_recv` [time/byte]: receiver CPU per byte (a copy into the user
+    /// `O_recv` \[time/byte\]: receiver CPU per byte (a copy into the user
     /// buffer). Default 0.
     pub recv_cpu_per_byte: PerByte,
 }
@@ -283,9 +283,9 @@ impl HostCosts {
 /// grows as the queue leaves the L1 and L2 caches).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SearchCost {
-    /// `gamma` [time] per element at positions below the first band.
+    /// `gamma` \[time\] per element at positions below the first band.
     pub gamma: Time,
-    /// `(from, gamma)` [position, time]: elements at positions `>= from`
+    /// `(from, gamma)` \[position, time\]: elements at positions `>= from`
     /// (0-based, oldest first) cost `gamma`, until the next band. Sorted
     /// by `from`, strictly increasing.
     pub bands: Vec<(u64, Time)>,
@@ -329,7 +329,7 @@ impl SearchCost {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ShmParams {
     /// Copy bandwidth of one node's memory, shared max-min fairly by the
-    /// copies in progress on that node [bytes/s]. `None`: unlimited, a copy
+    /// copies in progress on that node \[bytes/s\]. `None`: unlimited, a copy
     /// takes `s / R_b` whatever else the node does.
     pub memory_bandwidth: Option<Bandwidth>,
     /// Copies of the payload through memory per protocol (short, eager,
@@ -416,9 +416,9 @@ impl Default for ShmParams {
 /// each gets `min(R_b, R_N / ppn)`, which is eq. 2 of Bienz et al.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MpiParams {
-    /// Largest message sent with the short protocol [bytes].
+    /// Largest message sent with the short protocol \[bytes\].
     pub short_max: u64,
-    /// Largest message sent eagerly; larger ones use rendezvous [bytes].
+    /// Largest message sent eagerly; larger ones use rendezvous \[bytes\].
     pub eager_max: u64,
     /// `alpha`, `R_b` per protocol (rows: short, eager, rendezvous) and
     /// locality (columns: same socket, same node, other node).
@@ -429,11 +429,11 @@ pub struct MpiParams {
     pub gamma_posted: SearchCost,
     /// Cost of searching `unexpected_msgs` (a newly posted receive).
     pub gamma_unexpected: SearchCost,
-    /// Fixed cost of each successful match [time] (the constant of Bridges
+    /// Fixed cost of each successful match \[time\] (the constant of Bridges
     /// et al. eq. 1 and 2). Default 0.
     pub match_base: Time,
     /// Rate of the receiver's copy of an unexpected short or eager message
-    /// out of the library's buffer into the user's [bytes/s]; `None`: no
+    /// out of the library's buffer into the user's \[bytes/s\]; `None`: no
     /// copy is charged.
     pub unexpected_copy_rate: Option<Bandwidth>,
     /// The shared-memory path within a node.
@@ -946,15 +946,15 @@ impl Default for MpiParams {
     }
 }
 
-/// Blue Waters node injection rate `R_N` [bytes/s], Bienz et al. Table 1.
+/// Blue Waters node injection rate `R_N` \[bytes/s\], Bienz et al. Table 1.
 /// Belongs to the transport's node interface; here for the CLI layer.
 pub const BLUE_WATERS_R_N: u64 = 6_600_000_000;
-/// Blue Waters contention penalty `delta` [s/B], Bienz et al. eq. 5-6.
+/// Blue Waters contention penalty `delta` \[s/B\], Bienz et al. eq. 5-6.
 /// Belongs to the transport; here for the CLI layer.
 pub const BLUE_WATERS_DELTA: f64 = 1.0e-10;
-/// Zhu et al.: TCP socket buffer size set in Open MPI [bytes] (3 MB).
+/// Zhu et al.: TCP socket buffer size set in Open MPI \[bytes\] (3 MB).
 pub const ZHU_SOCKET_BUFFER: u64 = 3 * 1024 * 1024;
-/// Zhu et al.: round-trip time between nodes on different racks [time].
+/// Zhu et al.: round-trip time between nodes on different racks \[time\].
 pub const ZHU_RTT: Time = Time::from_us(450);
 /// Bridges et al. eq. 1, many-core match delay: `10 + 0.06 * length` us,
 /// as (`match_base`, `gamma`).

@@ -22,11 +22,11 @@ pub const CALIBRATION_SLACK: Time = Time::from_ns(1);
 pub(super) struct CellCosts {
     /// `Transfer::rate_cap` of the data (`None`: the machine only).
     pub wire: Option<Bandwidth>,
-    /// `g` [time].
+    /// `g` \[time\].
     pub gap: Time,
-    /// `G` [time/byte].
+    /// `G` \[time/byte\].
     pub gap_per_byte: PerByte,
-    /// `g_recv` [time].
+    /// `g_recv` \[time\].
     pub recv_gap: Time,
     /// Copies of the payload through a node's memory (intra-node).
     pub copies: u64,
@@ -35,9 +35,9 @@ pub(super) struct CellCosts {
 /// The two per-message terms, one of which may be derived.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct MsgCosts {
-    /// `o_recv` [time].
+    /// `o_recv` \[time\].
     pub o_recv: Time,
-    /// `L` [time].
+    /// `L` \[time\].
     pub latency: Time,
     /// The derived term would have been negative and was clamped to 0.
     pub clamped: bool,

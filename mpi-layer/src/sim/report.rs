@@ -90,7 +90,7 @@ pub enum ConfigError {
         protocol: Protocol,
         /// Locality.
         locality: Locality,
-        /// Message size checked [bytes].
+        /// Message size checked \[bytes\].
         bytes: u64,
         /// alpha.
         alpha: Time,

@@ -16,11 +16,11 @@ use sim_core::{PS_PER_SEC, Time};
 #[derive(Clone, Copy, Debug)]
 struct Copy {
     msg: u32,
-    /// Work left [bytes x 10^12].
+    /// Work left \[bytes x 10^12\].
     left: u128,
-    /// Highest rate [bytes/s].
+    /// Highest rate \[bytes/s\].
     cap: u64,
-    /// Current rate [bytes/s].
+    /// Current rate \[bytes/s\].
     rate: u64,
 }
 
