@@ -124,12 +124,14 @@
 
 pub mod collectives;
 pub mod matching;
+pub mod observe;
 pub mod op;
 pub mod params;
 mod sim;
 
 pub use collectives::CollAlg;
 pub use matching::{MatchQueue, Queues};
+pub use observe::{MessageStep, NoObserver, Observer, Step, Work};
 pub use op::{
     CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel, VecProgram,
 };

@@ -1521,3 +1521,54 @@ fn copies_on_one_node_share_its_memory() {
     let done = gamma + Time::from_us(500) + Time::from_us(2) - gamma;
     assert_eq!((two.finish[1], two.finish[3]), (done, done));
 }
+
+/// What the observer seam reports for one eager message between nodes,
+/// and that observing changes nothing.
+#[test]
+fn an_observer_sees_a_messages_life_and_changes_nothing() {
+    use mpi_layer::{MessageStep, Observer, Simulation, Step, Work};
+    #[derive(Default)]
+    struct Record {
+        steps: Vec<(Step, Time)>,
+        work: Vec<(u32, Work, Time, Time)>,
+        blocked: Vec<(u32, Time)>,
+    }
+    impl Observer for Record {
+        fn message(&mut self, m: &MessageStep) {
+            assert_eq!((m.src, m.dst, m.seq, m.bytes), (0, 1, 0, 4096));
+            self.steps.push((m.step, m.at));
+        }
+        fn work(&mut self, _server: u32, rank: u32, kind: Work, start: Time, end: Time) {
+            self.work.push((rank, kind, start, end));
+        }
+        fn blocked(&mut self, rank: u32, at: Time) {
+            self.blocked.push((rank, at));
+        }
+    }
+    let p = MpiParams::blue_waters();
+    let programs = || progs(vec![vec![send(1, 0, 4096)], vec![recv(0, 0)]]);
+    let sim = Simulation::with_observer(pair(2), net(2), programs(), p.clone(), Record::default())
+        .unwrap();
+    let (r, _, rec) = sim.run_full(u64::MAX, |_, _| {});
+    let r = r.unwrap();
+    assert_eq!(r, run(pair(2), net(2), programs(), p.clone()).unwrap());
+    // Eager between nodes (alpha 7 us, R_b 0.75 GB/s): it leaves at once
+    // (o_send = 0), arrives after L + s / R_b, is matched at once (one
+    // element) and completes at alpha + s / R_b, after o_recv on rank 1.
+    let t = postal(&p, Protocol::Eager, 2, 4096);
+    let wire = L + transfer_time(4096, Bandwidth::bytes_per_sec(750_000_000));
+    assert_eq!(
+        rec.steps,
+        vec![
+            (Step::Posted, Time::ZERO),
+            (Step::Departed, Time::ZERO),
+            (Step::Arrived, wire),
+            (Step::Matched { visited: 1 }, wire),
+            (Step::Completed, t),
+        ]
+    );
+    assert_eq!(rec.work, vec![(1, Work::Envelope, wire, t)]);
+    // Rank 1 blocks in its receive at 0; rank 0's eager send is done at
+    // once.
+    assert_eq!(rec.blocked, vec![(1, Time::ZERO)]);
+}

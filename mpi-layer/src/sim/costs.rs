@@ -3,6 +3,7 @@
 //! contract holds (see [`crate::MpiParams`]).
 
 use super::{ConfigError, Sim};
+use crate::observe::Observer;
 use crate::op::OpStream;
 use crate::params::{LOCALITIES, Protocol, Rest};
 use sim_core::{Bandwidth, PerByte, Time, transfer_time};
@@ -43,7 +44,7 @@ pub(super) struct MsgCosts {
     pub clamped: bool,
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// The cell table of [`CellCosts`], or a configuration error.
     pub(super) fn cell_costs(
         params: &crate::MpiParams,

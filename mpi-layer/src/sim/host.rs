@@ -22,6 +22,7 @@
 use super::Sim;
 use super::local::Loc;
 use crate::matching::PostedRecv;
+use crate::observe::{Observer, Work};
 use crate::op::OpStream;
 use crate::params::Progress;
 use sim_core::{Schedule, Scheduler, Time};
@@ -95,7 +96,7 @@ pub(super) struct Server {
     queue: VecDeque<(Job, bool)>,
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Server `id`: ranks' cores are `0..n`, progress engines follow.
     pub(super) fn server(&mut self, id: u32) -> &mut Server {
         let n = self.ranks.len() as u32;
@@ -175,6 +176,18 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             debug_assert!(!resume, "only arrivals are set aside");
             return false;
         };
+        if O::ENABLED && plan.cpu > Time::ZERO {
+            let kind = match job {
+                Job::Send(_) => Work::Send,
+                Job::Envelope(_) => Work::Envelope,
+                Job::Data(_) => Work::Data,
+                Job::Post(..) => Work::Post,
+                Job::Compute(..) | Job::Resume(_) => Work::Compute,
+            };
+            let rank = self.rank_of(job);
+            self.obs
+                .work(id, rank, kind, now, now.saturating_add(plan.cpu));
+        }
         let mut cpu_end = End::NOTHING;
         if resume && !(sync && plan.cpu == Time::ZERO) {
             cpu_end.resume = self.rank_of(job);
@@ -272,7 +285,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                     self.start_data(s, m)
                 }
             }
-            Job::Post(r, p) => self.start_post(r, p),
+            Job::Post(r, p) => self.start_post(s.now(), r, p),
             Job::Compute(_, d) => Plan {
                 cpu: d,
                 delay: d,

@@ -32,6 +32,7 @@ pub use protocol::MsgState;
 pub use report::{BlockedRank, ConfigError, DeadlockReport, RunError, RunResults, Traffic};
 
 use crate::collectives::P2p;
+use crate::observe::{NoObserver, Observer};
 use crate::op::OpStream;
 use crate::params::{MpiParams, Progress};
 use costs::CellCosts;
@@ -92,13 +93,16 @@ impl<NE> Schedule<NE> for NetSched<'_, '_, NE> {
     }
 }
 
-/// A simulation of MPI ranks running `S` programs over transport `T`.
-pub struct Simulation<T: Transport, S: OpStream> {
-    state: Sim<T, S>,
+/// A simulation of MPI ranks running `S` programs over transport `T`,
+/// reporting what happens to observer `O` (none by default).
+pub struct Simulation<T: Transport, S: OpStream, O: Observer = NoObserver> {
+    state: Sim<T, S, O>,
     engine: Engine<Ev<T::Event>>,
 }
 
-struct Sim<T: Transport, S: OpStream> {
+struct Sim<T: Transport, S: OpStream, O: Observer> {
+    /// Receives the run's events.
+    obs: O,
     params: MpiParams,
     /// Per (protocol, locality): wire rate, gap, copies.
     cells: [[CellCosts; 3]; 3],
@@ -140,6 +144,19 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
         transport: T,
         programs: Vec<S>,
         params: MpiParams,
+    ) -> Result<Self, ConfigError> {
+        Simulation::with_observer(placement, transport, programs, params, NoObserver)
+    }
+}
+
+impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
+    /// As [`Simulation::new`], reporting the run's events to `obs`.
+    pub fn with_observer(
+        placement: Placement,
+        transport: T,
+        programs: Vec<S>,
+        params: MpiParams,
+        obs: O,
     ) -> Result<Self, ConfigError> {
         let n = programs.len();
         if placement.len() != n {
@@ -205,9 +222,10 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                 .map(|_| Server::default())
                 .collect(),
         };
-        let cells = Sim::<T, S>::cell_costs(&params)?;
+        let cells = Sim::<T, S, O>::cell_costs(&params)?;
         let matcher = params.matcher;
         let mut sim = Sim {
+            obs,
             params,
             cells,
             placement,
@@ -257,10 +275,20 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
     /// events; returns the results and the transport (for its per-link
     /// statistics).
     pub fn run_observed(
+        self,
+        every: u64,
+        progress: impl FnMut(Time, u64),
+    ) -> (Result<RunResults, RunError>, T) {
+        let (r, t, _) = self.run_full(every, progress);
+        (r, t)
+    }
+
+    /// As [`Simulation::run_observed`], also handing the observer back.
+    pub fn run_full(
         mut self,
         every: u64,
         mut progress: impl FnMut(Time, u64),
-    ) -> (Result<RunResults, RunError>, T) {
+    ) -> (Result<RunResults, RunError>, T, O) {
         // A countdown, not `seen % every`: no division per event.
         let every = every.max(1);
         let (mut seen, mut next) = (0u64, every);
@@ -275,7 +303,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
         let now = self.engine.now();
         let mut sim = self.state;
         let outcome = sim.results(now);
-        (outcome, sim.transport)
+        (outcome, sim.transport, sim.obs)
     }
 }
 
@@ -290,7 +318,7 @@ pub fn run<T: Transport, S: OpStream>(
     Simulation::new(placement, transport, programs, params)?.run()
 }
 
-impl<T: Transport, S: OpStream> Model for Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Model for Sim<T, S, O> {
     type Event = Ev<T::Event>;
     fn handle(&mut self, ev: Self::Event, s: &mut Scheduler<'_, Self::Event>) {
         match ev {
@@ -309,7 +337,7 @@ impl<T: Transport, S: OpStream> Model for Sim<T, S> {
     }
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Schedules the layer's event `ev` at `t` (`t >= now`).
     fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
         let q = &mut self.local;

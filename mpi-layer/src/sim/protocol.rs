@@ -37,6 +37,7 @@ use super::host::{End, Job, NONE, Plan};
 use super::local::Loc;
 use super::{Ev, NetSched, Sim};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};
+use crate::observe::{MessageStep, Observer, Step};
 use crate::op::OpStream;
 use crate::params::{MatcherKind, Progress, Protocol, locality_index};
 use serde::Serialize;
@@ -114,7 +115,27 @@ impl Msg {
     }
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
+    /// Tells the observer that message `m` reached `step` at `at`.
+    #[inline]
+    pub(super) fn note(&mut self, m: u32, step: Step, at: Time) {
+        if O::ENABLED {
+            let msg = &self.msgs[m as usize];
+            let e = MessageStep {
+                src: msg.src,
+                dst: msg.dst,
+                seq: msg.seq,
+                tag: msg.tag,
+                bytes: msg.bytes,
+                protocol: msg.proto,
+                locality: msg.loc,
+                step,
+                at,
+            };
+            self.obs.message(&e);
+        }
+    }
+
     fn new_msg(&mut self, m: Msg) -> u32 {
         match self.free_msgs.pop() {
             Some(i) => {
@@ -175,6 +196,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             o_recv: c.o_recv,
             latency: c.latency,
         });
+        self.note(m, Step::Posted, s.now());
         let wait = program && self.program_waits();
         let id = self.mpi_server(src);
         self.submit(s, id, Job::Send(m), wait) || !wait
@@ -293,6 +315,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
 
     /// Message `m` leaves its sender now.
     pub(super) fn depart(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        self.note(m, Step::Departed, s.now());
         let msg = &mut self.msgs[m as usize];
         let (src, dst, bytes) = (msg.src, msg.dst, msg.bytes);
         match (msg.proto, msg.state) {
@@ -394,6 +417,9 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
 
     /// Message `m`'s current leg reached the far end.
     pub(super) fn arrive(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        if self.msgs[m as usize].state != MsgState::Cts {
+            self.note(m, Step::Arrived, s.now());
+        }
         let msg = &mut self.msgs[m as usize];
         match msg.state {
             MsgState::Envelope | MsgState::Data => {
@@ -526,12 +552,22 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             cpu = cpu.saturating_add(c);
             delay = delay.saturating_add(d);
         }
+        if found.found.is_some() {
+            self.note(
+                m,
+                Step::Matched {
+                    visited: found.visited,
+                },
+                now,
+            );
+        }
         match found.found {
             Some(p) if proto == Protocol::Rendezvous => {
                 self.msgs[m as usize].recv_req = p.req;
                 end.cts = m;
             }
             Some(p) => {
+                self.note(m, Step::Completed, now.saturating_add(delay));
                 self.free_msgs.push(m);
                 end.complete = p.req;
             }
@@ -546,6 +582,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     /// [`Job::Data`] starts: the receive overhead of rendezvous data.
     pub(super) fn start_data(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
         let (cpu, delay) = self.receive_part(s.now(), m, Time::ZERO);
+        self.note(m, Step::Completed, s.now().saturating_add(delay));
         let req = self.msgs[m as usize].recv_req;
         self.free_msgs.push(m);
         Plan {
@@ -581,7 +618,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     /// [`Job::Post`] starts: the match is decided now.
-    pub(super) fn start_post(&mut self, r: u32, p: PostedRecv) -> Plan {
+    pub(super) fn start_post(&mut self, now: Time, r: u32, p: PostedRecv) -> Plan {
         let found = self.ranks[r as usize].queues.match_post(&p);
         self.stats.unexpected_search.record(found.visited);
         let (mut cpu, mut delay) = self.search(
@@ -592,6 +629,13 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         let mut end = End::NOTHING;
         match found.found {
             Some(e) => {
+                self.note(
+                    e.msg,
+                    Step::Matched {
+                        visited: found.visited,
+                    },
+                    now,
+                );
                 let msg = &mut self.msgs[e.msg as usize];
                 if msg.proto == Protocol::Rendezvous {
                     msg.recv_req = p.req;
@@ -603,6 +647,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                         .map_or(Time::ZERO, |rate| transfer_time(msg.bytes, rate));
                     cpu = cpu.saturating_add(copy);
                     delay = delay.saturating_add(copy);
+                    self.note(e.msg, Step::Completed, now.saturating_add(delay));
                     self.free_msgs.push(e.msg);
                     end.complete = p.req;
                 }

@@ -12,6 +12,7 @@ use super::local::Loc;
 use super::{Ev, RunError, Sim};
 use crate::collectives::{self, CollRun};
 use crate::matching::{PostedRecv, Queues};
+use crate::observe::Observer;
 use crate::op::{CommId, Op, OpStream, Origin, Rank, ReqId, Source, TagSel};
 use crate::params::MatcherKind;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
@@ -121,7 +122,7 @@ pub(super) struct PendingCreate {
     arrived: Vec<(u32, i32, i32, CommId)>,
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn fail(&mut self, r: u32, origin: &Origin, message: String) -> Flow {
         if self.error.is_none() {
             self.error = Some(RunError::Semantic {
@@ -147,6 +148,9 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             return;
         }
         self.ranks[r as usize].run = Run::Ready;
+        if O::ENABLED {
+            self.obs.resumed(r, s.now());
+        }
         let resume = std::mem::replace(&mut self.ranks[r as usize].resume, Resume::Nothing);
         match resume {
             Resume::Nothing => {
@@ -233,10 +237,18 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                     rk.cur = None;
                     break;
                 }
-                Ok(Some((op, origin))) => self.execute(s, r, op, origin),
+                Ok(Some((op, origin))) => {
+                    if O::ENABLED {
+                        self.obs.op(r, &op, &origin, s.now());
+                    }
+                    self.execute(s, r, op, origin)
+                }
             }
         }
         self.ranks[r as usize].active = false;
+        if O::ENABLED && self.ranks[r as usize].run == Run::Blocked {
+            self.obs.blocked(r, s.now());
+        }
     }
 
     /// Drives the collective of rank `r`: posts the next non-empty step

@@ -4,6 +4,7 @@
 use super::Sim;
 use super::ranks::Run;
 use crate::matching::MatchQueue;
+use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ProgramError, Rank};
 use crate::params::Protocol;
 use serde::Serialize;
@@ -188,7 +189,7 @@ pub enum RunError {
     Deadlock(DeadlockReport),
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// The run's results once the engine has stopped at `now`: the first
     /// error, a deadlock report if ranks are still blocked, or the figures.
     pub(super) fn results(&mut self, now: Time) -> Result<RunResults, RunError> {

@@ -5,6 +5,7 @@
 use super::host::Job;
 use super::ranks::{Flow, Resume, Run};
 use super::{Ev, Sim};
+use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ReqId};
 use sim_core::Scheduler;
 use topology::Transport;
@@ -19,7 +20,7 @@ pub(super) struct Req {
     pub live: bool,
 }
 
-impl<T: Transport, S: OpStream> Sim<T, S> {
+impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn new_req(&mut self, owner: u32) -> u32 {
         let r = Req {
             owner,

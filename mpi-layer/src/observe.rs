@@ -1,0 +1,111 @@
+//! The observer seam: what happened in a run, when, for reports,
+//! timelines and statistics built outside the hot path.
+//!
+//! A [`crate::Simulation`] calls its [`Observer`] at every operation a
+//! program starts, every block and resumption, every piece of host work
+//! and every step of a message's life. [`NoObserver`], the default, does
+//! nothing and says so through [`Observer::ENABLED`], so the simulator
+//! skips building the events: a new output is a new `Observer`, and the
+//! simulator's hot path is unchanged when none is attached.
+
+use crate::op::{Op, Origin};
+use crate::params::Protocol;
+use sim_core::Time;
+use topology::Locality;
+
+/// What a piece of host work was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// A send's CPU part (`o_send`, `O_send`).
+    Send,
+    /// An arrived envelope or RTS: the search of `posted_recvs` and, for
+    /// short and eager messages, the receive overhead.
+    Envelope,
+    /// Arrived rendezvous data: the receive overhead.
+    Data,
+    /// A posted receive: the search of `unexpected_msgs` and the copy.
+    Post,
+    /// Local computation (`Compute`, a collective's reduction).
+    Compute,
+}
+
+/// A step of a message's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The program posted the send.
+    Posted,
+    /// The envelope (with short or eager data), the RTS, or the
+    /// rendezvous data left the sender.
+    Departed,
+    /// That leg reached the receiver (before `L`).
+    Arrived,
+    /// The receiver matched it, after visiting this many queue elements
+    /// (of `posted_recvs` for an arrival, `unexpected_msgs` for a post).
+    Matched {
+        /// Elements visited by the matching search.
+        visited: u64,
+    },
+    /// The receive completed.
+    Completed,
+}
+
+/// A message at one step. `(src, dst, seq)` names the message for the
+/// whole run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MessageStep {
+    /// Sending world rank.
+    pub src: u32,
+    /// Receiving world rank.
+    pub dst: u32,
+    /// The message's sequence number in its pair (send order from 0).
+    pub seq: u32,
+    /// User tag (collectives use a reserved space).
+    pub tag: i32,
+    /// Payload [bytes].
+    pub bytes: u64,
+    /// Protocol.
+    pub protocol: Protocol,
+    /// Locality of the pair.
+    pub locality: Locality,
+    /// The step.
+    pub step: Step,
+    /// When.
+    pub at: Time,
+}
+
+/// Receives a run's events. Every method has an empty default.
+pub trait Observer {
+    /// `false` only for an observer that ignores everything: the simulator
+    /// then does not build the events.
+    const ENABLED: bool = true;
+    /// Rank `rank` starts `op` (from `origin`) at `at`.
+    fn op(&mut self, rank: u32, op: &Op, origin: &Origin, at: Time) {
+        let _ = (rank, op, origin, at);
+    }
+    /// Rank `rank`'s program blocks at `at` (in a wait, a blocking call,
+    /// a collective step, or for its CPU).
+    fn blocked(&mut self, rank: u32, at: Time) {
+        let _ = (rank, at);
+    }
+    /// Rank `rank`'s program goes on at `at`.
+    fn resumed(&mut self, rank: u32, at: Time) {
+        let _ = (rank, at);
+    }
+    /// Host work for rank `rank` on CPU `server` (ranks' cores are
+    /// `0..ranks`, progress engines follow) from `start` to `end`.
+    fn work(&mut self, server: u32, rank: u32, kind: Work, start: Time, end: Time) {
+        let _ = (server, rank, kind, start, end);
+    }
+    /// A message reached a step.
+    fn message(&mut self, step: &MessageStep) {
+        let _ = step;
+    }
+}
+
+/// The observer that observes nothing (the default): no cost.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    const ENABLED: bool = false;
+}
