@@ -84,13 +84,12 @@ pub(super) struct Plan {
     pub end: End,
 }
 
-/// One CPU.
+/// One CPU. (The effects of the job in service travel in its
+/// [`Loc::Free`] event, not here: a rank's state stays small.)
 #[derive(Debug, Default)]
 pub(super) struct Server {
     /// A job is in service; its [`Loc::Free`] event is pending.
     busy: bool,
-    /// The effects of the job in service, run when it ends.
-    end: Option<End>,
     /// Ready jobs waiting, in the order they became ready, each with
     /// whether its rank's program waits for it.
     queue: VecDeque<(Job, bool)>,
@@ -204,8 +203,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if plan.cpu > Time::ZERO {
             let srv = self.server(id);
             srv.busy = true;
-            srv.end = Some(cpu_end);
-            self.push_local(s, now.saturating_add(plan.cpu), Loc::Free(id));
+            self.push_local(s, now.saturating_add(plan.cpu), Loc::Free(id, cpu_end));
             return false;
         }
         if cpu_end != End::NOTHING {
@@ -225,11 +223,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         self.push_local(s, at, Loc::Ready(id, job, false));
     }
 
-    /// The job in service on `id` ends.
-    pub(super) fn server_free(&mut self, s: &mut Scheduler<'_, super::Ev<T::Event>>, id: u32) {
-        let srv = self.server(id);
-        srv.busy = false;
-        if let Some(end) = srv.end.take() {
+    /// The job in service on `id` ends, with effects `end`.
+    pub(super) fn server_free(
+        &mut self,
+        s: &mut Scheduler<'_, super::Ev<T::Event>>,
+        id: u32,
+        end: End,
+    ) {
+        self.server(id).busy = false;
+        if end != End::NOTHING {
             self.do_end(s, end);
         }
         self.serve(s, id);

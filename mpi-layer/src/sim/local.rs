@@ -16,15 +16,18 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 /// The layer's own events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Loc {
-    /// The job in service on a server (a core or a progress engine) ends.
-    Free(u32),
+    /// The job in service on a server (a core or a progress engine) ends,
+    /// with these effects.
+    Free(u32, End),
     /// A job set aside until a port is free is ready again on a server.
     Ready(u32, Job, bool),
     /// A job's effects that come after its CPU time (offloaded delays).
     Effects(End),
-    /// A message leaves its sender: an envelope or RTS when the send port
-    /// frees, rendezvous data when the CTS is back and the port frees.
+    /// A message leaves its sender when its `o_send` is over (an RTS, or
+    /// an envelope joining its port's queue).
     Depart(u32),
+    /// The head of a rank's port queue leaves.
+    Port(u32),
     /// A message's current leg reached the far end through shared memory
     /// (a pure delay, or a control message).
     Arrive(u32),

@@ -118,13 +118,13 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     free_reqs: Vec<u32>,
     user: FxHashMap<(u32, u64), u32>,
     order: Order,
-    /// Pairs with envelopes out under a [`MpiParams::pair_window`] (looked
-    /// up by pair, never iterated).
-    credits: FxHashMap<(u32, u32), protocol::Credit>,
+    /// Messages waiting for their sender's port, by rank (only ranks with
+    /// a queue; looked up, never iterated).
+    port_q: FxHashMap<u32, std::collections::VecDeque<u32>>,
     engines: Vec<Server>,
-    /// Nodes' memories, created at their first copy (looked up by node,
-    /// never iterated).
-    memory: FxHashMap<u32, shm::NodeMemory>,
+    /// Nodes' memories by node, each created at its first copy (the table
+    /// at the first copy of the run).
+    memory: Vec<Option<Box<shm::NodeMemory>>>,
     deliveries: Vec<Delivery>,
     released: Vec<u32>,
     scratch: Vec<P2p>,
@@ -243,9 +243,9 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             free_reqs: Vec::new(),
             user: FxHashMap::default(),
             order: Order::new(n),
-            credits: FxHashMap::default(),
+            port_q: FxHashMap::default(),
             engines,
-            memory: FxHashMap::default(),
+            memory: Vec::new(),
             deliveries: Vec::new(),
             released: Vec::new(),
             scratch: Vec::new(),
@@ -365,12 +365,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             };
             self.local.handled += 1;
             match ev {
-                Loc::Free(id) => self.server_free(s, id),
+                Loc::Free(id, end) => self.server_free(s, id, end),
                 Loc::Ready(id, job, resume) => {
                     self.submit(s, id, job, resume);
                 }
                 Loc::Effects(end) => self.do_end(s, end),
-                Loc::Depart(m) => self.depart(s, m),
+                Loc::Depart(m) => self.ready_to_leave(s, m),
+                Loc::Port(r) => self.port_turn(s, r),
                 Loc::Arrive(m) => self.arrive(s, m),
                 Loc::Landed(m) => self.landed(s, m),
                 Loc::ShmDone(node, v) => self.shm_done(s, node, v),

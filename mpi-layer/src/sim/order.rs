@@ -9,8 +9,14 @@
 //! touched where the receiver's state is touched anyway; further pairs in
 //! flight at once live in a hash table. Both kinds run the same code: only
 //! where the counters are stored differs ([`Order::counters`]).
+//!
+//! The same per-pair state counts the pair's envelopes out under a pair
+//! window (`MpiParams::pair_window`): a pair stays in flight until its
+//! last envelope is released *and* handled.
 
 use rustc_hash::FxHashMap;
+use sim_core::Time;
+use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
 
@@ -20,6 +26,14 @@ struct Counters {
     sent: u32,
     /// Envelopes released for matching.
     released: u32,
+    /// Envelopes that took a credit and were not yet handled.
+    out: u32,
+}
+
+impl Counters {
+    fn idle(&self) -> bool {
+        self.released == self.sent && self.out == 0
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -34,6 +48,7 @@ const FREE_SLOT: Slot = Slot {
     c: Counters {
         sent: 0,
         released: 0,
+        out: 0,
     },
 };
 
@@ -43,6 +58,8 @@ pub(super) struct Order {
     pairs: FxHashMap<(u32, u32), Counters>,
     /// Arrivals waiting for a predecessor: (sequence number, message).
     held: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
+    /// Envelopes waiting for a credit: (message, when ready to leave).
+    parked: FxHashMap<(u32, u32), VecDeque<(u32, Time)>>,
 }
 
 impl Order {
@@ -52,7 +69,55 @@ impl Order {
             slots: vec![FREE_SLOT; ranks],
             pairs: FxHashMap::default(),
             held: FxHashMap::default(),
+            parked: FxHashMap::default(),
         }
+    }
+
+    /// Frees the pair's state if nothing of it is in flight.
+    fn release_if_idle(&mut self, src: u32, dst: u32) {
+        let slot = &mut self.slots[dst as usize];
+        if slot.src == src {
+            if slot.c.idle() {
+                *slot = FREE_SLOT;
+            }
+        } else if self.pairs.get(&(src, dst)).is_some_and(|c| c.idle()) {
+            self.pairs.remove(&(src, dst));
+        }
+    }
+
+    /// Message `m` of pair (`src`, `dst`), ready at `ready`, may leave
+    /// under a window of `w`: `true` if a credit was free (it is taken),
+    /// `false` if it waits (parked) for one.
+    pub fn take_credit(&mut self, src: u32, dst: u32, w: u32, m: u32, ready: Time) -> bool {
+        let c = self.counters(src, dst);
+        if c.out < w {
+            c.out += 1;
+            true
+        } else {
+            self.parked
+                .entry((src, dst))
+                .or_default()
+                .push_back((m, ready));
+            false
+        }
+    }
+
+    /// The receiver handled an envelope of pair (`src`, `dst`): its
+    /// credit comes back. Returns the pair's oldest parked message, which
+    /// takes it at once, if any.
+    pub fn credit_back(&mut self, src: u32, dst: u32) -> Option<(u32, Time)> {
+        if let Some(q) = self.parked.get_mut(&(src, dst)) {
+            let next = q.pop_front();
+            if q.is_empty() {
+                self.parked.remove(&(src, dst));
+            }
+            if next.is_some() {
+                return next;
+            }
+        }
+        self.counters(src, dst).out -= 1;
+        self.release_if_idle(src, dst);
+        None
     }
 
     /// The counters of pair (`src`, `dst`), wherever they are stored.
@@ -100,7 +165,7 @@ impl Order {
             out.push(m);
             let c = self.counters(src, dst);
             c.released += 1;
-            let (want, done) = (c.released, c.released == c.sent);
+            let (want, done) = (c.released, c.idle());
             next = None;
             if !self.held.is_empty() {
                 if let Some(h) = self.held.get_mut(&key) {

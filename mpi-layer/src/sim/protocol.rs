@@ -83,15 +83,6 @@ pub(super) struct Msg {
     pub latency: Time,
 }
 
-/// A pair's flow-control state under a pair window: envelopes out (left,
-/// not yet handled by the receiver) and those waiting for a credit, with
-/// the time each is ready to leave.
-#[derive(Debug, Default)]
-pub(super) struct Credit {
-    out: u32,
-    parked: std::collections::VecDeque<(u32, Time)>,
-}
-
 impl Msg {
     /// The one place a message changes state; checks the protocol's
     /// transitions in debug builds.
@@ -238,79 +229,87 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
-    /// The envelope or RTS of `m`, allowed by the pair window, leaves at
-    /// `ready` or when the port is free (the RTS needs no port: the data
-    /// claims it when the CTS is back).
+    /// The envelope or RTS of `m`, allowed by the pair window, is ready to
+    /// leave at `ready` (after `o_send`).
     fn leave_at(&mut self, s: &mut Sch<'_, T::Event>, m: u32, ready: Time) {
-        let msg = &self.msgs[m as usize];
-        let (src, proto, loc, b1) = (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
-        let at = if proto == Protocol::Rendezvous {
-            ready
+        if ready > s.now() {
+            self.push_local(s, ready, Loc::Depart(m));
         } else {
-            self.claim_port(src, proto, loc, b1, ready)
-        };
-        if at == s.now() {
-            self.depart(s, m);
-        } else {
-            self.push_local(s, at, Loc::Depart(m));
+            self.ready_to_leave(s, m);
         }
+    }
+
+    /// Message `m` is ready to leave now: an RTS leaves at once (the data
+    /// claims the port when the CTS is back); an envelope or rendezvous
+    /// data goes through the sending process's port.
+    pub(super) fn ready_to_leave(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        let msg = &self.msgs[m as usize];
+        if msg.proto == Protocol::Rendezvous && msg.state == MsgState::SendOverhead {
+            self.depart(s, m);
+            return;
+        }
+        let src = msg.src;
+        let now = s.now();
+        let queue = self.port_q.get_mut(&src);
+        if queue.is_none() && self.ranks[src as usize].sport <= now {
+            self.ranks[src as usize].sport = now.saturating_add(self.port_hold(m));
+            self.depart(s, m);
+            return;
+        }
+        match queue {
+            Some(q) => q.push_back(m),
+            None => {
+                self.port_q
+                    .insert(src, std::collections::VecDeque::from([m]));
+                let at = self.ranks[src as usize].sport;
+                self.push_local(s, at, Loc::Port(src));
+            }
+        }
+    }
+
+    /// How long message `m` holds its sender's port: `g + (s-1) G`.
+    fn port_hold(&self, m: u32) -> Time {
+        let msg = &self.msgs[m as usize];
+        let c = &self.cells[msg.proto.index()][locality_index(msg.loc)];
+        c.gap
+            .saturating_add(c.gap_per_byte.cost(msg.bytes.saturating_sub(1)))
+    }
+
+    /// Rank `r`'s port is free: the head of its queue leaves, and the next
+    /// gets its turn when that one's hold is over.
+    pub(super) fn port_turn(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        let now = s.now();
+        let std::collections::hash_map::Entry::Occupied(mut e) = self.port_q.entry(r) else {
+            unreachable!("a port turn for an empty queue");
+        };
+        let m = e.get_mut().pop_front().expect("queued message");
+        if e.get().is_empty() {
+            e.remove();
+        }
+        let free = now.saturating_add(self.port_hold(m));
+        self.ranks[r as usize].sport = free;
+        if self.port_q.contains_key(&r) {
+            self.push_local(s, free, Loc::Port(r));
+        }
+        self.depart(s, m);
     }
 
     /// Whether message `m` of pair (`src`, `dst`) may leave (a credit is
     /// taken), or waits for one (parked with the time it is ready).
     fn take_credit(&mut self, src: u32, dst: u32, m: u32, ready: Time) -> bool {
-        let Some(w) = self.params.pair_window else {
-            return true;
-        };
-        let c = self.credits.entry((src, dst)).or_default();
-        if c.out < w {
-            c.out += 1;
-            true
-        } else {
-            c.parked.push_back((m, ready));
-            false
+        match self.params.pair_window {
+            None => true,
+            Some(w) => self.order.take_credit(src, dst, w, m, ready),
         }
     }
 
     /// The receiver handled an envelope of pair (`src`, `dst`): its credit
     /// comes back, and the pair's oldest waiting message may leave.
     pub(super) fn credit_back(&mut self, s: &mut Sch<'_, T::Event>, src: u32, dst: u32) {
-        let std::collections::hash_map::Entry::Occupied(mut e) = self.credits.entry((src, dst))
-        else {
-            unreachable!("a credit comes back to a pair that took one");
-        };
-        let c = e.get_mut();
-        match c.parked.pop_front() {
-            Some((m, ready)) => {
-                let at = ready.max(s.now());
-                self.leave_at(s, m, at);
-            }
-            None => {
-                c.out -= 1;
-                if c.out == 0 {
-                    e.remove();
-                }
-            }
+        if let Some((m, ready)) = self.order.credit_back(src, dst) {
+            let at = ready.max(s.now());
+            self.leave_at(s, m, at);
         }
-    }
-
-    /// Rank `src`'s send port: a message ready to leave at `ready` leaves
-    /// when the port is free and holds it `g + (s-1) G`; returns when it
-    /// leaves.
-    fn claim_port(
-        &mut self,
-        src: u32,
-        proto: Protocol,
-        loc: Locality,
-        b1: u64,
-        ready: Time,
-    ) -> Time {
-        let c = &self.cells[proto.index()][locality_index(loc)];
-        let hold = c.gap.saturating_add(c.gap_per_byte.cost(b1));
-        let rk = &mut self.ranks[src as usize];
-        let at = ready.max(rk.sport);
-        rk.sport = at.saturating_add(hold);
-        at
     }
 
     /// Message `m` leaves its sender now.
@@ -385,10 +384,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             Some(mem) => {
                 let node = self.placement.node(a).0;
                 let cap = wire.map_or(u64::MAX, |w| w.as_bytes_per_sec().saturating_mul(copies));
-                let nm = self
-                    .memory
-                    .entry(node)
-                    .or_insert_with(|| super::shm::NodeMemory::new(mem.as_bytes_per_sec()));
+                if self.memory.is_empty() {
+                    self.memory
+                        .resize_with(self.transport.nodes() as usize, || None);
+                }
+                let nm = self.memory[node as usize].get_or_insert_with(|| {
+                    Box::new(super::shm::NodeMemory::new(mem.as_bytes_per_sec()))
+                });
                 if let Some((t, v)) = nm.start(now, m, bytes.saturating_mul(copies), cap) {
                     self.push_local(s, t, Loc::ShmDone(node, v));
                 }
@@ -401,9 +403,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let now = s.now();
         let mut out = std::mem::take(&mut self.released);
         out.clear();
-        let next = self
-            .memory
-            .get_mut(&node)
+        let next = self.memory[node as usize]
+            .as_mut()
             .and_then(|nm| nm.done(now, version, &mut out));
         if let Some((t, v)) = next {
             self.push_local(s, t, Loc::ShmDone(node, v));
@@ -440,15 +441,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             MsgState::Cts => {
                 // Back at the sender: the data claims the port and leaves.
                 msg.set_state(MsgState::Data);
-                let (src, proto, loc, b1) =
-                    (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
-                let now = s.now();
-                let at = self.claim_port(src, proto, loc, b1, now);
-                if at == now {
-                    self.depart(s, m);
-                } else {
-                    self.push_local(s, at, Loc::Depart(m));
-                }
+                self.ready_to_leave(s, m);
             }
             st @ (MsgState::SendOverhead | MsgState::Unexpected) => {
                 unreachable!("message {m} arrived in state {st:?}")
