@@ -133,7 +133,8 @@ pub use collectives::CollAlg;
 pub use matching::{MatchQueue, Queues};
 pub use observe::{MessageStep, NoObserver, Observer, Step, Work};
 pub use op::{
-    CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel, VecProgram,
+    CommId, GraphOp, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, Tag, TagSel,
+    VecProgram,
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, Postal, Progress,

@@ -217,12 +217,71 @@ pub struct ProgramError {
     pub message: String,
 }
 
+/// One operation of a dependency-graph program ([`OpStream::is_graph`]):
+/// an `Isend`, `Irecv` (its request named by `id`) or `Compute`, on the
+/// rank's CPU `cpu` and network interface `nic` (GOAL's `cpu` and `nic`
+/// fields; 0 is the rank's own core and port).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphOp {
+    /// The operation's name in the graph (unique among the rank's
+    /// operations not yet completed).
+    pub id: u32,
+    /// `Isend`, `Irecv` or `Compute`.
+    pub op: Op,
+    /// Where it came from.
+    pub origin: Origin,
+    /// CPU index.
+    pub cpu: u16,
+    /// Network interface index.
+    pub nic: u16,
+}
+
+/// What a graph program has to run now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// This operation's dependencies are met.
+    Op(GraphOp),
+    /// Nothing is ready until something started or completed.
+    Wait,
+    /// Every operation has been handed out.
+    End,
+}
+
 /// The operations of one rank, pulled one at a time as the rank advances,
 /// so a long trace never sits in memory.
+///
+/// A program is a sequence (the default: the rank runs one operation
+/// after the other, MPI's blocking semantics) or, if [`is_graph`] says so,
+/// a dependency graph (GOAL, Hoefler et al.): the rank runs every
+/// operation [`next_ready`] hands out at once, nonblocking, and reports
+/// back when each starts and completes, which may make more ready.
+///
+/// [`is_graph`]: OpStream::is_graph
+/// [`next_ready`]: OpStream::next_ready
 pub trait OpStream {
     /// The next operation with its origin, `Ok(None)` at the end of the
     /// program, or an error naming the place.
     fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError>;
+
+    /// Whether this program is a dependency graph. Default: a sequence.
+    fn is_graph(&self) -> bool {
+        false
+    }
+
+    /// Graph programs: the next operation whose dependencies are met.
+    fn next_ready(&mut self) -> Result<Ready, ProgramError> {
+        Ok(Ready::End)
+    }
+
+    /// Graph programs: operation `id` started (`irequires` are met).
+    fn started(&mut self, id: u32) {
+        let _ = id;
+    }
+
+    /// Graph programs: operation `id` completed (`requires` are met).
+    fn completed(&mut self, id: u32) {
+        let _ = id;
+    }
 }
 
 /// A program held in memory (built-in workloads and tests).
@@ -262,5 +321,17 @@ impl OpStream for VecProgram {
 impl<S: OpStream + ?Sized> OpStream for Box<S> {
     fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
         (**self).next_op()
+    }
+    fn is_graph(&self) -> bool {
+        (**self).is_graph()
+    }
+    fn next_ready(&mut self) -> Result<Ready, ProgramError> {
+        (**self).next_ready()
+    }
+    fn started(&mut self, id: u32) {
+        (**self).started(id)
+    }
+    fn completed(&mut self, id: u32) {
+        (**self).completed(id)
     }
 }

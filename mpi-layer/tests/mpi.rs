@@ -1572,3 +1572,178 @@ fn an_observer_sees_a_messages_life_and_changes_nothing() {
     // once.
     assert_eq!(rec.blocked, vec![(1, Time::ZERO)]);
 }
+
+/// A dependency-graph program held in memory (the GOAL reader's kind of
+/// program): op `i` is ready when every op in `requires[i]` completed
+/// and every op in `irequires[i]` started.
+struct Graph {
+    ops: Vec<(Op, u16, u16)>,
+    requires: Vec<Vec<usize>>,
+    irequires: Vec<Vec<usize>>,
+    issued: Vec<bool>,
+    started: Vec<bool>,
+    done: Vec<bool>,
+}
+
+impl Graph {
+    fn new(
+        ops: Vec<(Op, u16, u16)>,
+        requires: Vec<Vec<usize>>,
+        irequires: Vec<Vec<usize>>,
+    ) -> Self {
+        let n = ops.len();
+        Graph {
+            ops,
+            requires,
+            irequires,
+            issued: vec![false; n],
+            started: vec![false; n],
+            done: vec![false; n],
+        }
+    }
+    /// Independent operations.
+    fn flat(ops: Vec<(Op, u16, u16)>) -> Self {
+        let n = ops.len();
+        Graph::new(ops, vec![vec![]; n], vec![vec![]; n])
+    }
+}
+
+impl OpStream for Graph {
+    fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
+        Ok(None)
+    }
+    fn is_graph(&self) -> bool {
+        true
+    }
+    fn next_ready(&mut self) -> Result<mpi_layer::Ready, ProgramError> {
+        let ready = (0..self.ops.len()).find(|&i| {
+            !self.issued[i]
+                && self.requires[i].iter().all(|&d| self.done[d])
+                && self.irequires[i].iter().all(|&d| self.started[d])
+        });
+        Ok(match ready {
+            Some(i) => {
+                self.issued[i] = true;
+                let (op, cpu, nic) = self.ops[i].clone();
+                mpi_layer::Ready::Op(mpi_layer::GraphOp {
+                    id: i as u32,
+                    op,
+                    origin: Origin {
+                        source: "graph".into(),
+                        line: i as u64 + 1,
+                    },
+                    cpu,
+                    nic,
+                })
+            }
+            None if self.issued.iter().all(|&x| x) => mpi_layer::Ready::End,
+            None => mpi_layer::Ready::Wait,
+        })
+    }
+    fn started(&mut self, id: u32) {
+        self.started[id as usize] = true;
+    }
+    fn completed(&mut self, id: u32) {
+        self.done[id as usize] = true;
+    }
+}
+
+fn loggp_params(o: u64, l: u64) -> MpiParams {
+    MpiParams::loggp(
+        Time::from_ns(l),
+        Time::from_ns(o),
+        Time::ZERO,
+        sim_core::PerByte::ZERO,
+        sim_core::PerByte::ZERO,
+        1 << 20,
+    )
+}
+
+/// Graph programs: operations on different CPUs run at once, and
+/// independent chains do not wait for each other (GOAL, LogGOPSim).
+#[test]
+fn graph_programs_run_independent_work_concurrently() {
+    let compute = |ns| Op::Compute {
+        duration: Time::from_ns(ns),
+    };
+    let one = |g: Graph| {
+        run(
+            one_per_node(1),
+            IdealNetwork::unlimited(1, Time::ZERO),
+            vec![g],
+            loggp_params(0, 0),
+        )
+        .unwrap()
+        .makespan
+    };
+    // Two 1 us computations: on two CPUs 1 us, on one CPU 2 us.
+    assert_eq!(
+        one(Graph::flat(vec![
+            (compute(1000), 0, 0),
+            (compute(1000), 1, 0)
+        ])),
+        Time::from_ns(1000)
+    );
+    assert_eq!(
+        one(Graph::flat(vec![
+            (compute(1000), 0, 0),
+            (compute(1000), 0, 0)
+        ])),
+        Time::from_ns(2000)
+    );
+    // Rank 1 forwards what rank 0 (late, after a 5 us compute) and rank 2
+    // (at once) send it, each back to its sender. LogGP o = 100 ns, L =
+    // 1 us: rank 2's message lands at 1100, is received [1100, 1200],
+    // answered [1200, 1300], back at rank 2 at 2300, received by 2400 --
+    // without waiting for rank 0's, which lands at 6100 (a sequence that
+    // received in a fixed order would finish rank 2 at 7400).
+    let w = CommId::WORLD;
+    let send_to = |dst| Op::Isend {
+        dst,
+        tag: 0,
+        bytes: 8,
+        comm: w,
+        req: ReqId(0),
+    };
+    let recv_from = |src| Op::Irecv {
+        src: Source::Rank(src),
+        tag: TagSel::Tag(0),
+        bytes: 8,
+        comm: w,
+        req: ReqId(0),
+    };
+    let r0 = Graph::new(
+        vec![
+            (compute(5000), 0, 0),
+            (send_to(1), 0, 0),
+            (recv_from(1), 0, 0),
+        ],
+        vec![vec![], vec![0], vec![1]],
+        vec![vec![]; 3],
+    );
+    let r1 = Graph::new(
+        vec![
+            (recv_from(0), 0, 0),
+            (send_to(0), 0, 0),
+            (recv_from(2), 0, 0),
+            (send_to(2), 0, 0),
+        ],
+        vec![vec![], vec![0], vec![], vec![2]],
+        vec![vec![]; 4],
+    );
+    let r2 = Graph::new(
+        vec![(send_to(1), 0, 0), (recv_from(1), 0, 0)],
+        vec![vec![], vec![0]],
+        vec![vec![]; 2],
+    );
+    let r = run(
+        one_per_node(3),
+        IdealNetwork::unlimited(3, Time::ZERO),
+        vec![r0, r1, r2],
+        loggp_params(100, 1000),
+    )
+    .unwrap();
+    assert_eq!(r.finish[2], Time::from_ns(2400));
+    assert_eq!(r.finish[0], Time::from_ns(7400));
+    assert_eq!(r.finish[1], Time::from_ns(6300));
+}

@@ -43,8 +43,9 @@ pub(super) enum Job {
     Data(u32),
     /// A receive posted by rank `r`: search `unexpected_msgs`, copy.
     Post(u32, PostedRecv),
-    /// Local computation of rank `r`.
-    Compute(u32, Time),
+    /// Local computation of rank `r`; completes request `req` if any
+    /// (a graph program's operation).
+    Compute(u32, Time, u32),
     /// Rank `r`'s program goes on.
     Resume(u32),
 }
@@ -103,6 +104,31 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             &mut self.ranks[id as usize].core
         } else {
             &mut self.engines[(id - n) as usize]
+        }
+    }
+
+    /// The server of rank `r`'s CPU `cpu`: its MPI server for 0, else an
+    /// extra CPU of a graph program (created at its first use).
+    pub(super) fn cpu_of(&mut self, r: u32, cpu: u16) -> u32 {
+        if cpu == 0 {
+            return self.mpi_server(r);
+        }
+        let n = self.ranks.len() as u32;
+        let next = n + self.engines.len() as u32;
+        let id = *self.extra_cpus.entry((r, cpu)).or_insert(next);
+        if id == next {
+            self.engines.push(Server::default());
+        }
+        id
+    }
+
+    /// Rank `r`'s network interface `nic`: its own port for 0, else an
+    /// extra one of a graph program.
+    pub(super) fn port(&mut self, r: u32, nic: u16) -> &mut super::ranks::Port {
+        if nic == 0 {
+            &mut self.ranks[r as usize].port
+        } else {
+            self.extra_ports.entry((r, nic)).or_default()
         }
     }
 
@@ -175,6 +201,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             debug_assert!(!resume, "only arrivals are set aside");
             return false;
         };
+        // A graph program's operation started: its `irequires` are met.
+        let req = match job {
+            Job::Send(m) => self.msgs[m as usize].send_req,
+            Job::Post(_, p) => p.req,
+            Job::Compute(_, _, req) => req,
+            _ => NONE,
+        };
+        if req != NONE && self.reqs[req as usize].graph != NONE {
+            let (owner, g) = (self.reqs[req as usize].owner, self.reqs[req as usize].graph);
+            self.programs[owner as usize].started(g);
+            self.push_local(s, now, Loc::Graph(owner));
+        }
         if O::ENABLED && plan.cpu > Time::ZERO {
             let kind = match job {
                 Job::Send(_) => Work::Send,
@@ -241,7 +279,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         match job {
             Job::Send(m) => self.msgs[m as usize].src,
             Job::Envelope(m) | Job::Data(m) => self.msgs[m as usize].dst,
-            Job::Post(r, _) | Job::Compute(r, _) | Job::Resume(r) => r,
+            Job::Post(r, _) | Job::Compute(r, ..) | Job::Resume(r) => r,
         }
     }
 
@@ -275,8 +313,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         Some(match job {
             Job::Send(m) => self.start_send(s, m),
             Job::Envelope(m) | Job::Data(m) => {
-                let dst = self.msgs[m as usize].dst;
-                let port = self.ranks[dst as usize].rport;
+                let (dst, nic) = (self.msgs[m as usize].dst, self.msgs[m as usize].nic);
+                let port = self.port(dst, nic).recv_free;
                 if port > s.now() {
                     self.set_aside(s, id, job, port);
                     return None;
@@ -288,10 +326,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             Job::Post(r, p) => self.start_post(s.now(), r, p),
-            Job::Compute(_, d) => Plan {
+            Job::Compute(_, d, req) => Plan {
                 cpu: d,
                 delay: d,
-                end: End::NOTHING,
+                end: End {
+                    complete: req,
+                    ..End::NOTHING
+                },
             },
             Job::Resume(r) => Plan {
                 cpu: Time::ZERO,

@@ -26,8 +26,11 @@ pub(super) enum Loc {
     /// A message leaves its sender when its `o_send` is over (an RTS, or
     /// an envelope joining its port's queue).
     Depart(u32),
-    /// The head of a rank's port queue leaves.
-    Port(u32),
+    /// The head of a rank's port queue leaves (rank, interface).
+    Port(u32, u16),
+    /// A graph program's operation started or completed: the rank looks
+    /// for newly ready operations.
+    Graph(u32),
     /// A message's current leg reached the far end through shared memory
     /// (a pure delay, or a control message).
     Arrive(u32),

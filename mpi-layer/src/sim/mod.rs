@@ -120,7 +120,13 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     order: Order,
     /// Messages waiting for their sender's port, by rank (only ranks with
     /// a queue; looked up, never iterated).
-    port_q: FxHashMap<u32, std::collections::VecDeque<u32>>,
+    port_q: FxHashMap<u64, std::collections::VecDeque<u32>>,
+    /// Graph programs' CPUs beyond the first, by (rank, cpu): server ids
+    /// after the progress engines in `engines`.
+    extra_cpus: FxHashMap<(u32, u16), u32>,
+    /// Graph programs' network interfaces beyond the first.
+    extra_ports: FxHashMap<(u32, u16), ranks::Port>,
+    /// Progress engines, then graph programs' extra CPUs.
     engines: Vec<Server>,
     /// Nodes' memories by node, each created at its first copy (the table
     /// at the first copy of the run).
@@ -244,6 +250,8 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             user: FxHashMap::default(),
             order: Order::new(n),
             port_q: FxHashMap::default(),
+            extra_cpus: FxHashMap::default(),
+            extra_ports: FxHashMap::default(),
             engines,
             memory: Vec::new(),
             deliveries: Vec::new(),
@@ -371,7 +379,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
                 Loc::Effects(end) => self.do_end(s, end),
                 Loc::Depart(m) => self.ready_to_leave(s, m),
-                Loc::Port(r) => self.port_turn(s, r),
+                Loc::Port(r, nic) => self.port_turn(s, r, nic),
+                Loc::Graph(r) => self.graph_nudge(s, r),
                 Loc::Arrive(m) => self.arrive(s, m),
                 Loc::Landed(m) => self.landed(s, m),
                 Loc::ShmDone(node, v) => self.shm_done(s, node, v),
@@ -401,6 +410,6 @@ mod tests {
         let per_rank = std::mem::size_of::<RankState>();
         assert!(per_rank <= 440, "RankState is {per_rank} B");
         assert!(std::mem::size_of::<Msg>() <= 64);
-        assert!(std::mem::size_of::<Req>() <= 12);
+        assert!(std::mem::size_of::<Req>() <= 16);
     }
 }

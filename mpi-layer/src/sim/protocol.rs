@@ -81,6 +81,17 @@ pub(super) struct Msg {
     pub o_recv: Time,
     /// This message's `L` (derived or given).
     pub latency: Time,
+    /// The sender's CPU and network interface (graph programs' `cpu`,
+    /// `nic`; 0 otherwise); the receiver handles the message on its CPU
+    /// and interface of the same indices, as LogGOPSim does.
+    pub cpu: u16,
+    /// See `cpu`.
+    pub nic: u16,
+}
+
+/// The key of a rank's network interface in tables of ports.
+fn port_key(r: u32, nic: u16) -> u64 {
+    ((r as u64) << 16) | nic as u64
 }
 
 impl Msg {
@@ -148,9 +159,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     /// Posts a send of `bytes` from world rank `src` to world rank `dst`
-    /// with request `req`. `program`: the rank's program waits for the
-    /// send's CPU part. Returns `false` if the program must wait (it is
-    /// resumed when the job ends).
+    /// with request `req`, on the sender's CPU and interface `lane` (0, 0
+    /// but for graph programs). `program`: the rank's program waits for
+    /// the send's CPU part. Returns `false` if the program must wait (it
+    /// is resumed when the job ends).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn post_send(
         &mut self,
@@ -162,6 +174,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         bytes: u64,
         req: u32,
         program: bool,
+        lane: (u16, u16),
     ) -> bool {
         let loc = self.placement.locality(src, dst);
         let proto = self.params.protocol(bytes);
@@ -186,10 +199,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             seq,
             o_recv: c.o_recv,
             latency: c.latency,
+            cpu: lane.0,
+            nic: lane.1,
         });
         self.note(m, Step::Posted, s.now());
         let wait = program && self.program_waits();
-        let id = self.mpi_server(src);
+        let id = self.cpu_of(src, lane.0);
         self.submit(s, id, Job::Send(m), wait) || !wait
     }
 
@@ -248,21 +263,22 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             self.depart(s, m);
             return;
         }
-        let src = msg.src;
+        let (src, nic) = (msg.src, msg.nic);
         let now = s.now();
-        let queue = self.port_q.get_mut(&src);
-        if queue.is_none() && self.ranks[src as usize].sport <= now {
-            self.ranks[src as usize].sport = now.saturating_add(self.port_hold(m));
+        let key = port_key(src, nic);
+        if !self.port_q.contains_key(&key) && self.port(src, nic).send_free <= now {
+            let hold = self.port_hold(m);
+            self.port(src, nic).send_free = now.saturating_add(hold);
             self.depart(s, m);
             return;
         }
-        match queue {
+        match self.port_q.get_mut(&key) {
             Some(q) => q.push_back(m),
             None => {
                 self.port_q
-                    .insert(src, std::collections::VecDeque::from([m]));
-                let at = self.ranks[src as usize].sport;
-                self.push_local(s, at, Loc::Port(src));
+                    .insert(key, std::collections::VecDeque::from([m]));
+                let at = self.port(src, nic).send_free;
+                self.push_local(s, at, Loc::Port(src, nic));
             }
         }
     }
@@ -275,11 +291,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             .saturating_add(c.gap_per_byte.cost(msg.bytes.saturating_sub(1)))
     }
 
-    /// Rank `r`'s port is free: the head of its queue leaves, and the next
-    /// gets its turn when that one's hold is over.
-    pub(super) fn port_turn(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+    /// Rank `r`'s port `nic` is free: the head of its queue leaves, and
+    /// the next gets its turn when that one's hold is over.
+    pub(super) fn port_turn(&mut self, s: &mut Sch<'_, T::Event>, r: u32, nic: u16) {
         let now = s.now();
-        let std::collections::hash_map::Entry::Occupied(mut e) = self.port_q.entry(r) else {
+        let key = port_key(r, nic);
+        let std::collections::hash_map::Entry::Occupied(mut e) = self.port_q.entry(key) else {
             unreachable!("a port turn for an empty queue");
         };
         let m = e.get_mut().pop_front().expect("queued message");
@@ -287,9 +304,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             e.remove();
         }
         let free = now.saturating_add(self.port_hold(m));
-        self.ranks[r as usize].sport = free;
-        if self.port_q.contains_key(&r) {
-            self.push_local(s, free, Loc::Port(r));
+        self.port(r, nic).send_free = free;
+        if self.port_q.contains_key(&key) {
+            self.push_local(s, free, Loc::Port(r, nic));
         }
         self.depart(s, m);
     }
@@ -453,8 +470,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// is ready there, envelopes in send order per pair.
     pub(super) fn landed(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
         let msg = &self.msgs[m as usize];
-        let (src, dst, seq, state) = (msg.src, msg.dst, msg.seq, msg.state);
-        let id = self.mpi_server(dst);
+        let (src, dst, seq, state, cpu) = (msg.src, msg.dst, msg.seq, msg.state, msg.cpu);
+        let id = self.cpu_of(dst, cpu);
         if state == MsgState::Data {
             self.submit(s, id, Job::Data(m), false);
             return;
@@ -498,14 +515,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// the search and `g_recv + (s-1) G_recv`; returns (CPU time, delay).
     fn receive_part(&mut self, now: Time, m: u32, search: Time) -> (Time, Time) {
         let msg = &self.msgs[m as usize];
-        let (dst, b1) = (msg.dst, msg.bytes.saturating_sub(1));
+        let (dst, nic, b1) = (msg.dst, msg.nic, msg.bytes.saturating_sub(1));
         let h = self.params.host(msg.proto, msg.loc);
         let gap = self.cells[msg.proto.index()][locality_index(msg.loc)].recv_gap;
         let work = msg.o_recv.saturating_add(h.recv_per_byte().cost(b1));
         let hold = search
             .saturating_add(gap)
             .saturating_add(h.recv_gap_per_byte.cost(b1));
-        self.ranks[dst as usize].rport = now.saturating_add(hold);
+        self.port(dst, nic).recv_free = now.saturating_add(hold);
         let cpu = if self.params.protocol_offload {
             Time::ZERO
         } else {
@@ -539,7 +556,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
         if proto == Protocol::Rendezvous {
             // An RTS holds the port for its search; the data holds the gap.
-            self.ranks[dst as usize].rport = now.saturating_add(delay);
+            let nic = self.msgs[m as usize].nic;
+            self.port(dst, nic).recv_free = now.saturating_add(delay);
         } else {
             let (c, d) = self.receive_part(now, m, delay);
             cpu = cpu.saturating_add(c);
@@ -596,17 +614,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         self.transmit(s, m, d, src, 0, false);
     }
 
-    /// Posts a receive at world rank `r` (see [`Self::post_send`] for
-    /// `program` and the result).
+    /// Posts a receive at world rank `r` on its CPU `cpu` (see
+    /// [`Self::post_send`] for `program` and the result).
     pub(super) fn post_recv(
         &mut self,
         s: &mut Sch<'_, T::Event>,
         r: u32,
         p: PostedRecv,
         program: bool,
+        cpu: u16,
     ) -> bool {
         let wait = program && self.program_waits();
-        let id = self.mpi_server(r);
+        let id = self.cpu_of(r, cpu);
         self.submit(s, id, Job::Post(r, p), wait) || !wait
     }
 

@@ -7,13 +7,14 @@
 //! `Compute` when the computation is. With progress engines the MPI work
 //! runs on the engine and the program does not wait for it.
 
+use super::host::NONE;
 use super::host::{Job, Server};
 use super::local::Loc;
 use super::{Ev, RunError, Sim};
 use crate::collectives::{self, CollRun};
 use crate::matching::{PostedRecv, Queues};
 use crate::observe::Observer;
-use crate::op::{CommId, Op, OpStream, Origin, Rank, ReqId, Source, TagSel};
+use crate::op::{CommId, GraphOp, Op, OpStream, Origin, Rank, Ready, ReqId, Source, TagSel};
 use crate::params::MatcherKind;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
 use topology::Transport;
@@ -66,10 +67,8 @@ pub(super) struct RankState {
     pub waiting: u32,
     /// The rank's core.
     pub core: Server,
-    /// When the rank's send port is free.
-    pub sport: Time,
-    /// When the rank's receive port is free.
-    pub rport: Time,
+    /// The rank's own port (network interface 0).
+    pub port: Port,
     pub finish: Time,
     pub cur: Option<(Op, Origin)>,
     pub coll: Option<Box<CollRun>>,
@@ -80,6 +79,8 @@ pub(super) struct RankState {
     pub internal: Vec<u32>,
     pub user_reqs: Vec<u64>,
     pub live_user: u32,
+    /// A graph program's operations issued and not yet completed.
+    pub graph_live: u32,
     /// Ids of requests a `Test` completed and freed: MPI sets the handle to
     /// `MPI_REQUEST_NULL`, so a later wait naming it returns at once (trace
     /// readers cannot know at read time whether a test succeeded).
@@ -94,8 +95,7 @@ impl RankState {
             resume: Resume::Nothing,
             waiting: 0,
             core: Server::default(),
-            sport: Time::ZERO,
-            rport: Time::ZERO,
+            port: Port::default(),
             finish: Time::ZERO,
             cur: None,
             coll: None,
@@ -106,9 +106,17 @@ impl RankState {
             internal: Vec::new(),
             user_reqs: Vec::new(),
             live_user: 0,
+            graph_live: 0,
             tested: Vec::new(),
         }
     }
+}
+
+/// A process's port: when its sending and receiving sides are free.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Port {
+    pub send_free: Time,
+    pub recv_free: Time,
 }
 
 pub(super) struct Comm {
@@ -191,7 +199,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 if reduce > 0 {
                     let d = transfer_time(reduce, self.params.collectives.reduce_rate);
                     self.block(r, Resume::CollNext, 0);
-                    if !self.submit(s, r, Job::Compute(r, d), true) {
+                    if !self.submit(s, r, Job::Compute(r, d, NONE), true) {
                         return;
                     }
                     self.ranks[r as usize].run = Run::Ready;
@@ -217,6 +225,11 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             return;
         }
         self.ranks[r as usize].active = true;
+        if self.programs[r as usize].is_graph() {
+            self.graph_advance(s, r);
+            self.ranks[r as usize].active = false;
+            return;
+        }
         loop {
             if self.error.is_some() || self.ranks[r as usize].run != Run::Ready {
                 break;
@@ -249,6 +262,90 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if O::ENABLED && self.ranks[r as usize].run == Run::Blocked {
             self.obs.blocked(r, s.now());
         }
+    }
+
+    /// Runs a graph program's ready operations, each nonblocking on the CPU
+    /// and interface it names; waits when none is ready; ends when all
+    /// were handed out and completed.
+    fn graph_advance(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        while self.error.is_none() && self.ranks[r as usize].run == Run::Ready {
+            match self.programs[r as usize].next_ready() {
+                Err(error) => self.error = Some(RunError::Program { rank: r, error }),
+                Ok(Ready::Op(g)) => self.graph_issue(s, r, g),
+                Ok(Ready::End) if self.ranks[r as usize].graph_live == 0 => {
+                    let rk = &mut self.ranks[r as usize];
+                    rk.run = Run::Finished;
+                    rk.finish = s.now();
+                    rk.cur = None;
+                }
+                Ok(Ready::End | Ready::Wait) => {
+                    self.block(r, Resume::Nothing, 0);
+                }
+            }
+        }
+    }
+
+    /// Issues graph operation `g` of rank `r`.
+    fn graph_issue(&mut self, s: &mut Sch<'_, T::Event>, r: u32, g: GraphOp) {
+        let req = self.new_req(r);
+        self.reqs[req as usize].graph = g.id;
+        self.ranks[r as usize].graph_live += 1;
+        let origin = &g.origin;
+        let issued = match g.op {
+            Op::Isend {
+                dst,
+                tag,
+                bytes,
+                comm,
+                ..
+            } => self.resolve(r, comm, origin).and_then(|(cg, _, size)| {
+                let d = self.peer(r, cg, size, dst, origin)?;
+                self.post_send(s, r, d, 2 * cg, tag, bytes, req, false, (g.cpu, g.nic));
+                Ok(())
+            }),
+            Op::Irecv { src, tag, comm, .. } => {
+                self.resolve(r, comm, origin).and_then(|(cg, _, size)| {
+                    let src = match src {
+                        Source::Any => None,
+                        Source::Rank(x) => Some(self.peer(r, cg, size, x, origin)?),
+                    };
+                    let tag = match tag {
+                        TagSel::Any => None,
+                        TagSel::Tag(t) => Some(t),
+                    };
+                    let p = PostedRecv {
+                        ctx: 2 * cg,
+                        src,
+                        tag,
+                        req,
+                    };
+                    self.post_recv(s, r, p, false, g.cpu);
+                    Ok(())
+                })
+            }
+            Op::Compute { duration } => {
+                let id = self.cpu_of(r, g.cpu);
+                self.submit(s, id, Job::Compute(r, duration, req), false);
+                Ok(())
+            }
+            ref op => Err(self.fail(
+                r,
+                origin,
+                format!("a graph program runs isend, irecv and compute only, not {op:?}"),
+            )),
+        };
+        let _ = issued;
+    }
+
+    /// A graph program's operation of rank `r` started or completed: run
+    /// what became ready.
+    pub(super) fn graph_nudge(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        let rk = &mut self.ranks[r as usize];
+        if self.error.is_some() || rk.run == Run::Finished {
+            return;
+        }
+        rk.run = Run::Ready;
+        self.advance(s, r);
     }
 
     /// Drives the collective of rank `r`: posts the next non-empty step
@@ -295,7 +392,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.reqs[req as usize].waited = true;
                 self.ranks[r as usize].internal.push(req);
                 if o.send {
-                    self.post_send(s, r, peer, ctx, tag, o.bytes, req, false);
+                    self.post_send(s, r, peer, ctx, tag, o.bytes, req, false, (0, 0));
                 } else {
                     let p = PostedRecv {
                         ctx,
@@ -303,7 +400,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         tag: Some(tag),
                         req,
                     };
-                    self.post_recv(s, r, p, false);
+                    self.post_recv(s, r, p, false, 0);
                 }
             }
             self.scratch = out;
@@ -379,7 +476,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     ) -> Result<bool, Flow> {
         let (g, _, size) = self.resolve(r, comm, origin)?;
         let d = self.peer(r, g, size, dst, origin)?;
-        Ok(self.post_send(s, r, d, 2 * g, tag, bytes, req, program))
+        Ok(self.post_send(s, r, d, 2 * g, tag, bytes, req, program, (0, 0)))
     }
 
     /// A receive named by the program; `Ok(false)` if the program waits
@@ -411,7 +508,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             tag,
             req,
         };
-        Ok(self.post_recv(s, r, p, program))
+        Ok(self.post_recv(s, r, p, program, 0))
     }
 
     /// Continue if a job the program waits for is done, else wait for it.
@@ -581,7 +678,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 Ok(Flow::Continue)
             }
             Op::Compute { duration } => {
-                let done = self.submit(s, r, Job::Compute(r, duration), true);
+                let done = self.submit(s, r, Job::Compute(r, duration, NONE), true);
                 Ok(self.go_on(r, done))
             }
             Op::Sleep { duration } => {

@@ -3,11 +3,12 @@
 //! test.
 
 use super::host::Job;
+use super::local::Loc;
 use super::ranks::{Flow, Resume, Run};
 use super::{Ev, Sim};
 use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ReqId};
-use sim_core::Scheduler;
+use sim_core::{Schedule, Scheduler};
 use topology::Transport;
 
 type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
@@ -15,6 +16,8 @@ type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Req {
     pub owner: u32,
+    /// The graph program's operation this request is, or `NONE`.
+    pub graph: u32,
     pub done: bool,
     pub waited: bool,
     pub live: bool,
@@ -24,6 +27,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn new_req(&mut self, owner: u32) -> u32 {
         let r = Req {
             owner,
+            graph: super::host::NONE,
             done: false,
             waited: false,
             live: true,
@@ -53,6 +57,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let req = &mut self.reqs[i as usize];
         debug_assert!(req.live && !req.done);
         req.done = true;
+        if req.graph != super::host::NONE {
+            let (owner, g) = (req.owner, req.graph);
+            self.free_req(i);
+            self.programs[owner as usize].completed(g);
+            self.ranks[owner as usize].graph_live -= 1;
+            let now = s.now();
+            self.push_local(s, now, Loc::Graph(owner));
+            return;
+        }
         if !req.waited {
             return;
         }
