@@ -95,6 +95,10 @@ pub struct CollRun {
     pub recv_counts: Vec<u64>,
     /// Next step.
     pub step: u32,
+    /// Bytes the rank reduces when the current step's messages are done
+    /// (what `plan` returned for it; kept here by the simulator so that a
+    /// rank's state need not hold it).
+    pub reduce: u64,
 }
 
 /// `ceil(log2 p)` (0 for p <= 1).
@@ -204,6 +208,7 @@ impl CollRun {
             counts,
             recv_counts,
             step: 0,
+            reduce: 0,
         }
     }
 

@@ -26,7 +26,6 @@ use crate::observe::{Observer, Work};
 use crate::op::OpStream;
 use crate::params::Progress;
 use sim_core::{Schedule, Scheduler, Time};
-use std::collections::VecDeque;
 use topology::Transport;
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -85,15 +84,71 @@ pub(super) struct Plan {
     pub end: End,
 }
 
-/// One CPU. (The effects of the job in service travel in its
-/// [`Loc::Free`] event, not here: a rank's state stays small.)
-#[derive(Debug, Default)]
+/// One CPU: 12 bytes, since every rank has one. The effects of the job in
+/// service travel in its [`Loc::Free`] event, and the jobs waiting are a
+/// list threaded through the simulation's [`Waiting`] arena.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Server {
     /// A job is in service; its [`Loc::Free`] event is pending.
     busy: bool,
-    /// Ready jobs waiting, in the order they became ready, each with
-    /// whether its rank's program waits for it.
-    queue: VecDeque<(Job, bool)>,
+    /// First and last waiting job in the arena (`NONE`: none).
+    head: u32,
+    tail: u32,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server {
+            busy: false,
+            head: NONE,
+            tail: NONE,
+        }
+    }
+}
+
+/// The jobs waiting on all servers, each server's in the order they became
+/// ready: a free-listed arena of list nodes (a job with whether its rank's
+/// program waits for it, and the next node).
+#[derive(Default)]
+pub(super) struct Waiting {
+    nodes: Vec<(Job, bool, u32)>,
+    free: Vec<u32>,
+}
+
+impl Waiting {
+    fn push(&mut self, srv: &mut Server, job: Job, resume: bool) {
+        let node = (job, resume, NONE);
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        if srv.tail == NONE {
+            srv.head = i;
+        } else {
+            self.nodes[srv.tail as usize].2 = i;
+        }
+        srv.tail = i;
+    }
+
+    fn pop(&mut self, srv: &mut Server) -> Option<(Job, bool)> {
+        if srv.head == NONE {
+            return None;
+        }
+        let i = srv.head;
+        let (job, resume, next) = self.nodes[i as usize];
+        srv.head = next;
+        if next == NONE {
+            srv.tail = NONE;
+        }
+        self.free.push(i);
+        Some((job, resume))
+    }
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
@@ -154,9 +209,11 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         job: Job,
         resume: bool,
     ) -> bool {
-        let srv = self.server(id);
-        if srv.busy || !srv.queue.is_empty() {
-            srv.queue.push_back((job, resume));
+        let srv = *self.server(id);
+        if srv.busy || srv.head != NONE {
+            let mut srv = srv;
+            self.waiting.push(&mut srv, job, resume);
+            *self.server(id) = srv;
             return false;
         }
         let done = self.run_job(s, id, job, resume, true);
@@ -169,13 +226,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Starts jobs on idle server `id` until one holds it or none is left.
     fn serve(&mut self, s: &mut Scheduler<'_, super::Ev<T::Event>>, id: u32) {
         loop {
-            let srv = self.server(id);
+            let mut srv = *self.server(id);
             if srv.busy {
                 return;
             }
-            let Some((job, resume)) = srv.queue.pop_front() else {
+            let Some((job, resume)) = self.waiting.pop(&mut srv) else {
                 return;
             };
+            *self.server(id) = srv;
             self.run_job(s, id, job, resume, false);
         }
     }
@@ -202,16 +260,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             return false;
         };
         // A graph program's operation started: its `irequires` are met.
-        let req = match job {
-            Job::Send(m) => self.msgs[m as usize].send_req,
-            Job::Post(_, p) => p.req,
-            Job::Compute(_, _, req) => req,
-            _ => NONE,
-        };
-        if req != NONE && self.reqs[req as usize].graph != NONE {
-            let (owner, g) = (self.reqs[req as usize].owner, self.reqs[req as usize].graph);
-            self.programs[owner as usize].started(g);
-            self.push_local(s, now, Loc::Graph(owner));
+        if self.graphs {
+            let req = match job {
+                Job::Send(m) => self.msgs[m as usize].send_req,
+                Job::Post(_, p) => p.req,
+                Job::Compute(_, _, req) => req,
+                _ => NONE,
+            };
+            if req != NONE && self.reqs[req as usize].graph != NONE {
+                let (owner, g) = (self.reqs[req as usize].owner, self.reqs[req as usize].graph);
+                self.programs[owner as usize].started(g);
+                self.push_local(s, now, Loc::Graph(owner));
+            }
         }
         if O::ENABLED && plan.cpu > Time::ZERO {
             let kind = match job {

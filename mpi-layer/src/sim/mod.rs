@@ -109,6 +109,8 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     placement: Placement,
     transport: T,
     programs: Vec<S>,
+    /// Some program is a dependency graph.
+    graphs: bool,
     ranks: Vec<RankState>,
     comms: Vec<Comm>,
     creates: FxHashMap<(u32, u32), PendingCreate>,
@@ -117,6 +119,11 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     reqs: Vec<Req>,
     free_reqs: Vec<u32>,
     user: FxHashMap<(u32, u64), u32>,
+    /// Per rank, ids of requests a `Test` completed and freed: MPI sets the
+    /// handle to `MPI_REQUEST_NULL`, so a later wait naming it returns at
+    /// once (trace readers cannot know at read time whether a test
+    /// succeeded). Only ranks that have some (looked up, never iterated).
+    tested: FxHashMap<u32, Vec<u64>>,
     order: Order,
     /// Messages waiting for their sender's port, by rank (only ranks with
     /// a queue; looked up, never iterated).
@@ -128,6 +135,8 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     extra_ports: FxHashMap<(u32, u16), ranks::Port>,
     /// Progress engines, then graph programs' extra CPUs.
     engines: Vec<Server>,
+    /// The jobs waiting on every server.
+    waiting: host::Waiting,
     /// Nodes' memories by node, each created at its first copy (the table
     /// at the first copy of the run).
     memory: Vec<Option<Box<shm::NodeMemory>>>,
@@ -229,6 +238,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
                 .collect(),
         };
         let cells = Sim::<T, S, O>::cell_costs(&params)?;
+        let graphs = programs.iter().any(|p| p.is_graph());
         let matcher = params.matcher;
         let mut sim = Sim {
             obs,
@@ -237,6 +247,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             placement,
             transport,
             programs,
+            graphs,
             ranks: (0..n).map(|_| RankState::new(matcher)).collect(),
             comms: vec![Comm {
                 size: n as u32,
@@ -248,9 +259,11 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             user: FxHashMap::default(),
+            tested: FxHashMap::default(),
             order: Order::new(n),
             port_q: FxHashMap::default(),
             extra_cpus: FxHashMap::default(),
+            waiting: host::Waiting::default(),
             extra_ports: FxHashMap::default(),
             engines,
             memory: Vec::new(),
@@ -408,7 +421,7 @@ mod tests {
     #[test]
     fn idle_rank_is_small() {
         let per_rank = std::mem::size_of::<RankState>();
-        assert!(per_rank <= 440, "RankState is {per_rank} B");
+        assert!(per_rank <= 344, "RankState is {per_rank} B");
         assert!(std::mem::size_of::<Msg>() <= 64);
         assert!(std::mem::size_of::<Req>() <= 16);
     }

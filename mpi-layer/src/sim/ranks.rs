@@ -40,8 +40,9 @@ pub(super) enum Resume {
     WaitAny,
     /// Free the internal requests (blocking send/recv/sendrecv).
     Internal,
-    /// A collective step's messages are done; reduce this many bytes.
-    CollRound(u64),
+    /// A collective step's messages are done; reduce its bytes
+    /// (`CollRun::reduce`).
+    CollRound,
     /// A collective step's reduction is done.
     CollNext,
 }
@@ -81,10 +82,6 @@ pub(super) struct RankState {
     pub live_user: u32,
     /// A graph program's operations issued and not yet completed.
     pub graph_live: u32,
-    /// Ids of requests a `Test` completed and freed: MPI sets the handle to
-    /// `MPI_REQUEST_NULL`, so a later wait naming it returns at once (trace
-    /// readers cannot know at read time whether a test succeeded).
-    pub tested: Vec<u64>,
 }
 
 impl RankState {
@@ -107,7 +104,6 @@ impl RankState {
             user_reqs: Vec::new(),
             live_user: 0,
             graph_live: 0,
-            tested: Vec::new(),
         }
     }
 }
@@ -194,8 +190,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     self.finish_waitany(r, &reqs);
                 }
             }
-            Resume::CollRound(reduce) => {
+            Resume::CollRound => {
                 self.free_internal(r);
+                let reduce = self.ranks[r as usize].coll.as_ref().expect("coll").reduce;
                 if reduce > 0 {
                     let d = transfer_time(reduce, self.params.collectives.reduce_rate);
                     self.block(r, Resume::CollNext, 0);
@@ -385,7 +382,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let ctx = 2 * g + 1;
             let n = out.len() as u32;
             // Block first: a request may complete while the step is posted.
-            self.block(r, Resume::CollRound(reduce), n);
+            self.ranks[r as usize].coll.as_mut().expect("coll").reduce = reduce;
+            self.block(r, Resume::CollRound, n);
             for o in &out {
                 let peer = self.member(g, o.peer);
                 let req = self.new_req(r);
@@ -623,7 +621,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 Ok(self.block(r, Resume::FreeNamed, 1))
             }
             Op::Waitall { ref reqs } => {
-                if self.ranks[r as usize].tested.is_empty() {
+                if !self.has_tested(r) {
                     self.waitall(r, reqs, origin, false)
                 } else {
                     let reqs = self.live_reqs(r, reqs);
@@ -642,7 +640,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             Op::Waitany { ref reqs } => {
                 // Copy only when a Test has freed some request of this rank.
                 let live;
-                let reqs = if self.ranks[r as usize].tested.is_empty() {
+                let reqs = if !self.has_tested(r) {
                     reqs
                 } else {
                     live = self.live_reqs(r, reqs);
@@ -667,13 +665,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             Op::Test { req } => {
                 if self.null_by_test(r, req) {
                     // Testing MPI_REQUEST_NULL: flag true, nothing to do.
-                    self.ranks[r as usize].tested.push(req.0);
+                    self.tested.entry(r).or_default().push(req.0);
                     return Ok(Flow::Continue);
                 }
                 let i = self.known(r, req, origin)?;
                 if self.reqs[i as usize].done {
                     self.free_user(r, req);
-                    self.ranks[r as usize].tested.push(req.0);
+                    self.tested.entry(r).or_default().push(req.0);
                 }
                 Ok(Flow::Continue)
             }

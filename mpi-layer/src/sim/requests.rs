@@ -99,10 +99,16 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if self.user.contains_key(&(r, id.0)) {
             return Err(self.fail(r, origin, format!("request {} is already in flight", id.0)));
         }
+        if self.has_tested(r) {
+            let t = self.tested.get_mut(&r).expect("has tested");
+            t.retain(|&q| q != id.0);
+            if t.is_empty() {
+                self.tested.remove(&r);
+            }
+        }
         let i = self.new_req(r);
         self.user.insert((r, id.0), i);
         let rk = &mut self.ranks[r as usize];
-        rk.tested.retain(|&q| q != id.0);
         rk.live_user += 1;
         rk.user_reqs.push(id.0);
         // Forget freed ids now and then so the list tracks live requests.
@@ -119,17 +125,26 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Whether `id` names a request a `Test` already completed (now
     /// `MPI_REQUEST_NULL`); forgets it, as waiting on it consumes the name.
     pub(super) fn null_by_test(&mut self, r: u32, id: ReqId) -> bool {
-        let t = &self.ranks[r as usize].tested;
-        if t.is_empty() || self.lookup(r, id).is_some() {
+        if !self.has_tested(r) || self.lookup(r, id).is_some() {
             return false;
         }
+        let t = self.tested.get_mut(&r).expect("has tested");
         match t.iter().position(|&q| q == id.0) {
             Some(k) => {
-                self.ranks[r as usize].tested.swap_remove(k);
+                t.swap_remove(k);
+                if t.is_empty() {
+                    self.tested.remove(&r);
+                }
                 true
             }
             None => false,
         }
+    }
+
+    /// Whether rank `r` has requests a `Test` completed (see
+    /// [`Sim::tested`]).
+    pub(super) fn has_tested(&self, r: u32) -> bool {
+        !self.tested.is_empty() && self.tested.contains_key(&r)
     }
 
     /// `reqs` without the ones a `Test` already completed.
