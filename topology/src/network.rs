@@ -1,8 +1,10 @@
-//! The link-by-link transport behind one interface: [`Network`] selects
-//! the packet or the flow model at run time, and both answer
-//! [`Transport::idle_time`] with the closed forms below.
+//! The transport behind one interface: [`Network`] selects at run time
+//! the packet or the flow model over a [`Machine`], or the contention-free
+//! [`IdealNetwork`]; the two link models answer [`Transport::idle_time`]
+//! with the closed forms below.
 
 use crate::flow::{FlowEvent, FlowNet};
+use crate::ideal::{Arrive, IdealNetwork};
 use crate::machine::Machine;
 use crate::packet::{PacketEvent, PacketNet};
 use crate::stats::{LinkSeries, LinkStat};
@@ -158,8 +160,9 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
     Ok(())
 }
 
-/// The transport, packet or flow, chosen at run time.
-// The two variants differ in size, but a program holds one network; boxing
+/// The transport chosen at run time: the packet or the flow model over a
+/// machine, or the ideal network, which has no machine.
+// The variants differ in size, but a program holds one network; boxing
 // would only add an indirection on every event.
 #[allow(clippy::large_enum_variant)]
 pub enum Network {
@@ -167,6 +170,9 @@ pub enum Network {
     Packet(PacketNet),
     /// Flow model.
     Flow(FlowNet),
+    /// Contention-free private wires between every pair of nodes (the
+    /// postal / LogP machine): no links, no statistics.
+    Ideal(IdealNetwork),
 }
 
 /// Events of a [`Network`].
@@ -176,6 +182,8 @@ pub enum NetEvent {
     Packet(PacketEvent),
     /// A flow-model event.
     Flow(FlowEvent),
+    /// An ideal-network event.
+    Ideal(Arrive),
 }
 
 impl From<PacketEvent> for NetEvent {
@@ -188,6 +196,11 @@ impl From<FlowEvent> for NetEvent {
         NetEvent::Flow(e)
     }
 }
+impl From<Arrive> for NetEvent {
+    fn from(e: Arrive) -> Self {
+        NetEvent::Ideal(e)
+    }
+}
 
 impl Network {
     /// A network over `machine` in the model `cfg.mode`.
@@ -197,34 +210,52 @@ impl Network {
             Mode::Flow => Network::Flow(FlowNet::new(machine, cfg)?),
         })
     }
-    /// The machine.
-    pub fn machine(&self) -> &Machine {
+    /// The ideal network of `nodes` nodes joined pairwise by wires of
+    /// `latency` and `bandwidth` ([`IdealNetwork`]).
+    pub fn ideal(nodes: u32, latency: Time, bandwidth: Bandwidth) -> Self {
+        Network::Ideal(IdealNetwork::new(nodes, latency, bandwidth))
+    }
+    /// The machine the links belong to; `None` for the ideal network.
+    pub fn links_machine(&self) -> Option<&Machine> {
         match self {
-            Network::Packet(n) => n.machine(),
-            Network::Flow(n) => n.machine(),
+            Network::Packet(n) => Some(n.machine()),
+            Network::Flow(n) => Some(n.machine()),
+            Network::Ideal(_) => None,
         }
     }
+    /// The machine of a link model.
+    ///
+    /// # Panics
+    /// On the ideal network, which has no machine; use
+    /// [`Network::links_machine`] where the network may be ideal.
+    pub fn machine(&self) -> &Machine {
+        self.links_machine()
+            .expect("the ideal network has no machine")
+    }
     /// Per-link totals; `elapsed` is the span utilization is relative to
-    /// (usually the run's end time).
+    /// (usually the run's end time). Empty for the ideal network.
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         match self {
             Network::Packet(n) => n.link_stats(elapsed),
             Network::Flow(n) => n.link_stats(elapsed),
+            Network::Ideal(_) => Vec::new(),
         }
     }
-    /// How many flows the flow model's rate updates touched (`None` in
-    /// packet mode).
+    /// How many flows the flow model's rate updates touched (`None`
+    /// except in flow mode).
     pub fn flow_update_stats(&self) -> Option<crate::flow::UpdateStats> {
         match self {
-            Network::Packet(_) => None,
             Network::Flow(n) => Some(n.update_stats()),
+            Network::Packet(_) | Network::Ideal(_) => None,
         }
     }
-    /// Per-link series (empty unless `series_interval` was set).
+    /// Per-link series (empty unless `series_interval` was set, and for
+    /// the ideal network).
     pub fn link_series(&self) -> Vec<LinkSeries> {
         match self {
             Network::Packet(n) => n.link_series(),
             Network::Flow(n) => n.link_series(),
+            Network::Ideal(_) => Vec::new(),
         }
     }
 }
@@ -233,7 +264,11 @@ impl Transport for Network {
     type Event = NetEvent;
 
     fn nodes(&self) -> u32 {
-        self.machine().nodes()
+        match self {
+            Network::Packet(n) => n.machine().nodes(),
+            Network::Flow(n) => n.machine().nodes(),
+            Network::Ideal(n) => n.nodes(),
+        }
     }
 
     fn start(&mut self, sched: &mut impl Schedule<NetEvent>, t: Transfer, out: &mut Vec<Delivery>) {
@@ -242,6 +277,7 @@ impl Transport for Network {
                 n.start(&mut Lift::<_, NetEvent, PacketEvent>::new(sched), t, out)
             }
             Network::Flow(n) => n.start(&mut Lift::<_, NetEvent, FlowEvent>::new(sched), t, out),
+            Network::Ideal(n) => n.start(&mut Lift::<_, NetEvent, Arrive>::new(sched), t, out),
         }
     }
 
@@ -258,7 +294,10 @@ impl Transport for Network {
             (Network::Flow(n), NetEvent::Flow(e)) => {
                 n.handle(&mut Lift::<_, NetEvent, FlowEvent>::new(sched), e, out)
             }
-            _ => panic!("event of the other transport mode"),
+            (Network::Ideal(n), NetEvent::Ideal(e)) => {
+                n.handle(&mut Lift::<_, NetEvent, Arrive>::new(sched), e, out)
+            }
+            _ => panic!("event of another transport mode"),
         }
     }
 
@@ -266,6 +305,7 @@ impl Transport for Network {
         match self {
             Network::Packet(n) => n.idle_time(src, dst, bytes, rate_cap),
             Network::Flow(n) => n.idle_time(src, dst, bytes, rate_cap),
+            Network::Ideal(n) => n.idle_time(src, dst, bytes, rate_cap),
         }
     }
 }
