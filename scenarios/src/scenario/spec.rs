@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use mpi_layer::MpiParams;
 use serde::{Deserialize, Serialize};
 
-use super::{Bytes, Dur, Rate};
+use super::{Bytes, Dur, MachineSpec, Rate};
 use crate::trace::TraceFormat;
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
@@ -42,137 +42,6 @@ pub struct Scenario {
 
 fn one() -> u64 {
     1
-}
-
-/// Machine presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MachinePreset {
-    /// Cray XE6 Gemini 3-D torus ([`TorusParams::blue_waters_dims`]).
-    BlueWaters,
-    /// Zhu et al.'s two racks of 15 nodes ([`EthernetParams::zhu`]).
-    EthernetZhu,
-    /// One InfiniBand QDR switch ([`InfinibandParams::qdr`]).
-    InfinibandQdr,
-    /// Contention-free private wires ([`IdealNetwork`]).
-    Ideal,
-}
-
-impl MachinePreset {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            MachinePreset::BlueWaters => "blue-waters",
-            MachinePreset::EthernetZhu => "ethernet-zhu",
-            MachinePreset::InfinibandQdr => "infiniband-qdr",
-            MachinePreset::Ideal => "ideal",
-        }
-    }
-}
-
-/// Torus partition the mapping fills.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Partition {
-    /// Every node (default).
-    Whole,
-    /// `length` routers in a row from `origin` along `dim`.
-    Line,
-    /// `side`^3 routers from corner `origin`.
-    Cube,
-}
-
-/// A torus dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dim {
-    /// x.
-    X,
-    /// y.
-    Y,
-    /// z.
-    Z,
-}
-
-/// `[machine]`: a preset or a file, with overrides. Which overrides apply
-/// depends on the preset (checked; see `docs/SCENARIOS.md`).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MachineSpec {
-    /// Preset; default `blue-waters` (unless `file` is given).
-    pub preset: Option<MachinePreset>,
-    /// Machine file (`topology::file` format), relative to the scenario.
-    pub file: Option<PathBuf>,
-    /// Torus routers per dimension; default `[23, 24, 24]` (Blue Waters).
-    pub dims: Option<[u32; 3]>,
-    /// Torus partition; default whole.
-    pub partition: Option<Partition>,
-    /// Partition corner; default `[0, 0, 0]`.
-    pub origin: Option<[u32; 3]>,
-    /// Line partition direction; default x.
-    pub dim: Option<Dim>,
-    /// Line partition length [routers]; default 4 (Bienz et al. Fig. 6).
-    pub length: Option<u32>,
-    /// Cube partition side [routers]; default 2.
-    pub side: Option<u32>,
-    /// Hosts per torus router; default 2 (Gemini).
-    pub nodes_per_router: Option<u32>,
-    /// Torus link rate per direction: one value for all dimensions or
-    /// three (x, y, z).
-    pub link_bandwidth: Option<Vec<Rate>>,
-    /// Torus router-to-router hop latency.
-    pub hop_latency: Option<Dur>,
-    /// Torus host <-> router latency, each way.
-    pub nic_latency: Option<Dur>,
-    /// Node injection rate `R_N` (torus).
-    pub injection: Option<Rate>,
-    /// Node ejection rate (torus).
-    pub ejection: Option<Rate>,
-    /// Ethernet backbone cable; default optical.
-    pub backbone: Option<BackboneName>,
-    /// Ethernet sharing rule; default fair.
-    pub sharing: Option<SharingName>,
-    /// Ethernet racks; default 2.
-    pub racks: Option<u32>,
-    /// Ethernet nodes per rack; default 15.
-    pub nodes_per_rack: Option<u32>,
-    /// Ethernet NIC rate per direction; default 940 Mb/s.
-    pub nic: Option<Rate>,
-    /// Ethernet backbone rate (overrides `backbone`'s).
-    pub backbone_rate: Option<Rate>,
-    /// Nodes (infiniband-qdr, ideal); default: as many as the mapping
-    /// needs (at least 2).
-    pub nodes: Option<u32>,
-    /// Latency: ideal wire (default 500 ns), InfiniBand node-to-node
-    /// (default 1616 ns), Ethernet per cable (default 75 us).
-    pub latency: Option<Dur>,
-    /// Bandwidth: ideal wire (default 100 GB/s), InfiniBand link (default
-    /// 3.787 GB/s).
-    pub bandwidth: Option<Rate>,
-    /// Sockets per node (override).
-    pub sockets: Option<u16>,
-    /// Cores per socket (override).
-    pub cores_per_socket: Option<u16>,
-}
-
-/// Ethernet backbone names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackboneName {
-    /// 10 GbE, measured 9.4 Gb/s.
-    Optical,
-    /// 1 GbE, measured 940 Mb/s.
-    Electrical,
-}
-
-/// Sharing rule names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SharingName {
-    /// Max-min fair.
-    Fair,
-    /// Zhu et al. eq. 6.
-    Asymmetric,
 }
 
 /// `[transport]`.

@@ -8,7 +8,7 @@ pub mod plots;
 pub mod render;
 
 use clap::{Args, Subcommand, ValueEnum};
-use scenarios::scenario::{self, Outcome, ScenarioError, Source, parse_assignment};
+use scenarios::scenario::{self, Outcome, ScenarioError, ScenarioFile, parse_assignment};
 use scenarios::sweep::{self, Axis, Row, Shard};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -276,7 +276,12 @@ impl Progress {
     }
 }
 
-fn run_table(src: &Source, table: &Table, opts: &OutputOpts, dir: &Path) -> Result<(), String> {
+fn run_table(
+    src: &ScenarioFile,
+    table: &Table,
+    opts: &OutputOpts,
+    dir: &Path,
+) -> Result<(), String> {
     let sets = overrides(&opts.set)?;
     let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
     let mut progress = Progress::new(opts.quiet);
@@ -376,11 +381,8 @@ pub fn replay(a: ReplayArgs) -> Result<(), String> {
     if let Some(c) = a.compute_scale {
         set("workload.compute_scale", Value::from(c))?;
     }
-    let src = Source {
-        // Options, not a file: errors name the trace and the field.
-        file: String::new(),
-        text: String::new(),
-    };
+    // Options, not a file: errors name the trace and the field.
+    let src = ScenarioFile::default();
     run_table(&src, &t, &a.out, Path::new(""))
 }
 
@@ -501,7 +503,7 @@ fn params_of(p: &sweep::Point) -> Vec<String> {
 }
 
 fn run_point(
-    src: &Source,
+    src: &ScenarioFile,
     base: &Table,
     dir: &Path,
     p: &sweep::Point,
@@ -509,8 +511,8 @@ fn run_point(
     let t = sweep::apply(base, p)?;
     // The point's table stands alone: its errors cannot point at lines of
     // the base file.
-    let bare = Source {
-        file: src.file.clone(),
+    let bare = ScenarioFile {
+        name: src.name.clone(),
         text: String::new(),
     };
     let sc = scenario::from_table(&bare, &t, &[], dir).map_err(scenario_err)?;
