@@ -43,6 +43,21 @@
 //! Packet mode optionally bounds link buffers with backpressure (bubble
 //! flow control on the torus); see [`packet`].
 
+/// `Display` for choice enums: the name clap's `ValueEnum` gives the
+/// variant, which their tests check is also serde's, so files, command
+/// lines and reports write one name.
+macro_rules! display_choice {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let v = clap::ValueEnum::to_possible_value(self)
+                    .expect("choices have no skipped variants");
+                f.pad(v.get_name())
+            }
+        }
+    )*};
+}
+
 pub mod ethernet;
 pub mod file;
 pub mod flow;
@@ -70,5 +85,7 @@ pub use network::{
 pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use stats::{LinkSeries, LinkStat};
-pub use torus::{TorusGeom, TorusParams};
+pub use torus::{Dim, TorusGeom, TorusParams};
+
+display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
 pub use transport::{Delivery, NodeId, Transfer, Transport};

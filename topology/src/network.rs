@@ -9,6 +9,7 @@ use crate::machine::Machine;
 use crate::packet::{PacketEvent, PacketNet};
 use crate::stats::{LinkSeries, LinkStat};
 use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use clap::ValueEnum;
 use sim_core::{Bandwidth, Lift, Schedule, Time, transfer_time};
 
 /// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
@@ -17,19 +18,23 @@ use sim_core::{Bandwidth, Lift, Schedule, Time, transfer_time};
 /// interleaving at a proportional cost in events.
 pub const DEFAULT_PACKET_BYTES: u64 = 4096;
 
-/// Which transport model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// Which transport model: [`crate::packet`] or [`crate::flow`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// Packets queue at every link direction ([`crate::packet`]).
+    /// Packets queue at every link direction.
     #[default]
     Packet,
-    /// Max-min fair flows ([`crate::flow`]).
+    /// Max-min fair flows.
     Flow,
 }
 
 /// How a packet moves through a router (packet mode).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// Virtual cut-through: a packet starts on the next link as soon as
@@ -43,15 +48,22 @@ pub enum Switching {
 }
 
 /// Routing choice on a torus (other machines always use their unique or
-/// tie-broken shortest path).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// tie-broken shortest path). Named `dimension-order` (alias `dor`) and
+/// `adaptive` (alias `minimal-adaptive`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RouteMode {
-    /// Dimension order, x then y then z ([`crate::torus`]).
+    /// Dimension order, x then y then z.
     #[default]
+    #[serde(alias = "dor")]
+    #[value(alias = "dor")]
     DimensionOrder,
     /// Minimal adaptive per packet (packet mode only; flow mode routes
     /// every flow in dimension order, since a flow has one path).
+    #[serde(rename = "adaptive", alias = "minimal-adaptive")]
+    #[value(name = "adaptive", alias = "minimal-adaptive")]
     MinimalAdaptive,
 }
 
@@ -426,8 +438,36 @@ mod tests {
         assert_eq!(s, Switching::StoreAndForward);
         let r: RouteMode = serde_json::from_str("\"minimal-adaptive\"").unwrap();
         assert_eq!(r, RouteMode::MinimalAdaptive);
+        let r: RouteMode = serde_json::from_str("\"dor\"").unwrap();
+        assert_eq!(r, RouteMode::DimensionOrder);
         let h: crate::Sharing = serde_json::from_str("\"asymmetric\"").unwrap();
         assert_eq!(h, crate::Sharing::Asymmetric);
         assert!(serde_json::from_str::<Mode>("\"packets\"").is_err());
+    }
+
+    /// Every choice has one name: serde's (files, reports), clap's
+    /// (command line) and `Display` agree, and each parses back.
+    #[test]
+    fn one_name_per_choice() {
+        fn check<T>(all: &[T])
+        where
+            T: ValueEnum + serde::Serialize + serde::de::DeserializeOwned + PartialEq,
+            T: std::fmt::Debug + std::fmt::Display,
+        {
+            for v in all {
+                let name = v.to_string();
+                assert_eq!(serde_json::to_value(v).unwrap(), name.as_str());
+                let back: T = serde_json::from_value(name.clone().into()).unwrap();
+                assert_eq!(&back, v);
+                assert_eq!(&T::from_str(&name, false).unwrap(), v);
+            }
+        }
+        check(Mode::value_variants());
+        check(Switching::value_variants());
+        check(RouteMode::value_variants());
+        check(crate::Sharing::value_variants());
+        check(crate::Backbone::value_variants());
+        check(crate::Dim::value_variants());
+        assert_eq!(RouteMode::MinimalAdaptive.to_string(), "adaptive");
     }
 }

@@ -25,6 +25,30 @@ use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, NONE, Sh
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
 
+/// A dimension of the torus (`x`, `y`, `z` in files and on the command
+/// line).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dim {
+    /// x.
+    X,
+    /// y.
+    Y,
+    /// z.
+    Z,
+}
+
+impl Dim {
+    /// The dimensions in order.
+    pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
+    /// 0, 1 or 2.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// Parameters of a Gemini-style 3-D torus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TorusParams {

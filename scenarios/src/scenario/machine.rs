@@ -13,21 +13,26 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{Bandwidth, Time};
-use topology::{Backbone, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams};
+use topology::{
+    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
+};
 
 use super::{Dur, Rate, ScenarioError, ScenarioFile};
 
-/// Machine presets: the `preset` of `[machine]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+/// Machine presets: the `preset` of `[machine]`, and `--machine` of
+/// `netsim replay`. Built from [`TorusParams::blue_waters_dims`],
+/// [`EthernetParams::zhu`], [`InfinibandParams::qdr`] and
+/// [`topology::IdealNetwork`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum MachinePreset {
-    /// Cray XE6 Gemini 3-D torus ([`TorusParams::blue_waters_dims`]).
+    /// Blue Waters' Cray Gemini 3-D torus (see --dims).
     BlueWaters,
-    /// Zhu et al.'s two racks of 15 nodes ([`EthernetParams::zhu`]).
+    /// Zhu et al.'s two Ethernet racks of 15 nodes.
     EthernetZhu,
-    /// One InfiniBand QDR switch ([`InfinibandParams::qdr`]).
+    /// One InfiniBand QDR switch, as many nodes as needed.
     InfinibandQdr,
-    /// Contention-free private wires ([`topology::IdealNetwork`]).
+    /// Contention-free wires (500 ns, 100 GB/s).
     Ideal,
 }
 
@@ -53,38 +58,6 @@ pub enum Partition {
     Line,
     /// `side`^3 routers from corner `origin`.
     Cube,
-}
-
-/// A torus dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dim {
-    /// x.
-    X,
-    /// y.
-    Y,
-    /// z.
-    Z,
-}
-
-/// Ethernet backbone names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackboneName {
-    /// 10 GbE, measured 9.4 Gb/s.
-    Optical,
-    /// 1 GbE, measured 940 Mb/s.
-    Electrical,
-}
-
-/// Sharing rule names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SharingName {
-    /// Max-min fair.
-    Fair,
-    /// Zhu et al. eq. 6.
-    Asymmetric,
 }
 
 /// `[machine]`: a preset's family with its overrides, or a machine file.
@@ -150,9 +123,9 @@ pub struct TorusSpec {
 #[serde(deny_unknown_fields)]
 pub struct EthernetSpec {
     /// Backbone cable; default optical.
-    pub backbone: Option<BackboneName>,
+    pub backbone: Option<Backbone>,
     /// Sharing rule; default fair.
-    pub sharing: Option<SharingName>,
+    pub sharing: Option<Sharing>,
     /// Racks; default 2.
     pub racks: Option<u32>,
     /// Nodes per rack; default 15.
@@ -411,7 +384,7 @@ impl MachineSpec {
                 Some(Partition::Line) => g
                     .line(
                         t.origin.unwrap_or([0, 0, 0]),
-                        t.dim.unwrap_or(Dim::X) as usize,
+                        t.dim.unwrap_or(Dim::X).index(),
                         t.length.unwrap_or(4),
                     )
                     .map_err(|e| err("length", e.to_string()))?,
@@ -482,14 +455,8 @@ impl TorusSpec {
 impl EthernetSpec {
     fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
         let mut ep = EthernetParams::zhu(
-            match self.backbone {
-                Some(BackboneName::Electrical) => Backbone::Electrical,
-                _ => Backbone::Optical,
-            },
-            match self.sharing {
-                Some(SharingName::Asymmetric) => Sharing::Asymmetric,
-                _ => Sharing::Fair,
-            },
+            self.backbone.unwrap_or(Backbone::Optical),
+            self.sharing.unwrap_or(Sharing::Fair),
         );
         if let Some(v) = self.racks {
             ep.racks = v;

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use mpi_layer::{MpiParams, RunError, RunResults, Simulation};
 use sim_core::Time;
-use topology::{Mode, NetConfig, Network, Placement, RouteMode, Switching, Transport};
+use topology::{NetConfig, Network, Placement, Transport};
 
 use crate::trace::BoxedStream;
 
@@ -56,11 +56,11 @@ mod spec;
 
 use error::toml_error;
 pub use error::{ScenarioError, ScenarioFile};
-pub use machine::{
-    BackboneName, Dim, EthernetSpec, FileSpec, IdealSpec, InfinibandSpec, MachinePreset,
-    MachineSpec, Partition, SharingName, TorusSpec,
-};
 use machine::{BuiltMachine, Fabric};
+pub use machine::{
+    EthernetSpec, FileSpec, IdealSpec, InfinibandSpec, MachinePreset, MachineSpec, Partition,
+    TorusSpec,
+};
 pub use quantity::{Bytes, Dur, Rate};
 use report::Setup;
 pub use report::{
@@ -200,10 +200,7 @@ impl Scenario {
             nodes: machine.fabric.nodes(),
             ranks,
             nodes_used: placement.nodes_used(),
-            mode: match cfg.mode {
-                Mode::Packet => ModeName::Packet,
-                Mode::Flow => ModeName::Flow,
-            },
+            mode: cfg.mode,
             workload: progs.about.clone(),
             seed: self.seed,
         };
@@ -242,21 +239,12 @@ impl Scenario {
     fn net_config(&self) -> NetConfig {
         let t = &self.transport;
         NetConfig {
-            mode: match t.mode {
-                Some(ModeName::Flow) => Mode::Flow,
-                _ => Mode::Packet,
-            },
+            mode: t.mode.unwrap_or_default(),
             packet_bytes: t
                 .packet_size
                 .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
-            switching: match t.switching {
-                Some(SwitchingName::StoreAndForward) => Switching::StoreAndForward,
-                _ => Switching::CutThrough,
-            },
-            routing: match t.routing {
-                Some(RoutingName::Adaptive) => RouteMode::MinimalAdaptive,
-                _ => RouteMode::DimensionOrder,
-            },
+            switching: t.switching.unwrap_or_default(),
+            routing: t.routing.unwrap_or_default(),
             series_interval: None,
             backpressure: t.backpressure.unwrap_or(false),
         }

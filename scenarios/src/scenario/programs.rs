@@ -7,12 +7,10 @@ use std::path::{Path, PathBuf};
 use mpi_layer::VecProgram;
 use sim_core::Time;
 
-use super::{
-    FormatName, ListOrderName, OrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec,
-};
+use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
 use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_streams};
-use crate::workloads::{self, Collective, Halo, RecvOrder, Stencil, ZhuPattern};
+use crate::workloads::{self, Collective, Halo, Stencil, ZhuPattern};
 
 /// The programs of a workload and what the mapping needs to know.
 pub(super) struct Programs {
@@ -65,7 +63,7 @@ impl Scenario {
             }
             WorkloadSpec::Hvpp { n, size, order } => simple(
                 "hvpp",
-                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, order_of(*order)),
+                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, *order),
                 1,
                 format!("HighVolumePingPong n = {n}, {} B, {order:?}", size.0),
             ),
@@ -95,7 +93,7 @@ impl Scenario {
                 )?;
                 simple(
                     "gemini-line",
-                    workloads::gemini_line(*per_gemini, *n, size.0, order_of(*order)),
+                    workloads::gemini_line(*per_gemini, *n, size.0, *order),
                     (*per_gemini / 2) as u16,
                     format!(
                         "4-Gemini line, {per_gemini} ranks per Gemini, n = {n}, {} B",
@@ -287,12 +285,12 @@ impl Scenario {
                 let streams = match (path, files) {
                     (Some(p), None) => {
                         let p = self.resolve(p);
-                        let f = format.map_or_else(|| TraceFormat::detect(&p), |f| f.format());
+                        let f = format.unwrap_or_else(|| TraceFormat::detect(&p));
                         open_streams(&p, f, &cfg).map_err(|e| file.plain(e.to_string()))?
                     }
                     (None, Some(fs)) => {
                         need(
-                            matches!(format, None | Some(FormatName::Ti)),
+                            matches!(format, None | Some(TraceFormat::SimGridTi)),
                             "files",
                             "per-rank files are a TI layout; use `path` for other formats",
                         )?;
@@ -384,12 +382,5 @@ impl Scenario {
             ));
         }
         Ok(())
-    }
-}
-
-fn order_of(o: OrderName) -> RecvOrder {
-    match o {
-        OrderName::InOrder => RecvOrder::InOrder,
-        OrderName::Reversed => RecvOrder::Reversed,
     }
 }

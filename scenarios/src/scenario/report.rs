@@ -6,7 +6,9 @@ use mpi_layer::RunResults;
 use serde::Serialize;
 use topology::LinkStat;
 
-use super::{ModeName, ReportSpec};
+use topology::Mode;
+
+use super::ReportSpec;
 /// What the run was (for the report header).
 #[derive(Clone, Debug)]
 pub(super) struct Setup {
@@ -14,7 +16,7 @@ pub(super) struct Setup {
     pub(super) nodes: u32,
     pub(super) ranks: u32,
     pub(super) nodes_used: u32,
-    pub(super) mode: ModeName,
+    pub(super) mode: Mode,
     pub(super) workload: String,
     pub(super) seed: u64,
 }
@@ -57,7 +59,7 @@ pub struct Report {
     /// Ranks.
     pub ranks: u32,
     /// Transport mode (the ideal network ignores it).
-    pub mode: ModeName,
+    pub mode: Mode,
     /// Workload description.
     pub workload: String,
     /// Master seed.

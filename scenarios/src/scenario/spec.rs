@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Bytes, Dur, MachineSpec, Rate};
 use crate::trace::TraceFormat;
+use crate::workloads::RecvOrder;
+use topology::{Mode, RouteMode, Switching};
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -49,48 +51,16 @@ fn one() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
     /// `packet` (default) or `flow`.
-    pub mode: Option<ModeName>,
+    pub mode: Option<Mode>,
     /// Packet payload; default 4096 B.
     pub packet_size: Option<Bytes>,
     /// `cut-through` (default) or `store-and-forward`.
-    pub switching: Option<SwitchingName>,
+    pub switching: Option<Switching>,
     /// `dimension-order` (default) or `adaptive` (torus, packet mode).
-    pub routing: Option<RoutingName>,
+    pub routing: Option<RouteMode>,
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
-}
-
-/// Transport mode names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModeName {
-    /// Packet model.
-    Packet,
-    /// Flow model.
-    Flow,
-}
-
-/// Switching names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SwitchingName {
-    /// Virtual cut-through.
-    CutThrough,
-    /// Store-and-forward.
-    StoreAndForward,
-}
-
-/// Routing names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoutingName {
-    /// Dimension order.
-    #[serde(alias = "dor")]
-    DimensionOrder,
-    /// Minimal adaptive.
-    #[serde(alias = "minimal-adaptive")]
-    Adaptive,
 }
 
 /// Mapping kinds.
@@ -125,16 +95,16 @@ pub struct MappingSpec {
 }
 
 /// MPI parameter presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum MpiPreset {
-    /// [`MpiParams::blue_waters`].
+    /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
     BlueWaters,
-    /// [`MpiParams::bgp`].
+    /// Hoefler et al., BG/P (`MpiParams::bgp`).
     Bgp,
-    /// [`MpiParams::infiniband_qdr`].
+    /// Bridges et al. Table 2 (`MpiParams::infiniband_qdr`).
     InfinibandQdr,
-    /// [`MpiParams::ethernet_zhu`].
+    /// Zhu et al. (`MpiParams::ethernet_zhu`).
     EthernetZhu,
 }
 
@@ -264,17 +234,6 @@ pub enum AllreduceName {
     Ring,
 }
 
-/// Receive posting orders of HighVolumePingPong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum OrderName {
-    /// In arrival order (default).
-    #[default]
-    InOrder,
-    /// Reversed.
-    Reversed,
-}
-
 /// Receive posting orders of a message list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -286,35 +245,6 @@ pub enum ListOrderName {
     Reversed,
     /// Shuffled with the scenario seed.
     Shuffled,
-}
-
-/// Trace format names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatName {
-    /// SimGrid TI.
-    Ti,
-    /// SST DUMPI.
-    Dumpi,
-    /// GOAL.
-    Goal,
-    /// netsim native.
-    Native,
-    /// CSV message list.
-    Csv,
-}
-
-impl FormatName {
-    /// The reader's format.
-    pub fn format(self) -> TraceFormat {
-        match self {
-            FormatName::Ti => TraceFormat::SimGridTi,
-            FormatName::Dumpi => TraceFormat::Dumpi,
-            FormatName::Goal => TraceFormat::Goal,
-            FormatName::Native => TraceFormat::Native,
-            FormatName::Csv => TraceFormat::MessageList,
-        }
-    }
 }
 
 fn d_sizes() -> Vec<Bytes> {
@@ -381,7 +311,7 @@ pub enum WorkloadSpec {
         size: Bytes,
         /// Receive order. Default in-order.
         #[serde(default)]
-        order: OrderName,
+        order: RecvOrder,
     },
     /// `ppn` pairs ping-pong at once between two nodes (Bienz eq. 2).
     MaxRate {
@@ -408,7 +338,7 @@ pub enum WorkloadSpec {
         size: Bytes,
         /// Receive order. Default in-order.
         #[serde(default)]
-        order: OrderName,
+        order: RecvOrder,
     },
     /// Zhu et al.'s random bidirectional pattern.
     Zhu {
@@ -505,7 +435,7 @@ pub enum WorkloadSpec {
         /// TI per-rank files, rank order (instead of `path`).
         files: Option<Vec<PathBuf>>,
         /// Format; default from the extension.
-        format: Option<FormatName>,
+        format: Option<TraceFormat>,
         /// TI host speed [flop/s]. Default 1e9.
         host_speed_flops: Option<f64>,
         /// DUMPI computation scale. Default 1.0.

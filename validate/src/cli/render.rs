@@ -43,7 +43,7 @@ pub fn table(r: &Report) -> String {
     let mode = if r.link_count == 0 {
         "contention-free wires".to_string()
     } else {
-        format!("{} transport", format!("{:?}", r.mode).to_lowercase())
+        format!("{} transport", r.mode)
     };
     let _ = writeln!(
         o,
@@ -154,7 +154,7 @@ pub fn csv(r: &Report) -> String {
     add("run", "nodes".into(), r.nodes.to_string());
     add("run", "nodes_used".into(), r.nodes_used.to_string());
     add("run", "ranks".into(), r.ranks.to_string());
-    add("run", "mode".into(), format!("{:?}", r.mode).to_lowercase());
+    add("run", "mode".into(), r.mode.to_string());
     add("run", "workload".into(), r.workload.clone());
     add("run", "seed".into(), r.seed.to_string());
     add("run", "makespan_s".into(), r.makespan_s.to_string());
