@@ -120,7 +120,8 @@ pub use op::{
     CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel, VecProgram,
 };
 pub use params::{
-    AllreduceLarge, CollectiveParams, MatcherKind, MpiParams, Postal, Progress, Protocol,
+    AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, Postal, Progress,
+    Protocol, Rest, SearchCost, ShmParams,
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RunError, RunResults, Simulation,

@@ -7,7 +7,7 @@ use mpi_layer::matching::{
     PostedRecv, SmallLinear,
 };
 use mpi_layer::{
-    AllreduceLarge, CommId, ConfigError, MatcherKind, MpiParams, Op, OpStream, Origin,
+    AllreduceLarge, CommId, ConfigError, HostCosts, MatcherKind, MpiParams, Op, OpStream, Origin,
     ProgramError, Progress, Protocol, ReqId, RunError, RunResults, Source, TagSel, VecProgram, run,
 };
 use sim_core::rand::Rng;
@@ -134,29 +134,28 @@ fn rendezvous_costs_the_extra_handshake() {
         .unwrap()
     };
     let r = late(s);
-    // Rendezvous, alpha = 3.0 us, R_b = 2.9e9 B/s. The host overhead is
-    // H = alpha + s/R_b - (L + s/R_b) - 2L - gamma = 3000 - 1500 - 8.4 ns
-    // = 1491.6 ns, split o_s = 745.8 ns, o_r = 745.8 ns.
-    let h = Time::from_ps(3_000_000 - 1_500_000 - 8_400);
-    let o_r = h - Time::from_ps(h.as_ps() / 2);
+    // Rendezvous, alpha = 3.0 us, R_b = 2.9e9 B/s. The Blue Waters
+    // preset derives o_recv (o_send = 0, L = 0): alpha + s/R_b - (L +
+    // s/R_b) - 2L - gamma = 3000 - 1500 - 8.4 ns = 1491.6 ns.
+    let o_r = Time::from_ps(3_000_000 - 1_500_000 - 8_400);
     let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
     // The RTS waits unexpected. At D the receive finds it (one element,
     // gamma), the CTS crosses back (L), the data crosses (L + s/R_b):
     // the sender's blocking send returns on delivery, the receiver then
     // spends o_r.
-    let gamma = p.gamma;
+    let gamma = p.gamma_posted.gamma;
     assert_eq!(r.finish[0], d + gamma + L * 2 + xfer);
     assert_eq!(r.finish[1], d + gamma + L * 2 + xfer + o_r);
     assert_eq!(r.control_messages, 2);
-    // An eager message (8000 B, alpha 7.0 us, R_b 7.5e8) posted as late
-    // only pays the search, the copy at memcpy rate and o_r after D: no
-    // round trip. H = 7000 - 500 - 8.4 = 6491.6 ns, o_r = 3245.8 ns.
+    // An eager message (8000 B, alpha 7.0 us, R_b 7.5e8) posted as late:
+    // its o_r = 7000 - 500 - 8.4 = 6491.6 ns was spent when it arrived
+    // (long before D); after D only the search and the copy out of the
+    // library's buffer at the unexpected-copy rate remain: no round trip.
     let r = late(8000);
-    let o_r = Time::from_ps(3_245_800);
-    let copy = transfer_time(8000, p.memcpy_rate);
-    assert_eq!(r.finish[1], d + gamma + copy + o_r);
-    // The sender of an eager message returned after o_s alone.
-    assert_eq!(r.finish[0], Time::from_ps(6_491_600 - 3_245_800));
+    let copy = transfer_time(8000, p.unexpected_copy_rate.unwrap());
+    assert_eq!(r.finish[1], d + gamma + copy);
+    // o_send = 0: the eager sender returns at once.
+    assert_eq!(r.finish[0], Time::ZERO);
 }
 
 /// Algorithm 1 of Bienz et al. (HighVolumePingPong) between ranks 0 and 1
@@ -219,13 +218,24 @@ fn high_volume_ping_pong_queue_search() {
     let quad = n * (n + 1) / 2;
     assert_eq!(rev.elements_visited(), 2 * quad as u128);
     assert_eq!(rev.posted_search.max(), Some(n));
-    // The receiver's core is busy without a gap from the first arrival in
-    // both runs (it spends gamma + o_r = 224.2 ns per message while
-    // arrivals come every o_s = 215.8 ns), so the added time is exactly
-    // gamma times the added elements visited.
-    let extra = 2 * quad - 2 * n;
-    let gamma = MpiParams::blue_waters().gamma;
-    assert_eq!(rev.makespan - inorder.makespan, gamma * extra);
+    // Intra-socket short (alpha 440 ns, R_b 2.2e9): the sender's port
+    // lets one message leave per g + 7 G = 440 ns + ceil(7 x 454 545 fs)
+    // = 443.182 ns; each crosses memory (two copies of 8 B at 4.4e9 B/s:
+    // 3.637 ns); the receiver spends gamma v + o_r with o_r = 440 - 8.4 =
+    // 431.6 ns (derived). In order (v = 1, 440 ns) the sender is the
+    // bottleneck; each phase ends one message time after the last leaves.
+    let (hold, wire, o_r) = (
+        Time::from_ps(443_182),
+        Time::from_ps(3_637),
+        Time::from_ps(431_600),
+    );
+    let gamma = MpiParams::blue_waters().gamma_posted.gamma;
+    assert_eq!(inorder.makespan, (hold * (n - 1) + wire + o_r + gamma) * 2);
+    // Reversed, message k visits n - k elements: the receiver is the
+    // bottleneck from the first arrival on, and the phase is the sum of
+    // its work, o_r n + gamma n (n + 1) / 2: max-rate plus the search
+    // (Bienz et al. Fig. 5), not overlapped with the sender's gap.
+    assert_eq!(rev.makespan, (wire + o_r * n + gamma * quad) * 2);
     assert_eq!(inorder.messages(), 2 * n);
 }
 
@@ -252,9 +262,13 @@ fn progress_engine_versus_own_core() {
     };
     let mut p = MpiParams::blue_waters();
     let own = run(pair(0), net(1), prog(), p.clone()).unwrap();
-    // Intra-socket short: H = 440 ns - s/R_b + s/R_b - gamma = 431.6 ns,
-    // o_r = 215.8 ns; the arrival's search and o_r wait behind the compute.
-    assert_eq!(own.finish[1], c + p.gamma + Time::from_ps(215_800));
+    // Intra-socket short: o_r = 440 ns - gamma = 431.6 ns (derived); the
+    // arrival's search and o_r wait behind the compute, and go before the
+    // program's wait, which became ready later (time order).
+    assert_eq!(
+        own.finish[1],
+        c + p.gamma_posted.gamma + Time::from_ps(431_600)
+    );
     p.progress = Progress::Engines { engines: 1 };
     let eng = run(pair(0), net(1), prog(), p).unwrap();
     assert_eq!(eng.finish[1], c);
@@ -1133,8 +1147,8 @@ fn sendrecv_ring_waitany_and_test() {
 #[test]
 fn offload_keeps_protocol_work_off_the_core() {
     // Rank 0 posts an isend then computes 1 us. Onload, the send overhead
-    // o_s (215.8 ns intra-socket short) runs on the core first; offload,
-    // the NIC does it and the compute starts at once.
+    // o_send = 200 ns runs on the core first (the isend returns after
+    // it); offload, the NIC does it and the compute starts at once.
     let c = Time::from_us(1);
     let prog = || {
         progs(vec![
@@ -1153,8 +1167,12 @@ fn offload_keeps_protocol_work_off_the_core() {
         ])
     };
     let mut p = MpiParams::blue_waters();
+    p.set_host_all(HostCosts {
+        o_send: Time::from_ns(200),
+        ..HostCosts::MAX_RATE
+    });
     let on = run(pair(0), net(1), prog(), p.clone()).unwrap();
-    assert_eq!(on.finish[0], c + Time::from_ps(215_800));
+    assert_eq!(on.finish[0], c + Time::from_ns(200));
     p.protocol_offload = true;
     let off = run(pair(0), net(1), prog(), p.clone()).unwrap();
     assert_eq!(off.finish[0], c);
@@ -1236,14 +1254,14 @@ fn one_progress_engine_funnels_a_nodes_receives() {
         ])
     };
     let t = t_short(8);
-    // Inter-node short: H = 2.3 us - L - gamma = 1791.6 ns, o_r = 895.8 ns.
-    let o_r = Time::from_ps(895_800);
+    // Inter-node short: o_r = 2.3 us - L - gamma = 1791.6 ns (derived).
+    let o_r = Time::from_ps(1_791_600);
     let mut p = bw.clone();
     p.progress = Progress::Engines { engines: 1 };
     let one = run(placement.clone(), net(3), prog(), p.clone()).unwrap();
     let mut f = vec![one.finish[2], one.finish[3]];
     f.sort();
-    assert_eq!(f, vec![t, t + bw.gamma + o_r]);
+    assert_eq!(f, vec![t, t + bw.gamma_posted.gamma + o_r]);
     p.progress = Progress::Engines { engines: 2 };
     let two = run(placement, net(3), prog(), p).unwrap();
     assert_eq!((two.finish[2], two.finish[3]), (t, t));

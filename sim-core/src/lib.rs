@@ -4,7 +4,8 @@
 //!
 //! * [`Time`], integer picoseconds, and [`Bandwidth`], integer bytes per
 //!   second, with [`transfer_time`] as the single (bytes, rate) -> time
-//!   conversion (exact `u128`, rounded up);
+//!   conversion (exact `u128`, rounded up); [`PerByte`], LogGP's costs per
+//!   byte in femtoseconds, for costs given per byte rather than as a rate;
 //! * [`EventQueue`], the pending-event set keyed by (time, sequence number):
 //!   unique keys, FIFO among equal times, cancel and reschedule by handle.
 //!   The ordering contract is stated in the [`queue`] module;
@@ -33,7 +34,7 @@ pub mod units;
 pub use engine::{Engine, Lift, Model, Schedule, Scheduler, Stop};
 pub use queue::{EventId, EventQueue};
 pub use rng::{RngStreams, SimRng};
-pub use time::{Bandwidth, PS_PER_SEC, Time, transfer_time};
+pub use time::{Bandwidth, PS_PER_SEC, PerByte, Time, transfer_time};
 
 /// The `rand` crate, re-exported so every layer draws with the same version.
 pub use rand;

@@ -98,7 +98,11 @@ impl Time {
     pub const fn saturating_add(self, rhs: Time) -> Time {
         Time(self.0.saturating_add(rhs.0))
     }
-    /// `self - rhs`, clamped to zero.
+    /// `self * rhs`, clamped to [`Time::MAX`].
+    pub const fn saturating_mul(self, rhs: u64) -> Time {
+        Time(self.0.saturating_mul(rhs))
+    }
+    /// `self - rhs`, or zero if `rhs` is later.
     pub const fn saturating_sub(self, rhs: Time) -> Time {
         Time(self.0.saturating_sub(rhs.0))
     }
@@ -240,6 +244,88 @@ impl fmt::Debug for Bandwidth {
     }
 }
 
+/// A cost per byte, in whole femtoseconds per byte: LogGP's `G` (gap per
+/// byte) and `O` (CPU overhead per byte), Alexandrov et al., SPAA'95.
+///
+/// A rate converts to the nearest femtosecond per byte ([`PerByte::of_rate`];
+/// 1 / 2.9 GB/s = 344 828 fs/B, 0.1 ppm off), and a cost in whole
+/// picoseconds per byte, as LogGOPSim reads it, is exact.
+/// [`PerByte::cost`] turns a byte count into [`Time`], rounding up once.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct PerByte(u64);
+
+impl PerByte {
+    /// No cost per byte.
+    pub const ZERO: PerByte = PerByte(0);
+    /// From femtoseconds per byte.
+    pub const fn from_fs(fs: u64) -> PerByte {
+        PerByte(fs)
+    }
+    /// From picoseconds per byte.
+    pub const fn from_ps(ps: u64) -> PerByte {
+        PerByte(ps * 1000)
+    }
+    /// The time per byte of `rate`, `1 / rate`, to the nearest femtosecond.
+    pub fn of_rate(rate: Bandwidth) -> PerByte {
+        let r = rate.as_bytes_per_sec() as u128;
+        PerByte(((1_000_000_000_000_000u128 + r / 2) / r) as u64)
+    }
+    /// From seconds per byte as a float, to the nearest femtosecond; `None`
+    /// unless finite and not negative.
+    pub fn try_from_secs_f64(secs_per_byte: f64) -> Option<PerByte> {
+        let fs = secs_per_byte * 1e15;
+        if !fs.is_finite() || fs < 0.0 || fs >= u64::MAX as f64 {
+            return None;
+        }
+        Some(PerByte(fs.round() as u64))
+    }
+    /// Femtoseconds per byte.
+    pub const fn as_fs(self) -> u64 {
+        self.0
+    }
+    /// Seconds per byte as a float (for models and reports).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-15
+    }
+    /// The rate this cost allows, `1 / cost`, to the nearest byte per
+    /// second; `None` for a zero cost (no limit).
+    pub fn as_rate(self) -> Option<Bandwidth> {
+        if self.0 == 0 {
+            return None;
+        }
+        let fs = self.0 as u128;
+        let bps = (1_000_000_000_000_000u128 + fs / 2) / fs;
+        Bandwidth::try_bytes_per_sec(u64::try_from(bps).unwrap_or(u64::MAX).max(1))
+    }
+    /// The cost of `bytes` bytes: `ceil(bytes * fs / 1000)` picoseconds,
+    /// exact in `u128`; saturates at [`Time::MAX`].
+    pub fn cost(self, bytes: u64) -> Time {
+        let ps = (bytes as u128 * self.0 as u128).div_ceil(1000);
+        Time(u64::try_from(ps).unwrap_or(u64::MAX))
+    }
+    /// The larger of two costs.
+    pub fn max(self, other: PerByte) -> PerByte {
+        PerByte(self.0.max(other.0))
+    }
+}
+
+impl fmt::Display for PerByte {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 % 1000 == 0 {
+            write!(f, "{} ps/B", self.0 / 1000)
+        } else {
+            write!(f, "{:.3} ps/B", self.0 as f64 / 1000.0)
+        }
+    }
+}
+
+impl fmt::Debug for PerByte {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}fs/B", self.0)
+    }
+}
+
 /// Time to move `bytes` at `rate`: `ceil(bytes * 1e12 / rate)` picoseconds,
 /// computed exactly in `u128`.
 ///
@@ -298,6 +384,31 @@ mod tests {
             transfer_time(u64::MAX, Bandwidth::bytes_per_sec(1)),
             Time::MAX
         );
+    }
+
+    #[test]
+    fn per_byte_costs_round_once() {
+        // 1 / 2.9 GB/s = 344 827.586.. fs/B, to the nearest fs.
+        let g = PerByte::of_rate(Bandwidth::bytes_per_sec(2_900_000_000));
+        assert_eq!(g.as_fs(), 344_828);
+        // 1000 B at 344 828 fs/B = 344 828 ps exactly; 3 B = 1034.484 ps -> 1035.
+        assert_eq!(g.cost(1000), Time::from_ps(344_828));
+        assert_eq!(g.cost(3), Time::from_ps(1035));
+        // Whole picoseconds per byte (LogGOPSim's integers) are exact.
+        assert_eq!(PerByte::from_ps(5).cost(1 << 20), Time::from_ps(5 << 20));
+        assert_eq!(PerByte::ZERO.cost(u64::MAX), Time::ZERO);
+        assert_eq!(PerByte::from_fs(u64::MAX).cost(u64::MAX), Time::MAX);
+        assert_eq!(
+            PerByte::from_ps(5).as_rate().map(|r| r.as_bytes_per_sec()),
+            Some(200_000_000_000)
+        );
+        assert_eq!(PerByte::ZERO.as_rate(), None);
+        assert_eq!(
+            PerByte::try_from_secs_f64(2.5e-13),
+            Some(PerByte::from_fs(250))
+        );
+        assert_eq!(PerByte::try_from_secs_f64(-1.0), None);
+        assert_eq!(PerByte::from_ps(5).to_string(), "5 ps/B");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! accepted. Parsing is exact where the value allows it: `"4.4e-07 s"`
 //! becomes 440 000 ps, `"2.2e9 B/s"` 2 200 000 000 B/s.
 
-use crate::{Bandwidth, Time};
+use crate::{Bandwidth, PerByte, Time};
 
 fn split(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
@@ -111,6 +111,45 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(b as u64)
 }
 
+/// Parses a cost per byte (LogGP's `G` or `O`): a time per byte, a number
+/// and one of `fs/B`, `ps/B`, `ns/B`, `us/B`, `s/B`; or a rate (`"2.9 GB/s"`,
+/// any unit of [`parse_rate`]), read as its inverse.
+pub fn parse_per_byte(s: &str) -> Result<PerByte, String> {
+    let (v, unit) = split(s)
+        .ok_or_else(|| format!("`{s}` is not a cost per byte (e.g. \"0.5 ns/B\" or \"2 GB/s\")"))?;
+    let scale = match unit {
+        "fs/B" => 1e-15,
+        "ps/B" => 1e-12,
+        "ns/B" => 1e-9,
+        "us/B" | "µs/B" => 1e-6,
+        "s/B" => 1.0,
+        "" => {
+            return Err(format!(
+                "`{s}` has no unit: write a time per byte (ps/B, ns/B) or a rate (GB/s)"
+            ));
+        }
+        _ => {
+            return parse_rate(s).map(PerByte::of_rate).map_err(|_| {
+                format!("`{s}`: unknown unit `{unit}` (fs/B, ps/B, ns/B, us/B, s/B, or a rate such as GB/s)")
+            });
+        }
+    };
+    if v < 0.0 {
+        return Err(format!("`{s}`: a cost cannot be negative"));
+    }
+    PerByte::try_from_secs_f64(v * scale).ok_or_else(|| format!("`{s}` is out of range"))
+}
+
+/// Formats a cost per byte so that [`parse_per_byte`] reads it back
+/// exactly.
+pub fn format_per_byte(c: PerByte) -> String {
+    if c.as_fs() % 1000 == 0 {
+        format!("{} ps/B", c.as_fs() / 1000)
+    } else {
+        format!("{} fs/B", c.as_fs())
+    }
+}
+
 /// Formats a time for a scenario file so that [`parse_time`] reads it back
 /// exactly: whole picoseconds when needed, else the largest exact unit.
 pub fn format_time(t: Time) -> String {
@@ -152,6 +191,32 @@ mod tests {
         );
         assert!(parse_time("-1 us").unwrap_err().contains("negative"));
         assert!(parse_time("fast").is_err());
+    }
+
+    #[test]
+    fn costs_per_byte() {
+        assert_eq!(parse_per_byte("5 ps/B").unwrap(), PerByte::from_ps(5));
+        assert_eq!(parse_per_byte("0.25 ns/B").unwrap(), PerByte::from_ps(250));
+        assert_eq!(parse_per_byte("250fs/B").unwrap(), PerByte::from_fs(250));
+        // A rate is read as its inverse.
+        assert_eq!(
+            parse_per_byte("2.9 GB/s").unwrap(),
+            PerByte::of_rate(Bandwidth::bytes_per_sec(2_900_000_000))
+        );
+        assert!(parse_per_byte("5").unwrap_err().contains("no unit"));
+        assert!(
+            parse_per_byte("5 furlongs")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
+        assert!(parse_per_byte("-1 ps/B").unwrap_err().contains("negative"));
+        for c in [
+            PerByte::from_fs(344_828),
+            PerByte::from_ps(7),
+            PerByte::ZERO,
+        ] {
+            assert_eq!(parse_per_byte(&format_per_byte(c)).unwrap(), c);
+        }
     }
 
     #[test]

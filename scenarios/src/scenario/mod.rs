@@ -61,6 +61,7 @@ pub use machine::{
     EthernetSpec, FileSpec, IdealSpec, InfinibandSpec, MachinePreset, MachineSpec, Partition,
     TorusSpec,
 };
+pub use mpi::*;
 pub use quantity::{Bytes, Dur, Rate};
 use report::Setup;
 pub use report::{

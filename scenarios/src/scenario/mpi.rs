@@ -1,23 +1,453 @@
-//! `[mpi]` to [`MpiParams`]: the preset (by default the machine's) and
-//! the section's overrides.
+//! `[mpi]`: the MPI layer's parameters in a scenario file: a preset, then
+//! overrides of any field, with units (see `docs/SCENARIOS.md`).
+//!
+//! The host model's LogGP costs (`[mpi.host]`) are given for every cell
+//! (`[mpi.host.all]`), a locality (`[mpi.host.other_node.all]`) or one
+//! cell (`[mpi.host.other_node.eager]`), applied in that order. One term
+//! of each cell is derived from the postal fit so that a single message
+//! takes `alpha + s / R_b` (`rest = "L"` or `"o_recv"`); giving that term
+//! as well is an error rather than a value silently ignored.
 
-use mpi_layer::{AllreduceLarge, MatcherKind, MpiParams, Postal, Progress};
-use sim_core::Time;
+use super::{Bytes, Dur, Rate, Scenario, ScenarioError, ScenarioFile};
+use mpi_layer::{AllreduceLarge, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest};
+use serde::{Deserialize, Deserializer, Serialize};
+use sim_core::{Bandwidth, PerByte, Time, units};
 
-use super::{
-    AllreduceName, MachinePreset, MatcherName, MpiPreset, Scenario, ScenarioError, ScenarioFile,
-};
+/// MPI parameter presets (also `--mpi` of `netsim replay`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum MpiPreset {
+    /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
+    BlueWaters,
+    /// Hoefler et al., BG/P (`MpiParams::bgp`).
+    Bgp,
+    /// Bridges et al. Table 2 (`MpiParams::infiniband_qdr`).
+    InfinibandQdr,
+    /// Zhu et al. (`MpiParams::ethernet_zhu`).
+    EthernetZhu,
+}
+
+impl MpiPreset {
+    /// The parameters.
+    pub fn params(self) -> MpiParams {
+        match self {
+            MpiPreset::BlueWaters => MpiParams::blue_waters(),
+            MpiPreset::Bgp => MpiParams::bgp(),
+            MpiPreset::InfinibandQdr => MpiParams::infiniband_qdr(),
+            MpiPreset::EthernetZhu => MpiParams::ethernet_zhu(),
+        }
+    }
+    /// The name in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpiPreset::BlueWaters => "blue-waters",
+            MpiPreset::Bgp => "bgp",
+            MpiPreset::InfinibandQdr => "infiniband-qdr",
+            MpiPreset::EthernetZhu => "ethernet-zhu",
+        }
+    }
+}
+
+/// `[mpi]`: a preset and overrides of any [`MpiParams`] field.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSpec {
+    /// Preset; default follows the machine (ethernet-zhu and
+    /// infiniband-qdr have their own, everything else blue-waters). The
+    /// run's report names the preset and whether it was the default.
+    pub preset: Option<MpiPreset>,
+    /// Largest short message.
+    pub short_max: Option<Bytes>,
+    /// Largest eager message.
+    pub eager_max: Option<Bytes>,
+    /// Cost per queue element visited, both queues.
+    pub gamma: Option<Dur>,
+    /// Cost per element of `posted_recvs` (overrides `gamma`).
+    pub gamma_posted: Option<Dur>,
+    /// Cost per element of `unexpected_msgs` (overrides `gamma`).
+    pub gamma_unexpected: Option<Dur>,
+    /// `[[position, gamma], ...]`: from these queue positions on, each
+    /// element of `posted_recvs` costs this (replaces the preset's bands).
+    pub gamma_posted_bands: Option<Vec<(u64, Dur)>>,
+    /// The same for `unexpected_msgs`.
+    pub gamma_unexpected_bands: Option<Vec<(u64, Dur)>>,
+    /// Fixed cost per successful match.
+    pub match_base: Option<Dur>,
+    /// Receiver's copy rate for unexpected short and eager messages, or
+    /// `"none"` (no copy charged).
+    pub unexpected_copy_rate: Option<Limit>,
+    /// A node's memory copy bandwidth for intra-node messages, or
+    /// `"unlimited"`.
+    pub memory_bandwidth: Option<Limit>,
+    /// Copies through memory per protocol `[short, eager, rendezvous]`.
+    pub shm_copies: Option<[u8; 3]>,
+    /// Protocol overheads on the NIC.
+    pub protocol_offload: Option<bool>,
+    /// Progress engines per node; 0 = every rank on its own core.
+    pub progress_engines: Option<u16>,
+    /// Match-queue implementation.
+    pub matcher: Option<MatcherName>,
+    /// Cost of one search of the offloaded matcher; default 271 ns
+    /// (Bridges et al. Table 2 match latency).
+    pub offload_cost: Option<Dur>,
+    /// `[mpi.postal.<locality>]` overrides.
+    pub postal: Option<PostalSpec>,
+    /// `[mpi.host...]`: LogGP costs.
+    pub host: Option<HostSpec>,
+    /// `[mpi.loggp]`: LogGOPSim's parameters for every cell (replaces the
+    /// preset's postal and host tables; see [`MpiParams::loggp`]).
+    pub loggp: Option<LoggpSpec>,
+    /// `[mpi.collectives]` overrides.
+    pub collectives: Option<CollectivesSpec>,
+}
+
+/// A rate or a keyword meaning "no limit" (`"none"`, `"unlimited"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit(pub Option<Bandwidth>);
+
+impl<'de> Deserialize<'de> for Limit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "none" | "unlimited" => Ok(Limit(None)),
+            t => units::parse_rate(t)
+                .map(|r| Limit(Some(r)))
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A cost per byte with a unit (`"0.3 ns/B"`) or a rate (`"3 GB/s"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PerB(pub PerByte);
+
+impl<'de> Deserialize<'de> for PerB {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        units::parse_per_byte(&s)
+            .map(PerB)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A time, or `"alpha"` (the cell's alpha).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GapSpec(pub Option<Time>);
+
+impl<'de> Deserialize<'de> for GapSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "alpha" => Ok(GapSpec(None)),
+            t => units::parse_time(t)
+                .map(|v| GapSpec(Some(v)))
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A cost per byte, or `"wire"` (`1 / wire rate`, the cell's `R_b` less
+/// the receive side's per-byte cost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GapPerByteSpec(pub Option<PerByte>);
+
+impl<'de> Deserialize<'de> for GapPerByteSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "wire" => Ok(GapPerByteSpec(None)),
+            t => units::parse_per_byte(t)
+                .map(|v| GapPerByteSpec(Some(v)))
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Which term is derived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum RestName {
+    /// [`Rest::Latency`].
+    #[serde(rename = "L")]
+    Latency,
+    /// [`Rest::RecvOverhead`].
+    #[serde(rename = "o_recv")]
+    RecvOverhead,
+    /// [`Rest::None`].
+    #[serde(rename = "none")]
+    None,
+}
+
+/// One cell's LogGP costs, LogGP's names as keys.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct HostCell {
+    /// `o_send`.
+    pub o_send: Option<Dur>,
+    /// `o_recv`.
+    pub o_recv: Option<Dur>,
+    /// `L`.
+    pub L: Option<Dur>,
+    /// Which of `L`, `o_recv` is derived: `"L"`, `"o_recv"` or `"none"`.
+    pub rest: Option<RestName>,
+    /// `g`: a time or `"alpha"`.
+    pub g: Option<GapSpec>,
+    /// `G`: a cost per byte or `"wire"`.
+    pub G: Option<GapPerByteSpec>,
+    /// `g_recv`.
+    pub g_recv: Option<Dur>,
+    /// `G_recv`.
+    pub G_recv: Option<PerB>,
+    /// `O_send`.
+    pub O_send: Option<PerB>,
+    /// `O_recv`.
+    pub O_recv: Option<PerB>,
+}
+
+/// `[mpi.host.<locality>]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostRow {
+    /// Every protocol.
+    pub all: Option<HostCell>,
+    /// Short.
+    pub short: Option<HostCell>,
+    /// Eager.
+    pub eager: Option<HostCell>,
+    /// Rendezvous.
+    pub rendezvous: Option<HostCell>,
+}
+
+/// `[mpi.host]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Every cell.
+    pub all: Option<HostCell>,
+    /// Same socket.
+    pub same_socket: Option<HostRow>,
+    /// Same node, other socket.
+    pub same_node: Option<HostRow>,
+    /// Other node.
+    pub other_node: Option<HostRow>,
+}
+
+/// `[mpi.loggp]`: LogGOPSim's parameters.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct LoggpSpec {
+    /// Latency.
+    pub L: Dur,
+    /// CPU overhead per message, both sides.
+    pub o: Dur,
+    /// Gap per message, both ports.
+    pub g: Dur,
+    /// Gap per byte, both ports.
+    pub G: PerB,
+    /// CPU overhead per byte, both sides; default 0.
+    pub O: Option<PerB>,
+    /// Largest eager message (LogGOPSim's `S`).
+    pub S: Bytes,
+}
+
+/// Matcher names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatcherName {
+    /// Two linear FIFO lists.
+    Linear,
+    /// Hash tables.
+    Hashed,
+    /// One list per source.
+    PerSourceBins,
+    /// On the NIC, constant cost.
+    Offloaded,
+}
+
+/// `[mpi.postal]`: per-locality rows.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalSpec {
+    /// Same socket.
+    pub same_socket: Option<PostalRow>,
+    /// Same node, other socket.
+    pub same_node: Option<PostalRow>,
+    /// Other node.
+    pub other_node: Option<PostalRow>,
+}
+
+/// Per-protocol cells of one locality.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalRow {
+    /// Short protocol.
+    pub short: Option<PostalCell>,
+    /// Eager protocol.
+    pub eager: Option<PostalCell>,
+    /// Rendezvous protocol.
+    pub rendezvous: Option<PostalCell>,
+}
+
+/// `{ alpha = "...", rate = "..." }`.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostalCell {
+    /// Latency alpha.
+    pub alpha: Option<Dur>,
+    /// Per-process rate R_b.
+    pub rate: Option<Rate>,
+}
+
+/// `[mpi.collectives]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectivesSpec {
+    /// Bcast scatter-allgather from this size.
+    pub bcast_long_min: Option<Bytes>,
+    /// Bcast binomial below this many ranks.
+    pub bcast_min_procs: Option<u32>,
+    /// Allreduce recursive doubling up to this size.
+    pub allreduce_short_max: Option<Bytes>,
+    /// `rabenseifner` or `ring`.
+    pub allreduce_large: Option<AllreduceName>,
+    /// Allgather ring from this total size.
+    pub allgather_long_min: Option<Bytes>,
+    /// Alltoall Bruck up to this size.
+    pub alltoall_bruck_max: Option<Bytes>,
+    /// Alltoall never Bruck below this many ranks.
+    pub alltoall_bruck_min_procs: Option<u32>,
+    /// Reduction rate.
+    pub reduce_rate: Option<Rate>,
+}
+
+/// Large-allreduce algorithm names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllreduceName {
+    /// Rabenseifner.
+    Rabenseifner,
+    /// Ring.
+    Ring,
+}
+
+const LOCALITY_KEYS: [&str; 3] = ["same_socket", "same_node", "other_node"];
+const PROTOCOL_KEYS: [&str; 3] = ["short", "eager", "rendezvous"];
+
+/// Applies `c` to `h`; `at` names the table for errors.
+fn apply_host(
+    h: &mut HostCosts,
+    c: &HostCell,
+    at: &str,
+    src: &ScenarioFile,
+) -> Result<(), ScenarioError> {
+    if let Some(r) = c.rest {
+        h.rest = match r {
+            RestName::Latency => Rest::Latency,
+            RestName::RecvOverhead => Rest::RecvOverhead,
+            RestName::None => Rest::None,
+        };
+    }
+    let derived = |key: &str| {
+        src.err(
+            at,
+            key,
+            format!(
+                "is derived from alpha + s / R_b here (rest = \"{key}\"); set `rest` to the other \
+                 term, or to \"none\", to give it"
+            ),
+        )
+    };
+    if let Some(v) = c.o_recv {
+        if h.rest == Rest::RecvOverhead {
+            return Err(derived("o_recv"));
+        }
+        h.o_recv = v.0;
+    }
+    if let Some(v) = c.L {
+        if h.rest == Rest::Latency {
+            return Err(derived("L"));
+        }
+        h.latency = v.0;
+    }
+    if let Some(v) = c.o_send {
+        h.o_send = v.0;
+    }
+    if let Some(v) = c.g {
+        h.gap = v.0;
+    }
+    if let Some(v) = c.G {
+        h.gap_per_byte = v.0;
+    }
+    if let Some(v) = c.g_recv {
+        h.recv_gap = v.0;
+    }
+    if let Some(v) = c.G_recv {
+        h.recv_gap_per_byte = v.0;
+    }
+    if let Some(v) = c.O_send {
+        h.send_cpu_per_byte = v.0;
+    }
+    if let Some(v) = c.O_recv {
+        h.recv_cpu_per_byte = v.0;
+    }
+    Ok(())
+}
+
+fn bands(
+    v: &[(u64, Dur)],
+    key: &str,
+    src: &ScenarioFile,
+) -> Result<Vec<(u64, Time)>, ScenarioError> {
+    if v.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err(src.err("mpi", key, "positions must be strictly increasing"));
+    }
+    Ok(v.iter().map(|&(p, g)| (p, g.0)).collect())
+}
 
 impl Scenario {
+    /// The MPI preset this scenario uses, and whether it was the default
+    /// for the machine (not named in the file).
+    pub fn mpi_preset(&self) -> (MpiPreset, bool) {
+        match self.mpi.preset {
+            Some(p) => (p, false),
+            None => (
+                match self.machine.preset() {
+                    Some(super::MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
+                    Some(super::MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
+                    _ => MpiPreset::BlueWaters,
+                },
+                true,
+            ),
+        }
+    }
+
     /// The MPI parameters: preset and overrides.
     pub fn mpi_params(&self, src: &ScenarioFile) -> Result<MpiParams, ScenarioError> {
         let m = &self.mpi;
-        let preset = m.preset.unwrap_or(match self.machine.preset() {
-            Some(MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
-            Some(MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
-            _ => MpiPreset::BlueWaters,
-        });
-        let mut p = preset.params();
+        let mut p = self.mpi_preset().0.params();
+        if let Some(l) = &m.loggp {
+            let lp = MpiParams::loggp(
+                l.L.0,
+                l.o.0,
+                l.g.0,
+                l.G.0,
+                l.O.map_or(PerByte::ZERO, |v| v.0),
+                l.S.0,
+            );
+            if m.postal.is_some() || m.host.is_some() {
+                return Err(src.err(
+                    "mpi",
+                    "loggp",
+                    "replaces the postal and host tables; give [mpi.loggp] or [mpi.postal]/[mpi.host], not both",
+                ));
+            }
+            p = MpiParams {
+                collectives: p.collectives,
+                progress: p.progress,
+                ..lp
+            };
+        }
         if let Some(v) = m.short_max {
             p.short_max = v.0;
         }
@@ -32,19 +462,35 @@ impl Scenario {
             ));
         }
         if let Some(v) = m.gamma {
-            p.gamma = v.0;
+            p.gamma_posted.gamma = v.0;
+            p.gamma_unexpected.gamma = v.0;
+        }
+        if let Some(v) = m.gamma_posted {
+            p.gamma_posted.gamma = v.0;
+        }
+        if let Some(v) = m.gamma_unexpected {
+            p.gamma_unexpected.gamma = v.0;
+        }
+        if let Some(v) = &m.gamma_posted_bands {
+            p.gamma_posted.bands = bands(v, "gamma_posted_bands", src)?;
+        }
+        if let Some(v) = &m.gamma_unexpected_bands {
+            p.gamma_unexpected.bands = bands(v, "gamma_unexpected_bands", src)?;
         }
         if let Some(v) = m.match_base {
             p.match_base = v.0;
         }
-        if let Some(v) = m.memcpy_rate {
-            p.memcpy_rate = v.0;
+        if let Some(v) = m.unexpected_copy_rate {
+            p.unexpected_copy_rate = v.0;
         }
-        if let Some(v) = m.send_share_pct {
-            if v > 100 {
-                return Err(src.err("mpi", "send_share_pct", "is a percentage, 0..=100"));
+        if let Some(v) = m.memory_bandwidth {
+            p.shm.memory_bandwidth = v.0;
+        }
+        if let Some(v) = m.shm_copies {
+            if v.contains(&0) {
+                return Err(src.err("mpi", "shm_copies", "each protocol copies at least once"));
             }
-            p.send_share_pct = v;
+            p.shm.copies = v;
         }
         if let Some(v) = m.protocol_offload {
             p.protocol_offload = v;
@@ -88,6 +534,39 @@ impl Scenario {
                         alpha: c.alpha.map_or(old.alpha, |a| a.0),
                         rate: c.rate.map_or(old.rate, |r| r.0),
                     };
+                }
+            }
+        }
+        if let Some(hs) = &m.host {
+            if let Some(c) = &hs.all {
+                for (pi, row) in p.host.iter_mut().enumerate() {
+                    for (li, h) in row.iter_mut().enumerate() {
+                        let at =
+                            format!("mpi.host.all ({} {})", PROTOCOL_KEYS[pi], LOCALITY_KEYS[li]);
+                        apply_host(h, c, &at, src)?;
+                    }
+                }
+            }
+            for (li, row) in [&hs.same_socket, &hs.same_node, &hs.other_node]
+                .into_iter()
+                .enumerate()
+            {
+                let Some(row) = row else { continue };
+                if let Some(c) = &row.all {
+                    for (pi, prow) in p.host.iter_mut().enumerate() {
+                        let at =
+                            format!("mpi.host.{}.all ({})", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
+                        apply_host(&mut prow[li], c, &at, src)?;
+                    }
+                }
+                for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if let Some(c) = cell {
+                        let at = format!("mpi.host.{}.{}", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
+                        apply_host(&mut p.host[pi][li], c, &at, src)?;
+                    }
                 }
             }
         }

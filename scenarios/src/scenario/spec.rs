@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use mpi_layer::MpiParams;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::{Bytes, Dur, MachineSpec, Rate};
+use super::mpi::MpiSpec;
+use super::{Bytes, Dur, MachineSpec};
 use crate::trace::TraceFormat;
 use crate::workloads::RecvOrder;
 use topology::{Mode, RouteMode, Switching};
@@ -92,146 +92,6 @@ pub struct MappingSpec {
     pub cores: Option<Vec<[u32; 2]>>,
     /// Map file (kind = file), relative to the scenario.
     pub file: Option<PathBuf>,
-}
-
-/// MPI parameter presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum MpiPreset {
-    /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
-    BlueWaters,
-    /// Hoefler et al., BG/P (`MpiParams::bgp`).
-    Bgp,
-    /// Bridges et al. Table 2 (`MpiParams::infiniband_qdr`).
-    InfinibandQdr,
-    /// Zhu et al. (`MpiParams::ethernet_zhu`).
-    EthernetZhu,
-}
-
-impl MpiPreset {
-    /// The parameters.
-    pub fn params(self) -> MpiParams {
-        match self {
-            MpiPreset::BlueWaters => MpiParams::blue_waters(),
-            MpiPreset::Bgp => MpiParams::bgp(),
-            MpiPreset::InfinibandQdr => MpiParams::infiniband_qdr(),
-            MpiPreset::EthernetZhu => MpiParams::ethernet_zhu(),
-        }
-    }
-}
-
-/// `[mpi]`: a preset and overrides of any [`MpiParams`] field.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MpiSpec {
-    /// Preset; default follows the machine (ethernet-zhu and
-    /// infiniband-qdr have their own, everything else blue-waters).
-    pub preset: Option<MpiPreset>,
-    /// Largest short message.
-    pub short_max: Option<Bytes>,
-    /// Largest eager message.
-    pub eager_max: Option<Bytes>,
-    /// Cost per queue element visited.
-    pub gamma: Option<Dur>,
-    /// Fixed cost per successful match.
-    pub match_base: Option<Dur>,
-    /// Receiver copy rate for unexpected messages.
-    pub memcpy_rate: Option<Rate>,
-    /// Sender's share of the host overhead [percent].
-    pub send_share_pct: Option<u8>,
-    /// Protocol overheads on the NIC.
-    pub protocol_offload: Option<bool>,
-    /// Progress engines per node; 0 = every rank on its own core.
-    pub progress_engines: Option<u16>,
-    /// Match-queue implementation.
-    pub matcher: Option<MatcherName>,
-    /// Cost of one search of the offloaded matcher; default 271 ns
-    /// (Bridges et al. Table 2 match latency).
-    pub offload_cost: Option<Dur>,
-    /// `[mpi.postal.<locality>]` overrides.
-    pub postal: Option<PostalSpec>,
-    /// `[mpi.collectives]` overrides.
-    pub collectives: Option<CollectivesSpec>,
-}
-
-/// Matcher names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MatcherName {
-    /// Two linear FIFO lists.
-    Linear,
-    /// Hash tables.
-    Hashed,
-    /// One list per source.
-    PerSourceBins,
-    /// On the NIC, constant cost.
-    Offloaded,
-}
-
-/// `[mpi.postal]`: per-locality rows.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PostalSpec {
-    /// Same socket.
-    pub same_socket: Option<PostalRow>,
-    /// Same node, other socket.
-    pub same_node: Option<PostalRow>,
-    /// Other node.
-    pub other_node: Option<PostalRow>,
-}
-
-/// Per-protocol cells of one locality.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PostalRow {
-    /// Short protocol.
-    pub short: Option<PostalCell>,
-    /// Eager protocol.
-    pub eager: Option<PostalCell>,
-    /// Rendezvous protocol.
-    pub rendezvous: Option<PostalCell>,
-}
-
-/// `{ alpha = "...", rate = "..." }`.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PostalCell {
-    /// Latency alpha.
-    pub alpha: Option<Dur>,
-    /// Per-process rate R_b.
-    pub rate: Option<Rate>,
-}
-
-/// `[mpi.collectives]`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CollectivesSpec {
-    /// Bcast scatter-allgather from this size.
-    pub bcast_long_min: Option<Bytes>,
-    /// Bcast binomial below this many ranks.
-    pub bcast_min_procs: Option<u32>,
-    /// Allreduce recursive doubling up to this size.
-    pub allreduce_short_max: Option<Bytes>,
-    /// `rabenseifner` or `ring`.
-    pub allreduce_large: Option<AllreduceName>,
-    /// Allgather ring from this total size.
-    pub allgather_long_min: Option<Bytes>,
-    /// Alltoall Bruck up to this size.
-    pub alltoall_bruck_max: Option<Bytes>,
-    /// Alltoall never Bruck below this many ranks.
-    pub alltoall_bruck_min_procs: Option<u32>,
-    /// Reduction rate.
-    pub reduce_rate: Option<Rate>,
-}
-
-/// Large-allreduce algorithm names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AllreduceName {
-    /// Rabenseifner.
-    Rabenseifner,
-    /// Ring.
-    Ring,
 }
 
 /// Receive posting orders of a message list.

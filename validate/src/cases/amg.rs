@@ -64,8 +64,8 @@ fn model(
     }
     let slowest = (0..p)
         .max_by(|&a, &b| {
-            let ta = mr[a] + bienz::queue_search(params.gamma, recvs[a]);
-            let tb = mr[b] + bienz::queue_search(params.gamma, recvs[b]);
+            let ta = mr[a] + bienz::queue_search(params.gamma_posted.gamma, recvs[a]);
+            let tb = mr[b] + bienz::queue_search(params.gamma_posted.gamma, recvs[b]);
             ta.total_cmp(&tb)
         })
         .unwrap_or(0);
@@ -79,7 +79,7 @@ fn model(
     let b = inter_bytes as f64 / p as f64;
     Terms {
         max_rate: mr[slowest],
-        queue: bienz::queue_search(params.gamma, recvs[slowest]),
+        queue: bienz::queue_search(params.gamma_posted.gamma, recvs[slowest]),
         contention: bienz::contention(BLUE_WATERS_DELTA, h, b, ppn),
     }
 }

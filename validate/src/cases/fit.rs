@@ -122,7 +122,7 @@ fn roundtrip(o: Opts<'_>) -> Result<Vec<Row>, String> {
             "fit",
             "gamma from the reversed excess",
             g,
-            params.gamma.as_secs_f64(),
+            params.gamma_posted.gamma.as_secs_f64(),
             "s",
             Check::Relative { tol: 0.02 },
         )

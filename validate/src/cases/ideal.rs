@@ -259,7 +259,7 @@ fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
             "hvpp",
             format!("reversed excess <= gamma n^2 (eq. 3), n = {n}"),
             excess,
-            bienz::queue_search(params.gamma, n64),
+            bienz::queue_search(params.gamma_posted.gamma, n64),
             "s",
             Check::UpperBound { slack: 0.0 },
         ));
@@ -268,7 +268,10 @@ fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
         }
         fig_in.push((n as f64, t_in));
         fig_rev.push((n as f64, t_rev));
-        fig_model.push((n as f64, t_in + bienz::queue_search(params.gamma, n64)));
+        fig_model.push((
+            n as f64,
+            t_in + bienz::queue_search(params.gamma_posted.gamma, n64),
+        ));
     }
     let slope = crate::fit::line_fit(&pts).1;
     rows.push(

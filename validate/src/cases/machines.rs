@@ -185,7 +185,7 @@ fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
                         "gemini-line",
                         format!("reversed - in order <= gamma n (n - 1), n = {n}, s = {s}, packet"),
                         reversed - crossing,
-                        params.gamma.as_secs_f64() * (n as f64) * (n as f64 - 1.0),
+                        params.gamma_posted.gamma.as_secs_f64() * (n as f64) * (n as f64 - 1.0),
                         "s",
                         Check::UpperBound { slack: 1e-9 },
                     )

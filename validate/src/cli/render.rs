@@ -279,13 +279,15 @@ fn mpi_lines(o: &mut String, name: &str, source: &str, p: &MpiParams) {
     let _ = writeln!(o, "  {name:<16} {source}");
     let _ = writeln!(
         o,
-        "  {:<16} short <= {} B, eager <= {} B, gamma {}, match_base {}, memcpy {:.3} GB/s, offload {}",
+        "  {:<16} short <= {} B, eager <= {} B, gamma {} / {}, match_base {}, unexpected copy {}, offload {}",
         "",
         p.short_max,
         p.eager_max,
-        p.gamma,
+        p.gamma_posted.gamma,
+        p.gamma_unexpected.gamma,
         p.match_base,
-        p.memcpy_rate.as_f64() / 1e9,
+        p.unexpected_copy_rate
+            .map_or("none".to_string(), |r| r.to_string()),
         p.protocol_offload
     );
     for (li, loc) in ["same_socket", "same_node", "other_node"]

@@ -1,0 +1,217 @@
+//! What one message costs: its chain of host, wire and protocol times, and
+//! the term derived from the postal `alpha + s / R_b` so the calibration
+//! contract holds (see [`crate::MpiParams`]).
+
+use super::{ConfigError, Sim};
+use crate::op::OpStream;
+use crate::params::{LOCALITIES, Protocol, Rest};
+use sim_core::{Bandwidth, PerByte, Time, transfer_time};
+use topology::{Locality, NodeId, Transport};
+
+/// How far the transport may exceed the calibrated time before
+/// [`crate::Simulation::new`] rejects the parameters: 1 ns. When the
+/// transport's per-byte rate equals `R_b` (a link as fast as the fitted
+/// rate), packet mode rounds every packet's serialization up to whole
+/// picoseconds on every link, which leaves it a few picoseconds over
+/// `alpha + s / R_b`; that shortfall is clamped at run time (counted in
+/// `RunResults::calibration_clamped`), not a configuration error.
+pub const CALIBRATION_SLACK: Time = Time::from_ns(1);
+
+/// The per-message terms of one cell that do not depend on the message.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CellCosts {
+    /// `Transfer::rate_cap` of the data (`None`: the machine only).
+    pub wire: Option<Bandwidth>,
+    /// `g` [time].
+    pub gap: Time,
+    /// `G` [time/byte].
+    pub gap_per_byte: PerByte,
+    /// Copies of the payload through a node's memory (intra-node).
+    pub copies: u64,
+}
+
+/// The two per-message terms, one of which may be derived.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MsgCosts {
+    /// `o_recv` [time].
+    pub o_recv: Time,
+    /// `L` [time].
+    pub latency: Time,
+    /// The derived term would have been negative and was clamped to 0.
+    pub clamped: bool,
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    /// The cell table of [`CellCosts`], or a configuration error.
+    pub(super) fn cell_costs(
+        params: &crate::MpiParams,
+    ) -> Result<[[CellCosts; 3]; 3], ConfigError> {
+        let mut out = [[CellCosts {
+            wire: None,
+            gap: Time::ZERO,
+            gap_per_byte: PerByte::ZERO,
+            copies: 1,
+        }; 3]; 3];
+        for proto in Protocol::ALL {
+            for (li, loc) in LOCALITIES.into_iter().enumerate() {
+                let wire =
+                    params
+                        .wire_rate(proto, loc)
+                        .map_err(|message| ConfigError::Invalid {
+                            name: "host.recv_cpu_per_byte",
+                            message: format!("{proto:?}, {loc:?}: {message}"),
+                        })?;
+                let copies = params.shm.copies[proto.index()].max(1) as u64;
+                if let (Some(mem), Some(w), false) = (
+                    params.shm.memory_bandwidth,
+                    wire,
+                    loc == Locality::OtherNode,
+                ) {
+                    if (w.as_bytes_per_sec() as u128) * copies as u128
+                        > mem.as_bytes_per_sec() as u128
+                    {
+                        return Err(ConfigError::Invalid {
+                            name: "shm.memory_bandwidth",
+                            message: format!(
+                                "{mem} is below {copies} copies at the wire rate {w} of {proto:?}, {loc:?}: \
+                                 a single message could not take alpha + s / R_b"
+                            ),
+                        });
+                    }
+                }
+                out[proto.index()][li] = CellCosts {
+                    wire,
+                    gap: params.gap(proto, loc),
+                    gap_per_byte: params.gap_per_byte(proto, loc),
+                    copies,
+                };
+            }
+        }
+        Ok(out)
+    }
+
+    /// The idle time of the data of a `bytes` message of cell (`proto`,
+    /// `loc`) from node `na` to `nb`: the transport, or the node's memory.
+    pub(super) fn wire_time(
+        &self,
+        proto: Protocol,
+        loc: Locality,
+        bytes: u64,
+        na: NodeId,
+        nb: NodeId,
+    ) -> Time {
+        let c = &self.cells[proto.index()][crate::params::locality_index(loc)];
+        if loc == Locality::OtherNode {
+            return self.transport.idle_time(na, nb, bytes, c.wire);
+        }
+        match (c.wire, self.params.shm.memory_bandwidth) {
+            (None, _) => Time::ZERO,
+            (Some(w), None) => transfer_time(bytes, w),
+            (Some(w), Some(_)) => {
+                // The cell check guarantees copies x w <= the memory's rate.
+                let rate = Bandwidth::bytes_per_sec(w.as_bytes_per_sec().saturating_mul(c.copies));
+                transfer_time(bytes.saturating_mul(c.copies), rate)
+            }
+        }
+    }
+
+    /// The per-message terms of a `bytes` message of cell (`proto`, `loc`)
+    /// from node `na` to `nb`.
+    pub(super) fn msg_costs(
+        &self,
+        proto: Protocol,
+        loc: Locality,
+        bytes: u64,
+        na: NodeId,
+        nb: NodeId,
+    ) -> MsgCosts {
+        let h = self.params.host(proto, loc);
+        if h.rest == Rest::None {
+            return MsgCosts {
+                o_recv: h.o_recv,
+                latency: h.latency,
+                clamped: false,
+            };
+        }
+        let (target, needed) = self.budget(proto, loc, bytes, na, nb);
+        let rest = target.saturating_sub(needed);
+        let clamped = needed > target;
+        match h.rest {
+            Rest::Latency => MsgCosts {
+                o_recv: h.o_recv,
+                latency: rest,
+                clamped,
+            },
+            _ => MsgCosts {
+                o_recv: rest,
+                latency: h.latency,
+                clamped,
+            },
+        }
+    }
+
+    /// (`alpha + s / R_b`, everything but the derived term) for one
+    /// message.
+    fn budget(
+        &self,
+        proto: Protocol,
+        loc: Locality,
+        bytes: u64,
+        na: NodeId,
+        nb: NodeId,
+    ) -> (Time, Time) {
+        let pp = self.params.postal(proto, loc);
+        let h = self.params.host(proto, loc);
+        let target = pp.alpha.saturating_add(transfer_time(bytes, pp.rate));
+        let handshake = if proto == Protocol::Rendezvous && loc == Locality::OtherNode {
+            self.transport.idle_time(na, nb, 0, None) + self.transport.idle_time(nb, na, 0, None)
+        } else {
+            Time::ZERO
+        };
+        let given = if h.rest == Rest::Latency {
+            h.o_recv
+        } else {
+            h.latency
+        };
+        let needed = h
+            .o_send
+            .saturating_add(self.wire_time(proto, loc, bytes, na, nb))
+            .saturating_add(handshake)
+            .saturating_add(self.params.match_one())
+            .saturating_add(given)
+            .saturating_add(h.recv_per_byte().cost(bytes.saturating_sub(1)));
+        (target, needed)
+    }
+
+    /// The calibration contract can hold: checked at the smallest size of
+    /// each protocol between two nodes and within one.
+    pub(super) fn check_calibration(&self) -> Result<(), ConfigError> {
+        // Inter-node cells are checked only if some message may use them.
+        let two_nodes = self.transport.nodes() >= 2 && self.placement.nodes_used() >= 2;
+        for proto in Protocol::ALL {
+            let bytes = self.params.min_size(proto);
+            for loc in LOCALITIES {
+                if loc == Locality::OtherNode && !two_nodes {
+                    continue;
+                }
+                if self.params.host(proto, loc).rest == Rest::None {
+                    continue;
+                }
+                let (target, needed) = self.budget(proto, loc, bytes, NodeId(0), NodeId(1));
+                if needed > target + CALIBRATION_SLACK {
+                    let pp = self.params.postal(proto, loc);
+                    return Err(ConfigError::NegativeOverhead {
+                        protocol: proto,
+                        locality: loc,
+                        bytes,
+                        alpha: pp.alpha,
+                        rate: pp.rate,
+                        target,
+                        needed,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,284 @@
+//! Hosts: the CPUs that run MPI work, and the ports a process's messages
+//! pass through.
+//!
+//! # The rule: host work in time order
+//!
+//! A CPU (a rank's core, or a node's progress engine) is a single server.
+//! Everything that costs CPU time is a [`Job`]: a send's overhead, the
+//! handling of an arrived envelope or of rendezvous data (match search,
+//! receive overhead, per-byte work), a posted receive's search and copy,
+//! local computation, and the rank's program itself, which goes on only
+//! when the job it waits for has ended. A job is *ready* when the event
+//! that causes it happens, and a CPU serves ready jobs one at a time in
+//! the order they became ready (FIFO among equal times), never reserving
+//! time for work that is not ready yet. A job that also needs the
+//! receiving process's port while the port is still busy is set aside
+//! until the port is free, and others go first meanwhile (LogGOPSim's
+//! rule; Hoefler, Schneider and Lumsdaine, HPDC'10).
+//!
+//! What a job does when it starts and ends is the protocol's business
+//! (`protocol.rs`); this module only runs the servers.
+
+use super::Sim;
+use super::local::Loc;
+use crate::matching::PostedRecv;
+use crate::op::OpStream;
+use crate::params::Progress;
+use sim_core::{Schedule, Scheduler, Time};
+use std::collections::VecDeque;
+use topology::Transport;
+
+pub(super) const NONE: u32 = u32::MAX;
+
+/// A piece of host work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Job {
+    /// A send's CPU part (`o_send`, then `(s-1) O_send`) for message `m`.
+    Send(u32),
+    /// An arrived envelope (short, eager) or RTS of message `m`: search
+    /// `posted_recvs`, then the receive overhead (short, eager).
+    Envelope(u32),
+    /// Arrived rendezvous data of message `m`: the receive overhead.
+    Data(u32),
+    /// A receive posted by rank `r`: search `unexpected_msgs`, copy.
+    Post(u32, PostedRecv),
+    /// Local computation of rank `r`.
+    Compute(u32, Time),
+    /// Rank `r`'s program goes on.
+    Resume(u32),
+}
+
+/// What happens when a job's work is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct End {
+    /// A request completes.
+    pub complete: u32,
+    /// The receiver matched an RTS: the CTS of this message leaves.
+    pub cts: u32,
+    /// This rank's program waited for the job: it goes on (as a job).
+    pub resume: u32,
+    /// This rank's program goes on now (the end of a [`Job::Resume`]).
+    pub unblock: u32,
+}
+
+impl End {
+    pub const NOTHING: End = End {
+        complete: NONE,
+        cts: NONE,
+        resume: NONE,
+        unblock: NONE,
+    };
+}
+
+/// What a job costs once started: CPU time, then its effects `delay`
+/// after the start (`delay >= cpu`; larger when offloaded work delays the
+/// message without holding the CPU).
+pub(super) struct Plan {
+    pub cpu: Time,
+    pub delay: Time,
+    pub end: End,
+}
+
+/// One CPU.
+#[derive(Debug, Default)]
+pub(super) struct Server {
+    /// A job is in service; its [`Loc::Free`] event is pending.
+    busy: bool,
+    /// The effects of the job in service, run when it ends.
+    end: Option<End>,
+    /// Ready jobs waiting, in the order they became ready, each with
+    /// whether its rank's program waits for it.
+    queue: VecDeque<(Job, bool)>,
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    /// Server `id`: ranks' cores are `0..n`, progress engines follow.
+    pub(super) fn server(&mut self, id: u32) -> &mut Server {
+        let n = self.ranks.len() as u32;
+        if id < n {
+            &mut self.ranks[id as usize].core
+        } else {
+            &mut self.engines[(id - n) as usize]
+        }
+    }
+
+    /// The server that runs rank `r`'s MPI work.
+    pub(super) fn mpi_server(&self, r: u32) -> u32 {
+        match self.params.progress {
+            Progress::OwnCore => r,
+            Progress::Engines { engines } => {
+                let loc = self.placement.loc(r);
+                let i = loc.node.0 * engines as u32 + (loc.core % engines) as u32;
+                self.ranks.len() as u32 + i
+            }
+        }
+    }
+
+    /// `job` is ready now on server `id`. Returns `true` if it was done at
+    /// once (the server was idle and the job costs no time), so a program
+    /// that waits for it can go on.
+    pub(super) fn submit(
+        &mut self,
+        s: &mut Scheduler<'_, super::Ev<T::Event>>,
+        id: u32,
+        job: Job,
+        resume: bool,
+    ) -> bool {
+        let srv = self.server(id);
+        if srv.busy || !srv.queue.is_empty() {
+            srv.queue.push_back((job, resume));
+            return false;
+        }
+        let done = self.run_job(s, id, job, resume, true);
+        // A job set aside or done at once leaves the server idle: serve
+        // whatever its effects queued.
+        self.serve(s, id);
+        done
+    }
+
+    /// Starts jobs on idle server `id` until one holds it or none is left.
+    fn serve(&mut self, s: &mut Scheduler<'_, super::Ev<T::Event>>, id: u32) {
+        loop {
+            let srv = self.server(id);
+            if srv.busy {
+                return;
+            }
+            let Some((job, resume)) = srv.queue.pop_front() else {
+                return;
+            };
+            self.run_job(s, id, job, resume, false);
+        }
+    }
+
+    /// Runs `job` on idle server `id` now. Returns `true` if its CPU part
+    /// is done at once (it costs no CPU time), so whoever submitted it may
+    /// go on.
+    ///
+    /// `sync`: called by the submitter, who goes on at once in that case;
+    /// otherwise, if the rank's program waits for the job (`resume`), it
+    /// goes on when the CPU part ends. The job's other effects come
+    /// `delay` after the start.
+    fn run_job(
+        &mut self,
+        s: &mut Scheduler<'_, super::Ev<T::Event>>,
+        id: u32,
+        job: Job,
+        resume: bool,
+        sync: bool,
+    ) -> bool {
+        let now = s.now();
+        let Some(plan) = self.start_job(s, id, job) else {
+            debug_assert!(!resume, "only arrivals are set aside");
+            return false;
+        };
+        let mut cpu_end = End::NOTHING;
+        if resume && !(sync && plan.cpu == Time::ZERO) {
+            cpu_end.resume = self.rank_of(job);
+        }
+        let mut effects = plan.end;
+        if plan.delay == plan.cpu {
+            effects.resume = cpu_end.resume;
+            cpu_end = effects;
+            effects = End::NOTHING;
+        }
+        if effects != End::NOTHING {
+            self.push_local(s, now.saturating_add(plan.delay), Loc::Effects(effects));
+        }
+        if plan.cpu > Time::ZERO {
+            let srv = self.server(id);
+            srv.busy = true;
+            srv.end = Some(cpu_end);
+            self.push_local(s, now.saturating_add(plan.cpu), Loc::Free(id));
+            return false;
+        }
+        if cpu_end != End::NOTHING {
+            self.do_end(s, cpu_end);
+        }
+        true
+    }
+
+    /// Sets `job` aside until `at`, when it becomes ready again on `id`.
+    pub(super) fn set_aside(
+        &mut self,
+        s: &mut Scheduler<'_, super::Ev<T::Event>>,
+        id: u32,
+        job: Job,
+        at: Time,
+    ) {
+        self.push_local(s, at, Loc::Ready(id, job, false));
+    }
+
+    /// The job in service on `id` ends.
+    pub(super) fn server_free(&mut self, s: &mut Scheduler<'_, super::Ev<T::Event>>, id: u32) {
+        let srv = self.server(id);
+        srv.busy = false;
+        if let Some(end) = srv.end.take() {
+            self.do_end(s, end);
+        }
+        self.serve(s, id);
+    }
+
+    fn rank_of(&self, job: Job) -> u32 {
+        match job {
+            Job::Send(m) => self.msgs[m as usize].src,
+            Job::Envelope(m) | Job::Data(m) => self.msgs[m as usize].dst,
+            Job::Post(r, _) | Job::Compute(r, _) | Job::Resume(r) => r,
+        }
+    }
+
+    /// A job's effects.
+    pub(super) fn do_end(&mut self, s: &mut Scheduler<'_, super::Ev<T::Event>>, e: End) {
+        if e.complete != NONE {
+            self.complete(s, e.complete);
+        }
+        if e.cts != NONE {
+            self.send_cts(s, e.cts);
+        }
+        if e.resume != NONE {
+            self.submit(s, e.resume, Job::Resume(e.resume), false);
+        }
+        if e.unblock != NONE {
+            self.unblock(s, e.unblock);
+        }
+    }
+
+    /// What `job` costs, starting now on server `id`; `None` if it was set
+    /// aside (a port is busy).
+    fn start_job(
+        &mut self,
+        s: &mut Scheduler<'_, super::Ev<T::Event>>,
+        id: u32,
+        job: Job,
+    ) -> Option<Plan> {
+        Some(match job {
+            Job::Send(m) => self.start_send(s, m),
+            Job::Envelope(m) | Job::Data(m) => {
+                let dst = self.msgs[m as usize].dst;
+                let port = self.ranks[dst as usize].rport;
+                if port > s.now() {
+                    self.set_aside(s, id, job, port);
+                    return None;
+                }
+                if matches!(job, Job::Envelope(_)) {
+                    self.start_envelope(s, m)
+                } else {
+                    self.start_data(s, m)
+                }
+            }
+            Job::Post(r, p) => self.start_post(r, p),
+            Job::Compute(_, d) => Plan {
+                cpu: d,
+                delay: d,
+                end: End::NOTHING,
+            },
+            Job::Resume(r) => Plan {
+                cpu: Time::ZERO,
+                delay: Time::ZERO,
+                end: End {
+                    unblock: r,
+                    ..End::NOTHING
+                },
+            },
+        })
+    }
+}

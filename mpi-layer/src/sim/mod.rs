@@ -1,0 +1,367 @@
+//! The simulator: ranks running programs over a [`Transport`].
+//!
+//! One [`Simulation`] owns every rank's state, the messages in flight, the
+//! requests, the communicators and the transport; it is a
+//! [`sim_core::Model`] whose events are [`Ev`]. Where things live:
+//!
+//! * `host.rs`: the CPUs (cores, progress engines) and the rule that they
+//!   serve work in time order; ports are per rank, in `ranks.rs`'s state.
+//! * `protocol.rs`: short, eager and rendezvous (RTS, CTS, data) as one
+//!   state machine per message, and what each host job costs; the gamma
+//!   charge of a search is [`Sim::search`] there.
+//! * `costs.rs`: the per-message chain and the derived term that keeps
+//!   the calibration contract; the configuration check.
+//! * `order.rs`: non-overtaking per (source, destination) pair.
+//! * `shm.rs`: a node's memory, the shared-memory path within a node.
+//! * `requests.rs`: requests, wait, waitall, waitany, test.
+//! * `ranks.rs`: programs, blocking calls, collectives, communicators.
+//! * `local.rs`: the layer's own event queue.
+//! * `report.rs`: results, errors, the deadlock report.
+
+mod costs;
+mod host;
+mod local;
+mod order;
+mod protocol;
+mod ranks;
+mod report;
+mod requests;
+mod shm;
+
+pub use protocol::MsgState;
+pub use report::{BlockedRank, ConfigError, DeadlockReport, RunError, RunResults, Traffic};
+
+use crate::collectives::P2p;
+use crate::op::OpStream;
+use crate::params::{MpiParams, Progress};
+use costs::CellCosts;
+use host::{Job, Server};
+use local::{Loc, LocalQueue};
+use order::Order;
+use protocol::Msg;
+use ranks::{Comm, PendingCreate, RankState};
+use report::Stats;
+use requests::Req;
+use rustc_hash::FxHashMap;
+use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time};
+use std::cmp::Reverse;
+use topology::{Delivery, Placement, Transport};
+
+/// Events the MPI layer puts on the engine's queue. `NE` is the
+/// transport's event type, carried in [`Ev::Net`] (the transport never
+/// sees the other variant).
+///
+/// The layer's own events (host work ending, departures, arrivals through
+/// shared memory, resumptions) live in a private queue keyed by (time,
+/// sequence) like the engine's; the engine holds one [`Ev::Wake`] at the
+/// earliest of them. Many ranks acting at the same instant (every step of
+/// a collective) then cost one engine event, and the layer's queue needs
+/// no cancel-by-handle index. Ties: the layer's events are FIFO among
+/// themselves; against transport events at the same time they run when
+/// their wake pops (deterministic either way).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ev<NE> {
+    /// A transport event.
+    Net(NE),
+    /// Run the layer's own events that are due.
+    Wake,
+}
+
+type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
+
+/// Adapter scheduling the transport's events as [`Ev::Net`].
+struct NetSched<'a, 'b, NE> {
+    inner: &'a mut Scheduler<'b, Ev<NE>>,
+}
+
+impl<NE> Schedule<NE> for NetSched<'_, '_, NE> {
+    fn now(&self) -> Time {
+        self.inner.now()
+    }
+    fn schedule_at(&mut self, at: Time, event: NE) -> EventId {
+        self.inner.schedule_at(at, Ev::Net(event))
+    }
+    fn post_at(&mut self, at: Time, event: NE) {
+        self.inner.post_at(at, Ev::Net(event))
+    }
+    fn cancel(&mut self, id: EventId) -> bool {
+        self.inner.cancel(id)
+    }
+    fn reschedule(&mut self, id: EventId, at: Time) -> bool {
+        self.inner.reschedule(id, at)
+    }
+}
+
+/// A simulation of MPI ranks running `S` programs over transport `T`.
+pub struct Simulation<T: Transport, S: OpStream> {
+    state: Sim<T, S>,
+    engine: Engine<Ev<T::Event>>,
+}
+
+struct Sim<T: Transport, S: OpStream> {
+    params: MpiParams,
+    /// Per (protocol, locality): wire rate, gap, copies.
+    cells: [[CellCosts; 3]; 3],
+    placement: Placement,
+    transport: T,
+    programs: Vec<S>,
+    ranks: Vec<RankState>,
+    comms: Vec<Comm>,
+    creates: FxHashMap<(u32, u32), PendingCreate>,
+    msgs: Vec<Msg>,
+    free_msgs: Vec<u32>,
+    reqs: Vec<Req>,
+    free_reqs: Vec<u32>,
+    user: FxHashMap<(u32, u64), u32>,
+    order: Order,
+    engines: Vec<Server>,
+    /// Nodes' memories, created at their first copy (looked up by node,
+    /// never iterated).
+    memory: FxHashMap<u32, shm::NodeMemory>,
+    deliveries: Vec<Delivery>,
+    released: Vec<u32>,
+    scratch: Vec<P2p>,
+    error: Option<RunError>,
+    stats: Stats,
+    local: LocalQueue,
+    net_events: u64,
+}
+
+impl<T: Transport, S: OpStream> Simulation<T, S> {
+    /// A simulation of `programs.len()` ranks (world rank `i` runs
+    /// `programs[i]` on the core `placement.loc(i)`), over `transport`,
+    /// with `params`. Checks the parameters against the calibration
+    /// contract (see [`MpiParams`]).
+    pub fn new(
+        placement: Placement,
+        transport: T,
+        programs: Vec<S>,
+        params: MpiParams,
+    ) -> Result<Self, ConfigError> {
+        let n = programs.len();
+        if placement.len() != n {
+            return Err(ConfigError::Invalid {
+                name: "placement",
+                message: format!(
+                    "places {} processes but {n} programs given",
+                    placement.len()
+                ),
+            });
+        }
+        if n > (u32::MAX / 2) as usize {
+            return Err(ConfigError::Invalid {
+                name: "programs",
+                message: format!("{n} ranks is too many"),
+            });
+        }
+        let nodes = transport.nodes();
+        if let Some(p) = (0..n as u32).find(|&p| placement.node(p).0 >= nodes) {
+            return Err(ConfigError::Invalid {
+                name: "placement",
+                message: format!(
+                    "process {p} is on node {} but the transport has {nodes} nodes",
+                    placement.node(p).0
+                ),
+            });
+        }
+        if params.eager_max < params.short_max {
+            return Err(ConfigError::Invalid {
+                name: "eager_max",
+                message: format!(
+                    "{} is below short_max = {}",
+                    params.eager_max, params.short_max
+                ),
+            });
+        }
+        for (name, g) in [
+            ("gamma_posted", &params.gamma_posted),
+            ("gamma_unexpected", &params.gamma_unexpected),
+        ] {
+            if g.bands.windows(2).any(|w| w[0].0 >= w[1].0) {
+                return Err(ConfigError::Invalid {
+                    name,
+                    message: "bands must start at strictly increasing positions".into(),
+                });
+            }
+        }
+        let engines = match params.progress {
+            Progress::OwnCore => Vec::new(),
+            Progress::Engines { engines: 0 } => {
+                return Err(ConfigError::Invalid {
+                    name: "progress.engines",
+                    message: "must be at least 1".into(),
+                });
+            }
+            Progress::Engines { engines } => (0..nodes as usize * engines as usize)
+                .map(|_| Server::default())
+                .collect(),
+        };
+        let cells = Sim::<T, S>::cell_costs(&params)?;
+        let matcher = params.matcher;
+        let mut sim = Sim {
+            params,
+            cells,
+            placement,
+            transport,
+            programs,
+            ranks: (0..n).map(|_| RankState::new(matcher)).collect(),
+            comms: vec![Comm {
+                size: n as u32,
+                members: Vec::new(),
+            }],
+            creates: FxHashMap::default(),
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            user: FxHashMap::default(),
+            order: Order::new(n),
+            engines,
+            memory: FxHashMap::default(),
+            deliveries: Vec::new(),
+            released: Vec::new(),
+            scratch: Vec::new(),
+            error: None,
+            stats: Stats::default(),
+            local: LocalQueue::default(),
+            net_events: 0,
+        };
+        sim.check_calibration()?;
+        let mut engine = Engine::new();
+        {
+            let mut s = engine.scheduler();
+            for r in 0..n as u32 {
+                sim.push_local(&mut s, Time::ZERO, Loc::Wake(r));
+            }
+        }
+        Ok(Simulation { state: sim, engine })
+    }
+
+    /// Runs to the end: the results, or the first error (a bad program, a
+    /// semantic error, or a deadlock report).
+    pub fn run(self) -> Result<RunResults, RunError> {
+        self.run_observed(u64::MAX, |_, _| {}).0
+    }
+
+    /// Runs to the end, calling `progress(now, events)` every `every`
+    /// events; returns the results and the transport (for its per-link
+    /// statistics).
+    pub fn run_observed(
+        mut self,
+        every: u64,
+        mut progress: impl FnMut(Time, u64),
+    ) -> (Result<RunResults, RunError>, T) {
+        // A countdown, not `seen % every`: no division per event.
+        let every = every.max(1);
+        let (mut seen, mut next) = (0u64, every);
+        self.engine.run_while(&mut self.state, |m, now| {
+            seen += 1;
+            if seen == next {
+                progress(now, seen);
+                next = next.saturating_add(every);
+            }
+            m.error.is_none()
+        });
+        let now = self.engine.now();
+        let mut sim = self.state;
+        let outcome = sim.results(now);
+        (outcome, sim.transport)
+    }
+}
+
+/// Builds and runs a simulation: see [`Simulation::new`] and
+/// [`Simulation::run`].
+pub fn run<T: Transport, S: OpStream>(
+    placement: Placement,
+    transport: T,
+    programs: Vec<S>,
+    params: MpiParams,
+) -> Result<RunResults, RunError> {
+    Simulation::new(placement, transport, programs, params)?.run()
+}
+
+impl<T: Transport, S: OpStream> Model for Sim<T, S> {
+    type Event = Ev<T::Event>;
+    fn handle(&mut self, ev: Self::Event, s: &mut Scheduler<'_, Self::Event>) {
+        match ev {
+            Ev::Net(e) => {
+                self.net_events += 1;
+                let mut out = std::mem::take(&mut self.deliveries);
+                self.transport
+                    .handle(&mut NetSched { inner: s }, e, &mut out);
+                for d in out.drain(..) {
+                    self.arrive(s, d.token as u32);
+                }
+                self.deliveries = out;
+            }
+            Ev::Wake => self.wake(s),
+        }
+    }
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    /// Schedules the layer's event `ev` at `t` (`t >= now`).
+    fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
+        let q = &mut self.local;
+        q.push(t, ev);
+        if q.draining && t == s.now() {
+            // The running drain takes it.
+            return;
+        }
+        if q.wakes.peek().is_none_or(|w| w.0 > t) {
+            q.wakes.push(Reverse(t));
+            s.post_at(t, Ev::Wake);
+        }
+    }
+
+    /// Runs every local event due now, in key order, then makes sure a
+    /// wake is pending for the next one.
+    fn wake(&mut self, s: &mut Sch<'_, T::Event>) {
+        let now = s.now();
+        let popped = self.local.wakes.pop();
+        debug_assert_eq!(popped, Some(Reverse(now)));
+        self.local.draining = true;
+        while self.error.is_none() {
+            let Some(ev) = self.local.pop_due(now) else {
+                break;
+            };
+            self.local.handled += 1;
+            match ev {
+                Loc::Free(id) => self.server_free(s, id),
+                Loc::Ready(id, job, resume) => {
+                    self.submit(s, id, job, resume);
+                }
+                Loc::Effects(end) => self.do_end(s, end),
+                Loc::Depart(m) => self.depart(s, m),
+                Loc::Arrive(m) => self.arrive(s, m),
+                Loc::Landed(m) => self.landed(s, m),
+                Loc::ShmDone(node, v) => self.shm_done(s, node, v),
+                Loc::Wake(r) => {
+                    self.submit(s, r, Job::Resume(r), false);
+                }
+            }
+        }
+        self.local.draining = false;
+        if let Some(t) = self.local.next_time() {
+            if self.local.wakes.peek().is_none_or(|w| w.0 > t) {
+                self.local.wakes.push(Reverse(t));
+                s.post_at(t, Ev::Wake);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per idle rank (the budget is 1 KB beyond its
+    /// queues): the rank's state plus its share of fixed tables.
+    #[test]
+    fn idle_rank_is_small() {
+        let per_rank = std::mem::size_of::<RankState>();
+        assert!(per_rank <= 440, "RankState is {per_rank} B");
+        assert!(std::mem::size_of::<Msg>() <= 64);
+        assert!(std::mem::size_of::<Req>() <= 12);
+    }
+}

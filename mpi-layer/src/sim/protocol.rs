@@ -1,0 +1,542 @@
+//! The point-to-point protocols as one state machine per message, with the
+//! literature's names (Bienz et al. 2018, Section 2: short, eager,
+//! rendezvous):
+//!
+//! ```text
+//! short, eager: SendOverhead -> Envelope -> [Unexpected ->] done
+//! rendezvous:   SendOverhead -> Rts -> [Unexpected ->] Cts -> Data -> done
+//! ```
+//!
+//! and the host jobs that move it along (what each costs is in
+//! [`crate::HostCosts`]; the servers that run them in `host.rs`):
+//!
+//! * [`Job::Send`] on the sender: `o_send` then `(s-1) O_send`; the
+//!   envelope (with the data) or the RTS leaves after `o_send`, or when
+//!   the sending process's port is free; an eager or short message holds
+//!   the port `g + (s-1) G`. An eager send's request completes when the
+//!   CPU part ends (the buffer may be reused).
+//! * The wire: the transport between nodes, the node's memory within one
+//!   (`shm.rs`; control messages cross it at once); then `L` for the leg
+//!   that carries the data.
+//! * [`Job::Envelope`] on the receiver, in send order per pair
+//!   (`order.rs`): the search of `posted_recvs` (the match is decided when
+//!   the job starts), then for short and eager `o_recv + (s-1) max(O_recv,
+//!   G_recv)`, holding the receive port `g_recv + (s-1) G_recv`. Matched:
+//!   the receive completes; otherwise the envelope waits in
+//!   `unexpected_msgs`. A matched RTS sends the CTS.
+//! * The CTS back at the sender: the data claims the port (`g + (s-1) G`)
+//!   and leaves; when it is delivered the send completes, and after `L`
+//!   [`Job::Data`] on the receiver spends the receive overhead and
+//!   completes the receive.
+//! * [`Job::Post`] for a posted receive: the search of `unexpected_msgs`;
+//!   a found short or eager message is copied out of the library's buffer
+//!   (`unexpected_copy_rate`) and the receive completes; a found RTS sends
+//!   the CTS.
+
+use super::host::{End, Job, NONE, Plan};
+use super::local::Loc;
+use super::{Ev, NetSched, Sim};
+use crate::matching::{Envelope, MatchQueue, PostedRecv};
+use crate::op::OpStream;
+use crate::params::{MatcherKind, Progress, Protocol, locality_index};
+use serde::Serialize;
+use sim_core::{Schedule, Scheduler, Time, transfer_time};
+use topology::{Locality, Transfer, Transport};
+
+type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
+
+/// The state of one message, named as in the literature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MsgState {
+    /// The sender's host is spending the send overhead, or the message
+    /// waits for the sending port.
+    SendOverhead,
+    /// Short or eager envelope (with the data) in flight.
+    Envelope,
+    /// Rendezvous request-to-send in flight.
+    Rts,
+    /// Envelope or RTS waiting in the receiver's `unexpected_msgs`.
+    Unexpected,
+    /// Clear-to-send in flight back to the sender (receive matched).
+    Cts,
+    /// Rendezvous data waiting for the port or in flight.
+    Data,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Msg {
+    pub src: u32,
+    pub dst: u32,
+    pub ctx: u32,
+    pub tag: i32,
+    pub bytes: u64,
+    pub proto: Protocol,
+    pub loc: Locality,
+    pub state: MsgState,
+    pub send_req: u32,
+    pub recv_req: u32,
+    pub seq: u32,
+    /// This message's `o_recv` (derived or given).
+    pub o_recv: Time,
+    /// This message's `L` (derived or given).
+    pub latency: Time,
+}
+
+impl Msg {
+    /// The one place a message changes state; checks the protocol's
+    /// transitions in debug builds.
+    fn set_state(&mut self, to: MsgState) {
+        use MsgState::*;
+        let ok = matches!(
+            (self.proto, self.state, to),
+            (Protocol::Short | Protocol::Eager, SendOverhead, Envelope)
+                | (Protocol::Short | Protocol::Eager, Envelope, Unexpected)
+                | (Protocol::Rendezvous, SendOverhead, Rts)
+                | (Protocol::Rendezvous, Rts, Unexpected)
+                | (Protocol::Rendezvous, Rts | Unexpected, Cts)
+                | (Protocol::Rendezvous, Cts, Data)
+        );
+        debug_assert!(
+            ok,
+            "bad transition {:?} -> {to:?} ({:?})",
+            self.state, self.proto
+        );
+        self.state = to;
+    }
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    fn new_msg(&mut self, m: Msg) -> u32 {
+        match self.free_msgs.pop() {
+            Some(i) => {
+                self.msgs[i as usize] = m;
+                i
+            }
+            None => {
+                self.msgs.push(m);
+                (self.msgs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Whether the program of a rank waits for the MPI jobs it submits:
+    /// with its own core doing the work, an MPI call returns when its
+    /// CPU part is done; a progress engine works beside the program.
+    pub(super) fn program_waits(&self) -> bool {
+        self.params.progress == Progress::OwnCore
+    }
+
+    /// Posts a send of `bytes` from world rank `src` to world rank `dst`
+    /// with request `req`. `program`: the rank's program waits for the
+    /// send's CPU part. Returns `false` if the program must wait (it is
+    /// resumed when the job ends).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn post_send(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        src: u32,
+        dst: u32,
+        ctx: u32,
+        tag: i32,
+        bytes: u64,
+        req: u32,
+        program: bool,
+    ) -> bool {
+        let loc = self.placement.locality(src, dst);
+        let proto = self.params.protocol(bytes);
+        let (na, nb) = (self.placement.node(src), self.placement.node(dst));
+        let c = self.msg_costs(proto, loc, bytes, na, nb);
+        self.stats.clamped += c.clamped as u64;
+        let cell = &mut self.stats.traffic[proto.index()][locality_index(loc)];
+        cell.messages += 1;
+        cell.bytes += bytes;
+        let seq = self.order.next_seq(src, dst);
+        let m = self.new_msg(Msg {
+            src,
+            dst,
+            ctx,
+            tag,
+            bytes,
+            proto,
+            loc,
+            state: MsgState::SendOverhead,
+            send_req: req,
+            recv_req: NONE,
+            seq,
+            o_recv: c.o_recv,
+            latency: c.latency,
+        });
+        let wait = program && self.program_waits();
+        let id = self.mpi_server(src);
+        self.submit(s, id, Job::Send(m), wait) || !wait
+    }
+
+    /// [`Job::Send`] starts.
+    pub(super) fn start_send(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
+        let now = s.now();
+        let msg = &self.msgs[m as usize];
+        let (src, proto, loc, b1) = (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
+        let h = *self.params.host(proto, loc);
+        let cpu_part = h.o_send.saturating_add(h.send_cpu_per_byte.cost(b1));
+        let leave = now.saturating_add(h.o_send);
+        let at = if proto == Protocol::Rendezvous {
+            // The RTS leaves; the data claims the port when the CTS is back.
+            leave
+        } else {
+            self.claim_port(src, proto, loc, b1, leave)
+        };
+        if at == now {
+            self.depart(s, m);
+        } else {
+            self.push_local(s, at, Loc::Depart(m));
+        }
+        let end = if proto == Protocol::Rendezvous {
+            End::NOTHING
+        } else {
+            End {
+                complete: self.msgs[m as usize].send_req,
+                ..End::NOTHING
+            }
+        };
+        Plan {
+            cpu: if self.params.protocol_offload {
+                Time::ZERO
+            } else {
+                cpu_part
+            },
+            delay: cpu_part,
+            end,
+        }
+    }
+
+    /// Rank `src`'s send port: a message ready to leave at `ready` leaves
+    /// when the port is free and holds it `g + (s-1) G`; returns when it
+    /// leaves.
+    fn claim_port(
+        &mut self,
+        src: u32,
+        proto: Protocol,
+        loc: Locality,
+        b1: u64,
+        ready: Time,
+    ) -> Time {
+        let c = &self.cells[proto.index()][locality_index(loc)];
+        let hold = c.gap.saturating_add(c.gap_per_byte.cost(b1));
+        let rk = &mut self.ranks[src as usize];
+        let at = ready.max(rk.sport);
+        rk.sport = at.saturating_add(hold);
+        at
+    }
+
+    /// Message `m` leaves its sender now.
+    pub(super) fn depart(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        let msg = &mut self.msgs[m as usize];
+        let (src, dst, bytes) = (msg.src, msg.dst, msg.bytes);
+        match (msg.proto, msg.state) {
+            (Protocol::Rendezvous, MsgState::SendOverhead) => {
+                msg.set_state(MsgState::Rts);
+                self.stats.control_messages += 1;
+                self.transmit(s, m, src, dst, 0, false);
+            }
+            (_, MsgState::SendOverhead) => {
+                msg.set_state(MsgState::Envelope);
+                self.transmit(s, m, src, dst, bytes, true);
+            }
+            (_, MsgState::Data) => self.transmit(s, m, src, dst, bytes, true),
+            (_, st) => unreachable!("message {m} departs in state {st:?}"),
+        }
+    }
+
+    /// Moves `bytes` of message `m` from world rank `a` to `b`: through
+    /// the transport between nodes (data at the cell's wire rate), through
+    /// the node's memory within one (data only; control messages cross at
+    /// once).
+    fn transmit(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        m: u32,
+        a: u32,
+        b: u32,
+        bytes: u64,
+        data: bool,
+    ) {
+        let msg = &self.msgs[m as usize];
+        let cell = &self.cells[msg.proto.index()][locality_index(msg.loc)];
+        let now = s.now();
+        if msg.loc == Locality::OtherNode {
+            let t = Transfer {
+                src: self.placement.node(a),
+                dst: self.placement.node(b),
+                bytes,
+                rate_cap: if data { cell.wire } else { None },
+                token: m as u64,
+            };
+            let mut out = std::mem::take(&mut self.deliveries);
+            self.transport
+                .start(&mut NetSched { inner: s }, t, &mut out);
+            if out.is_empty() {
+                self.deliveries = out;
+            } else {
+                // Rare (a transport without latency): deliver at once.
+                let ready: Vec<u32> = out.drain(..).map(|d| d.token as u32).collect();
+                self.deliveries = out;
+                for tok in ready {
+                    self.arrive(s, tok);
+                }
+            }
+            return;
+        }
+        if !data {
+            self.push_local(s, now, Loc::Arrive(m));
+            return;
+        }
+        let (wire, copies) = (cell.wire, cell.copies);
+        match self.params.shm.memory_bandwidth {
+            None => {
+                let d = wire.map_or(Time::ZERO, |w| transfer_time(bytes, w));
+                self.push_local(s, now.saturating_add(d), Loc::Arrive(m));
+            }
+            Some(mem) => {
+                let node = self.placement.node(a).0;
+                let cap = wire.map_or(u64::MAX, |w| w.as_bytes_per_sec().saturating_mul(copies));
+                let nm = self
+                    .memory
+                    .entry(node)
+                    .or_insert_with(|| super::shm::NodeMemory::new(mem.as_bytes_per_sec()));
+                if let Some((t, v)) = nm.start(now, m, bytes.saturating_mul(copies), cap) {
+                    self.push_local(s, t, Loc::ShmDone(node, v));
+                }
+            }
+        }
+    }
+
+    /// A node's memory finished copies (event of `version`).
+    pub(super) fn shm_done(&mut self, s: &mut Sch<'_, T::Event>, node: u32, version: u32) {
+        let now = s.now();
+        let mut out = std::mem::take(&mut self.released);
+        out.clear();
+        let next = self
+            .memory
+            .get_mut(&node)
+            .and_then(|nm| nm.done(now, version, &mut out));
+        if let Some((t, v)) = next {
+            self.push_local(s, t, Loc::ShmDone(node, v));
+        }
+        let done: Vec<u32> = out.drain(..).collect();
+        self.released = out;
+        for m in done {
+            self.arrive(s, m);
+        }
+    }
+
+    /// Message `m`'s current leg reached the far end.
+    pub(super) fn arrive(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        let msg = &mut self.msgs[m as usize];
+        match msg.state {
+            MsgState::Envelope | MsgState::Data => {
+                if msg.state == MsgState::Data {
+                    // The data is delivered: the sender's buffer is free.
+                    let req = msg.send_req;
+                    self.complete(s, req);
+                }
+                let lat = self.msgs[m as usize].latency;
+                if lat > Time::ZERO {
+                    let at = s.now().saturating_add(lat);
+                    self.push_local(s, at, Loc::Landed(m));
+                } else {
+                    self.landed(s, m);
+                }
+            }
+            MsgState::Rts => self.landed(s, m),
+            MsgState::Cts => {
+                // Back at the sender: the data claims the port and leaves.
+                msg.set_state(MsgState::Data);
+                let (src, proto, loc, b1) =
+                    (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
+                let now = s.now();
+                let at = self.claim_port(src, proto, loc, b1, now);
+                if at == now {
+                    self.depart(s, m);
+                } else {
+                    self.push_local(s, at, Loc::Depart(m));
+                }
+            }
+            st @ (MsgState::SendOverhead | MsgState::Unexpected) => {
+                unreachable!("message {m} arrived in state {st:?}")
+            }
+        }
+    }
+
+    /// Message `m` is at its receiver (after `L` for the data): its job
+    /// is ready there, envelopes in send order per pair.
+    pub(super) fn landed(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        let msg = &self.msgs[m as usize];
+        let (src, dst, seq, state) = (msg.src, msg.dst, msg.seq, msg.state);
+        let id = self.mpi_server(dst);
+        if state == MsgState::Data {
+            self.submit(s, id, Job::Data(m), false);
+            return;
+        }
+        let mut out = std::mem::take(&mut self.released);
+        out.clear();
+        self.order.arrived(src, dst, seq, m, &mut out);
+        if out.len() == 1 {
+            self.released = out;
+            self.submit(s, id, Job::Envelope(m), false);
+            return;
+        }
+        let ready: Vec<u32> = out.drain(..).collect();
+        self.released = out;
+        for r in ready {
+            self.submit(s, id, Job::Envelope(r), false);
+        }
+    }
+
+    /// The search cost of `visited` elements of a queue with cost `gamma`
+    /// that found a match or not: (CPU time, delay).
+    fn search(
+        &self,
+        gamma: &crate::params::SearchCost,
+        visited: u64,
+        matched: bool,
+    ) -> (Time, Time) {
+        match self.params.matcher {
+            MatcherKind::Offloaded { cost } => (Time::ZERO, cost),
+            _ => {
+                let mut d = gamma.cost(visited);
+                if matched {
+                    d = d.saturating_add(self.params.match_base);
+                }
+                (d, d)
+            }
+        }
+    }
+
+    /// The receive side of a short or eager message or of rendezvous data
+    /// starts now: holds the receive port; returns (CPU time, delay).
+    fn receive_part(&mut self, now: Time, m: u32) -> (Time, Time) {
+        let msg = &self.msgs[m as usize];
+        let (dst, b1) = (msg.dst, msg.bytes.saturating_sub(1));
+        let h = self.params.host(msg.proto, msg.loc);
+        let work = msg.o_recv.saturating_add(h.recv_per_byte().cost(b1));
+        let hold = h.recv_gap.saturating_add(h.recv_gap_per_byte.cost(b1));
+        self.ranks[dst as usize].rport = now.saturating_add(hold);
+        let cpu = if self.params.protocol_offload {
+            Time::ZERO
+        } else {
+            work
+        };
+        (cpu, work)
+    }
+
+    /// [`Job::Envelope`] starts: the match is decided now.
+    pub(super) fn start_envelope(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
+        let now = s.now();
+        let msg = &self.msgs[m as usize];
+        let dst = msg.dst;
+        let env = Envelope {
+            ctx: msg.ctx,
+            src: msg.src,
+            tag: msg.tag,
+            msg: m,
+        };
+        let proto = msg.proto;
+        let found = self.ranks[dst as usize].queues.match_arrival(&env);
+        self.stats.posted_search.record(found.visited);
+        let (mut cpu, mut delay) = self.search(
+            &self.params.gamma_posted,
+            found.visited,
+            found.found.is_some(),
+        );
+        let mut end = End::NOTHING;
+        if proto != Protocol::Rendezvous {
+            let (c, d) = self.receive_part(now, m);
+            cpu = cpu.saturating_add(c);
+            delay = delay.saturating_add(d);
+        }
+        match found.found {
+            Some(p) if proto == Protocol::Rendezvous => {
+                self.msgs[m as usize].recv_req = p.req;
+                end.cts = m;
+            }
+            Some(p) => {
+                self.free_msgs.push(m);
+                end.complete = p.req;
+            }
+            None => {
+                self.msgs[m as usize].set_state(MsgState::Unexpected);
+                self.ranks[dst as usize].queues.add_unexpected(env);
+            }
+        }
+        Plan { cpu, delay, end }
+    }
+
+    /// [`Job::Data`] starts: the receive overhead of rendezvous data.
+    pub(super) fn start_data(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
+        let (cpu, delay) = self.receive_part(s.now(), m);
+        let req = self.msgs[m as usize].recv_req;
+        self.free_msgs.push(m);
+        Plan {
+            cpu,
+            delay,
+            end: End {
+                complete: req,
+                ..End::NOTHING
+            },
+        }
+    }
+
+    /// The receiver matched the RTS of `m`: the CTS leaves.
+    pub(super) fn send_cts(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        self.msgs[m as usize].set_state(MsgState::Cts);
+        self.stats.control_messages += 1;
+        let (d, src) = (self.msgs[m as usize].dst, self.msgs[m as usize].src);
+        self.transmit(s, m, d, src, 0, false);
+    }
+
+    /// Posts a receive at world rank `r` (see [`Self::post_send`] for
+    /// `program` and the result).
+    pub(super) fn post_recv(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        r: u32,
+        p: PostedRecv,
+        program: bool,
+    ) -> bool {
+        let wait = program && self.program_waits();
+        let id = self.mpi_server(r);
+        self.submit(s, id, Job::Post(r, p), wait) || !wait
+    }
+
+    /// [`Job::Post`] starts: the match is decided now.
+    pub(super) fn start_post(&mut self, r: u32, p: PostedRecv) -> Plan {
+        let found = self.ranks[r as usize].queues.match_post(&p);
+        self.stats.unexpected_search.record(found.visited);
+        let (mut cpu, mut delay) = self.search(
+            &self.params.gamma_unexpected,
+            found.visited,
+            found.found.is_some(),
+        );
+        let mut end = End::NOTHING;
+        match found.found {
+            Some(e) => {
+                let msg = &mut self.msgs[e.msg as usize];
+                if msg.proto == Protocol::Rendezvous {
+                    msg.recv_req = p.req;
+                    end.cts = e.msg;
+                } else {
+                    let copy = self
+                        .params
+                        .unexpected_copy_rate
+                        .map_or(Time::ZERO, |rate| transfer_time(msg.bytes, rate));
+                    cpu = cpu.saturating_add(copy);
+                    delay = delay.saturating_add(copy);
+                    self.free_msgs.push(e.msg);
+                    end.complete = p.req;
+                }
+            }
+            None => self.ranks[r as usize].queues.add_posted(p),
+        }
+        Plan { cpu, delay, end }
+    }
+}

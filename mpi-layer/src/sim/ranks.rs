@@ -1,0 +1,730 @@
+//! Ranks: each runs its program of [`Op`]s on its core, one operation at
+//! a time; blocking calls, collectives (one step at a time) and
+//! communicator creation.
+//!
+//! A program goes on only when its core is free of the work it waits for
+//! (see `host.rs`): an `Isend` returns when its CPU part is done, a
+//! `Compute` when the computation is. With progress engines the MPI work
+//! runs on the engine and the program does not wait for it.
+
+use super::host::{Job, Server};
+use super::local::Loc;
+use super::{Ev, RunError, Sim};
+use crate::collectives::{self, CollRun};
+use crate::matching::{PostedRecv, Queues};
+use crate::op::{CommId, Op, OpStream, Origin, Rank, ReqId, Source, TagSel};
+use crate::params::MatcherKind;
+use sim_core::{Schedule, Scheduler, Time, transfer_time};
+use topology::Transport;
+
+type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Run {
+    Ready,
+    Blocked,
+    Finished,
+}
+
+/// What a rank does when it is unblocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Resume {
+    /// Nothing to finish (the CPU part of a call, compute, sleep,
+    /// communicator creation).
+    Nothing,
+    /// Free the user requests named by the current op (wait, waitall).
+    FreeNamed,
+    /// Free the first completed request of the current waitany.
+    WaitAny,
+    /// Free the internal requests (blocking send/recv/sendrecv).
+    Internal,
+    /// A collective step's messages are done; reduce this many bytes.
+    CollRound(u64),
+    /// A collective step's reduction is done.
+    CollNext,
+}
+
+pub(super) enum Flow {
+    Continue,
+    Blocked,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CommEntry {
+    pub id: CommId,
+    pub global: u32,
+    pub me: u32,
+    pub creations: u32,
+}
+
+pub(super) struct RankState {
+    pub run: Run,
+    /// Inside [`Sim::advance`].
+    pub active: bool,
+    pub resume: Resume,
+    pub waiting: u32,
+    /// The rank's core.
+    pub core: Server,
+    /// When the rank's send port is free.
+    pub sport: Time,
+    /// When the rank's receive port is free.
+    pub rport: Time,
+    pub finish: Time,
+    pub cur: Option<(Op, Origin)>,
+    pub coll: Option<Box<CollRun>>,
+    pub coll_seq: u32,
+    pub world_creations: u32,
+    pub comms: Vec<CommEntry>,
+    pub queues: Queues,
+    pub internal: Vec<u32>,
+    pub user_reqs: Vec<u64>,
+    pub live_user: u32,
+    /// Ids of requests a `Test` completed and freed: MPI sets the handle to
+    /// `MPI_REQUEST_NULL`, so a later wait naming it returns at once (trace
+    /// readers cannot know at read time whether a test succeeded).
+    pub tested: Vec<u64>,
+}
+
+impl RankState {
+    pub fn new(matcher: MatcherKind) -> Self {
+        RankState {
+            run: Run::Ready,
+            active: false,
+            resume: Resume::Nothing,
+            waiting: 0,
+            core: Server::default(),
+            sport: Time::ZERO,
+            rport: Time::ZERO,
+            finish: Time::ZERO,
+            cur: None,
+            coll: None,
+            coll_seq: 0,
+            world_creations: 0,
+            comms: Vec::new(),
+            queues: Queues::new(matcher),
+            internal: Vec::new(),
+            user_reqs: Vec::new(),
+            live_user: 0,
+            tested: Vec::new(),
+        }
+    }
+}
+
+pub(super) struct Comm {
+    pub size: u32,
+    /// World rank of each member; empty for `MPI_COMM_WORLD` (identity).
+    pub members: Vec<u32>,
+}
+
+#[derive(Default)]
+pub(super) struct PendingCreate {
+    arrived: Vec<(u32, i32, i32, CommId)>,
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    pub(super) fn fail(&mut self, r: u32, origin: &Origin, message: String) -> Flow {
+        if self.error.is_none() {
+            self.error = Some(RunError::Semantic {
+                rank: r,
+                origin: origin.clone(),
+                message,
+            });
+        }
+        Flow::Blocked
+    }
+
+    pub(super) fn block(&mut self, r: u32, resume: Resume, waiting: u32) -> Flow {
+        let rk = &mut self.ranks[r as usize];
+        rk.run = Run::Blocked;
+        rk.resume = resume;
+        rk.waiting = waiting;
+        Flow::Blocked
+    }
+
+    /// Rank `r` may continue: finish what it was blocked in, then run.
+    pub(super) fn unblock(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        if self.error.is_some() || self.ranks[r as usize].run == Run::Finished {
+            return;
+        }
+        self.ranks[r as usize].run = Run::Ready;
+        let resume = std::mem::replace(&mut self.ranks[r as usize].resume, Resume::Nothing);
+        match resume {
+            Resume::Nothing => {
+                if self.ranks[r as usize].coll.is_none() {
+                    self.ranks[r as usize].cur = None;
+                }
+            }
+            Resume::Internal => {
+                self.free_internal(r);
+                self.ranks[r as usize].cur = None;
+            }
+            Resume::FreeNamed => {
+                let (op, _) = self.ranks[r as usize].cur.take().expect("op");
+                match op {
+                    Op::Wait { req } => self.free_user(r, req),
+                    Op::Waitall { reqs } => {
+                        for q in reqs {
+                            self.free_user(r, q);
+                        }
+                    }
+                    Op::WaitallPending => {
+                        let ids = std::mem::take(&mut self.ranks[r as usize].user_reqs);
+                        for q in ids {
+                            self.free_user(r, ReqId(q));
+                        }
+                    }
+                    _ => unreachable!("FreeNamed after {op:?}"),
+                }
+            }
+            Resume::WaitAny => {
+                let (op, _) = self.ranks[r as usize].cur.take().expect("op");
+                if let Op::Waitany { reqs } = op {
+                    self.finish_waitany(r, &reqs);
+                }
+            }
+            Resume::CollRound(reduce) => {
+                self.free_internal(r);
+                if reduce > 0 {
+                    let d = transfer_time(reduce, self.params.collectives.reduce_rate);
+                    self.block(r, Resume::CollNext, 0);
+                    if !self.submit(s, r, Job::Compute(r, d), true) {
+                        return;
+                    }
+                    self.ranks[r as usize].run = Run::Ready;
+                    self.ranks[r as usize].resume = Resume::Nothing;
+                }
+                self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
+            }
+            Resume::CollNext => {
+                self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
+            }
+        }
+        self.advance(s, r);
+    }
+
+    /// Runs rank `r`'s program until it blocks or ends.
+    ///
+    /// Not re-entrant per rank: an operation's work done at once may
+    /// complete the very request the rank just blocked on, which unblocks
+    /// it from inside this loop; the loop then goes on instead of a
+    /// nested run.
+    pub(super) fn advance(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        if self.ranks[r as usize].active {
+            return;
+        }
+        self.ranks[r as usize].active = true;
+        loop {
+            if self.error.is_some() || self.ranks[r as usize].run != Run::Ready {
+                break;
+            }
+            if self.ranks[r as usize].coll.is_some() {
+                self.coll_step(s, r);
+                continue;
+            }
+            match self.programs[r as usize].next_op() {
+                Err(error) => {
+                    self.error = Some(RunError::Program { rank: r, error });
+                    break;
+                }
+                Ok(None) => {
+                    let rk = &mut self.ranks[r as usize];
+                    rk.run = Run::Finished;
+                    rk.finish = s.now();
+                    rk.cur = None;
+                    break;
+                }
+                Ok(Some((op, origin))) => self.execute(s, r, op, origin),
+            }
+        }
+        self.ranks[r as usize].active = false;
+    }
+
+    /// Drives the collective of rank `r`: posts the next non-empty step
+    /// and blocks, or ends the collective.
+    fn coll_step(&mut self, s: &mut Sch<'_, T::Event>, r: u32) -> Flow {
+        let mut out = std::mem::take(&mut self.scratch);
+        loop {
+            let coll = self.ranks[r as usize].coll.as_ref().expect("coll");
+            let Some(reduce) = coll.plan(&mut out) else {
+                let rk = &mut self.ranks[r as usize];
+                rk.coll = None;
+                rk.cur = None;
+                self.scratch = out;
+                return Flow::Continue;
+            };
+            if out.is_empty() {
+                self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
+                continue;
+            }
+            let step = coll.step;
+            let (op, _) = self.ranks[r as usize].cur.as_ref().expect("coll op");
+            let comm_id = comm_of(op).expect("collective names its comm");
+            let Some((g, _, _)) = self.comm(r, comm_id) else {
+                // Cloned only here: an `Arc` count update per step and
+                // rank was 3 % of a large allreduce.
+                let origin = self.ranks[r as usize]
+                    .cur
+                    .as_ref()
+                    .expect("coll op")
+                    .1
+                    .clone();
+                self.scratch = out;
+                return self.fail(r, &origin, format!("unknown communicator {comm_id:?}"));
+            };
+            let seq = self.ranks[r as usize].coll_seq;
+            let tag = (((seq & 0x7ff) << 20) | (step & 0xf_ffff)) as i32;
+            let ctx = 2 * g + 1;
+            let n = out.len() as u32;
+            // Block first: a request may complete while the step is posted.
+            self.block(r, Resume::CollRound(reduce), n);
+            for o in &out {
+                let peer = self.member(g, o.peer);
+                let req = self.new_req(r);
+                self.reqs[req as usize].waited = true;
+                self.ranks[r as usize].internal.push(req);
+                if o.send {
+                    self.post_send(s, r, peer, ctx, tag, o.bytes, req, false);
+                } else {
+                    let p = PostedRecv {
+                        ctx,
+                        src: Some(peer),
+                        tag: Some(tag),
+                        req,
+                    };
+                    self.post_recv(s, r, p, false);
+                }
+            }
+            self.scratch = out;
+            return Flow::Blocked;
+        }
+    }
+
+    // ----- communicators -------------------------------------------------
+
+    /// (global index, my rank, size) of communicator `c` at rank `r`.
+    pub(super) fn comm(&self, r: u32, c: CommId) -> Option<(u32, u32, u32)> {
+        if c == CommId::WORLD {
+            return Some((0, r, self.comms[0].size));
+        }
+        self.ranks[r as usize]
+            .comms
+            .iter()
+            .rev()
+            .find(|e| e.id == c)
+            .map(|e| (e.global, e.me, self.comms[e.global as usize].size))
+    }
+
+    pub(super) fn member(&self, g: u32, i: u32) -> u32 {
+        if g == 0 {
+            i
+        } else {
+            self.comms[g as usize].members[i as usize]
+        }
+    }
+
+    fn resolve(&mut self, r: u32, c: CommId, origin: &Origin) -> Result<(u32, u32, u32), Flow> {
+        self.comm(r, c).ok_or_else(|| {
+            self.fail(
+                r,
+                origin,
+                format!("communicator {} is unknown to this rank", c.0),
+            )
+        })
+    }
+
+    fn peer(
+        &mut self,
+        r: u32,
+        g: u32,
+        size: u32,
+        peer: Rank,
+        origin: &Origin,
+    ) -> Result<u32, Flow> {
+        if peer >= size {
+            return Err(self.fail(
+                r,
+                origin,
+                format!("rank {peer} is outside the communicator (size {size})"),
+            ));
+        }
+        Ok(self.member(g, peer))
+    }
+
+    /// A send named by the program; `Ok(false)` if the program waits for
+    /// its CPU part.
+    #[allow(clippy::too_many_arguments)]
+    fn isend(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        r: u32,
+        dst: Rank,
+        tag: i32,
+        bytes: u64,
+        comm: CommId,
+        origin: &Origin,
+        req: u32,
+        program: bool,
+    ) -> Result<bool, Flow> {
+        let (g, _, size) = self.resolve(r, comm, origin)?;
+        let d = self.peer(r, g, size, dst, origin)?;
+        Ok(self.post_send(s, r, d, 2 * g, tag, bytes, req, program))
+    }
+
+    /// A receive named by the program; `Ok(false)` if the program waits
+    /// for its search.
+    #[allow(clippy::too_many_arguments)]
+    fn irecv(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        r: u32,
+        src: Source,
+        tag: TagSel,
+        comm: CommId,
+        origin: &Origin,
+        req: u32,
+        program: bool,
+    ) -> Result<bool, Flow> {
+        let (g, _, size) = self.resolve(r, comm, origin)?;
+        let src = match src {
+            Source::Any => None,
+            Source::Rank(x) => Some(self.peer(r, g, size, x, origin)?),
+        };
+        let tag = match tag {
+            TagSel::Any => None,
+            TagSel::Tag(t) => Some(t),
+        };
+        let p = PostedRecv {
+            ctx: 2 * g,
+            src,
+            tag,
+            req,
+        };
+        Ok(self.post_recv(s, r, p, program))
+    }
+
+    /// Continue if a job the program waits for is done, else wait for it.
+    fn go_on(&mut self, r: u32, done: bool) -> Flow {
+        if done {
+            Flow::Continue
+        } else {
+            self.block(r, Resume::Nothing, 0)
+        }
+    }
+
+    /// Executes one operation of rank `r`; remembers it (for diagnostics
+    /// and waits) if the rank is still blocked in it.
+    fn execute(&mut self, s: &mut Sch<'_, T::Event>, r: u32, op: Op, origin: Origin) {
+        if let Ok(Flow::Continue) = self.execute_inner(s, r, &op, &origin) {
+            return;
+        }
+        if self.error.is_none() {
+            let rk = &mut self.ranks[r as usize];
+            if rk.run == Run::Blocked && rk.cur.is_none() {
+                rk.cur = Some((op, origin));
+            }
+        }
+    }
+
+    fn execute_inner(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        r: u32,
+        op: &Op,
+        origin: &Origin,
+    ) -> Result<Flow, Flow> {
+        let now = s.now();
+        match *op {
+            Op::Send {
+                dst,
+                tag,
+                bytes,
+                comm,
+            } => {
+                let req = self.internal_req(r);
+                self.block(r, Resume::Internal, 1);
+                self.isend(s, r, dst, tag, bytes, comm, origin, req, false)?;
+                Ok(Flow::Blocked)
+            }
+            Op::Recv {
+                src,
+                tag,
+                comm,
+                bytes: _,
+            } => {
+                let req = self.internal_req(r);
+                self.block(r, Resume::Internal, 1);
+                self.irecv(s, r, src, tag, comm, origin, req, false)?;
+                Ok(Flow::Blocked)
+            }
+            Op::Sendrecv {
+                dst,
+                send_tag,
+                send_bytes,
+                src,
+                recv_tag,
+                recv_bytes: _,
+                comm,
+            } => {
+                let a = self.internal_req(r);
+                let b = self.internal_req(r);
+                self.block(r, Resume::Internal, 2);
+                self.isend(s, r, dst, send_tag, send_bytes, comm, origin, a, false)?;
+                self.irecv(s, r, src, recv_tag, comm, origin, b, false)?;
+                Ok(Flow::Blocked)
+            }
+            Op::Isend {
+                dst,
+                tag,
+                bytes,
+                comm,
+                req,
+            } => {
+                // Check the communicator before creating the request.
+                let (g, _, size) = self.resolve(r, comm, origin)?;
+                self.peer(r, g, size, dst, origin)?;
+                let i = self.user_req(r, req, origin)?;
+                let done = self.isend(s, r, dst, tag, bytes, comm, origin, i, true)?;
+                Ok(self.go_on(r, done))
+            }
+            Op::Irecv {
+                src,
+                tag,
+                comm,
+                req,
+                bytes: _,
+            } => {
+                let (g, _, size) = self.resolve(r, comm, origin)?;
+                if let Source::Rank(x) = src {
+                    self.peer(r, g, size, x, origin)?;
+                }
+                let i = self.user_req(r, req, origin)?;
+                let done = self.irecv(s, r, src, tag, comm, origin, i, true)?;
+                Ok(self.go_on(r, done))
+            }
+            Op::Wait { req } => {
+                if self.null_by_test(r, req) {
+                    return Ok(Flow::Continue);
+                }
+                let i = self.known(r, req, origin)?;
+                if self.reqs[i as usize].done {
+                    self.free_user(r, req);
+                    return Ok(Flow::Continue);
+                }
+                self.reqs[i as usize].waited = true;
+                Ok(self.block(r, Resume::FreeNamed, 1))
+            }
+            Op::Waitall { ref reqs } => {
+                if self.ranks[r as usize].tested.is_empty() {
+                    self.waitall(r, reqs, origin, false)
+                } else {
+                    let reqs = self.live_reqs(r, reqs);
+                    self.waitall(r, &reqs, origin, false)
+                }
+            }
+            Op::WaitallPending => {
+                let mut ids = std::mem::take(&mut self.ranks[r as usize].user_reqs);
+                ids.sort_unstable();
+                ids.dedup();
+                ids.retain(|&q| self.user.contains_key(&(r, q)));
+                let reqs: Vec<ReqId> = ids.iter().map(|&q| ReqId(q)).collect();
+                self.ranks[r as usize].user_reqs = ids;
+                self.waitall(r, &reqs, origin, true)
+            }
+            Op::Waitany { ref reqs } => {
+                // Copy only when a Test has freed some request of this rank.
+                let live;
+                let reqs = if self.ranks[r as usize].tested.is_empty() {
+                    reqs
+                } else {
+                    live = self.live_reqs(r, reqs);
+                    &live
+                };
+                let mut idx = Vec::with_capacity(reqs.len());
+                for &q in reqs {
+                    idx.push(self.known(r, q, origin)?);
+                }
+                if let Some(k) = idx.iter().position(|&i| self.reqs[i as usize].done) {
+                    self.free_user(r, reqs[k]);
+                    return Ok(Flow::Continue);
+                }
+                if idx.is_empty() {
+                    return Ok(Flow::Continue);
+                }
+                for &i in &idx {
+                    self.reqs[i as usize].waited = true;
+                }
+                Ok(self.block(r, Resume::WaitAny, 1))
+            }
+            Op::Test { req } => {
+                if self.null_by_test(r, req) {
+                    // Testing MPI_REQUEST_NULL: flag true, nothing to do.
+                    self.ranks[r as usize].tested.push(req.0);
+                    return Ok(Flow::Continue);
+                }
+                let i = self.known(r, req, origin)?;
+                if self.reqs[i as usize].done {
+                    self.free_user(r, req);
+                    self.ranks[r as usize].tested.push(req.0);
+                }
+                Ok(Flow::Continue)
+            }
+            Op::Compute { duration } => {
+                let done = self.submit(s, r, Job::Compute(r, duration), true);
+                Ok(self.go_on(r, done))
+            }
+            Op::Sleep { duration } => {
+                self.push_local(s, now.saturating_add(duration), Loc::Wake(r));
+                Ok(self.block(r, Resume::Nothing, 0))
+            }
+            Op::CommDup { comm, new } => {
+                let (_, me, _) = self.resolve(r, comm, origin)?;
+                self.comm_create(s, r, comm, 0, me as i32, new, origin)
+            }
+            Op::CommSplit {
+                comm,
+                color,
+                key,
+                new,
+            } => self.comm_create(s, r, comm, color, key, new, origin),
+            _ => {
+                let comm = comm_of(op).expect("collective");
+                let (_, me, size) = self.resolve(r, comm, origin)?;
+                if let Some(root) = root_of(op) {
+                    if root >= size {
+                        return Err(self.fail(
+                            r,
+                            origin,
+                            format!("root {root} is outside the communicator (size {size})"),
+                        ));
+                    }
+                }
+                if let Some(n) = counts_len(op) {
+                    if n != size as usize {
+                        return Err(self.fail(
+                            r,
+                            origin,
+                            format!("{n} counts given for a communicator of size {size}"),
+                        ));
+                    }
+                }
+                let alg =
+                    collectives::choose(op, size, &self.params.collectives).expect("collective op");
+                let run = CollRun::new(alg, op.clone(), size, me);
+                let rk = &mut self.ranks[r as usize];
+                rk.coll_seq = rk.coll_seq.wrapping_add(1);
+                rk.coll = Some(Box::new(run));
+                rk.cur = Some((op.clone(), origin.clone()));
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn comm_create(
+        &mut self,
+        s: &mut Sch<'_, T::Event>,
+        r: u32,
+        comm: CommId,
+        color: i32,
+        key: i32,
+        new: CommId,
+        origin: &Origin,
+    ) -> Result<Flow, Flow> {
+        if new == CommId::WORLD {
+            return Err(self.fail(r, origin, "cannot redefine MPI_COMM_WORLD (id 0)".into()));
+        }
+        let (g, me, size) = self.resolve(r, comm, origin)?;
+        let counter = if comm == CommId::WORLD {
+            &mut self.ranks[r as usize].world_creations
+        } else {
+            let e = self.ranks[r as usize]
+                .comms
+                .iter_mut()
+                .rev()
+                .find(|e| e.id == comm)
+                .expect("resolved");
+            &mut e.creations
+        };
+        let seq = *counter;
+        *counter += 1;
+        let pending = self.creates.entry((g, seq)).or_default();
+        pending.arrived.push((me, color, key, new));
+        if pending.arrived.len() == size as usize {
+            let mut all = self.creates.remove(&(g, seq)).expect("pending").arrived;
+            // Ranks of the new communicators: by (color, key, parent rank).
+            all.sort_by_key(|&(m, c, k, _)| (c, k, m));
+            let mut i = 0;
+            while i < all.len() {
+                let c = all[i].1;
+                let j = i + all[i..].iter().take_while(|x| x.1 == c).count();
+                if c >= 0 {
+                    let members: Vec<u32> = all[i..j].iter().map(|x| self.member(g, x.0)).collect();
+                    let global = self.comms.len() as u32;
+                    for (k, &w) in members.iter().enumerate() {
+                        let id = all[i + k].3;
+                        self.ranks[w as usize].comms.push(CommEntry {
+                            id,
+                            global,
+                            me: k as u32,
+                            creations: 0,
+                        });
+                    }
+                    self.comms.push(Comm {
+                        size: members.len() as u32,
+                        members,
+                    });
+                }
+                i = j;
+            }
+            for &(m, ..) in &all {
+                let w = self.member(g, m);
+                let now = s.now();
+                self.push_local(s, now, Loc::Wake(w));
+            }
+        }
+        Ok(self.block(r, Resume::Nothing, 0))
+    }
+}
+
+pub(super) fn comm_of(op: &Op) -> Option<CommId> {
+    Some(match op {
+        Op::Barrier { comm }
+        | Op::Bcast { comm, .. }
+        | Op::Reduce { comm, .. }
+        | Op::Allreduce { comm, .. }
+        | Op::Scan { comm, .. }
+        | Op::Gather { comm, .. }
+        | Op::Gatherv { comm, .. }
+        | Op::Scatter { comm, .. }
+        | Op::Scatterv { comm, .. }
+        | Op::Allgather { comm, .. }
+        | Op::Allgatherv { comm, .. }
+        | Op::Alltoall { comm, .. }
+        | Op::Alltoallv { comm, .. }
+        | Op::ReduceScatter { comm, .. } => *comm,
+        _ => return None,
+    })
+}
+
+fn root_of(op: &Op) -> Option<Rank> {
+    match op {
+        Op::Bcast { root, .. }
+        | Op::Reduce { root, .. }
+        | Op::Gather { root, .. }
+        | Op::Gatherv { root, .. }
+        | Op::Scatter { root, .. }
+        | Op::Scatterv { root, .. } => Some(*root),
+        _ => None,
+    }
+}
+
+fn counts_len(op: &Op) -> Option<usize> {
+    match op {
+        Op::Gatherv { counts, .. }
+        | Op::Scatterv { counts, .. }
+        | Op::Allgatherv { counts, .. }
+        | Op::ReduceScatter { counts, .. } => Some(counts.len()),
+        Op::Alltoallv { send, recv, .. } => Some(send.len().max(recv.len())),
+        _ => None,
+    }
+}

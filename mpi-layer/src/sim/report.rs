@@ -1,0 +1,278 @@
+//! What a run produces: results, configuration and run errors, and the
+//! deadlock report.
+
+use super::Sim;
+use super::ranks::Run;
+use crate::matching::MatchQueue;
+use crate::op::{OpStream, Origin, ProgramError, Rank};
+use crate::params::Protocol;
+use serde::Serialize;
+use sim_core::Time;
+use sim_core::stats::LogHistogram;
+use topology::{Locality, Transport};
+
+/// Messages and bytes of one (protocol, locality) cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Traffic {
+    /// Messages (user and collective point-to-point; RTS and CTS are
+    /// counted in `RunResults::control_messages`).
+    pub messages: u64,
+    /// Payload bytes.
+    pub bytes: u64,
+}
+
+/// What a run produced: plain data for the CLI layer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResults {
+    /// Time the last rank finished.
+    pub makespan: Time,
+    /// Finish time of every world rank.
+    pub finish: Vec<Time>,
+    /// Traffic by protocol (rows: short, eager, rendezvous) and locality
+    /// (columns: same socket, same node, other node).
+    pub traffic: [[Traffic; 3]; 3],
+    /// RTS and CTS messages sent.
+    pub control_messages: u64,
+    /// Elements visited per search of `posted_recvs` (one per arriving
+    /// envelope or RTS).
+    pub posted_search: LogHistogram,
+    /// Elements visited per search of `unexpected_msgs` (one per posted
+    /// receive).
+    pub unexpected_search: LogHistogram,
+    /// Messages whose derived cost term was clamped to zero (calibration
+    /// could not be met; see [`crate::MpiParams`]).
+    pub calibration_clamped: u64,
+    /// Messages still in some `unexpected_msgs` when every rank had
+    /// finished (an erroneous program: sends nobody received).
+    pub unmatched_messages: u64,
+    /// Events the engine handled.
+    pub events: u64,
+}
+
+impl RunResults {
+    /// Total messages over all protocols and localities.
+    pub fn messages(&self) -> u64 {
+        self.traffic.iter().flatten().map(|t| t.messages).sum()
+    }
+    /// Total payload bytes.
+    pub fn bytes(&self) -> u64 {
+        self.traffic.iter().flatten().map(|t| t.bytes).sum()
+    }
+    /// Total queue elements visited (both queues).
+    pub fn elements_visited(&self) -> u128 {
+        self.posted_search.sum() + self.unexpected_search.sum()
+    }
+}
+
+/// The counters a run keeps as it goes.
+#[derive(Default)]
+pub(super) struct Stats {
+    pub traffic: [[Traffic; 3]; 3],
+    pub control_messages: u64,
+    pub posted_search: LogHistogram,
+    pub unexpected_search: LogHistogram,
+    pub clamped: u64,
+}
+
+/// Impossible parameters or inputs, found before the run starts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The calibration contract cannot hold: the transport alone (plus the
+    /// handshake, the match and the given host costs) takes longer than
+    /// `alpha + s / R_b`.
+    #[error(
+        "postal[{protocol:?}][{locality:?}]: alpha = {alpha} with R_b = {rate} gives {target} \
+         for {bytes} B, but the wire, handshake, match and the given host costs alone take \
+         {needed}; raise alpha, lower the given o_send/o_recv/L, or lower the transport latency"
+    )]
+    NegativeOverhead {
+        /// Protocol.
+        protocol: Protocol,
+        /// Locality.
+        locality: Locality,
+        /// Message size checked [bytes].
+        bytes: u64,
+        /// alpha.
+        alpha: Time,
+        /// R_b.
+        rate: sim_core::Bandwidth,
+        /// alpha + s / R_b.
+        target: Time,
+        /// What the rest takes.
+        needed: Time,
+    },
+    /// A parameter is out of its range.
+    #[error("parameter {name}: {message}")]
+    Invalid {
+        /// Parameter name.
+        name: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One rank blocked at the end of a deadlocked run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockedRank {
+    /// World rank.
+    pub rank: Rank,
+    /// The operation it waits in (Debug form).
+    pub op: String,
+    /// Where the operation came from.
+    pub origin: String,
+    /// Its unmatched posted receives, oldest first.
+    pub posted_recvs: Vec<String>,
+    /// Its unmatched arrived messages, oldest first.
+    pub unexpected_msgs: Vec<String>,
+}
+
+/// The state of a run in which nothing is left to happen but ranks are
+/// still blocked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeadlockReport {
+    /// Simulated time when the last event happened.
+    pub at: Time,
+    /// Blocked ranks, by rank.
+    pub blocked: Vec<BlockedRank>,
+}
+
+impl std::fmt::Display for DeadlockReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "deadlock at {}: {} rank(s) blocked",
+            self.at,
+            self.blocked.len()
+        )?;
+        for b in &self.blocked {
+            writeln!(f, "  rank {} blocked in {} at {}", b.rank, b.op, b.origin)?;
+            for (name, list) in [
+                ("posted_recvs", &b.posted_recvs),
+                ("unexpected_msgs", &b.unexpected_msgs),
+            ] {
+                if !list.is_empty() {
+                    writeln!(f, "    {name}: {}", list.join("; "))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a run failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RunError {
+    /// Bad parameters.
+    #[error("configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// A rank's program could not be read.
+    #[error("rank {rank}: {error}")]
+    Program {
+        /// World rank.
+        rank: Rank,
+        /// The reader's error (with file and line).
+        error: ProgramError,
+    },
+    /// A rank did something MPI forbids.
+    #[error("rank {rank}: {origin}: {message}")]
+    Semantic {
+        /// World rank.
+        rank: Rank,
+        /// Where the operation came from.
+        origin: Origin,
+        /// What is wrong.
+        message: String,
+    },
+    /// Ranks are blocked and nothing is left to happen.
+    #[error("{0}")]
+    Deadlock(DeadlockReport),
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    /// The run's results once the engine has stopped at `now`: the first
+    /// error, a deadlock report if ranks are still blocked, or the figures.
+    pub(super) fn results(&mut self, now: Time) -> Result<RunResults, RunError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let blocked: Vec<BlockedRank> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.run != Run::Finished)
+            .map(|(i, _)| self.blocked_report(i as u32))
+            .collect();
+        if !blocked.is_empty() {
+            return Err(RunError::Deadlock(DeadlockReport { at: now, blocked }));
+        }
+        let finish: Vec<Time> = self.ranks.iter().map(|r| r.finish).collect();
+        let unmatched_messages = self
+            .ranks
+            .iter()
+            .map(|r| r.queues.unexpected_msgs().len() as u64)
+            .sum();
+        let st = std::mem::take(&mut self.stats);
+        Ok(RunResults {
+            makespan: finish.iter().copied().max().unwrap_or(Time::ZERO),
+            finish,
+            traffic: st.traffic,
+            control_messages: st.control_messages,
+            posted_search: st.posted_search,
+            unexpected_search: st.unexpected_search,
+            calibration_clamped: st.clamped,
+            unmatched_messages,
+            events: self.net_events + self.local.handled,
+        })
+    }
+
+    fn describe_ctx(&self, ctx: u32) -> String {
+        let kind = if ctx % 2 == 0 { "" } else { " (collective)" };
+        format!("comm #{}{kind}", ctx / 2)
+    }
+
+    fn blocked_report(&self, r: u32) -> BlockedRank {
+        let rk = &self.ranks[r as usize];
+        let (op, origin) = match &rk.cur {
+            Some((op, o)) => (format!("{op:?}"), o.to_string()),
+            None => ("(no operation)".into(), "-".into()),
+        };
+        const LIMIT: usize = 16;
+        let mut posted = vec![];
+        let mut unexp = vec![];
+        let q = &rk.queues;
+        let ps = q.posted_recvs();
+        for p in ps.iter().take(LIMIT) {
+            let src = p.src.map_or("ANY_SOURCE".into(), |x| format!("rank {x}"));
+            let tag = p.tag.map_or("ANY_TAG".into(), |x| format!("tag {x}"));
+            posted.push(format!(
+                "recv from {src} {tag} on {}",
+                self.describe_ctx(p.ctx)
+            ));
+        }
+        if ps.len() > LIMIT {
+            posted.push(format!("... and {} more", ps.len() - LIMIT));
+        }
+        let us = q.unexpected_msgs();
+        for e in us.iter().take(LIMIT) {
+            let m = &self.msgs[e.msg as usize];
+            unexp.push(format!(
+                "{:?} message from rank {} tag {} ({} B) on {}",
+                m.proto,
+                e.src,
+                e.tag,
+                m.bytes,
+                self.describe_ctx(e.ctx)
+            ));
+        }
+        if us.len() > LIMIT {
+            unexp.push(format!("... and {} more", us.len() - LIMIT));
+        }
+        BlockedRank {
+            rank: r,
+            op,
+            origin,
+            posted_recvs: posted,
+            unexpected_msgs: unexp,
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Requests: the simulator's request table, the program's request names
+//! (`ReqId`s) and MPI's completion rules for wait, waitall, waitany and
+//! test.
+
+use super::host::Job;
+use super::ranks::{Flow, Resume, Run};
+use super::{Ev, Sim};
+use crate::op::{OpStream, Origin, ReqId};
+use sim_core::Scheduler;
+use topology::Transport;
+
+type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Req {
+    pub owner: u32,
+    pub done: bool,
+    pub waited: bool,
+    pub live: bool,
+}
+
+impl<T: Transport, S: OpStream> Sim<T, S> {
+    pub(super) fn new_req(&mut self, owner: u32) -> u32 {
+        let r = Req {
+            owner,
+            done: false,
+            waited: false,
+            live: true,
+        };
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    pub(super) fn free_req(&mut self, i: u32) {
+        debug_assert!(self.reqs[i as usize].live);
+        self.reqs[i as usize].live = false;
+        self.free_reqs.push(i);
+    }
+
+    /// Request `i` completes now; if its owner waits for it and nothing
+    /// else, the owner's program goes on (as a job on its core, in time
+    /// order with the core's other work).
+    pub(super) fn complete(&mut self, s: &mut Sch<'_, T::Event>, i: u32) {
+        let req = &mut self.reqs[i as usize];
+        debug_assert!(req.live && !req.done);
+        req.done = true;
+        if !req.waited {
+            return;
+        }
+        let owner = req.owner;
+        let rk = &mut self.ranks[owner as usize];
+        if rk.run != Run::Blocked || rk.waiting == 0 {
+            return;
+        }
+        if rk.resume == Resume::WaitAny {
+            rk.waiting = 0;
+        } else {
+            rk.waiting -= 1;
+        }
+        if rk.waiting == 0 {
+            self.submit(s, owner, Job::Resume(owner), false);
+        }
+    }
+
+    pub(super) fn lookup(&self, r: u32, id: ReqId) -> Option<u32> {
+        self.user.get(&(r, id.0)).copied()
+    }
+
+    pub(super) fn free_user(&mut self, r: u32, id: ReqId) {
+        if let Some(i) = self.user.remove(&(r, id.0)) {
+            self.free_req(i);
+            self.ranks[r as usize].live_user -= 1;
+        }
+    }
+
+    pub(super) fn user_req(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Flow> {
+        if self.user.contains_key(&(r, id.0)) {
+            return Err(self.fail(r, origin, format!("request {} is already in flight", id.0)));
+        }
+        let i = self.new_req(r);
+        self.user.insert((r, id.0), i);
+        let rk = &mut self.ranks[r as usize];
+        rk.tested.retain(|&q| q != id.0);
+        rk.live_user += 1;
+        rk.user_reqs.push(id.0);
+        // Forget freed ids now and then so the list tracks live requests.
+        if rk.user_reqs.len() > 64 && rk.user_reqs.len() > 2 * rk.live_user as usize {
+            let mut ids = std::mem::take(&mut self.ranks[r as usize].user_reqs);
+            ids.sort_unstable();
+            ids.dedup();
+            ids.retain(|&q| self.user.contains_key(&(r, q)));
+            self.ranks[r as usize].user_reqs = ids;
+        }
+        Ok(i)
+    }
+
+    /// Whether `id` names a request a `Test` already completed (now
+    /// `MPI_REQUEST_NULL`); forgets it, as waiting on it consumes the name.
+    pub(super) fn null_by_test(&mut self, r: u32, id: ReqId) -> bool {
+        let t = &self.ranks[r as usize].tested;
+        if t.is_empty() || self.lookup(r, id).is_some() {
+            return false;
+        }
+        match t.iter().position(|&q| q == id.0) {
+            Some(k) => {
+                self.ranks[r as usize].tested.swap_remove(k);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `reqs` without the ones a `Test` already completed.
+    pub(super) fn live_reqs(&mut self, r: u32, reqs: &[ReqId]) -> Vec<ReqId> {
+        reqs.iter()
+            .copied()
+            .filter(|&q| !self.null_by_test(r, q))
+            .collect()
+    }
+
+    pub(super) fn known(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Flow> {
+        self.lookup(r, id)
+            .ok_or_else(|| self.fail(r, origin, format!("request {} is unknown", id.0)))
+    }
+
+    pub(super) fn internal_req(&mut self, r: u32) -> u32 {
+        let i = self.new_req(r);
+        self.reqs[i as usize].waited = true;
+        self.ranks[r as usize].internal.push(i);
+        i
+    }
+
+    pub(super) fn free_internal(&mut self, r: u32) {
+        let list = std::mem::take(&mut self.ranks[r as usize].internal);
+        for &i in &list {
+            self.free_req(i);
+        }
+        let mut list = list;
+        list.clear();
+        self.ranks[r as usize].internal = list;
+    }
+
+    pub(super) fn finish_waitany(&mut self, r: u32, reqs: &[ReqId]) {
+        let mut freed = false;
+        for &q in reqs {
+            if let Some(i) = self.lookup(r, q) {
+                self.reqs[i as usize].waited = false;
+                if !freed && self.reqs[i as usize].done {
+                    self.free_user(r, q);
+                    freed = true;
+                }
+            }
+        }
+    }
+
+    pub(super) fn waitall(
+        &mut self,
+        r: u32,
+        reqs: &[ReqId],
+        origin: &Origin,
+        pending: bool,
+    ) -> Result<Flow, Flow> {
+        let mut left = 0;
+        for &q in reqs {
+            let i = self.known(r, q, origin)?;
+            let rq = &mut self.reqs[i as usize];
+            if !rq.done && !rq.waited {
+                rq.waited = true;
+                left += 1;
+            }
+        }
+        if left == 0 {
+            for &q in reqs {
+                self.free_user(r, q);
+            }
+            if pending {
+                self.ranks[r as usize].user_reqs.clear();
+            }
+            return Ok(Flow::Continue);
+        }
+        Ok(self.block(r, Resume::FreeNamed, left))
+    }
+}
