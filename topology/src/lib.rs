@@ -77,7 +77,8 @@ pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;
 pub use infiniband::InfinibandParams;
 pub use machine::{
-    Link, LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef, Vertex, VertexKind,
+    Link, LinkClass, LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef, Vertex,
+    VertexKind,
 };
 pub use network::{
     DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, NetEvent, Network, RouteMode, Switching,

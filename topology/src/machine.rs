@@ -27,7 +27,7 @@
 //! arithmetically and other machines read a next-hop table computed once
 //! ([`Machine::next_link`], `O(1)`).
 
-use crate::torus::TorusGeom;
+use crate::torus::{Dim, TorusGeom};
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use sim_core::{Bandwidth, Time};
@@ -78,6 +78,20 @@ pub struct Link {
     pub buffer: u64,
     /// The link of the opposite direction of the same cable.
     pub reverse: u32,
+}
+
+/// What a link connects, for reports and plots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkClass {
+    /// Host to its router or switch: the node's injection (`R_N`).
+    Injection,
+    /// Router or switch to a host: the node's ejection.
+    Ejection,
+    /// Between two torus routers, along a dimension.
+    Torus(Dim),
+    /// Between routers or switches of any other machine.
+    Network,
 }
 
 /// Parameters of one link direction.
@@ -375,6 +389,30 @@ impl Machine {
     /// The petgraph view of the structure (edge weight = link id).
     pub fn graph(&self) -> &DiGraph<VertexKind, u32> {
         &self.graph
+    }
+    /// What link `id` connects. `O(1)`.
+    pub fn link_class(&self, id: u32) -> LinkClass {
+        let l = &self.links[id as usize];
+        if l.from < self.hosts {
+            return LinkClass::Injection;
+        }
+        if l.to < self.hosts {
+            return LinkClass::Ejection;
+        }
+        match (self.router_coords(l.from), self.router_coords(l.to)) {
+            (Some(a), Some(b)) => {
+                let d = (0..3).find(|&d| a[d] != b[d]).unwrap_or(0);
+                LinkClass::Torus(Dim::ALL[d])
+            }
+            _ => LinkClass::Network,
+        }
+    }
+    /// The coordinates of vertex `v` if it is a torus router.
+    pub fn router_coords(&self, v: u32) -> Option<[u32; 3]> {
+        match &self.routing {
+            Routing::Torus(t) if v >= self.hosts => Some(t.coords(v - self.hosts)),
+            _ => None,
+        }
     }
     /// The torus geometry, if this machine is a torus.
     pub fn torus(&self) -> Option<&TorusGeom> {

@@ -222,7 +222,13 @@ impl Scenario {
             Some(m) => (
                 Some(LinkInfo {
                     stats: net.link_stats(results.makespan),
+                    classes: (0..m.links().len() as u32)
+                        .map(|l| m.link_class(l))
+                        .collect(),
                     names: m.vertices().iter().map(|v| v.name.clone()).collect(),
+                    router_coords: (0..m.vertices().len() as u32)
+                        .map(|v| m.router_coords(v))
+                        .collect(),
                 }),
                 m.torus().map(|g| g.dims()),
             ),

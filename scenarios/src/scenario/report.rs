@@ -4,7 +4,7 @@
 
 use mpi_layer::RunResults;
 use serde::Serialize;
-use topology::LinkStat;
+use topology::{LinkClass, LinkStat};
 
 use topology::Mode;
 
@@ -21,13 +21,18 @@ pub(super) struct Setup {
     pub(super) seed: u64,
 }
 
-/// Per-link statistics with vertex names.
+/// Per-link statistics, with what each link connects.
 #[derive(Clone, Debug)]
 pub struct LinkInfo {
-    /// Every link direction.
+    /// Every link direction, by link id.
     pub stats: Vec<LinkStat>,
-    /// Vertex names by vertex id (torus routers are `g<x>.<y>.<z>`).
+    /// What each link connects, by link id.
+    pub classes: Vec<LinkClass>,
+    /// Vertex names by vertex id.
     pub names: Vec<String>,
+    /// Torus router coordinates by vertex id (`None` for hosts, switches
+    /// and routers of other machines).
+    pub router_coords: Vec<Option<[u32; 3]>>,
 }
 
 /// A finished run: the report and the raw data plots need.

@@ -255,7 +255,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), String> {
             "{}",
             serde_json::to_string_pretty(&o.report).map_err(|e| e.to_string())?
         ),
-        Format::Csv => print!("{}", render::csv(&o.report)),
+        Format::Csv => print!("{}", render::csv(&o.report)?),
     }
     if let Some(p) = &opts.plot {
         for f in plots::run_figures(o, p)? {
@@ -430,24 +430,19 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
     }
     let mut rows = Vec::with_capacity(results.len());
     for (p, r) in pts.iter().zip(results) {
-        let result =
-            r.map_err(|e| format!("point {} ({}): {e}", p.index, params_of(p).join(", ")))?;
+        let result = r.map_err(|e| {
+            let params: Vec<String> = p.assignment.iter().map(|a| a.to_string()).collect();
+            format!("point {} ({}): {e}", p.index, params.join(", "))
+        })?;
         rows.push(Row {
             sweep: id.clone(),
             total,
             index: p.index,
-            params: params_of(p),
+            params: p.assignment.clone(),
             result,
         });
     }
     write_rows(&rows, &a.rows)
-}
-
-fn params_of(p: &sweep::Point) -> Vec<String> {
-    p.assignment
-        .iter()
-        .map(|(k, v)| format!("{k} = {v}"))
-        .collect()
 }
 
 fn run_point(
