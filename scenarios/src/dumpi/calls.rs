@@ -5,8 +5,36 @@
 
 use mpi_layer::{CommId, ReqId, TagSel};
 
-use super::decode::Val;
 use crate::recorded::{Comm, Count, Datatype, Peer, RecordedCall};
+
+/// An argument as a record holds it, read by the decoder following the
+/// function's layout.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    /// An integer or handle.
+    I(i64),
+    /// An array of integers or handles.
+    A(Vec<i64>),
+    /// A field read past (statuses, strings, ...).
+    Skip,
+}
+
+impl Val {
+    /// The integer (0 for an array or a skipped field).
+    pub(crate) fn i(&self) -> i64 {
+        match self {
+            Val::I(v) => *v,
+            _ => 0,
+        }
+    }
+    /// The array (empty for an integer or a skipped field).
+    pub(crate) fn a(&self) -> &[i64] {
+        match self {
+            Val::A(v) => v,
+            _ => &[],
+        }
+    }
+}
 
 /// Number of MPI functions DUMPI labels (`DUMPI_ALL_FUNCTIONS`).
 pub const NUM_FUNCTIONS: usize = 290;

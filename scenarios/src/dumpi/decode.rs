@@ -12,7 +12,7 @@ use std::sync::Arc;
 use mpi_layer::ProgramError;
 
 use super::Clock;
-use super::calls::{NUM_FUNCTIONS, Role, function_name, layout, role};
+use super::calls::{NUM_FUNCTIONS, Role, Val, function_name, layout, role};
 use crate::text::{error_at, file_error, path_name};
 
 const FUNCTION_ENTER: u16 = 291;
@@ -42,34 +42,6 @@ pub(super) struct Record {
     pub(super) times: Option<(u64, u64)>,
     /// The arguments, in the layout's order.
     pub(super) args: Vec<Val>,
-}
-
-/// A decoded argument.
-#[derive(Clone, Debug)]
-pub(crate) enum Val {
-    /// An integer or handle.
-    I(i64),
-    /// An array of integers or handles.
-    A(Vec<i64>),
-    /// A field read past (statuses, strings, ...).
-    Skip,
-}
-
-impl Val {
-    /// The integer (0 for an array or a skipped field).
-    pub(crate) fn i(&self) -> i64 {
-        match self {
-            Val::I(v) => *v,
-            _ => 0,
-        }
-    }
-    /// The array (empty for an integer or a skipped field).
-    pub(crate) fn a(&self) -> &[i64] {
-        match self {
-            Val::A(v) => v,
-            _ => &[],
-        }
-    }
 }
 
 fn read_u64_at(f: &mut File, off: u64) -> std::io::Result<u64> {
