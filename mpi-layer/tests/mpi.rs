@@ -222,20 +222,18 @@ fn high_volume_ping_pong_queue_search() {
     // lets one message leave per g + 7 G = 440 ns + ceil(7 x 454 545 fs)
     // = 443.182 ns; each crosses memory (two copies of 8 B at 4.4e9 B/s:
     // 3.637 ns); the receiver spends gamma v + o_r with o_r = 440 - 8.4 =
-    // 431.6 ns (derived). In order (v = 1, 440 ns) the sender is the
-    // bottleneck; each phase ends one message time after the last leaves.
-    let (hold, wire, o_r) = (
-        Time::from_ps(443_182),
-        Time::from_ps(3_637),
-        Time::from_ps(431_600),
-    );
+    // 431.6 ns (derived). The pair window of one message lets the next
+    // leave only when the receiver has handled the last: one message per
+    // max(443.182, 3.637 + gamma v + 431.6) ns. In order (v = 1) that is
+    // 443.637 ns, and a phase is n of them.
+    let (wire, o_r) = (Time::from_ps(3_637), Time::from_ps(431_600));
     let gamma = MpiParams::blue_waters().gamma_posted.gamma;
-    assert_eq!(inorder.makespan, (hold * (n - 1) + wire + o_r + gamma) * 2);
-    // Reversed, message k visits n - k elements: the receiver is the
-    // bottleneck from the first arrival on, and the phase is the sum of
-    // its work, o_r n + gamma n (n + 1) / 2: max-rate plus the search
-    // (Bienz et al. Fig. 5), not overlapped with the sender's gap.
-    assert_eq!(rev.makespan, (wire + o_r * n + gamma * quad) * 2);
+    assert_eq!(inorder.makespan, (wire + gamma + o_r) * n * 2);
+    // Reversed, message k visits n - k elements: the window holds each
+    // message until the last was handled, so the phase is the sum of the
+    // pair's work, (wire + o_r) n + gamma n (n + 1) / 2: max-rate plus
+    // the search (Bienz et al. Fig. 5), not overlapped.
+    assert_eq!(rev.makespan, ((wire + o_r) * n + gamma * quad) * 2);
     assert_eq!(inorder.messages(), 2 * n);
 }
 
@@ -817,8 +815,12 @@ fn collective_messages_never_match_user_receives() {
     .unwrap();
     // Barrier: 2 messages; then the user message.
     assert_eq!(r.messages(), 3);
-    // Rank 0 finishes one T(4) after the barrier (which is one T(0)).
-    assert_eq!(r.finish[0], t_short(0) + t_short(4));
+    // Rank 0 finishes one T(4) after the barrier (which is one T(0)), and
+    // gamma later: Blue Waters' pair window of one message holds the user
+    // message until rank 0 has handled rank 1's barrier message, whose
+    // search visits two elements (the wildcard user receive comes first).
+    let gamma = MpiParams::blue_waters().gamma_posted.gamma;
+    assert_eq!(r.finish[0], t_short(0) + gamma + t_short(4));
 }
 
 #[test]
@@ -1265,4 +1267,257 @@ fn one_progress_engine_funnels_a_nodes_receives() {
     p.progress = Progress::Engines { engines: 2 };
     let two = run(placement, net(3), prog(), p).unwrap();
     assert_eq!((two.finish[2], two.finish[3]), (t, t));
+}
+
+// ----- the host model: streams, ports, time order, windows, memory -------
+
+fn isend(dst: u32, tag: i32, bytes: u64, req: u64) -> Op {
+    Op::Isend {
+        dst,
+        tag,
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    }
+}
+
+fn irecv(src: u32, tag: i32, bytes: u64, req: u64) -> Op {
+    Op::Irecv {
+        src: Source::Rank(src),
+        tag: TagSel::Tag(tag),
+        bytes,
+        comm: W,
+        req: ReqId(req),
+    }
+}
+
+/// Parameters for the stream tests: every cell alpha = 5 us, R_b = 1 GB/s,
+/// gamma 10 ns per element of either queue, no window, host costs `h`.
+fn stream_params(h: HostCosts) -> MpiParams {
+    let mut p = MpiParams::blue_waters();
+    for row in p.postal.iter_mut() {
+        for c in row.iter_mut() {
+            *c = mpi_layer::Postal::from_secs(5e-6, 1e9);
+        }
+    }
+    p.gamma_posted = mpi_layer::SearchCost::flat(Time::from_ns(10));
+    p.gamma_unexpected = mpi_layer::SearchCost::flat(Time::from_ns(10));
+    p.pair_window = None;
+    p.set_host_all(h);
+    p
+}
+
+/// The stream contract (MpiParams docs): n in-order messages of s bytes,
+/// receives posted first, sent back to back; message i completes at
+/// t0 + T1 + i P, P the slowest of the sender's CPU and port and the
+/// receiver's CPU and port. Checked for every n up to 4 (the receiver's
+/// last completion), with each resource binding in turn.
+#[test]
+fn stream_contract_holds_for_every_binding_resource() {
+    let s = 101u64; // s - 1 = 100 B: (s - 1) G = 100 ns at G = 1 ns/B
+    let t1 = Time::from_ns(5000 + 101);
+    let run_n = |p: &MpiParams, n: u64| {
+        let sender: Vec<Op> = (0..n)
+            .map(|i| isend(1, i as i32, s, i))
+            .chain([Op::WaitallPending])
+            .collect();
+        let receiver: Vec<Op> = (0..n)
+            .map(|i| irecv(0, i as i32, s, i))
+            .chain([Op::WaitallPending])
+            .collect();
+        run(pair(2), net(2), progs(vec![sender, receiver]), p.clone())
+            .unwrap()
+            .finish[1]
+    };
+    let base = HostCosts {
+        o_send: Time::ZERO,
+        o_recv: Time::from_ns(100),
+        latency: Time::ZERO,
+        rest: mpi_layer::Rest::Latency,
+        gap: Some(Time::ZERO),
+        gap_per_byte: None,
+        recv_gap: Time::ZERO,
+        recv_gap_per_byte: sim_core::PerByte::ZERO,
+        send_cpu_per_byte: sim_core::PerByte::ZERO,
+        recv_cpu_per_byte: sim_core::PerByte::ZERO,
+    };
+    let cases = [
+        // Sender CPU: o_send = 2 us.
+        (
+            HostCosts {
+                o_send: Time::from_ns(2000),
+                ..base
+            },
+            Time::from_ns(2000),
+        ),
+        // Sender port: g + (s - 1) G = 3000 + 100 ns.
+        (
+            HostCosts {
+                gap: Some(Time::from_ns(3000)),
+                ..base
+            },
+            Time::from_ns(3100),
+        ),
+        // Receiver CPU: o_recv is the rest, T1 - wire (500 + 101 ns) -
+        // match (10 ns) = 4490 ns; with the match, 4500 ns.
+        (
+            HostCosts {
+                rest: mpi_layer::Rest::RecvOverhead,
+                ..base
+            },
+            Time::from_ns(4500),
+        ),
+        // Receiver port: match + g_recv = 10 + 6000 ns.
+        (
+            HostCosts {
+                recv_gap: Time::from_ns(6000),
+                ..base
+            },
+            Time::from_ns(6010),
+        ),
+    ];
+    for (k, (h, period)) in cases.into_iter().enumerate() {
+        let p = stream_params(h);
+        for n in 1..=4u64 {
+            assert_eq!(run_n(&p, n), t1 + period * (n - 1), "case {k}, n = {n}");
+        }
+    }
+    // A pair window of one message: the next leaves when the receiver has
+    // handled the last, so P = T1 - o_send = T1 here.
+    let mut p = stream_params(base);
+    p.pair_window = Some(1);
+    for n in 1..=4u64 {
+        assert_eq!(run_n(&p, n), t1 * n, "window 1, n = {n}");
+    }
+}
+
+/// Host work in time order: a forwarding rank's send, ready when its
+/// first receive completes, goes before a later arrival's receive
+/// overhead, and after an earlier one's. LogGP form (o_send 0.5 us,
+/// o_recv 1 us, L 2 us, no gaps) on a network without latency or
+/// bandwidth limit; times by hand in the comments.
+#[test]
+fn a_core_serves_work_in_the_order_it_becomes_ready() {
+    let h = HostCosts {
+        o_send: Time::from_ns(500),
+        o_recv: Time::from_ns(1000),
+        latency: Time::from_ns(2000),
+        rest: mpi_layer::Rest::None,
+        gap: Some(Time::ZERO),
+        gap_per_byte: Some(sim_core::PerByte::ZERO),
+        recv_gap: Time::ZERO,
+        recv_gap_per_byte: sim_core::PerByte::ZERO,
+        send_cpu_per_byte: sim_core::PerByte::ZERO,
+        recv_cpu_per_byte: sim_core::PerByte::ZERO,
+    };
+    let mut p = MpiParams::loggp(
+        Time::ZERO,
+        Time::ZERO,
+        Time::ZERO,
+        sim_core::PerByte::ZERO,
+        sim_core::PerByte::ZERO,
+        1 << 20,
+    );
+    p.set_host_all(h);
+    let ring = progs(vec![
+        // Chunk 0 leaves at 0.5 us, lands at rank 1 at 2.5; chunk 1
+        // after a 0.8 us compute: leaves at 1.8, lands at 3.8.
+        vec![
+            isend(1, 0, 64, 0),
+            Op::Compute {
+                duration: Time::from_ns(800),
+            },
+            isend(1, 1, 64, 1),
+            Op::WaitallPending,
+        ],
+        // Chunk 0 handled [2.5, 3.5]; the program goes on at 3.5 and its
+        // send of chunk 0 takes [3.5, 4.0] (before chunk 1, ready only at
+        // 3.8); chunk 1 handled [4.0, 5.0]; its send [5.0, 5.5].
+        vec![
+            irecv(0, 0, 64, 0),
+            irecv(0, 1, 64, 1),
+            Op::Wait { req: ReqId(0) },
+            isend(2, 0, 64, 2),
+            Op::Wait { req: ReqId(1) },
+            isend(2, 1, 64, 3),
+            Op::WaitallPending,
+        ],
+        // Chunks land at 6.0 and 7.5; handled [6.0, 7.0] and [7.5, 8.5].
+        vec![irecv(1, 0, 64, 0), irecv(1, 1, 64, 1), Op::WaitallPending],
+    ]);
+    let r = run(
+        one_per_node(3),
+        IdealNetwork::unlimited(3, Time::ZERO),
+        ring,
+        p,
+    )
+    .unwrap();
+    assert_eq!(r.finish[1], Time::from_ns(5500));
+    assert_eq!(r.finish[2], Time::from_ns(8500));
+}
+
+/// Eq. 2 of Bienz et al. for one process: its concurrent sends leave
+/// through its port one at a time, g + (s - 1) G each, so they share R_b
+/// instead of each taking it.
+#[test]
+fn one_process_shares_its_rate_among_its_sends() {
+    let p = MpiParams::blue_waters();
+    let s = 64 << 10;
+    let sender: Vec<Op> = (1..=3)
+        .map(|d| isend(d, 0, s, d as u64))
+        .chain([Op::WaitallPending])
+        .collect();
+    let mut programs = vec![sender];
+    programs.extend((1..=3).map(|_| vec![recv(0, 0)]));
+    let r = run(one_per_node(4), net(4), progs(programs), p).unwrap();
+    // Rendezvous between nodes (alpha 3 us, R_b 2.9e9 B/s): the three RTS
+    // leave at once; the CTSs are back at 2 L + gamma = 1008.4 ns, when
+    // the data claim the port in turn: it holds each g + (s - 1) G =
+    // 3000 ns + ceil(65535 x 344 828 fs) = 25 598.303 ns. The last data
+    // then cross (L + s / R_b) and the receiver spends o_recv = alpha +
+    // s/R_b - (wire + handshake + gamma) = 1491.6 ns.
+    let cts = Time::from_ps(1_008_400);
+    let hold = Time::from_ps(3_000_000 + 22_598_303);
+    let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
+    let last = cts + hold * 2 + L + xfer + Time::from_ps(1_491_600);
+    assert_eq!(r.makespan, last);
+    assert_eq!(r.finish[1], cts + L + xfer + Time::from_ps(1_491_600));
+}
+
+/// A node's memory is shared by the copies in progress on it: two
+/// single-copy rendezvous of 1 MB at once at R_b = 3 GB/s each, on a
+/// 4 GB/s memory, get 2 GB/s each.
+#[test]
+fn copies_on_one_node_share_its_memory() {
+    let mut p = MpiParams::blue_waters();
+    p.shm.memory_bandwidth = Some(Bandwidth::bytes_per_sec(4_000_000_000));
+    for li in 0..2 {
+        // Two copies of short and eager messages must fit in 4 GB/s.
+        p.postal[0][li] = mpi_layer::Postal::from_secs(1e-6, 2e9);
+        p.postal[1][li] = mpi_layer::Postal::from_secs(1e-6, 2e9);
+        p.postal[2][li] = mpi_layer::Postal::from_secs(2e-6, 3e9);
+    }
+    let s = 1_000_000u64;
+    let pairs = |n: u32| {
+        let mut v = Vec::new();
+        for i in 0..n {
+            v.push(vec![send(2 * i + 1, 0, s)]);
+            v.push(vec![recv(2 * i, 0)]);
+        }
+        progs(v)
+    };
+    let place = |n: u32| Placement::from_locs((0..2 * n).map(|i| loc(0, 0, i as u16)).collect());
+    // Alone: exactly alpha + s / R_b.
+    let one = run(place(1), net(1), pairs(1), p.clone()).unwrap();
+    assert_eq!(
+        one.finish[1],
+        Time::from_us(2) + transfer_time(s, Bandwidth::bytes_per_sec(3_000_000_000))
+    );
+    // Two at once: the RTS and CTS cross at once; after the search
+    // (gamma) both copies run at 2 GB/s for 500 us; then o_recv, the rest
+    // of alpha (2 us - gamma).
+    let two = run(place(2), net(1), pairs(2), p).unwrap();
+    let gamma = MpiParams::blue_waters().gamma_posted.gamma;
+    let done = gamma + Time::from_us(500) + Time::from_us(2) - gamma;
+    assert_eq!((two.finish[1], two.finish[3]), (done, done));
 }

@@ -1937,4 +1937,40 @@ mod scenario_files {
             "{e}"
         );
     }
+
+    /// LogGOPSim's answers on its own input: GOAL schedules replayed with
+    /// `[mpi.loggp]` on a network without latency or bandwidth limit. The
+    /// times are LogGP's by hand (in each .goal file's comment) with
+    /// LogGOPSim's defaults L = 2500, o = 1500, g = 1000, G = 6, O = 0 ns.
+    #[test]
+    fn loggp_goal_schedules_take_loggopsims_times() {
+        let base = example("loggp-goal.toml");
+        let run_with = |goal: &str, g: &str| {
+            let o = [
+                (
+                    "workload.path".to_string(),
+                    toml::Value::String(format!("loggp/{goal}")),
+                ),
+                ("mpi.loggp.g".to_string(), toml::Value::String(g.into())),
+            ];
+            let (src, sc) = scenario::load_with(&base, &o).unwrap_or_else(|e| panic!("{e}"));
+            sc.run(&src, u64::MAX, |_, _| {})
+                .unwrap_or_else(|e| panic!("{e}"))
+                .report
+                .makespan_ps
+        };
+        // 2 (o + L + o + 99 G).
+        assert_eq!(run(&base).report.makespan_ps, 12_188_000);
+        assert_eq!(run_with("pingpong.goal", "1000 ns"), 12_188_000);
+        // o + L, then three receives of o + 999 G on one CPU.
+        assert_eq!(run_with("incast.goal", "1000 ns"), 26_482_000);
+        // 5000 + 2 (o + L + o + 999 G) + 2000.
+        assert_eq!(run_with("chain.goal", "1000 ns"), 29_988_000);
+        // g < o: the sender's CPU spaces the messages o apart; the last
+        // lands at 2 o + o + L = 7000 and waits for the receiver's CPU
+        // (free at 5542 + 1542 = 7084): 7084 + o + 7 G.
+        assert_eq!(run_with("train.goal", "1000 ns"), 8_626_000);
+        // g > o: the port spaces them g + 7 G = 3042 apart.
+        assert_eq!(run_with("train.goal", "3000 ns"), 11_626_000);
+    }
 }

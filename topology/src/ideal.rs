@@ -5,7 +5,9 @@
 //! those closed forms assume), used by the validation suite to check the
 //! MPI layer against them exactly, and by what-if studies that want to
 //! switch contention off. A transfer of `s` bytes takes
-//! `latency + s / min(bandwidth, rate_cap)`.
+//! `latency + s / min(bandwidth, rate_cap)`; without a bandwidth limit and
+//! a rate cap it takes `latency` alone (LogGP's network, whose bytes are
+//! charged at the endpoints).
 
 use crate::transport::{Delivery, NodeId, Transfer, Transport};
 use sim_core::{Bandwidth, Schedule, Time, transfer_time};
@@ -16,8 +18,8 @@ pub struct IdealNetwork {
     nodes: u32,
     /// Wire latency between any two nodes [time].
     pub latency: Time,
-    /// Bandwidth of every wire [bytes/s].
-    pub bandwidth: Bandwidth,
+    /// Bandwidth of every wire [bytes/s]; `None`: unlimited.
+    pub bandwidth: Option<Bandwidth>,
 }
 
 /// The ideal network's only event: a transfer arrives.
@@ -30,7 +32,17 @@ impl IdealNetwork {
         IdealNetwork {
             nodes,
             latency,
-            bandwidth,
+            bandwidth: Some(bandwidth),
+        }
+    }
+
+    /// `nodes` nodes joined pairwise by wires of `latency` and no
+    /// bandwidth limit.
+    pub fn unlimited(nodes: u32, latency: Time) -> Self {
+        IdealNetwork {
+            nodes,
+            latency,
+            bandwidth: None,
         }
     }
 }
@@ -61,8 +73,11 @@ impl Transport for IdealNetwork {
         bytes: u64,
         rate_cap: Option<Bandwidth>,
     ) -> Time {
-        let rate = rate_cap.map_or(self.bandwidth, |c| c.min(self.bandwidth));
-        self.latency + transfer_time(bytes, rate)
+        let rate = match (rate_cap, self.bandwidth) {
+            (Some(c), Some(b)) => Some(c.min(b)),
+            (c, b) => c.or(b),
+        };
+        self.latency + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
     }
 }
 

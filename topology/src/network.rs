@@ -222,11 +222,6 @@ impl Network {
             Mode::Flow => Network::Flow(FlowNet::new(machine, cfg)?),
         })
     }
-    /// The ideal network of `nodes` nodes joined pairwise by wires of
-    /// `latency` and `bandwidth` ([`IdealNetwork`]).
-    pub fn ideal(nodes: u32, latency: Time, bandwidth: Bandwidth) -> Self {
-        Network::Ideal(IdealNetwork::new(nodes, latency, bandwidth))
-    }
     /// The machine the links belong to; `None` for the ideal network.
     pub fn links_machine(&self) -> Option<&Machine> {
         match self {

@@ -33,6 +33,17 @@ pub enum Check {
         /// Relative slack.
         slack: f64,
     },
+    /// Two models bracket the value: `low (1 - below) <= sim <= model (1 +
+    /// above)`, `model` being the upper one (e.g. max-rate below and
+    /// max-rate + queue search + contention above, Bienz et al. Sec. 5).
+    Between {
+        /// The lower model.
+        low: f64,
+        /// Relative slack under `low`.
+        below: f64,
+        /// Relative slack over the model.
+        above: f64,
+    },
     /// The model lies within `k` half-widths of the simulation's 95 %
     /// confidence interval: `|sim - model| <= k * half_width`.
     WithinCi {
@@ -108,6 +119,9 @@ impl Row {
             }
             Check::UpperBound { slack } => simulated <= predicted * (1.0 + slack),
             Check::LowerBound { slack } => simulated >= predicted * (1.0 - slack),
+            Check::Between { low, below, above } => {
+                simulated >= low * (1.0 - below) && simulated <= predicted * (1.0 + above)
+            }
             Check::WithinCi { half_width, k } => (simulated - predicted).abs() <= k * half_width,
             Check::AtLeast { min } => simulated >= min,
             Check::Explained => false,
@@ -157,6 +171,20 @@ fn tolerance_text(c: &Check) -> String {
                 String::new()
             }
         ),
+        Check::Between { low, below, above } => {
+            let pct = |x: f64, sign: &str| {
+                if x > 0.0 {
+                    format!(" {sign}{}", fmt_pct(x))
+                } else {
+                    String::new()
+                }
+            };
+            format!(
+                "{low:.3e}{} <= sim <= model{}",
+                pct(below, "-"),
+                pct(above, "+")
+            )
+        }
         Check::WithinCi { half_width, k } => format!("{k} x CI95 ({half_width:.3e})"),
         Check::AtLeast { min } => format!(">= {min}"),
         Check::Explained => "explained".into(),
@@ -314,6 +342,26 @@ mod tests {
             Row::new("c", "m", 1.0, 2.0, "s", Check::Explained).verdict,
             Verdict::Explained
         );
+        // A bracket fails on either side.
+        let between = |sim: f64| {
+            Row::new(
+                "c",
+                "m",
+                sim,
+                2.0,
+                "s",
+                Check::Between {
+                    low: 1.0,
+                    below: 0.01,
+                    above: 0.01,
+                },
+            )
+            .verdict
+        };
+        assert_eq!(between(1.5), Verdict::Pass);
+        assert_eq!(between(0.995), Verdict::Pass);
+        assert_eq!(between(0.98), Verdict::Fail);
+        assert_eq!(between(2.03), Verdict::Fail);
     }
 
     #[test]

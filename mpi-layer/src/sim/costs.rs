@@ -26,6 +26,8 @@ pub(super) struct CellCosts {
     pub gap: Time,
     /// `G` [time/byte].
     pub gap_per_byte: PerByte,
+    /// `g_recv` [time].
+    pub recv_gap: Time,
     /// Copies of the payload through a node's memory (intra-node).
     pub copies: u64,
 }
@@ -50,6 +52,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             wire: None,
             gap: Time::ZERO,
             gap_per_byte: PerByte::ZERO,
+            recv_gap: Time::ZERO,
             copies: 1,
         }; 3]; 3];
         for proto in Protocol::ALL {
@@ -83,6 +86,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
                     wire,
                     gap: params.gap(proto, loc),
                     gap_per_byte: params.gap_per_byte(proto, loc),
+                    recv_gap: params.host(proto, loc).recv_gap,
                     copies,
                 };
             }

@@ -59,6 +59,9 @@ pub(super) struct End {
     pub resume: u32,
     /// This rank's program goes on now (the end of a [`Job::Resume`]).
     pub unblock: u32,
+    /// The receiver handled an envelope of this (sender, receiver) pair:
+    /// the pair gets a credit back ([`crate::MpiParams::pair_window`]).
+    pub credit: (u32, u32),
 }
 
 impl End {
@@ -67,6 +70,7 @@ impl End {
         cts: NONE,
         resume: NONE,
         unblock: NONE,
+        credit: (NONE, NONE),
     };
 }
 
@@ -233,6 +237,9 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         }
         if e.cts != NONE {
             self.send_cts(s, e.cts);
+        }
+        if e.credit.0 != NONE {
+            self.credit_back(s, e.credit.0, e.credit.1);
         }
         if e.resume != NONE {
             self.submit(s, e.resume, Job::Resume(e.resume), false);

@@ -114,6 +114,9 @@ struct Sim<T: Transport, S: OpStream> {
     free_reqs: Vec<u32>,
     user: FxHashMap<(u32, u64), u32>,
     order: Order,
+    /// Pairs with envelopes out under a [`MpiParams::pair_window`] (looked
+    /// up by pair, never iterated).
+    credits: FxHashMap<(u32, u32), protocol::Credit>,
     engines: Vec<Server>,
     /// Nodes' memories, created at their first copy (looked up by node,
     /// never iterated).
@@ -162,6 +165,12 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
                     "process {p} is on node {} but the transport has {nodes} nodes",
                     placement.node(p).0
                 ),
+            });
+        }
+        if params.pair_window == Some(0) {
+            return Err(ConfigError::Invalid {
+                name: "pair_window",
+                message: "must be at least 1 message".into(),
             });
         }
         if params.eager_max < params.short_max {
@@ -216,6 +225,7 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
             free_reqs: Vec::new(),
             user: FxHashMap::default(),
             order: Order::new(n),
+            credits: FxHashMap::default(),
             engines,
             memory: FxHashMap::default(),
             deliveries: Vec::new(),

@@ -82,6 +82,15 @@ pub(super) struct Msg {
     pub latency: Time,
 }
 
+/// A pair's flow-control state under a pair window: envelopes out (left,
+/// not yet handled by the receiver) and those waiting for a credit, with
+/// the time each is ready to leave.
+#[derive(Debug, Default)]
+pub(super) struct Credit {
+    out: u32,
+    parked: std::collections::VecDeque<(u32, Time)>,
+}
+
 impl Msg {
     /// The one place a message changes state; checks the protocol's
     /// transitions in debug builds.
@@ -175,20 +184,18 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     pub(super) fn start_send(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
         let now = s.now();
         let msg = &self.msgs[m as usize];
-        let (src, proto, loc, b1) = (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
+        let (src, dst, proto, loc, b1) = (
+            msg.src,
+            msg.dst,
+            msg.proto,
+            msg.loc,
+            msg.bytes.saturating_sub(1),
+        );
         let h = *self.params.host(proto, loc);
         let cpu_part = h.o_send.saturating_add(h.send_cpu_per_byte.cost(b1));
         let leave = now.saturating_add(h.o_send);
-        let at = if proto == Protocol::Rendezvous {
-            // The RTS leaves; the data claims the port when the CTS is back.
-            leave
-        } else {
-            self.claim_port(src, proto, loc, b1, leave)
-        };
-        if at == now {
-            self.depart(s, m);
-        } else {
-            self.push_local(s, at, Loc::Depart(m));
+        if self.take_credit(src, dst, m, leave) {
+            self.leave_at(s, m, leave);
         }
         let end = if proto == Protocol::Rendezvous {
             End::NOTHING
@@ -206,6 +213,62 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             },
             delay: cpu_part,
             end,
+        }
+    }
+
+    /// The envelope or RTS of `m`, allowed by the pair window, leaves at
+    /// `ready` or when the port is free (the RTS needs no port: the data
+    /// claims it when the CTS is back).
+    fn leave_at(&mut self, s: &mut Sch<'_, T::Event>, m: u32, ready: Time) {
+        let msg = &self.msgs[m as usize];
+        let (src, proto, loc, b1) = (msg.src, msg.proto, msg.loc, msg.bytes.saturating_sub(1));
+        let at = if proto == Protocol::Rendezvous {
+            ready
+        } else {
+            self.claim_port(src, proto, loc, b1, ready)
+        };
+        if at == s.now() {
+            self.depart(s, m);
+        } else {
+            self.push_local(s, at, Loc::Depart(m));
+        }
+    }
+
+    /// Whether message `m` of pair (`src`, `dst`) may leave (a credit is
+    /// taken), or waits for one (parked with the time it is ready).
+    fn take_credit(&mut self, src: u32, dst: u32, m: u32, ready: Time) -> bool {
+        let Some(w) = self.params.pair_window else {
+            return true;
+        };
+        let c = self.credits.entry((src, dst)).or_default();
+        if c.out < w {
+            c.out += 1;
+            true
+        } else {
+            c.parked.push_back((m, ready));
+            false
+        }
+    }
+
+    /// The receiver handled an envelope of pair (`src`, `dst`): its credit
+    /// comes back, and the pair's oldest waiting message may leave.
+    pub(super) fn credit_back(&mut self, s: &mut Sch<'_, T::Event>, src: u32, dst: u32) {
+        let std::collections::hash_map::Entry::Occupied(mut e) = self.credits.entry((src, dst))
+        else {
+            unreachable!("a credit comes back to a pair that took one");
+        };
+        let c = e.get_mut();
+        match c.parked.pop_front() {
+            Some((m, ready)) => {
+                let at = ready.max(s.now());
+                self.leave_at(s, m, at);
+            }
+            None => {
+                c.out -= 1;
+                if c.out == 0 {
+                    e.remove();
+                }
+            }
         }
     }
 
@@ -322,11 +385,11 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
         if let Some((t, v)) = next {
             self.push_local(s, t, Loc::ShmDone(node, v));
         }
-        let done: Vec<u32> = out.drain(..).collect();
-        self.released = out;
-        for m in done {
+        // `arrive` may take `released` again: `out` is ours meanwhile.
+        for &m in &out {
             self.arrive(s, m);
         }
+        self.released = out;
     }
 
     /// Message `m`'s current leg reached the far end.
@@ -385,11 +448,10 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             self.submit(s, id, Job::Envelope(m), false);
             return;
         }
-        let ready: Vec<u32> = out.drain(..).collect();
-        self.released = out;
-        for r in ready {
+        for &r in &out {
             self.submit(s, id, Job::Envelope(r), false);
         }
+        self.released = out;
     }
 
     /// The search cost of `visited` elements of a queue with cost `gamma`
@@ -413,13 +475,17 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
     }
 
     /// The receive side of a short or eager message or of rendezvous data
-    /// starts now: holds the receive port; returns (CPU time, delay).
-    fn receive_part(&mut self, now: Time, m: u32) -> (Time, Time) {
+    /// starts now, after a search of `search`: holds the receive port for
+    /// the search and `g_recv + (s-1) G_recv`; returns (CPU time, delay).
+    fn receive_part(&mut self, now: Time, m: u32, search: Time) -> (Time, Time) {
         let msg = &self.msgs[m as usize];
         let (dst, b1) = (msg.dst, msg.bytes.saturating_sub(1));
         let h = self.params.host(msg.proto, msg.loc);
+        let gap = self.cells[msg.proto.index()][locality_index(msg.loc)].recv_gap;
         let work = msg.o_recv.saturating_add(h.recv_per_byte().cost(b1));
-        let hold = h.recv_gap.saturating_add(h.recv_gap_per_byte.cost(b1));
+        let hold = search
+            .saturating_add(gap)
+            .saturating_add(h.recv_gap_per_byte.cost(b1));
         self.ranks[dst as usize].rport = now.saturating_add(hold);
         let cpu = if self.params.protocol_offload {
             Time::ZERO
@@ -449,8 +515,14 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
             found.found.is_some(),
         );
         let mut end = End::NOTHING;
-        if proto != Protocol::Rendezvous {
-            let (c, d) = self.receive_part(now, m);
+        if self.params.pair_window.is_some() {
+            end.credit = (env.src, dst);
+        }
+        if proto == Protocol::Rendezvous {
+            // An RTS holds the port for its search; the data holds the gap.
+            self.ranks[dst as usize].rport = now.saturating_add(delay);
+        } else {
+            let (c, d) = self.receive_part(now, m, delay);
             cpu = cpu.saturating_add(c);
             delay = delay.saturating_add(d);
         }
@@ -473,7 +545,7 @@ impl<T: Transport, S: OpStream> Sim<T, S> {
 
     /// [`Job::Data`] starts: the receive overhead of rendezvous data.
     pub(super) fn start_data(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
-        let (cpu, delay) = self.receive_part(s.now(), m);
+        let (cpu, delay) = self.receive_part(s.now(), m, Time::ZERO);
         let req = self.msgs[m as usize].recv_req;
         self.free_msgs.push(m);
         Plan {

@@ -17,7 +17,7 @@ use topology::{
     Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
 };
 
-use super::{Dur, Rate, ScenarioError, ScenarioFile};
+use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
 
 /// Machine presets: the `preset` of `[machine]`, and `--machine` of
 /// `netsim replay`. Built from [`TorusParams::blue_waters_dims`],
@@ -150,8 +150,9 @@ pub struct InfinibandSpec {
     pub nodes: Option<u32>,
     /// Node-to-node latency; default 1616 ns (Bridges et al. Table 2).
     pub latency: Option<Dur>,
-    /// Link rate; default 3.787 GB/s (Bridges et al. Table 2).
-    pub bandwidth: Option<Rate>,
+    /// Link rate; default 3.787 GB/s (Bridges et al. Table 2). Read as a
+    /// [`Limit`] so that `"unlimited"` gets its own error.
+    pub bandwidth: Option<Limit>,
     /// Sockets per node (override).
     pub sockets: Option<u16>,
     /// Cores per socket (override).
@@ -166,8 +167,9 @@ pub struct IdealSpec {
     pub nodes: Option<u32>,
     /// Wire latency; default 500 ns.
     pub latency: Option<Dur>,
-    /// Wire bandwidth; default 100 GB/s (above every preset's `R_b`).
-    pub bandwidth: Option<Rate>,
+    /// Wire bandwidth; default 100 GB/s (above every preset's `R_b`);
+    /// `"unlimited"`: none, the LogGP network.
+    pub bandwidth: Option<Limit>,
     /// Sockets per node; default 2.
     pub sockets: Option<u16>,
     /// Cores per socket; default 16.
@@ -320,8 +322,8 @@ pub(super) enum Fabric {
         nodes: u32,
         /// Wire latency.
         latency: Time,
-        /// Wire bandwidth.
-        bandwidth: Bandwidth,
+        /// Wire bandwidth; `None`: unlimited.
+        bandwidth: Option<Bandwidth>,
     },
 }
 
@@ -490,7 +492,12 @@ impl InfinibandSpec {
             ip.latency = v.0;
         }
         if let Some(v) = self.bandwidth {
-            ip.bandwidth = v.0;
+            ip.bandwidth = v.0.ok_or_else(|| {
+                err(
+                    "bandwidth",
+                    "\"unlimited\" applies to the ideal machine only".into(),
+                )
+            })?;
         }
         if let Some(v) = self.sockets {
             ip.sockets = v;
@@ -515,9 +522,10 @@ impl IdealSpec {
             fabric: Fabric::Ideal {
                 nodes: n,
                 latency: self.latency.map_or(Time::from_ns(500), |v| v.0),
-                bandwidth: self
-                    .bandwidth
-                    .map_or(Bandwidth::bytes_per_sec(100_000_000_000), |v| v.0),
+                bandwidth: match self.bandwidth {
+                    Some(Limit(b)) => b,
+                    None => Some(Bandwidth::bytes_per_sec(100_000_000_000)),
+                },
             },
             nodes: (0..n).map(NodeId).collect(),
             sockets: self.sockets.unwrap_or(2),

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use mpi_layer::{MpiParams, RunError, RunResults, Simulation};
 use sim_core::Time;
-use topology::{NetConfig, Network, Placement, Transport};
+use topology::{IdealNetwork, NetConfig, Network, Placement, Transport};
 
 use crate::trace::BoxedStream;
 
@@ -62,7 +62,7 @@ pub use machine::{
     TorusSpec,
 };
 pub use mpi::*;
-pub use quantity::{Bytes, Dur, Rate};
+pub use quantity::{Bytes, Dur, Limit, Rate};
 use report::Setup;
 pub use report::{
     FinishSummary, LinkInfo, LinkRow, MatchReport, Outcome, RankFinish, Report, SearchStats,
@@ -271,8 +271,13 @@ fn transport(
         Fabric::Ideal {
             nodes,
             latency,
-            bandwidth,
-        } => Ok(Network::ideal(nodes, latency, bandwidth)),
+            bandwidth: Some(b),
+        } => Ok(Network::Ideal(IdealNetwork::new(nodes, latency, b))),
+        Fabric::Ideal {
+            nodes,
+            latency,
+            bandwidth: None,
+        } => Ok(Network::Ideal(IdealNetwork::unlimited(nodes, latency))),
     }
 }
 

@@ -8,10 +8,10 @@
 //! takes `alpha + s / R_b` (`rest = "L"` or `"o_recv"`); giving that term
 //! as well is an error rather than a value silently ignored.
 
-use super::{Bytes, Dur, Rate, Scenario, ScenarioError, ScenarioFile};
+use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, ScenarioFile};
 use mpi_layer::{AllreduceLarge, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest};
 use serde::{Deserialize, Deserializer, Serialize};
-use sim_core::{Bandwidth, PerByte, Time, units};
+use sim_core::{PerByte, Time, units};
 
 /// MPI parameter presets (also `--mpi` of `netsim replay`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
@@ -81,6 +81,9 @@ pub struct MpiSpec {
     pub memory_bandwidth: Option<Limit>,
     /// Copies through memory per protocol `[short, eager, rendezvous]`.
     pub shm_copies: Option<[u8; 3]>,
+    /// Envelopes of one (sender, receiver) pair out at once (credits), or
+    /// `"unlimited"`.
+    pub pair_window: Option<Window>,
     /// Protocol overheads on the NIC.
     pub protocol_offload: Option<bool>,
     /// Progress engines per node; 0 = every rank on its own core.
@@ -101,18 +104,27 @@ pub struct MpiSpec {
     pub collectives: Option<CollectivesSpec>,
 }
 
-/// A rate or a keyword meaning "no limit" (`"none"`, `"unlimited"`).
+/// A number of messages, or `"unlimited"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limit(pub Option<Bandwidth>);
+pub struct Window(pub Option<u32>);
 
-impl<'de> Deserialize<'de> for Limit {
+impl<'de> Deserialize<'de> for Window {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        match s.trim() {
-            "none" | "unlimited" => Ok(Limit(None)),
-            t => units::parse_rate(t)
-                .map(|r| Limit(Some(r)))
-                .map_err(serde::de::Error::custom),
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) if (1..=u32::MAX as i64).contains(&n) => Ok(Window(Some(n as u32))),
+            Raw::N(n) => Err(serde::de::Error::custom(format!(
+                "{n} messages: a window holds at least 1 (or write \"unlimited\")"
+            ))),
+            Raw::S(s) if s.trim() == "unlimited" => Ok(Window(None)),
+            Raw::S(s) => Err(serde::de::Error::custom(format!(
+                "`{s}`: write a number of messages or \"unlimited\""
+            ))),
         }
     }
 }
@@ -491,6 +503,9 @@ impl Scenario {
                 return Err(src.err("mpi", "shm_copies", "each protocol copies at least once"));
             }
             p.shm.copies = v;
+        }
+        if let Some(v) = m.pair_window {
+            p.pair_window = v.0;
         }
         if let Some(v) = m.protocol_offload {
             p.protocol_offload = v;

@@ -11,6 +11,22 @@ pub struct Dur(pub Time);
 /// A rate with a unit (`"940 Mb/s"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rate(pub Bandwidth);
+/// A rate or a keyword meaning "no limit" (`"none"`, `"unlimited"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit(pub Option<Bandwidth>);
+
+impl<'de> Deserialize<'de> for Limit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "none" | "unlimited" => Ok(Limit(None)),
+            t => units::parse_rate(t)
+                .map(|r| Limit(Some(r)))
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 /// A size in bytes: a non-negative integer or a string with a unit
 /// (`"12 KiB"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

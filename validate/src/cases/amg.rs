@@ -7,9 +7,8 @@
 use super::{Case, Opts, simulate_streams};
 use crate::models::bienz;
 use crate::suite::{Check, Row};
-use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA, params::BLUE_WATERS_R_N};
+use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
-use sim_core::Bandwidth;
 use std::path::PathBuf;
 use topology::{Mapping, Mode, NetConfig, Network, NodeId, Placement, TorusParams};
 
@@ -47,16 +46,17 @@ fn model(
     let p = list.num_ranks() as usize;
     let (mut mr, mut recvs) = (vec![0.0f64; p], vec![0u64; p]);
     let (mut hops, mut inter_msgs, mut inter_bytes) = (0u64, 0u64, 0u64);
-    let r_n = Some(Bandwidth::bytes_per_sec(BLUE_WATERS_R_N));
     for (s, d, b) in list.messages() {
         let loc = placement.locality(s, d);
-        let pp = params.postal(params.protocol(b), loc);
+        let proto = params.protocol(b);
+        let pp = params.postal(proto, loc);
         mr[s as usize] += if loc == topology::Locality::OtherNode {
             let (ns, nd) = (placement.node(s), placement.node(d));
             hops += net.machine().hops(ns, nd) as u64;
             inter_msgs += 1;
             inter_bytes += b;
-            bienz::max_rate(pp.alpha, pp.rate, r_n, ppn, b)
+            // Table 1: R_N limits rendezvous only ("inf" for short, eager).
+            bienz::max_rate(pp.alpha, pp.rate, bienz::table1_r_n(proto), ppn, b)
         } else {
             bienz::postal(pp.alpha, pp.rate, b)
         };
@@ -88,21 +88,35 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
     let params = MpiParams::blue_waters();
     let ppn: u32 = 16;
     // 512 nodes = 256 Geminis: an 8 x 8 x 4 torus of Blue Waters
-    // parameters. Quick: P = 512 on 32 nodes (4 x 2 x 2).
+    // parameters. Quick: the three coarsest levels, whose lists are short;
+    // still P = 8192, the run the paper measured (its statements about
+    // measured times hold for that run, not for a smaller one).
     let (procs, dims, levels): (u32, [u32; 3], Vec<u32>) = if o.quick {
-        (512, [4, 2, 2], vec![0, 3, 5])
+        (8192, [8, 8, 4], vec![4, 5, 6])
     } else {
         (8192, [8, 8, 4], (0..=6).collect())
     };
     let dir = shared_dir().join("workloads/amg-elasticity");
+    if !dir.is_dir() {
+        return Err(format!(
+            "amg: the AMG workload folder {} is missing: put the project's shared data beside \
+             the workspace (../shared) or set NETSIM_SHARED to its path",
+            dir.display()
+        ));
+    }
     let mut rows = Vec::new();
     // Per kind: simulated, max-rate, + queue search, + contention by level.
     let mut fig: [[Vec<(f64, f64)>; 4]; 2] = Default::default();
+    let coarsest = *levels.last().expect("levels");
     for level in levels {
         for (ki, kind) in ["spmv", "spgemm"].into_iter().enumerate() {
+            // The coarsest level has no SpGEMM (nothing is coarser).
+            if kind == "spgemm" && level == coarsest {
+                continue;
+            }
             let path = dir.join(format!("P{procs}-level{level}-{kind}.csv"));
-            if !path.exists() {
-                continue; // the coarsest level has no SpGEMM
+            if !path.is_file() {
+                return Err(format!("amg: {} is missing", path.display()));
             }
             let cfg = MessageListConfig {
                 num_ranks: Some(procs),
@@ -137,14 +151,28 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 fig[ki][2].push((x, terms.max_rate + terms.queue));
                 fig[ki][3].push((x, full));
                 let mode_name = "packet";
+                // Sec. 5: the measured time lies above max-rate ("a
+                // fraction of the measured time") and below the full model
+                // ("over-predicts"). Slack below: LogGP's first byte (a
+                // process's port holds each message g + (s - 1) / R_b, so
+                // its n messages take (n - 1) / R_b less than eq. 2's
+                // serial sum, under 0.2 %). Slack above: the model counts
+                // a process's sends only; the receiving CPU's per-message
+                // work (o_recv, part of alpha) on a process whose
+                // messages arrive late and together adds up to 2 % on the
+                // sparse coarsest level.
                 rows.push(
                     Row::new(
                         "amg",
-                        format!("level {level} {kind}, {mode_name}: <= max-rate + queue search + contention"),
+                        format!("level {level} {kind}, {mode_name}: max-rate <= sim <= max-rate + queue search + contention"),
                         sim,
                         full,
                         "s",
-                        Check::UpperBound { slack: 0.0 },
+                        Check::Between {
+                            low: terms.max_rate,
+                            below: 2e-3,
+                            above: 0.025,
+                        },
                     )
                     .note(format!(
                         "{} messages; terms: max-rate {:.3e} s, queue search {:.3e} s, contention {:.3e} s; max search length {}; {:.2} s wall",

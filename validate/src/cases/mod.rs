@@ -59,6 +59,26 @@ pub fn simulate_streams<T: Transport, S: mpi_layer::OpStream>(
     mpi_layer::run(placement, transport, programs, params).map_err(|e| format!("{case}: {e}"))
 }
 
+/// Runs in-memory programs and hands the transport back (for its link
+/// statistics); errors become strings naming the case.
+pub fn simulate_on<T: Transport>(
+    case: &str,
+    placement: Placement,
+    transport: T,
+    programs: Vec<Vec<Op>>,
+    params: MpiParams,
+) -> Result<(RunResults, T), String> {
+    let progs: Vec<VecProgram> = programs
+        .into_iter()
+        .enumerate()
+        .map(|(r, ops)| VecProgram::new(&format!("{case}/rank{r}"), ops))
+        .collect();
+    let sim = mpi_layer::Simulation::new(placement, transport, progs, params)
+        .map_err(|e| format!("{case}: {e}"))?;
+    let (r, t) = sim.run_observed(u64::MAX, |_, _| {});
+    Ok((r.map_err(|e| format!("{case}: {e}"))?, t))
+}
+
 /// Runs in-memory programs; errors become strings naming the case.
 pub fn simulate<T: Transport>(
     case: &str,

@@ -25,6 +25,13 @@ pub fn max_rate(alpha: Time, r_b: Bandwidth, r_n: Option<Bandwidth>, ppn: u32, s
     alpha.as_secs_f64() + ppn * s as f64 / rate
 }
 
+/// The injection limit `R_N` of Table 1 by protocol: Blue Waters' 6.6e9
+/// B/s for rendezvous, none ("inf") for short and eager.
+pub fn table1_r_n(proto: mpi_layer::Protocol) -> Option<Bandwidth> {
+    (proto == mpi_layer::Protocol::Rendezvous)
+        .then(|| Bandwidth::bytes_per_sec(mpi_layer::params::BLUE_WATERS_R_N))
+}
+
 /// Queue search upper bound, eq. 3: `T_q = gamma n^2` [s] for `n` messages
 /// whose receives are posted in the reverse of arrival order (`gamma` [s]
 /// per element visited; 8.4e-9 s on Blue Waters, eq. 4).
