@@ -17,12 +17,11 @@ pub struct Limit(pub Option<Bandwidth>);
 
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        match s.trim() {
-            "none" | "unlimited" => Ok(Limit(None)),
-            t => units::parse_rate(t)
-                .map(|r| Limit(Some(r)))
-                .map_err(serde::de::Error::custom),
+        // Read as a rate, so that a bare number gets the rate's "no unit"
+        // message rather than serde's "expected a string".
+        match UnitValue::deserialize(d)? {
+            UnitValue::Text(s) if matches!(s.trim(), "none" | "unlimited") => Ok(Limit(None)),
+            v => Rate::from_unit_value(v).map(|r| Limit(Some(r.0))),
         }
     }
 }
@@ -50,7 +49,13 @@ impl<'de> Deserialize<'de> for Dur {
 
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match UnitValue::deserialize(d)? {
+        Rate::from_unit_value(UnitValue::deserialize(d)?)
+    }
+}
+
+impl Rate {
+    fn from_unit_value<E: serde::de::Error>(v: UnitValue) -> Result<Self, E> {
+        match v {
             UnitValue::Text(s) => units::parse_rate(&s)
                 .map(Rate)
                 .map_err(serde::de::Error::custom),
