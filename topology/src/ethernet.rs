@@ -15,7 +15,9 @@
 //! The sharing rule of the cables is [`Sharing::Fair`] (eq. 5) or
 //! [`Sharing::Asymmetric`] (eq. 6).
 
-use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
+use crate::error::MachineError;
+use crate::link::LinkParams;
+use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
 use sim_core::{Bandwidth, Time};
 
 /// Nodes per rack = 15 ("up to 15 nodes settled in each rack", Zhu et al.

@@ -58,33 +58,38 @@ macro_rules! display_choice {
     )*};
 }
 
+pub mod config;
+pub mod error;
 pub mod ethernet;
 pub mod file;
 pub mod flow;
 pub mod ideal;
+pub mod idle;
 pub mod infiniband;
+pub mod link;
 pub mod machine;
 pub mod network;
 pub mod packet;
 pub mod placement;
+pub mod routing;
 pub mod stats;
 pub mod torus;
+pub mod torus_geom;
 pub mod transport;
 
+pub use config::{DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, RouteMode, Switching};
+pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
 pub use file::MachineFileError;
 pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;
 pub use infiniband::InfinibandParams;
-pub use machine::{
-    Link, LinkClass, LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef, Vertex,
-    VertexKind,
-};
-pub use network::{
-    DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, NetEvent, Network, RouteMode, Switching,
-};
+pub use link::{Link, LinkClass, LinkParams};
+pub use machine::{Machine, MachineBuilder, Sharing, VRef, Vertex, VertexKind};
+pub use network::{NetEvent, Network};
 pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
+pub use routing::Router;
 pub use stats::{LinkSeries, LinkStat};
 pub use torus::{Dim, TorusGeom, TorusParams};
 
