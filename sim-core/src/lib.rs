@@ -14,8 +14,8 @@
 //!   types inside the enum of the layer above;
 //! * [`RngStreams`]: one master seed, independent named ChaCha8 streams,
 //!   and `rand_distr` re-exported for service-time laws;
-//! * [`stats`]: counters, summaries, log-binned histograms and time-weighted
-//!   averages, all mergeable;
+//! * [`stats`]: summaries and log-binned histograms, both
+//!   mergeable;
 //! * [`units`]: times, rates and sizes written with their units
 //!   (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`), for every input format.
 //!

@@ -5,8 +5,9 @@
 //! learns, through [`Delivery`] values returned from
 //! [`Transport::handle`], when the last byte has reached the destination
 //! interface. The transport schedules only its own event type; the MPI
-//! layer wraps it as one variant of its event enum with
-//! [`sim_core::Lift`].
+//! layer carries it as one variant of its event enum (`Ev::Net`, through
+//! a `Schedule` adapter of its own), as [`crate::Network`] carries the
+//! packet, flow and ideal models' events with [`sim_core::Lift`].
 //!
 //! Processes on the same node never use a transport: the MPI layer models
 //! shared memory itself.

@@ -1,4 +1,8 @@
-//! The `netsim` command line.
+//! The `netsim` application: the command line ([`cli`]), the benchmark
+//! programs ([`bench`]) and `netsim validate` / `netsim fit` on the
+//! validation library (`validate`, `src/lib.rs`). The commands are thin:
+//! scenario files are read and run by `scenarios::scenario`, checks by
+//! the library's cases.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
