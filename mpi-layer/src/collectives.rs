@@ -71,7 +71,7 @@ pub struct P2p {
     pub send: bool,
     /// Peer rank in the communicator.
     pub peer: Rank,
-    /// Size [bytes].
+    /// Size \[bytes\].
     pub bytes: u64,
 }
 
@@ -86,7 +86,7 @@ pub struct CollRun {
     pub me: u32,
     /// Root (rooted collectives), else 0.
     pub root: u32,
-    /// Size per rank [bytes].
+    /// Size per rank \[bytes\].
     pub bytes: u64,
     /// Per-rank sizes (v-collectives, reduce_scatter), or the send sizes
     /// of alltoallv.

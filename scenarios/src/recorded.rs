@@ -249,7 +249,7 @@ impl CallMapper {
         }
     }
 
-    /// The size of `d` [bytes].
+    /// The size of `d` \[bytes\].
     pub fn size_of(&self, d: Datatype) -> Result<u64, String> {
         if let Some(&s) = self.predefined.get(d.0 as usize) {
             return Ok(s);

@@ -23,6 +23,8 @@
 //! the same order, the same random numbers and the same statistics, on every
 //! platform.
 
+#![warn(missing_docs)]
+
 pub mod engine;
 pub mod hold;
 pub mod queue;

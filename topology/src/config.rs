@@ -74,7 +74,7 @@ pub struct NetConfig {
     /// Dimension-order or adaptive routing (torus, packet mode).
     pub routing: RouteMode,
     /// If set, per-link bytes are also recorded per interval of this width
-    /// ([`Network::link_series`]).
+    /// ([`crate::Network::link_series`]).
     pub series_interval: Option<Time>,
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.

@@ -25,7 +25,7 @@ pub struct Transfer {
     pub src: NodeId,
     /// Receiving node (`src != dst`).
     pub dst: NodeId,
-    /// Payload [bytes]. Zero is allowed (a header-only control message).
+    /// Payload \[bytes\]. Zero is allowed (a header-only control message).
     pub bytes: u64,
     /// Highest rate this transfer may reach even on an idle machine
     /// [bytes/s]: the per-process rate `R_b` of the max-rate model (Bienz et

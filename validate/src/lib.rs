@@ -19,6 +19,8 @@
 //! by the design; the library/binary split is the nearest equivalent of
 //! an application crate of its own.
 
+#![warn(missing_docs)]
+
 pub mod cases;
 pub mod fit;
 pub mod models;

@@ -1,7 +1,7 @@
 //! The call table: every MPI function DUMPI labels, with the layout of
 //! its record's arguments (what the decoder needs to read or skip it)
 //! and its [`Role`], which says how the decoded arguments read as a
-//! [`RecordedCall`] ([`recorded_call`]).
+//! [`RecordedCall`] (`recorded_call`).
 
 use mpi_layer::{CommId, ReqId, TagSel};
 

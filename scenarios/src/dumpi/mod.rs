@@ -92,7 +92,7 @@ pub struct DumpiConfig {
     /// The clock gaps between calls are measured on (default
     /// [`Clock::Wall`]); if the trace lacks it, no computation is emitted.
     pub clock: Clock,
-    /// Factor applied to every gap [dimensionless] (default 1.0: replay
+    /// Factor applied to every gap \[dimensionless\] (default 1.0: replay
     /// the recorded computation; 0.5 models a host twice as fast).
     pub compute_scale: f64,
     /// Gaps shorter than this (after scaling) are dropped (default 0:

@@ -94,9 +94,9 @@ pub struct TorusSpec {
     pub origin: Option<[u32; 3]>,
     /// Line partition direction; default x.
     pub dim: Option<Dim>,
-    /// Line partition length [routers]; default 4 (Bienz et al. Fig. 6).
+    /// Line partition length \[routers\]; default 4 (Bienz et al. Fig. 6).
     pub length: Option<u32>,
-    /// Cube partition side [routers]; default 2.
+    /// Cube partition side \[routers\]; default 2.
     pub side: Option<u32>,
     /// Hosts per torus router; default 2 (Gemini).
     pub nodes_per_router: Option<u32>,

@@ -69,9 +69,9 @@ pub struct Report {
     pub workload: String,
     /// Master seed.
     pub seed: u64,
-    /// Time the last rank finished [s].
+    /// Time the last rank finished \[s\].
     pub makespan_s: f64,
-    /// The same [ps].
+    /// The same \[ps\].
     pub makespan_ps: u64,
     /// Per-rank finish times.
     pub finish: FinishSummary,
@@ -102,15 +102,15 @@ pub struct Report {
 /// Per-rank finish times.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FinishSummary {
-    /// Earliest [s].
+    /// Earliest \[s\].
     pub min_s: f64,
-    /// Mean [s].
+    /// Mean \[s\].
     pub mean_s: f64,
-    /// Latest [s].
+    /// Latest \[s\].
     pub max_s: f64,
     /// Slowest ranks, slowest first (ties: lower rank first).
     pub slowest: Vec<RankFinish>,
-    /// Every rank's finish [ps], by rank.
+    /// Every rank's finish \[ps\], by rank.
     pub per_rank_ps: Vec<u64>,
 }
 
@@ -119,7 +119,7 @@ pub struct FinishSummary {
 pub struct RankFinish {
     /// Rank.
     pub rank: u32,
-    /// Finish [s].
+    /// Finish \[s\].
     pub finish_s: f64,
 }
 
@@ -170,7 +170,7 @@ pub struct LinkRow {
     pub bytes: u64,
     /// Busy time / makespan, in [0, 1].
     pub utilization: f64,
-    /// Largest queue [bytes] (packet mode).
+    /// Largest queue \[bytes\] (packet mode).
     pub peak_queue_bytes: u64,
     /// Most flows at once (flow mode).
     pub peak_flows: u32,

@@ -47,7 +47,7 @@ pub enum BenchCommand {
         /// Bytes per message.
         #[arg(long, default_value_t = 65536)]
         bytes: u64,
-        /// Packet payload [bytes] (packet model).
+        /// Packet payload \[bytes\] (packet model).
         #[arg(long, default_value_t = topology::DEFAULT_PACKET_BYTES)]
         packet: u64,
         /// Master seed of the permutation.
@@ -197,7 +197,7 @@ fn net_bench(
     Ok(())
 }
 
-/// Peak resident set size of this process [KiB] (Linux `VmHWM`).
+/// Peak resident set size of this process \[KiB\] (Linux `VmHWM`).
 pub fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;

@@ -149,7 +149,7 @@ pub struct RowOutput {
     #[arg(long)]
     csv: bool,
     /// Plot the metric against each axis (one curve per combination of
-    /// the others): FILE.svg for the first axis, FILE-by-<axis>.svg for
+    /// the others): FILE.svg for the first axis, FILE-by-AXIS.svg (AXIS: the path, non-alphanumerics as `_`) for
     /// the others.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,

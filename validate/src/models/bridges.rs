@@ -28,29 +28,29 @@ use std::collections::VecDeque;
 /// Table 2: link bandwidth [B/s] (3.787 GB/s, Mellanox ConnectX-3 QDR 4x):
 /// the InfiniBand machine's [`topology::infiniband::QDR_BYTES_PER_SEC`].
 pub const IB_BANDWIDTH_B_PER_S: f64 = topology::infiniband::QDR_BYTES_PER_SEC as f64;
-/// Table 2: hardware latency [s] (1616 ns, half round trip of
+/// Table 2: hardware latency \[s\] (1616 ns, half round trip of
 /// `ibv_rc_pingpong`): [`topology::infiniband::QDR_LATENCY_NS`]. (A
 /// quotient by the exact 1e9, so the same double as the literal 1616e-9.)
 pub const IB_LATENCY_S: f64 = topology::infiniband::QDR_LATENCY_NS as f64 / 1e9;
-/// Table 2: MPI match latency [s] (271 ns).
+/// Table 2: MPI match latency \[s\] (271 ns).
 pub const IB_MATCH_S: f64 = 271e-9;
 /// Table 2: single-thread memcpy bandwidth [B/s] (16 GB/s).
 pub const IB_MEMCPY_B_PER_S: f64 = 16e9;
-/// Section 4: eager to rendezvous switch [B] (12 KB, Open MPI 1.4.5).
+/// Section 4: eager to rendezvous switch \[B\] (12 KB, Open MPI 1.4.5).
 pub const IB_EAGER_MAX_BYTES: u64 = 12 * 1024;
 /// Section 3.1: the link's M/M/1 station serves 32-byte flits.
 pub const FLIT_BYTES: u64 = 32;
-/// Table 1: host core service time per visit [s] (1 ns; costs become
+/// Table 1: host core service time per visit \[s\] (1 ns; costs become
 /// visit counts).
 pub const CORE_VISIT_S: f64 = 1e-9;
 
-/// Eq. 1 of Section 4: match delay [s] on a many-core (ARM Cortex-A9)
+/// Eq. 1 of Section 4: match delay \[s\] on a many-core (ARM Cortex-A9)
 /// system for a match list of `len` entries: `10 + 0.06 len` us.
 pub fn match_delay_many_core(len: u64) -> f64 {
     (10.0 + 0.06 * len as f64) * 1e-6
 }
 
-/// Eq. 2 of Section 4: match delay [s] on a heavyweight core (Intel Ivy
+/// Eq. 2 of Section 4: match delay \[s\] on a heavyweight core (Intel Ivy
 /// Bridge): `1 + 0.004 len` us.
 pub fn match_delay_heavyweight(len: u64) -> f64 {
     (1.0 + 0.004 * len as f64) * 1e-6
@@ -72,7 +72,7 @@ pub struct Station {
     pub name: String,
     /// Queueing or delay.
     pub kind: StationKind,
-    /// Mean service time of one visit [s].
+    /// Mean service time of one visit \[s\].
     pub service_s: f64,
 }
 
@@ -113,7 +113,7 @@ impl QueueingNetwork {
         self.stations.len() - 1
     }
 
-    /// Service demand D[c][k] = visits x service time [s] of class `c` at
+    /// Service demand `D[c][k]` = visits x service time \[s\] of class `c` at
     /// station `k` per cycle.
     pub fn demands(&self) -> Vec<Vec<f64>> {
         self.classes
@@ -135,7 +135,7 @@ impl QueueingNetwork {
 pub struct MvaResult {
     /// Cycles completed per second, per class.
     pub throughput: Vec<f64>,
-    /// Mean cycle time [s], per class.
+    /// Mean cycle time \[s\], per class.
     pub cycle_time: Vec<f64>,
     /// Mean number of requests at each station.
     pub queue_len: Vec<f64>,
@@ -196,7 +196,7 @@ pub struct SimClassResult {
     pub throughput: f64,
     /// 95 % half-width of the throughput.
     pub throughput_ci: f64,
-    /// Mean cycle time [s].
+    /// Mean cycle time \[s\].
     pub cycle_time: f64,
     /// 95 % half-width of the cycle time.
     pub cycle_time_ci: f64,
@@ -382,13 +382,13 @@ pub fn simulate(
 pub struct BridgesParams {
     /// Link bandwidth [B/s].
     pub bandwidth: f64,
-    /// Wire latency plus offloaded protocol delay per message [s].
+    /// Wire latency plus offloaded protocol delay per message \[s\].
     pub latency_s: f64,
-    /// Matching cost per received message [s].
+    /// Matching cost per received message \[s\].
     pub match_s: f64,
     /// Receive-side copy bandwidth of eager messages [B/s].
     pub memcpy: f64,
-    /// Largest eager message [B].
+    /// Largest eager message \[B\].
     pub eager_max: u64,
 }
 
