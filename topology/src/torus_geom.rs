@@ -57,6 +57,7 @@ pub(crate) fn step(dims: [u32; 3], g: u32, d: usize, plus: bool) -> u32 {
     c[0] + dims[0] * (c[1] + dims[1] * c[2])
 }
 
+#[inline]
 fn coords(dims: [u32; 3], g: u32) -> [u32; 3] {
     [
         g % dims[0],
@@ -90,20 +91,24 @@ impl TorusGeom {
         self.per_router
     }
     /// Router index (not vertex id) of `node`.
+    #[inline]
     pub fn router_of(&self, node: NodeId) -> u32 {
         node.0 / self.per_router
     }
     /// Coordinates of router index `g`.
+    #[inline]
     pub fn coords(&self, g: u32) -> [u32; 3] {
         coords(self.dims, g)
     }
     /// Router index at coordinates `c` (taken modulo the ring sizes).
+    #[inline]
     pub fn router_at(&self, c: [u32; 3]) -> u32 {
         let d = self.dims;
         (c[0] % d[0]) + d[0] * ((c[1] % d[1]) + d[1] * (c[2] % d[2]))
     }
     /// The link leaving router index `g` on `port` (`2 * dim + sign`,
     /// sign 0 = positive); `None` on a ring of size 1.
+    #[inline]
     pub fn port_link(&self, g: u32, port: u32) -> Option<u32> {
         let l = self.port_link[(g * 6 + port) as usize];
         (l != NO_LINK).then_some(l)
@@ -114,6 +119,7 @@ impl TorusGeom {
     /// shortest; `tie` marks an offset of exactly `k / 2` on an even ring,
     /// where both ways are shortest: dimension order then goes positive
     /// (`plus` is set), minimal adaptive offers both.
+    #[inline]
     pub(crate) fn offset(k: u32, a: u32, b: u32) -> (u32, bool, bool) {
         let fwd = (b + k - a) % k;
         let back = k - fwd;
@@ -130,6 +136,7 @@ impl TorusGeom {
 
     /// Router-to-router hops between the routers of two nodes (sum over
     /// dimensions of the shorter way around each ring).
+    #[inline]
     pub fn hops(&self, src: u32, dst: u32) -> u32 {
         let (a, b) = (
             self.coords(src / self.per_router),

@@ -36,15 +36,12 @@ pub enum MachinePreset {
     Ideal,
 }
 
-impl MachinePreset {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            MachinePreset::BlueWaters => "blue-waters",
-            MachinePreset::EthernetZhu => "ethernet-zhu",
-            MachinePreset::InfinibandQdr => "infiniband-qdr",
-            MachinePreset::Ideal => "ideal",
-        }
+/// The name in scenario files and on the command line (clap's, which a
+/// test checks is serde's).
+impl std::fmt::Display for MachinePreset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = clap::ValueEnum::to_possible_value(self).expect("no skipped presets");
+        f.pad(v.get_name())
     }
 }
 
@@ -193,7 +190,7 @@ impl<'de> Deserialize<'de> for MachineSpec {
             None => None,
         };
         let (fields, what): (&[&str], String) = match preset {
-            Some(p) => (p.fields(), format!("preset `{}`", p.name())),
+            Some(p) => (p.fields(), format!("preset `{p}`")),
             None if table.contains_key("file") => (FILE_FIELDS, "a machine file".into()),
             None => (
                 MachinePreset::BlueWaters.fields(),
@@ -537,6 +534,17 @@ impl IdealSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preset_names_are_serdes() {
+        use clap::ValueEnum;
+        for p in MachinePreset::value_variants() {
+            let name = p.to_string();
+            let back: MachinePreset = toml::Value::from(name.as_str()).try_into().unwrap();
+            assert_eq!(&back, p);
+        }
+        assert_eq!(MachinePreset::BlueWaters.to_string(), "blue-waters");
+    }
 
     #[test]
     fn family_fields_come_from_the_types() {

@@ -24,6 +24,7 @@ impl TorusGeom {
     /// `dst`, in tie-rule order (+x, -x, +y, -y, +z, -z); the ejection
     /// link alone when `dst` is attached here. Writes into `out` and
     /// returns the count (at most 6).
+    #[inline]
     pub fn productive_links(&self, v: u32, dst: u32, out: &mut [u32; 6]) -> usize {
         let g = v - self.hosts;
         let (a, b) = (self.coords(g), self.coords(dst / self.per_router));

@@ -16,6 +16,7 @@ use crate::torus_geom::TorusGeom;
 impl TorusGeom {
     /// Dimension-order output port (`2 * dim + sign`) at router index `g`
     /// towards host `dst`, or `None` when `dst` is attached to `g`.
+    #[inline]
     pub fn dor_port(&self, g: u32, dst: u32) -> Option<u32> {
         let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
         for d in 0..3 {
