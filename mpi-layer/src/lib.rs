@@ -122,6 +122,8 @@
 //! [`RunError`] naming the rank and the operation's origin; nothing panics
 //! on user input.
 
+#![warn(missing_docs)]
+
 pub mod collectives;
 pub mod matching;
 pub mod observe;

@@ -132,14 +132,6 @@ impl MatchQueue for LinearQueues {
 
 type PostedKey = (u32, Option<u32>, Option<i32>);
 
-/// Hash tables keyed by (context, source, tag).
-///
-/// `posted_recvs`: one FIFO bucket per key, wildcards included in the key,
-/// so an arrival probes the four buckets (exact, any tag, any source,
-/// both) and takes the oldest head; visited = non-empty heads compared.
-/// `unexpected_msgs`: one bucket per exact key for receives without
-/// wildcards (visited = 1 when the bucket exists), plus an arrival-ordered
-/// index that wildcard receives scan linearly (visited = scanned entries).
 /// The four buckets of posted receives that can match `e`: exact source
 /// and tag, `MPI_ANY_TAG`, `MPI_ANY_SOURCE`, both wildcards. The match is
 /// the oldest head among them.
@@ -152,6 +144,14 @@ fn posted_keys(e: &Envelope) -> [PostedKey; 4] {
     ]
 }
 
+/// Hash tables keyed by (context, source, tag).
+///
+/// `posted_recvs`: one FIFO bucket per key, wildcards included in the key,
+/// so an arrival probes the four buckets (exact, any tag, any source,
+/// both) and takes the oldest head; visited = non-empty heads compared.
+/// `unexpected_msgs`: one bucket per exact key for receives without
+/// wildcards (visited = 1 when the bucket exists), plus an arrival-ordered
+/// index that wildcard receives scan linearly (visited = scanned entries).
 #[derive(Clone, Debug, Default)]
 pub struct HashedQueues {
     seq: u64,

@@ -61,7 +61,7 @@ pub struct MessageStep {
     pub seq: u32,
     /// User tag (collectives use a reserved space).
     pub tag: i32,
-    /// Payload [bytes].
+    /// Payload (bytes).
     pub bytes: u64,
     /// Protocol.
     pub protocol: Protocol,

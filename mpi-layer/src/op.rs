@@ -55,131 +55,235 @@ pub enum Op {
     /// short and eager messages once injected; after the data left for
     /// rendezvous).
     Send {
+        /// Destination rank in `comm`.
         dst: Rank,
+        /// Tag.
         tag: Tag,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Recv`: returns when the message has been received.
     Recv {
+        /// Source rank in `comm`, or any source.
         src: Source,
+        /// Tag, or any tag.
         tag: TagSel,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Isend`.
     Isend {
+        /// Destination rank in `comm`.
         dst: Rank,
+        /// Tag.
         tag: Tag,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
+        /// Request handle, unique among the rank's requests in flight.
         req: ReqId,
     },
     /// `MPI_Irecv`.
     Irecv {
+        /// Source rank in `comm`, or any source.
         src: Source,
+        /// Tag, or any tag.
         tag: TagSel,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
+        /// Request handle, unique among the rank's requests in flight.
         req: ReqId,
     },
     /// `MPI_Wait` on one request.
-    Wait { req: ReqId },
+    Wait {
+        /// Request handle, unique among the rank's requests in flight.
+        req: ReqId,
+    },
     /// `MPI_Waitall` on these requests.
-    Waitall { reqs: Vec<ReqId> },
+    Waitall {
+        /// Request handles.
+        reqs: Vec<ReqId>,
+    },
     /// `MPI_Waitall` on every request the rank has in flight (SimGrid's
     /// `waitall`, which names none).
     WaitallPending,
     /// `MPI_Waitany`: returns when one of these requests completes.
-    Waitany { reqs: Vec<ReqId> },
+    Waitany {
+        /// Request handles.
+        reqs: Vec<ReqId>,
+    },
     /// `MPI_Test` on one request: never blocks; completes the request if it
     /// is done.
-    Test { req: ReqId },
+    Test {
+        /// Request handle, unique among the rank's requests in flight.
+        req: ReqId,
+    },
     /// `MPI_Sendrecv`.
     Sendrecv {
+        /// Destination rank in `comm`.
         dst: Rank,
+        /// Tag of the message sent.
         send_tag: Tag,
+        /// Size of the message sent \[bytes\].
         send_bytes: u64,
+        /// Source rank in `comm`, or any source.
         src: Source,
+        /// Tag the receive accepts.
         recv_tag: TagSel,
+        /// Size of the receive buffer \[bytes\].
         recv_bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// Local computation of this duration (keeps the core busy, so MPI
     /// progress does not run on it unless progress is offloaded).
-    Compute { duration: Time },
+    Compute {
+        /// How long.
+        duration: Time,
+    },
     /// Idle waiting of this duration.
-    Sleep { duration: Time },
+    Sleep {
+        /// How long.
+        duration: Time,
+    },
     /// `MPI_Barrier`.
-    Barrier { comm: CommId },
+    Barrier {
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Bcast` of `bytes` from `root`.
     Bcast {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Reduce` of `bytes` per rank to `root`.
     Reduce {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Allreduce` of `bytes` per rank.
-    Allreduce { bytes: u64, comm: CommId },
+    Allreduce {
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
+        bytes: u64,
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Scan` / `MPI_Exscan` of `bytes` per rank.
     Scan {
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
+        /// `MPI_Exscan`: the rank's own contribution is left out.
         exclusive: bool,
     },
     /// `MPI_Gather` of `bytes` per rank to `root`.
     Gather {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Gatherv`: rank `i` contributes `counts[i]` bytes.
     Gatherv {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Bytes per rank, by rank.
         counts: Vec<u64>,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Scatter` of `bytes` per rank from `root`.
     Scatter {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Scatterv`: rank `i` receives `counts[i]` bytes.
     Scatterv {
+        /// Root rank in `comm`.
         root: Rank,
+        /// Bytes per rank, by rank.
         counts: Vec<u64>,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Allgather` of `bytes` per rank.
-    Allgather { bytes: u64, comm: CommId },
+    Allgather {
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
+        bytes: u64,
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Allgatherv`: rank `i` contributes `counts[i]` bytes.
-    Allgatherv { counts: Vec<u64>, comm: CommId },
+    Allgatherv {
+        /// Bytes per rank, by rank.
+        counts: Vec<u64>,
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Alltoall` of `bytes` to every rank.
-    Alltoall { bytes: u64, comm: CommId },
+    Alltoall {
+        /// Size \[bytes\]; per rank for collectives, as the variant says.
+        bytes: u64,
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Alltoallv`: this rank sends `send[j]` bytes to rank `j` and
     /// receives `recv[j]` bytes from it.
     Alltoallv {
+        /// Bytes sent to each rank, by rank.
         send: Vec<u64>,
+        /// Bytes received from each rank, by rank.
         recv: Vec<u64>,
+        /// Communicator.
         comm: CommId,
     },
     /// `MPI_Reduce_scatter`: rank `i` ends with `counts[i]` bytes.
-    ReduceScatter { counts: Vec<u64>, comm: CommId },
+    ReduceScatter {
+        /// Bytes per rank, by rank.
+        counts: Vec<u64>,
+        /// Communicator.
+        comm: CommId,
+    },
     /// `MPI_Comm_dup` of `comm`, naming the result `new`.
-    CommDup { comm: CommId, new: CommId },
+    CommDup {
+        /// Communicator.
+        comm: CommId,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
     /// `MPI_Comm_split` of `comm` by `color` and `key`, naming the result
     /// `new` (`color < 0` is `MPI_UNDEFINED`: the rank gets no new
     /// communicator).
     CommSplit {
+        /// Communicator.
         comm: CommId,
+        /// Color; negative is `MPI_UNDEFINED`.
         color: i32,
+        /// Orders the ranks in the new communicator.
         key: i32,
+        /// The id the program gives the new communicator.
         new: CommId,
     },
 }

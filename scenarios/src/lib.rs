@@ -12,7 +12,9 @@
 //!   (`TRACE-FORMAT.md`);
 //! - [`msglist`]: one communication phase from a CSV `src,dst,bytes`
 //!   message list (the AMG SpMV / SpGEMM patterns);
-//! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank);
+//! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank),
+//!   read through [`recorded`], the mapping of recorded MPI calls to
+//!   operations that any binary trace format can share;
 //! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form);
 //! - [`scenario`]: scenario files (TOML): machine, transport, mapping,
 //!   MPI parameters, seed and workload, run into a [`scenario::Report`];
@@ -44,10 +46,13 @@
 //! trace length. Bad input is an error value naming the file and line
 //! (text) or record and byte offset (binary); readers never panic on input.
 
+#![warn(missing_docs)]
+
 pub mod dumpi;
 pub mod goal;
 pub mod msglist;
 pub mod native;
+pub mod recorded;
 pub mod scenario;
 pub mod sweep;
 pub mod ti;

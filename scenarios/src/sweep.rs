@@ -28,13 +28,64 @@ pub struct Axis {
     pub values: Vec<Value>,
 }
 
+/// One parameter of a point: a dotted path and its value, as typed in
+/// TOML (`{"path": "mpi.eager_max", "value": 8192}` in sweep rows).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Param {
+    /// Dotted path into the scenario table.
+    pub path: String,
+    /// The value.
+    pub value: Value,
+}
+
+impl Param {
+    /// The value as text: a string without its quotes, anything else as
+    /// TOML writes it (`8192`, `[2, 2, 2]`).
+    pub fn value_text(&self) -> String {
+        match &self.value {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        }
+    }
+
+    /// The value as a number: numbers as they are, strings with units as
+    /// their quantity in bytes, seconds or bytes per second; `None` for
+    /// words and other values.
+    pub fn number(&self) -> Option<f64> {
+        use sim_core::units;
+        match &self.value {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            Value::String(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .or_else(|| units::parse_bytes(s).ok().map(|b| b as f64))
+                .or_else(|| units::parse_time(s).ok().map(|t| t.as_secs_f64()))
+                .or_else(|| {
+                    units::parse_rate(s)
+                        .ok()
+                        .map(|r| r.as_bytes_per_sec() as f64)
+                }),
+            _ => None,
+        }
+    }
+}
+
+/// `path = value`, the value as TOML.
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = {}", self.path, self.value)
+    }
+}
+
 /// A point: its number and the value of each axis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
     /// 0-based number in the full sweep.
     pub index: usize,
-    /// `(path, value)` per axis.
-    pub assignment: Vec<(String, Value)>,
+    /// One parameter per axis, in axis order.
+    pub assignment: Vec<Param>,
 }
 
 /// Every point of the cartesian product of `axes`, first axis slowest.
@@ -43,10 +94,19 @@ pub fn points(axes: &[Axis]) -> Vec<Point> {
     (0..total)
         .map(|index| {
             let mut rest = index;
-            let mut assignment = vec![(String::new(), Value::Boolean(false)); axes.len()];
+            let mut assignment = vec![
+                Param {
+                    path: String::new(),
+                    value: Value::Boolean(false),
+                };
+                axes.len()
+            ];
             for (k, a) in axes.iter().enumerate().rev() {
                 let n = a.values.len();
-                assignment[k] = (a.path.clone(), a.values[rest % n].clone());
+                assignment[k] = Param {
+                    path: a.path.clone(),
+                    value: a.values[rest % n].clone(),
+                };
                 rest /= n;
             }
             Point { index, assignment }
@@ -120,8 +180,8 @@ pub fn set_path(table: &mut Table, path: &str, value: Value) -> Result<(), Strin
 /// applied.
 pub fn apply(base: &Table, p: &Point) -> Result<Table, String> {
     let mut t = base.clone();
-    for (path, v) in &p.assignment {
-        set_path(&mut t, path, v.clone())?;
+    for p in &p.assignment {
+        set_path(&mut t, &p.path, p.value.clone())?;
     }
     Ok(t)
 }
@@ -169,8 +229,8 @@ pub struct Row {
     pub total: usize,
     /// Point number.
     pub index: usize,
-    /// The point's parameter values, as `path = value` strings.
-    pub params: Vec<String>,
+    /// The point's parameters, one per axis.
+    pub params: Vec<Param>,
     /// The point's results (the run report).
     pub result: serde_json::Value,
 }
@@ -276,10 +336,14 @@ mod tests {
     fn cartesian_order_first_axis_slowest() {
         let p = points(&axes());
         assert_eq!(p.len(), 6);
-        assert_eq!(p[0].assignment[0].1, Value::from("dor"));
-        assert_eq!(p[2].assignment[1].1, Value::from(65536));
-        assert_eq!(p[3].assignment[0].1, Value::from("adaptive"));
-        assert_eq!(p[3].assignment[1].1, Value::from(1024));
+        assert_eq!(p[0].assignment[0].value, Value::from("dor"));
+        assert_eq!(p[2].assignment[1].value, Value::from(65536));
+        assert_eq!(p[3].assignment[0].value, Value::from("adaptive"));
+        assert_eq!(p[3].assignment[1].value, Value::from(1024));
+        assert_eq!(p[3].assignment[1].to_string(), "mpi.eager_max = 1024");
+        assert_eq!(p[0].assignment[0].to_string(), "machine.routing = \"dor\"");
+        assert_eq!(p[0].assignment[0].value_text(), "dor");
+        assert_eq!(p[2].assignment[1].number(), Some(65536.0));
     }
 
     #[test]

@@ -11,20 +11,28 @@ use crate::msglist::{MessageList, MessageListConfig};
 use crate::native::NativeTrace;
 use crate::ti::{TiConfig, TiTrace};
 
-/// The trace formats netsim reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The trace formats netsim reads, named `ti`, `dumpi`, `goal`, `native`
+/// and `csv` in scenario files and on the command line.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum TraceFormat {
-    /// SimGrid time-independent text trace: a shared all-ranks file or a
-    /// list file of per-rank files ([`crate::ti`]).
+    /// SimGrid time-independent trace (shared file, list file, or per-rank
+    /// files; `crate::ti`).
+    #[serde(rename = "ti")]
+    #[value(name = "ti")]
     SimGridTi,
     /// SST DUMPI binary trace, opened through its `.meta` file
-    /// ([`crate::dumpi`]).
+    /// (`crate::dumpi`).
     Dumpi,
-    /// GOAL schedule ([`crate::goal`]).
+    /// GOAL schedule (`crate::goal`).
     Goal,
-    /// netsim's native line format, one shared file ([`crate::native`]).
+    /// netsim's native line format, one shared file (`crate::native`).
     Native,
-    /// CSV message list `src,dst,bytes` ([`crate::msglist`]).
+    /// CSV message list `src,dst,bytes` (`crate::msglist`).
+    #[serde(rename = "csv")]
+    #[value(name = "csv")]
     MessageList,
 }
 

@@ -83,10 +83,12 @@ pub fn ping_pong(procs: u32, sizes: &[u64], reps: u32) -> Programs {
 
 /// Order in which HighVolumePingPong posts its receives relative to the
 /// order messages arrive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RecvOrder {
     /// `send_tags[i] = recv_tags[i]`: every arrival matches the first
     /// posted receive (Bienz et al. Section 4.1, the ideal case).
+    #[default]
     InOrder,
     /// `send_tags[i] = recv_tags[n - i - 1]`: every arrival scans the whole
     /// posted queue (the worst case).

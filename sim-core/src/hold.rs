@@ -10,7 +10,7 @@ use crate::rng::{RngStreams, SimRng};
 use crate::time::Time;
 use rand_distr::{Distribution, Exp};
 
-/// Mean of the exponential hold time [ps]: 1 us.
+/// Mean of the exponential hold time \[ps\]: 1 us.
 pub const MEAN_HOLD_PS: f64 = 1e6;
 
 struct Hold {
@@ -46,7 +46,7 @@ pub struct HoldReport {
     pub pending: usize,
     /// Events handled in the timed phase.
     pub events: u64,
-    /// Wall time of the timed phase [s].
+    /// Wall time of the timed phase \[s\].
     pub wall_secs: f64,
     /// Simulated time reached.
     pub sim_end: Time,

@@ -14,14 +14,16 @@
 //!   types inside the enum of the layer above;
 //! * [`RngStreams`]: one master seed, independent named ChaCha8 streams,
 //!   and `rand_distr` re-exported for service-time laws;
-//! * [`stats`]: counters, summaries, log-binned histograms and time-weighted
-//!   averages, all mergeable;
+//! * [`stats`]: summaries and log-binned histograms, both
+//!   mergeable;
 //! * [`units`]: times, rates and sizes written with their units
 //!   (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`), for every input format.
 //!
 //! Determinism: the same calls in the same order give the same events in
 //! the same order, the same random numbers and the same statistics, on every
 //! platform.
+
+#![warn(missing_docs)]
 
 pub mod engine;
 pub mod hold;

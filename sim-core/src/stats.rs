@@ -1,34 +1,12 @@
-//! Statistics collected during a run: counters, summaries, log-binned
-//! histograms and time-weighted averages. Every collector can be merged with
+//! Statistics collected during a run: summaries (count, mean, variance,
+//! extremes) and log-binned histograms. Every collector can be merged with
 //! another of its kind (runs of a sweep, ranks of a run, shards of a batch
 //! job), and merging is associative and commutative up to floating-point
-//! rounding of sums.
+//! rounding of sums. Per-link busy time and utilization are the
+//! transport's (`topology::stats`, in the crate above); a counter is a
+//! `u64`.
 
-use crate::time::Time;
 use serde::Serialize;
-
-/// A count of occurrences.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Counter(pub u64);
-
-impl Counter {
-    /// Adds `n`.
-    pub fn add(&mut self, n: u64) {
-        self.0 += n;
-    }
-    /// Adds one.
-    pub fn incr(&mut self) {
-        self.0 += 1;
-    }
-    /// The count.
-    pub fn get(&self) -> u64 {
-        self.0
-    }
-    /// Adds another counter's count.
-    pub fn merge(&mut self, other: &Counter) {
-        self.0 += other.0;
-    }
-}
 
 /// Count, mean, variance, min and max of a series of values, kept in
 /// constant space (Welford's update; Chan et al.'s pairwise merge).
@@ -240,89 +218,6 @@ impl LogHistogram {
     }
 }
 
-/// The time-weighted average of a piecewise-constant quantity: link
-/// utilization (0 or 1 while idle or busy), queue length, flows in progress.
-///
-/// The integral is kept in (value x picoseconds) as `f64`; `mean` divides by
-/// the observed span.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct TimeWeighted {
-    start: Time,
-    last: Time,
-    value: f64,
-    integral: f64,
-    span_ps: f64,
-    max: f64,
-}
-
-impl TimeWeighted {
-    /// Starts observing at `start` with value `initial`.
-    pub fn new(start: Time, initial: f64) -> Self {
-        TimeWeighted {
-            start,
-            last: start,
-            value: initial,
-            integral: 0.0,
-            span_ps: 0.0,
-            max: initial,
-        }
-    }
-    fn advance(&mut self, now: Time) {
-        debug_assert!(now >= self.last, "time-weighted statistic moved backwards");
-        let dt = now.saturating_sub(self.last).as_ps() as f64;
-        self.integral += self.value * dt;
-        self.span_ps += dt;
-        self.last = now;
-    }
-    /// The quantity becomes `v` at `now` (`now` never decreases).
-    pub fn set(&mut self, now: Time, v: f64) {
-        self.advance(now);
-        self.value = v;
-        self.max = self.max.max(v);
-    }
-    /// The quantity changes by `dv` at `now`.
-    pub fn add(&mut self, now: Time, dv: f64) {
-        let v = self.value + dv;
-        self.set(now, v);
-    }
-    /// The current value.
-    pub fn value(&self) -> f64 {
-        self.value
-    }
-    /// The largest value seen.
-    pub fn max(&self) -> f64 {
-        self.max
-    }
-    /// The time of the first observation.
-    pub fn start(&self) -> Time {
-        self.start
-    }
-    /// Integral of the quantity over time up to `until`, in value x seconds.
-    pub fn integral_secs(&self, until: Time) -> f64 {
-        let mut c = *self;
-        c.advance(until.max(self.last));
-        c.integral / crate::time::PS_PER_SEC as f64
-    }
-    /// Time-weighted mean up to `until`; `None` over an empty span.
-    pub fn mean(&self, until: Time) -> Option<f64> {
-        let mut c = *self;
-        c.advance(until.max(self.last));
-        (c.span_ps > 0.0).then(|| c.integral / c.span_ps)
-    }
-    /// Pools another observation (e.g. of another run) into this one: the
-    /// merged mean weights each by its observed span. Both must have been
-    /// closed at their end time with [`TimeWeighted::close`].
-    pub fn merge(&mut self, o: &TimeWeighted) {
-        self.integral += o.integral;
-        self.span_ps += o.span_ps;
-        self.max = self.max.max(o.max);
-    }
-    /// Accounts for the span up to `end`, so the statistic is final.
-    pub fn close(&mut self, end: Time) {
-        self.advance(end.max(self.last));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,22 +270,5 @@ mod tests {
         assert!((l.mean().unwrap() - all.mean().unwrap()).abs() < 1e-12);
         assert!((l.variance().unwrap() - all.variance().unwrap()).abs() < 1e-9);
         assert_eq!(l.max(), Some(16.0));
-    }
-
-    #[test]
-    fn time_weighted_utilization() {
-        // Busy from 10 to 30 ns and from 50 to 60 ns of a 100 ns window: 30 %.
-        let mut u = TimeWeighted::new(Time::ZERO, 0.0);
-        u.set(Time::from_ns(10), 1.0);
-        u.set(Time::from_ns(30), 0.0);
-        u.set(Time::from_ns(50), 1.0);
-        u.set(Time::from_ns(60), 0.0);
-        assert!((u.mean(Time::from_ns(100)).unwrap() - 0.3).abs() < 1e-12);
-        assert!((u.integral_secs(Time::from_ns(100)) - 30e-9).abs() < 1e-18);
-        let mut v = TimeWeighted::new(Time::ZERO, 1.0);
-        v.close(Time::from_ns(100));
-        u.close(Time::from_ns(100));
-        u.merge(&v);
-        assert!((u.mean(Time::from_ns(100)).unwrap() - 0.65).abs() < 1e-12);
     }
 }

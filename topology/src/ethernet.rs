@@ -15,7 +15,9 @@
 //! The sharing rule of the cables is [`Sharing::Fair`] (eq. 5) or
 //! [`Sharing::Asymmetric`] (eq. 6).
 
-use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
+use crate::error::MachineError;
+use crate::link::LinkParams;
+use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
 use sim_core::{Bandwidth, Time};
 
 /// Nodes per rack = 15 ("up to 15 nodes settled in each rack", Zhu et al.
@@ -41,7 +43,10 @@ pub const ZHU_LINK_LATENCY_US: u64 = 75;
 pub const ZHU_BUFFER_BYTES: u64 = 3 * 1024 * 1024;
 
 /// Backbone cable type (Zhu et al. Sec. 4.2: `beta_O`, `beta_E`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Backbone {
     /// Optical 10 GbE, measured 9.4 Gb/s.
     Optical,

@@ -33,7 +33,9 @@
 //! input. See `topology/MACHINE-FORMAT.md` and
 //! `topology/examples/fat-tree.machine`.
 
-use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
+use crate::error::MachineError;
+use crate::link::LinkParams;
+use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
 use sim_core::units;
 use std::collections::HashMap;
 use std::fmt;

@@ -110,8 +110,9 @@
 //! [`transfer_time`] exactly. Remaining bytes are tracked in `f64`; a
 //! completion time is rounded up to the picosecond.
 
+use crate::config::{NetConfig, NetConfigError, check};
+use crate::idle::flow_idle_time;
 use crate::machine::{Machine, Sharing};
-use crate::network::{NetConfig, NetConfigError, check, flow_idle_time};
 use crate::stats::{LinkSeries, LinkStat, StatsCollector};
 use crate::transport::{Delivery, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
@@ -721,7 +722,7 @@ impl Transport for FlowNet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{TorusParams, network::Mode};
+    use crate::{TorusParams, config::Mode};
     use sim_core::rand::{Rng, SeedableRng};
     use sim_core::{EventQueue, Scheduler, SimRng};
 

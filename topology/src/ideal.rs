@@ -16,7 +16,7 @@ use sim_core::{Bandwidth, Schedule, Time, transfer_time};
 #[derive(Clone, Debug)]
 pub struct IdealNetwork {
     nodes: u32,
-    /// Wire latency between any two nodes [time].
+    /// Wire latency between any two nodes \[time\].
     pub latency: Time,
     /// Bandwidth of every wire [bytes/s]; `None`: unlimited.
     pub bandwidth: Option<Bandwidth>,

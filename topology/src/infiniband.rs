@@ -3,7 +3,9 @@
 //! 1616 ns, measured with `ibv_rc_pingpong` between two nodes through the
 //! switch (so the 1616 ns is node-to-node).
 
-use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef};
+use crate::error::MachineError;
+use crate::link::LinkParams;
+use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
 use sim_core::{Bandwidth, Time};
 
 /// QDR 4x one-way bandwidth = 3.787e9 B/s (Bridges et al. Table 2).

@@ -43,32 +43,57 @@
 //! Packet mode optionally bounds link buffers with backpressure (bubble
 //! flow control on the torus); see [`packet`].
 
+#![warn(missing_docs)]
+
+/// `Display` for choice enums: the name clap's `ValueEnum` gives the
+/// variant, which their tests check is also serde's, so files, command
+/// lines and reports write one name.
+macro_rules! display_choice {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let v = clap::ValueEnum::to_possible_value(self)
+                    .expect("choices have no skipped variants");
+                f.pad(v.get_name())
+            }
+        }
+    )*};
+}
+
+pub mod config;
+pub mod error;
 pub mod ethernet;
 pub mod file;
 pub mod flow;
 pub mod ideal;
+pub mod idle;
 pub mod infiniband;
+pub mod link;
 pub mod machine;
 pub mod network;
 pub mod packet;
 pub mod placement;
+pub mod routing;
 pub mod stats;
 pub mod torus;
+pub mod torus_geom;
 pub mod transport;
 
+pub use config::{DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, RouteMode, Switching};
+pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
 pub use file::MachineFileError;
 pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;
 pub use infiniband::InfinibandParams;
-pub use machine::{
-    Link, LinkParams, Machine, MachineBuilder, MachineError, Sharing, VRef, Vertex, VertexKind,
-};
-pub use network::{
-    DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, NetEvent, Network, RouteMode, Switching,
-};
+pub use link::{Link, LinkClass, LinkParams};
+pub use machine::{Machine, MachineBuilder, Sharing, VRef, Vertex, VertexKind};
+pub use network::{NetEvent, Network};
 pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
+pub use routing::Router;
 pub use stats::{LinkSeries, LinkStat};
-pub use torus::{TorusGeom, TorusParams};
+pub use torus::{Dim, TorusGeom, TorusParams};
+
+display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
 pub use transport::{Delivery, NodeId, Transfer, Transport};

@@ -23,18 +23,19 @@
 //! The structure also lives in a petgraph [`DiGraph`] (edge index = link
 //! id), which answers sanity questions: connectivity ([`Machine::is_connected`])
 //! and diameter ([`Machine::diameter`]), and serves as the slow reference
-//! in tests. Production routing never searches the graph: the torus routes
-//! arithmetically and other machines read a next-hop table computed once
-//! ([`Machine::next_link`], `O(1)`).
+//! in tests. Production routing never searches the graph: the machine's
+//! [`Router`] ([`crate::routing`]) routes a torus arithmetically and other
+//! machines by a next-hop table computed once ([`Machine::next_link`],
+//! `O(1)`).
 
-use crate::torus::TorusGeom;
+use crate::error::MachineError;
+use crate::link::{Link, LinkClass, LinkParams, NONE};
+use crate::routing::{NextHopTable, Router};
+use crate::torus_geom::{Dim, TorusGeom};
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
-use sim_core::{Bandwidth, Time};
+use sim_core::Bandwidth;
 use std::collections::VecDeque;
-
-/// "No link" / "no vertex" marker in compact tables.
-pub(crate) const NONE: u32 = u32::MAX;
 
 /// What a vertex of the machine is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -61,39 +62,19 @@ pub struct Vertex {
     pub kind: VertexKind,
 }
 
-/// One direction of a cable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Link {
-    /// Sending vertex.
-    pub from: u32,
-    /// Receiving vertex.
-    pub to: u32,
-    /// Serialization rate [bytes/s].
-    pub bandwidth: Bandwidth,
-    /// Latency from the start of sending to the head's arrival at `to`
-    /// (wire plus the receiving router's pipeline) \[time\].
-    pub latency: Time,
-    /// Input buffer at `to` \[bytes\]; bounds the packet model's queues
-    /// when [`crate::NetConfig::backpressure`] is on (0: unbounded).
-    pub buffer: u64,
-    /// The link of the opposite direction of the same cable.
-    pub reverse: u32,
-}
-
-/// Parameters of one link direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinkParams {
-    /// Bandwidth [bytes/s].
-    pub bandwidth: Bandwidth,
-    /// Latency \[time\].
-    pub latency: Time,
-    /// Buffer \[bytes\].
-    pub buffer: u64,
-}
-
 /// How the two directions of a full-duplex cable (and a node interface)
 /// share bandwidth among the flows crossing them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sharing {
     /// Directions are independent; flows in one direction share its
@@ -106,22 +87,6 @@ pub enum Sharing {
     /// gets at most `bandwidth / max(d+, d-)`. Measured for TCP over 1 GbE
     /// NICs and the inter-rack backbone (Zhu et al. Sec. 5.2).
     Asymmetric,
-}
-
-/// Error building a machine from parameters or a graph.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MachineError {
-    /// A parameter is out of range; names the parameter.
-    #[error("invalid parameter `{name}`: {why}")]
-    Param {
-        /// The parameter.
-        name: &'static str,
-        /// What is wrong.
-        why: String,
-    },
-    /// The graph is malformed; names the vertex.
-    #[error("{0}")]
-    Graph(String),
 }
 
 /// Handle to a vertex while building (hosts and switches are numbered
@@ -207,10 +172,12 @@ impl MachineBuilder {
         self.build_with(sharing, None)
     }
 
+    /// Validates and builds a machine routed by `router`, or by
+    /// shortest-path tables when `None`.
     pub(crate) fn build_with(
         self,
         sharing: Sharing,
-        torus: Option<TorusGeom>,
+        router: Option<Router>,
     ) -> Result<Machine, MachineError> {
         let hosts = self.hosts.len() as u32;
         if hosts < 2 {
@@ -281,23 +248,20 @@ impl MachineBuilder {
                 id as u32,
             );
         }
-        let mut m = Machine {
+        let router = match router {
+            Some(r) => r,
+            None => Router::Table(NextHopTable::shortest_paths(&links, hosts, vertices.len())),
+        };
+        let m = Machine {
             name: self.name,
             vertices,
             links,
             hosts,
             host_link,
             graph,
-            routing: Routing::Table(Vec::new()),
+            router,
             sharing,
         };
-        match torus {
-            Some(t) => m.routing = Routing::Torus(t),
-            None => {
-                let table = m.shortest_path_table()?;
-                m.routing = Routing::Table(table);
-            }
-        }
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
                 "machine `{}` is not connected",
@@ -317,16 +281,6 @@ impl MachineBuilder {
     }
 }
 
-/// The production routing function of a machine.
-#[derive(Clone, Debug)]
-pub(crate) enum Routing {
-    /// Arithmetic dimension-order or adaptive routing on a 3-D torus.
-    Torus(TorusGeom),
-    /// `next[(v - hosts) * hosts + dst]`: the link a packet at router or
-    /// switch `v` takes towards host `dst`.
-    Table(Vec<u32>),
-}
-
 /// A machine: vertices, links, node interfaces and routing.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -336,7 +290,7 @@ pub struct Machine {
     pub(crate) hosts: u32,
     pub(crate) host_link: Vec<u32>,
     pub(crate) graph: DiGraph<VertexKind, u32>,
-    pub(crate) routing: Routing,
+    pub(crate) router: Router,
     /// How cable directions share bandwidth (see [`Sharing`]).
     pub sharing: Sharing,
 }
@@ -366,12 +320,33 @@ impl Machine {
     pub fn graph(&self) -> &DiGraph<VertexKind, u32> {
         &self.graph
     }
+    /// What link `id` connects. `O(1)`.
+    pub fn link_class(&self, id: u32) -> LinkClass {
+        let l = &self.links[id as usize];
+        if l.from < self.hosts {
+            return LinkClass::Injection;
+        }
+        if l.to < self.hosts {
+            return LinkClass::Ejection;
+        }
+        match (self.router_coords(l.from), self.router_coords(l.to)) {
+            (Some(a), Some(b)) => {
+                let d = (0..3).find(|&d| a[d] != b[d]).unwrap_or(0);
+                LinkClass::Torus(Dim::ALL[d])
+            }
+            _ => LinkClass::Network,
+        }
+    }
+    /// The coordinates of vertex `v` if it is a torus router.
+    pub fn router_coords(&self, v: u32) -> Option<[u32; 3]> {
+        match self.torus() {
+            Some(t) if v >= self.hosts => Some(t.coords(v - self.hosts)),
+            _ => None,
+        }
+    }
     /// The torus geometry, if this machine is a torus.
     pub fn torus(&self) -> Option<&TorusGeom> {
-        match &self.routing {
-            Routing::Torus(t) => Some(t),
-            Routing::Table(_) => None,
-        }
+        self.router.torus()
     }
     /// Injection link (node -> network) of `node`.
     pub fn injection_link(&self, node: NodeId) -> u32 {
@@ -408,10 +383,7 @@ impl Machine {
         if v < self.hosts {
             return self.host_link[v as usize];
         }
-        match &self.routing {
-            Routing::Torus(t) => t.dor_next(v, dst),
-            Routing::Table(next) => next[((v - self.hosts) * self.hosts + dst) as usize],
-        }
+        self.router.next_link(v, dst)
     }
 
     /// Appends the links of the deterministic route from `src` to `dst`
@@ -441,7 +413,7 @@ impl Machine {
         if src == dst {
             return 0;
         }
-        if let Routing::Torus(t) = &self.routing {
+        if let Some(t) = self.torus() {
             return t.hops(src.0, dst.0);
         }
         let mut n = 0;
@@ -502,61 +474,5 @@ impl Machine {
             }
         }
         best
-    }
-
-    /// Shortest-path next-hop table for routers and switches. Tie rule:
-    /// among outgoing links on a shortest path, the lowest link id.
-    fn shortest_path_table(&self) -> Result<Vec<u32>, MachineError> {
-        let h = self.hosts as usize;
-        let nv = self.vertices.len();
-        let mut table = vec![NONE; (nv - h) * h];
-        // Incoming links per vertex, for the backward search.
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); nv];
-        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); nv];
-        for (id, l) in self.links.iter().enumerate() {
-            incoming[l.to as usize].push(id as u32);
-            outgoing[l.from as usize].push(id as u32);
-        }
-        let mut dist = vec![NONE; nv];
-        let mut q = VecDeque::new();
-        for dst in 0..h {
-            dist.fill(NONE);
-            dist[dst] = 0;
-            q.clear();
-            q.push_back(dst as u32);
-            while let Some(v) = q.pop_front() {
-                for &l in &incoming[v as usize] {
-                    let u = self.links[l as usize].from as usize;
-                    // Hosts never forward: only the destination is a host
-                    // on a route's interior side.
-                    if dist[u] == NONE && (u >= h || v as usize == dst) {
-                        dist[u] = dist[v as usize] + 1;
-                        if u >= h {
-                            q.push_back(u as u32);
-                        }
-                    }
-                }
-            }
-            for v in h..nv {
-                if dist[v] == NONE {
-                    continue;
-                }
-                // Links are scanned in id order, so the first one on a
-                // shortest path is the lowest id: the stated tie rule.
-                let mut best = NONE;
-                for &id in &outgoing[v] {
-                    let l = &self.links[id as usize];
-                    if dist[l.to as usize] != NONE
-                        && dist[l.to as usize] + 1 == dist[v]
-                        && (l.to as usize >= h || l.to as usize == dst)
-                    {
-                        best = id;
-                        break;
-                    }
-                }
-                table[(v - h) * h + dst] = best;
-            }
-        }
-        Ok(table)
     }
 }

@@ -142,7 +142,7 @@ impl StatsCollector {
 
     pub(crate) fn report(
         &self,
-        links: &[crate::machine::Link],
+        links: &[crate::link::Link],
         elapsed: Time,
         busy_from_bytes: bool,
     ) -> Vec<LinkStat> {

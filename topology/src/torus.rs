@@ -7,22 +7,17 @@
 //! `(x, y, z)` with `g = x + X * (y + Y * z)`; its hosts are
 //! `g * nodes_per_router ..`.
 //!
-//! # Routing
-//!
-//! * **Dimension order** ([`TorusGeom::dor_port`]): correct x first, then
-//!   y, then z; in each ring take the shorter way around. **Tie rule**:
-//!   when both ways are equally long (offset exactly `k / 2` on a ring of
-//!   even size `k`), go the positive way (+x, +y, +z).
-//! * **Minimal adaptive** ([`TorusGeom::productive_links`], used per
-//!   packet by [`crate::packet`]): the productive ports are the ones that
-//!   shorten the remaining distance (both ways of a ring at an exact
-//!   `k / 2` tie); among them the packet takes the output link with the
-//!   fewest bytes waiting. **Tie rule**: the first in the order
-//!   +x, -x, +y, -y, +z, -z. With empty queues this is exactly the
-//!   dimension-order choice.
+//! The machine's geometry (coordinates, ports, ring distances,
+//! partitions) is [`crate::torus_geom`]; its routing, dimension order with ties to the
+//! positive way and minimal adaptive, is in [`crate::routing`].
 
-use crate::machine::{LinkParams, Machine, MachineBuilder, MachineError, NONE, Sharing};
-use crate::transport::NodeId;
+use crate::error::MachineError;
+use crate::link::LinkParams;
+use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
+use crate::routing::Router;
+
+pub use crate::torus_geom::{Dim, TorusGeom};
+use crate::torus_geom::{NO_LINK, step};
 use sim_core::{Bandwidth, Time};
 
 /// Parameters of a Gemini-style 3-D torus.
@@ -162,13 +157,13 @@ impl TorusParams {
         };
         for h in 0..hosts {
             b.cable(
-                crate::machine::VRef::Host(h),
+                VRef::Host(h),
                 rv[(h / self.nodes_per_router) as usize],
                 inj,
                 ej,
             );
         }
-        let mut port_link = vec![NONE; routers as usize * 6];
+        let mut port_link = vec![NO_LINK; routers as usize * 6];
         let mut next_id = 2 * hosts;
         for g in 0..routers {
             for d in 0..3 {
@@ -193,228 +188,14 @@ impl TorusParams {
             hosts,
             port_link,
         };
-        b.build_with(Sharing::Fair, Some(geom))
-    }
-}
-
-/// The neighbour of router `g` one step along dimension `d` (+ or -).
-fn step(dims: [u32; 3], g: u32, d: usize, plus: bool) -> u32 {
-    let mut c = coords(dims, g);
-    let k = dims[d];
-    c[d] = if plus {
-        (c[d] + 1) % k
-    } else {
-        (c[d] + k - 1) % k
-    };
-    c[0] + dims[0] * (c[1] + dims[1] * c[2])
-}
-
-fn coords(dims: [u32; 3], g: u32) -> [u32; 3] {
-    [
-        g % dims[0],
-        (g / dims[0]) % dims[1],
-        g / (dims[0] * dims[1]),
-    ]
-}
-
-/// Geometry and arithmetic routing of a torus machine.
-#[derive(Clone, Debug)]
-pub struct TorusGeom {
-    dims: [u32; 3],
-    per_router: u32,
-    hosts: u32,
-    /// `port_link[g * 6 + 2 * d + s]`: link leaving router `g` along
-    /// dimension `d`, `s = 0` positive, `1` negative; `NONE` on a ring of
-    /// size 1.
-    port_link: Vec<u32>,
-}
-
-impl TorusGeom {
-    /// Routers per dimension.
-    pub fn dims(&self) -> [u32; 3] {
-        self.dims
-    }
-    /// Hosts per router.
-    pub fn nodes_per_router(&self) -> u32 {
-        self.per_router
-    }
-    /// Router index (not vertex id) of `node`.
-    pub fn router_of(&self, node: NodeId) -> u32 {
-        node.0 / self.per_router
-    }
-    /// Coordinates of router index `g`.
-    pub fn coords(&self, g: u32) -> [u32; 3] {
-        coords(self.dims, g)
-    }
-    /// Router index at coordinates `c` (taken modulo the ring sizes).
-    pub fn router_at(&self, c: [u32; 3]) -> u32 {
-        let d = self.dims;
-        (c[0] % d[0]) + d[0] * ((c[1] % d[1]) + d[1] * (c[2] % d[2]))
-    }
-    /// The link leaving router index `g` on `port` (`2 * dim + sign`,
-    /// sign 0 = positive); `None` on a ring of size 1.
-    pub fn port_link(&self, g: u32, port: u32) -> Option<u32> {
-        let l = self.port_link[(g * 6 + port) as usize];
-        (l != NONE).then_some(l)
-    }
-
-    /// Signed shortest offset along a ring of size `k` from `a` to `b`,
-    /// with the tie (`k / 2`) resolved positive.
-    fn offset(k: u32, a: u32, b: u32) -> (u32, bool, bool) {
-        let fwd = (b + k - a) % k;
-        let back = k - fwd;
-        if fwd == 0 {
-            (0, true, false)
-        } else if fwd < back {
-            (fwd, true, false)
-        } else if fwd > back {
-            (back, false, false)
-        } else {
-            (fwd, true, true)
-        }
-    }
-
-    /// Router-to-router hops between the routers of two nodes (sum over
-    /// dimensions of the shorter way around each ring).
-    pub fn hops(&self, src: u32, dst: u32) -> u32 {
-        let (a, b) = (
-            self.coords(src / self.per_router),
-            self.coords(dst / self.per_router),
-        );
-        (0..3)
-            .map(|d| Self::offset(self.dims[d], a[d], b[d]).0)
-            .sum()
-    }
-
-    /// Dimension-order output port (`2 * dim + sign`) at router index `g`
-    /// towards host `dst`, or `None` when `dst` is attached to `g`.
-    pub fn dor_port(&self, g: u32, dst: u32) -> Option<u32> {
-        let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
-        for d in 0..3 {
-            let (n, plus, _) = Self::offset(self.dims[d], a[d], b[d]);
-            if n > 0 {
-                return Some(2 * d as u32 + if plus { 0 } else { 1 });
-            }
-        }
-        None
-    }
-
-    /// Next link from router vertex `v` towards host `dst` by dimension
-    /// order: a router link, or the ejection link of `dst` at its router.
-    #[inline]
-    pub(crate) fn dor_next(&self, v: u32, dst: u32) -> u32 {
-        let g = v - self.hosts;
-        match self.dor_port(g, dst) {
-            Some(p) => self.port_link[(g * 6 + p) as usize],
-            // Ejection link of `dst`: cable `dst` is the host's, reverse id.
-            None => 2 * dst + 1,
-        }
-    }
-
-    /// The productive output links at router vertex `v` towards host
-    /// `dst`, in tie-rule order (+x, -x, +y, -y, +z, -z); the ejection
-    /// link alone when `dst` is attached here. Writes into `out` and
-    /// returns the count (at most 6).
-    pub fn productive_links(&self, v: u32, dst: u32, out: &mut [u32; 6]) -> usize {
-        let g = v - self.hosts;
-        let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
-        let mut n = 0;
-        for d in 0..3 {
-            let (off, plus, tie) = Self::offset(self.dims[d], a[d], b[d]);
-            if off == 0 {
-                continue;
-            }
-            if plus || tie {
-                out[n] = self.port_link[g as usize * 6 + 2 * d];
-                n += 1;
-            }
-            if !plus || tie {
-                out[n] = self.port_link[g as usize * 6 + 2 * d + 1];
-                n += 1;
-            }
-        }
-        if n == 0 {
-            out[0] = 2 * dst + 1;
-            n = 1;
-        }
-        n
-    }
-
-    /// The nodes of a line of `len` routers starting at `origin` along
-    /// dimension `dim` (Bienz et al. Fig. 6: four Geminis in a row),
-    /// router by router. Errors if the line does not fit in the ring.
-    pub fn line(
-        &self,
-        origin: [u32; 3],
-        dim: usize,
-        len: u32,
-    ) -> Result<Vec<NodeId>, MachineError> {
-        if dim > 2 || len == 0 || len > self.dims[dim] {
-            return Err(MachineError::Param {
-                name: "line",
-                why: format!(
-                    "a line of {len} routers along dimension {dim} does not fit in {:?}",
-                    self.dims
-                ),
-            });
-        }
-        self.check_origin(origin)?;
-        let mut out = Vec::new();
-        for i in 0..len {
-            let mut c = origin;
-            c[dim] += i;
-            self.push_router_nodes(self.router_at(c), &mut out);
-        }
-        Ok(out)
-    }
-
-    /// The nodes of a cube of `side`^3 routers with corner `origin`
-    /// (Bienz et al. Fig. 8), ordered x fastest, then y, then z.
-    pub fn cube(&self, origin: [u32; 3], side: u32) -> Result<Vec<NodeId>, MachineError> {
-        if side == 0 || self.dims.iter().any(|&k| side > k) {
-            return Err(MachineError::Param {
-                name: "cube",
-                why: format!("a cube of side {side} does not fit in {:?}", self.dims),
-            });
-        }
-        self.check_origin(origin)?;
-        let mut out = Vec::new();
-        for z in 0..side {
-            for y in 0..side {
-                for x in 0..side {
-                    let c = [origin[0] + x, origin[1] + y, origin[2] + z];
-                    self.push_router_nodes(self.router_at(c), &mut out);
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// All nodes of the machine, in order.
-    pub fn whole(&self) -> Vec<NodeId> {
-        (0..self.hosts).map(NodeId).collect()
-    }
-
-    fn check_origin(&self, o: [u32; 3]) -> Result<(), MachineError> {
-        if (0..3).any(|d| o[d] >= self.dims[d]) {
-            return Err(MachineError::Param {
-                name: "origin",
-                why: format!("{o:?} lies outside the torus {:?}", self.dims),
-            });
-        }
-        Ok(())
-    }
-
-    fn push_router_nodes(&self, g: u32, out: &mut Vec<NodeId>) {
-        for i in 0..self.per_router {
-            out.push(NodeId(g * self.per_router + i));
-        }
+        b.build_with(Sharing::Fair, Some(Router::DimensionOrder(geom)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::NodeId;
 
     #[test]
     fn tie_goes_positive_and_routes_are_minimal() {

@@ -5,8 +5,9 @@
 //! learns, through [`Delivery`] values returned from
 //! [`Transport::handle`], when the last byte has reached the destination
 //! interface. The transport schedules only its own event type; the MPI
-//! layer wraps it as one variant of its event enum with
-//! [`sim_core::Lift`].
+//! layer carries it as one variant of its event enum (`Ev::Net`, through
+//! a `Schedule` adapter of its own), as [`crate::Network`] carries the
+//! packet, flow and ideal models' events with [`sim_core::Lift`].
 //!
 //! Processes on the same node never use a transport: the MPI layer models
 //! shared memory itself.
@@ -24,7 +25,7 @@ pub struct Transfer {
     pub src: NodeId,
     /// Receiving node (`src != dst`).
     pub dst: NodeId,
-    /// Payload [bytes]. Zero is allowed (a header-only control message).
+    /// Payload \[bytes\]. Zero is allowed (a header-only control message).
     pub bytes: u64,
     /// Highest rate this transfer may reach even on an idle machine
     /// [bytes/s]: the per-process rate `R_b` of the max-rate model (Bienz et

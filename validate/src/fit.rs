@@ -38,13 +38,13 @@ use std::collections::BTreeMap;
 /// One timing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
-    /// Message size [bytes].
+    /// Message size (bytes).
     pub size: u64,
     /// Messages (1 for ping-pong).
     pub n: u64,
     /// Receive posting order for `n > 1`: `true` if reversed.
     pub reversed: bool,
-    /// Measured time [s].
+    /// Measured time (s).
     pub seconds: f64,
     /// Locality column, `other_node` when absent.
     pub locality: String,
@@ -134,11 +134,11 @@ pub fn parse_csv(text: &str, source: &str) -> Result<Vec<Sample>, String> {
 /// A fitted line `T = alpha + s / rate` over sizes `lo..=hi`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Segment {
-    /// Smallest size in the segment [bytes].
+    /// Smallest size in the segment (bytes).
     pub lo: u64,
-    /// Largest size in the segment [bytes].
+    /// Largest size in the segment (bytes).
     pub hi: u64,
-    /// Intercept [s].
+    /// Intercept (s).
     pub alpha_s: f64,
     /// Slope [s/B].
     pub beta_s_per_b: f64,

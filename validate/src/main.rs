@@ -1,4 +1,10 @@
-//! The `netsim` command line.
+//! The `netsim` application: the command line (`cli`), the benchmark
+//! programs (`bench`) and `netsim validate` / `netsim fit` on the
+//! validation library (`validate`, `src/lib.rs`). The commands are thin:
+//! scenario files are read and run by `scenarios::scenario`, checks by
+//! the library's cases.
+
+#![warn(missing_docs)]
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -60,7 +66,7 @@ enum Command {
     },
     /// Fit alpha and R_b per protocol (with the switch points) and gamma
     /// from ping-pong and HighVolumePingPong timings (CSV:
-    /// size,n,order,seconds[,locality]); prints a scenario [mpi] section.
+    /// size,n,order,seconds\[,locality\]); prints a scenario \[mpi\] section.
     Fit {
         /// The CSV file of timings.
         csv: PathBuf,

@@ -8,22 +8,22 @@
 //! takes `alpha + s / R_b` (`rest = "L"` or `"o_recv"`); giving that term
 //! as well is an error rather than a value silently ignored.
 
-use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, Source};
+use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, ScenarioFile};
 use mpi_layer::{AllreduceLarge, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{PerByte, Time, units};
 
-/// MPI parameter presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+/// MPI parameter presets (also `--mpi` of `netsim replay`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum MpiPreset {
-    /// [`MpiParams::blue_waters`].
+    /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
     BlueWaters,
-    /// [`MpiParams::bgp`].
+    /// Hoefler et al., BG/P (`MpiParams::bgp`).
     Bgp,
-    /// [`MpiParams::infiniband_qdr`].
+    /// Bridges et al. Table 2 (`MpiParams::infiniband_qdr`).
     InfinibandQdr,
-    /// [`MpiParams::ethernet_zhu`].
+    /// Zhu et al. (`MpiParams::ethernet_zhu`).
     EthernetZhu,
 }
 
@@ -351,7 +351,7 @@ fn apply_host(
     h: &mut HostCosts,
     c: &HostCell,
     at: &str,
-    src: &Source,
+    src: &ScenarioFile,
 ) -> Result<(), ScenarioError> {
     if let Some(r) = c.rest {
         h.rest = match r {
@@ -406,7 +406,11 @@ fn apply_host(
     Ok(())
 }
 
-fn bands(v: &[(u64, Dur)], key: &str, src: &Source) -> Result<Vec<(u64, Time)>, ScenarioError> {
+fn bands(
+    v: &[(u64, Dur)],
+    key: &str,
+    src: &ScenarioFile,
+) -> Result<Vec<(u64, Time)>, ScenarioError> {
     if v.windows(2).any(|w| w[0].0 >= w[1].0) {
         return Err(src.err("mpi", key, "positions must be strictly increasing"));
     }
@@ -420,7 +424,7 @@ impl Scenario {
         match self.mpi.preset {
             Some(p) => (p, false),
             None => (
-                match self.machine_preset() {
+                match self.machine.preset() {
                     Some(super::MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
                     Some(super::MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
                     _ => MpiPreset::BlueWaters,
@@ -431,7 +435,7 @@ impl Scenario {
     }
 
     /// The MPI parameters: preset and overrides.
-    pub fn mpi_params(&self, src: &Source) -> Result<MpiParams, ScenarioError> {
+    pub fn mpi_params(&self, src: &ScenarioFile) -> Result<MpiParams, ScenarioError> {
         let m = &self.mpi;
         let mut p = self.mpi_preset().0.params();
         if let Some(l) = &m.loggp {

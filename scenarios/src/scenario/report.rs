@@ -4,9 +4,11 @@
 
 use mpi_layer::RunResults;
 use serde::Serialize;
-use topology::LinkStat;
+use topology::{LinkClass, LinkStat};
 
-use super::{ModeName, ReportSpec};
+use topology::Mode;
+
+use super::ReportSpec;
 /// What the run was (for the report header).
 #[derive(Clone, Debug)]
 pub(super) struct Setup {
@@ -15,7 +17,7 @@ pub(super) struct Setup {
     pub(super) nodes: u32,
     pub(super) ranks: u32,
     pub(super) nodes_used: u32,
-    pub(super) mode: ModeName,
+    pub(super) mode: Mode,
     pub(super) workload: String,
     pub(super) seed: u64,
 }
@@ -33,13 +35,18 @@ pub struct MpiOrigin {
     pub given: Vec<String>,
 }
 
-/// Per-link statistics with vertex names.
+/// Per-link statistics, with what each link connects.
 #[derive(Clone, Debug)]
 pub struct LinkInfo {
-    /// Every link direction.
+    /// Every link direction, by link id.
     pub stats: Vec<LinkStat>,
-    /// Vertex names by vertex id (torus routers are `g<x>.<y>.<z>`).
+    /// What each link connects, by link id.
+    pub classes: Vec<LinkClass>,
+    /// Vertex names by vertex id.
     pub names: Vec<String>,
+    /// Torus router coordinates by vertex id (`None` for hosts, switches
+    /// and routers of other machines).
+    pub router_coords: Vec<Option<[u32; 3]>>,
 }
 
 /// A finished run: the report and the raw data plots need.
@@ -71,16 +78,16 @@ pub struct Report {
     /// Ranks.
     pub ranks: u32,
     /// Transport mode (the ideal network ignores it).
-    pub mode: ModeName,
+    pub mode: Mode,
     /// Workload description.
     pub workload: String,
     /// Master seed.
     pub seed: u64,
     /// Where the MPI parameters came from.
     pub mpi: MpiOrigin,
-    /// Time the last rank finished [s].
+    /// Time the last rank finished \[s\].
     pub makespan_s: f64,
-    /// The same [ps].
+    /// The same \[ps\].
     pub makespan_ps: u64,
     /// Per-rank finish times.
     pub finish: FinishSummary,
@@ -111,15 +118,15 @@ pub struct Report {
 /// Per-rank finish times.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FinishSummary {
-    /// Earliest [s].
+    /// Earliest \[s\].
     pub min_s: f64,
-    /// Mean [s].
+    /// Mean \[s\].
     pub mean_s: f64,
-    /// Latest [s].
+    /// Latest \[s\].
     pub max_s: f64,
     /// Slowest ranks, slowest first (ties: lower rank first).
     pub slowest: Vec<RankFinish>,
-    /// Every rank's finish [ps], by rank.
+    /// Every rank's finish \[ps\], by rank.
     pub per_rank_ps: Vec<u64>,
 }
 
@@ -128,7 +135,7 @@ pub struct FinishSummary {
 pub struct RankFinish {
     /// Rank.
     pub rank: u32,
-    /// Finish [s].
+    /// Finish \[s\].
     pub finish_s: f64,
 }
 
@@ -179,7 +186,7 @@ pub struct LinkRow {
     pub bytes: u64,
     /// Busy time / makespan, in [0, 1].
     pub utilization: f64,
-    /// Largest queue [bytes] (packet mode).
+    /// Largest queue \[bytes\] (packet mode).
     pub peak_queue_bytes: u64,
     /// Most flows at once (flow mode).
     pub peak_flows: u32,

@@ -4,11 +4,13 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::mpi::MpiSpec;
-use super::{Bytes, Dur, Limit, Rate};
+use super::{Bytes, Dur, MachineSpec};
 use crate::trace::TraceFormat;
+use crate::workloads::RecvOrder;
+use topology::{Mode, RouteMode, Switching};
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,184 +50,21 @@ fn one() -> u64 {
     1
 }
 
-/// Machine presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MachinePreset {
-    /// Cray XE6 Gemini 3-D torus ([`TorusParams::blue_waters_dims`]).
-    BlueWaters,
-    /// Zhu et al.'s two racks of 15 nodes ([`EthernetParams::zhu`]).
-    EthernetZhu,
-    /// One InfiniBand QDR switch ([`InfinibandParams::qdr`]).
-    InfinibandQdr,
-    /// Contention-free private wires ([`IdealNetwork`]).
-    Ideal,
-}
-
-impl MachinePreset {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            MachinePreset::BlueWaters => "blue-waters",
-            MachinePreset::EthernetZhu => "ethernet-zhu",
-            MachinePreset::InfinibandQdr => "infiniband-qdr",
-            MachinePreset::Ideal => "ideal",
-        }
-    }
-}
-
-/// Torus partition the mapping fills.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Partition {
-    /// Every node (default).
-    Whole,
-    /// `length` routers in a row from `origin` along `dim`.
-    Line,
-    /// `side`^3 routers from corner `origin`.
-    Cube,
-}
-
-/// A torus dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dim {
-    /// x.
-    X,
-    /// y.
-    Y,
-    /// z.
-    Z,
-}
-
-/// `[machine]`: a preset or a file, with overrides. Which overrides apply
-/// depends on the preset (checked; see `docs/SCENARIOS.md`).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MachineSpec {
-    /// Preset; default `blue-waters` (unless `file` is given).
-    pub preset: Option<MachinePreset>,
-    /// Machine file (`topology::file` format), relative to the scenario.
-    pub file: Option<PathBuf>,
-    /// Torus routers per dimension; default `[23, 24, 24]` (Blue Waters).
-    pub dims: Option<[u32; 3]>,
-    /// Torus partition; default whole.
-    pub partition: Option<Partition>,
-    /// Partition corner; default `[0, 0, 0]`.
-    pub origin: Option<[u32; 3]>,
-    /// Line partition direction; default x.
-    pub dim: Option<Dim>,
-    /// Line partition length [routers]; default 4 (Bienz et al. Fig. 6).
-    pub length: Option<u32>,
-    /// Cube partition side [routers]; default 2.
-    pub side: Option<u32>,
-    /// Hosts per torus router; default 2 (Gemini).
-    pub nodes_per_router: Option<u32>,
-    /// Torus link rate per direction: one value for all dimensions or
-    /// three (x, y, z).
-    pub link_bandwidth: Option<Vec<Rate>>,
-    /// Torus router-to-router hop latency.
-    pub hop_latency: Option<Dur>,
-    /// Torus host <-> router latency, each way.
-    pub nic_latency: Option<Dur>,
-    /// Node injection rate `R_N` (torus).
-    pub injection: Option<Rate>,
-    /// Node ejection rate (torus).
-    pub ejection: Option<Rate>,
-    /// Ethernet backbone cable; default optical.
-    pub backbone: Option<BackboneName>,
-    /// Ethernet sharing rule; default fair.
-    pub sharing: Option<SharingName>,
-    /// Ethernet racks; default 2.
-    pub racks: Option<u32>,
-    /// Ethernet nodes per rack; default 15.
-    pub nodes_per_rack: Option<u32>,
-    /// Ethernet NIC rate per direction; default 940 Mb/s.
-    pub nic: Option<Rate>,
-    /// Ethernet backbone rate (overrides `backbone`'s).
-    pub backbone_rate: Option<Rate>,
-    /// Nodes (infiniband-qdr, ideal); default: as many as the mapping
-    /// needs (at least 2).
-    pub nodes: Option<u32>,
-    /// Latency: ideal wire (default 500 ns), InfiniBand node-to-node
-    /// (default 1616 ns), Ethernet per cable (default 75 us).
-    pub latency: Option<Dur>,
-    /// Bandwidth: ideal wire (default 100 GB/s; `"unlimited"`: none, the
-    /// LogGP network), InfiniBand link (default 3.787 GB/s).
-    pub bandwidth: Option<Limit>,
-    /// Sockets per node (override).
-    pub sockets: Option<u16>,
-    /// Cores per socket (override).
-    pub cores_per_socket: Option<u16>,
-}
-
-/// Ethernet backbone names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackboneName {
-    /// 10 GbE, measured 9.4 Gb/s.
-    Optical,
-    /// 1 GbE, measured 940 Mb/s.
-    Electrical,
-}
-
-/// Sharing rule names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SharingName {
-    /// Max-min fair.
-    Fair,
-    /// Zhu et al. eq. 6.
-    Asymmetric,
-}
-
 /// `[transport]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
     /// `packet` (default) or `flow`.
-    pub mode: Option<ModeName>,
+    pub mode: Option<Mode>,
     /// Packet payload; default 4096 B.
     pub packet_size: Option<Bytes>,
     /// `cut-through` (default) or `store-and-forward`.
-    pub switching: Option<SwitchingName>,
+    pub switching: Option<Switching>,
     /// `dimension-order` (default) or `adaptive` (torus, packet mode).
-    pub routing: Option<RoutingName>,
+    pub routing: Option<RouteMode>,
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
-}
-
-/// Transport mode names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModeName {
-    /// Packet model.
-    Packet,
-    /// Flow model.
-    Flow,
-}
-
-/// Switching names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SwitchingName {
-    /// Virtual cut-through.
-    CutThrough,
-    /// Store-and-forward.
-    StoreAndForward,
-}
-
-/// Routing names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoutingName {
-    /// Dimension order.
-    #[serde(alias = "dor")]
-    DimensionOrder,
-    /// Minimal adaptive.
-    #[serde(alias = "minimal-adaptive")]
-    Adaptive,
 }
 
 /// Mapping kinds.
@@ -259,17 +98,6 @@ pub struct MappingSpec {
     pub file: Option<PathBuf>,
 }
 
-/// Receive posting orders of HighVolumePingPong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum OrderName {
-    /// In arrival order (default).
-    #[default]
-    InOrder,
-    /// Reversed.
-    Reversed,
-}
-
 /// Receive posting orders of a message list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -281,35 +109,6 @@ pub enum ListOrderName {
     Reversed,
     /// Shuffled with the scenario seed.
     Shuffled,
-}
-
-/// Trace format names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatName {
-    /// SimGrid TI.
-    Ti,
-    /// SST DUMPI.
-    Dumpi,
-    /// GOAL.
-    Goal,
-    /// netsim native.
-    Native,
-    /// CSV message list.
-    Csv,
-}
-
-impl FormatName {
-    /// The reader's format.
-    pub fn format(self) -> TraceFormat {
-        match self {
-            FormatName::Ti => TraceFormat::SimGridTi,
-            FormatName::Dumpi => TraceFormat::Dumpi,
-            FormatName::Goal => TraceFormat::Goal,
-            FormatName::Native => TraceFormat::Native,
-            FormatName::Csv => TraceFormat::MessageList,
-        }
-    }
 }
 
 fn d_sizes() -> Vec<Bytes> {
@@ -376,7 +175,7 @@ pub enum WorkloadSpec {
         size: Bytes,
         /// Receive order. Default in-order.
         #[serde(default)]
-        order: OrderName,
+        order: RecvOrder,
     },
     /// `ppn` pairs ping-pong at once between two nodes (Bienz eq. 2).
     MaxRate {
@@ -403,7 +202,7 @@ pub enum WorkloadSpec {
         size: Bytes,
         /// Receive order. Default in-order.
         #[serde(default)]
-        order: OrderName,
+        order: RecvOrder,
     },
     /// Zhu et al.'s random bidirectional pattern.
     Zhu {
@@ -500,7 +299,7 @@ pub enum WorkloadSpec {
         /// TI per-rank files, rank order (instead of `path`).
         files: Option<Vec<PathBuf>>,
         /// Format; default from the extension.
-        format: Option<FormatName>,
+        format: Option<TraceFormat>,
         /// TI host speed [flop/s]. Default 1e9.
         host_speed_flops: Option<f64>,
         /// DUMPI computation scale. Default 1.0.

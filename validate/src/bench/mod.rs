@@ -7,6 +7,7 @@
 
 use clap::Subcommand;
 use std::process::Command as Process;
+use topology::Mode;
 
 pub mod net;
 pub mod suite;
@@ -46,7 +47,7 @@ pub enum BenchCommand {
         /// Bytes per message.
         #[arg(long, default_value_t = 65536)]
         bytes: u64,
-        /// Packet payload [bytes] (packet model).
+        /// Packet payload \[bytes\] (packet model).
         #[arg(long, default_value_t = topology::DEFAULT_PACKET_BYTES)]
         packet: u64,
         /// Master seed of the permutation.
@@ -56,8 +57,8 @@ pub enum BenchCommand {
         #[arg(long)]
         backpressure: bool,
         /// Models to run: packet, flow.
-        #[arg(long, value_delimiter = ',', default_values_t = ["packet".to_string(), "flow".to_string()])]
-        mode: Vec<String>,
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Mode::Packet, Mode::Flow])]
+        mode: Vec<Mode>,
         /// Run one model in this process (used by the parent run).
         #[arg(long, hide = true)]
         child: bool,
@@ -140,19 +141,14 @@ fn net_bench(
     packet: u64,
     seed: u64,
     backpressure: bool,
-    modes: Vec<String>,
+    modes: Vec<Mode>,
     child: bool,
 ) -> Result<(), String> {
     let [x, y, z] = dims[..] else {
         return Err(format!("--dims needs three sizes, got {dims:?}"));
     };
-    let parse = |m: &str| match m {
-        "packet" => Ok(topology::Mode::Packet),
-        "flow" => Ok(topology::Mode::Flow),
-        _ => Err(format!("unknown mode `{m}` (packet, flow)")),
-    };
     if child {
-        let mode = parse(&modes[0])?;
+        let mode = modes[0];
         let r = net::run_net([x, y, z], bytes, seed, mode, packet, backpressure)?;
         let touched = r.touched.map_or("-".into(), |(u, mean, max)| {
             format!("{u} upd, mean {mean:.0}, max {max}")
@@ -171,9 +167,6 @@ fn net_bench(
         );
         return Ok(());
     }
-    for m in &modes {
-        parse(m)?;
-    }
     println!(
         "random permutation, {x}x{y}x{z} Geminis ({} nodes), {bytes} B per message, packet {packet} B, seed {seed}{}",
         2 * x as u64 * y as u64 * z as u64,
@@ -186,7 +179,7 @@ fn net_bench(
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     for m in modes {
         let status = Process::new(&exe)
-            .args(["bench", "net", "--child", "--mode", &m])
+            .args(["bench", "net", "--child", "--mode", &m.to_string()])
             .args([
                 "--dims",
                 &format!("{x},{y},{z}"),
@@ -204,7 +197,7 @@ fn net_bench(
     Ok(())
 }
 
-/// Peak resident set size of this process [KiB] (Linux `VmHWM`).
+/// Peak resident set size of this process \[KiB\] (Linux `VmHWM`).
 pub fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;

@@ -101,13 +101,10 @@ pub fn run_net(
     if d.delivered != messages {
         return Err(format!("{} of {messages} messages delivered", d.delivered));
     }
-    let touched = match &d.net {
-        Network::Flow(f) => {
-            let u = f.update_stats();
-            Some((u.updates, u.mean_flows, u.max_flows))
-        }
-        Network::Packet(_) => None,
-    };
+    let touched = d
+        .net
+        .flow_update_stats()
+        .map(|u| (u.updates, u.mean_flows, u.max_flows));
     Ok(NetRun {
         messages,
         events: eng.events_handled(),

@@ -30,7 +30,7 @@ pub(super) fn cases() -> Vec<Case> {
 /// description; not in the seed, whose measured point-to-point rate is
 /// 374.5 MB/s = 1 / 2.67 ns).
 pub const BGP_LINK_BYTES_PER_SEC: u64 = 425_000_000;
-/// BG/P hop latency [ns]: 100 ns, an order-of-magnitude assumption (not in
+/// BG/P hop latency (ns): 100 ns, an order-of-magnitude assumption (not in
 /// the seed); eq. 1's latencies are far larger, so only the calibration
 /// budget depends on it.
 pub const BGP_HOP_LATENCY_NS: u64 = 100;

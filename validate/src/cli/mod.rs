@@ -7,13 +7,17 @@
 pub mod plots;
 pub mod render;
 
-use clap::{Args, Subcommand, ValueEnum};
-use scenarios::scenario::{self, Outcome, ScenarioError, Source, parse_assignment};
+use clap::{Args, Subcommand};
+use scenarios::scenario::{
+    self, MachinePreset, MpiPreset, Outcome, ScenarioError, ScenarioFile, parse_assignment,
+};
 use scenarios::sweep::{self, Axis, Row, Shard};
+use scenarios::trace::TraceFormat;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use toml::{Table, Value};
+use topology::Mode;
 
 /// How a report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,82 +78,32 @@ pub struct RunArgs {
     out: OutputOpts,
 }
 
-/// Trace formats on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TraceFormatArg {
-    /// SimGrid time-independent trace (shared file, list file, or per-rank files).
-    Ti,
-    /// SST DUMPI binary trace (the `.meta` file).
-    Dumpi,
-    /// GOAL schedule.
-    Goal,
-    /// netsim native trace.
-    Native,
-    /// CSV message list `src,dst,bytes`.
-    Csv,
-}
-
-/// Machine presets on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MachineArg {
-    /// One InfiniBand QDR switch, as many nodes as needed.
-    InfinibandQdr,
-    /// Contention-free wires (500 ns, 100 GB/s).
-    Ideal,
-    /// Blue Waters Gemini torus (see --dims).
-    BlueWaters,
-    /// Zhu et al.'s two Ethernet racks.
-    EthernetZhu,
-}
-
-/// MPI presets on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MpiArg {
-    /// Bienz et al. Table 1.
-    BlueWaters,
-    /// Hoefler et al. BG/P.
-    Bgp,
-    /// Bridges et al. Table 2.
-    InfinibandQdr,
-    /// Zhu et al.
-    EthernetZhu,
-}
-
-/// Transport modes on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Packets queue at every link.
-    Packet,
-    /// Max-min fair flows.
-    Flow,
-}
-
 /// `netsim replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// Trace format; default from the extension (.meta DUMPI, .goal GOAL,
     /// .csv message list, .trace native, else TI).
     #[arg(long, value_enum)]
-    format: Option<TraceFormatArg>,
+    format: Option<TraceFormat>,
     /// The trace: one file (TI shared or list file, DUMPI .meta, GOAL,
     /// native, CSV), or several TI per-rank files in rank order.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Machine preset.
-    #[arg(long, value_enum, default_value = "infiniband-qdr")]
-    machine: MachineArg,
+    #[arg(long, value_enum, default_value_t = MachinePreset::InfinibandQdr)]
+    machine: MachinePreset,
     /// Torus dimensions for --machine blue-waters, `X,Y,Z`.
-    #[arg(long, value_name = "X,Y,Z")]
-    dims: Option<String>,
+    #[arg(long, value_name = "X,Y,Z", value_delimiter = ',')]
+    dims: Option<Vec<u32>>,
     /// Ranks per node (block mapping).
     #[arg(long, default_value_t = 1)]
     ppn: u16,
     /// MPI preset; default follows the machine.
     #[arg(long, value_enum)]
-    mpi: Option<MpiArg>,
+    mpi: Option<MpiPreset>,
     /// Transport model.
-    #[arg(long, value_enum, default_value = "packet")]
-    mode: ModeArg,
+    #[arg(long, value_enum, default_value_t = Mode::Packet)]
+    mode: Mode,
     /// TI host speed [flop/s] turning `compute` amounts into time.
     #[arg(long, value_name = "FLOPS")]
     host_speed: Option<f64>,
@@ -195,7 +149,7 @@ pub struct RowOutput {
     #[arg(long)]
     csv: bool,
     /// Plot the metric against each axis (one curve per combination of
-    /// the others): FILE.svg for the first axis, FILE-by-<axis>.svg for
+    /// the others): FILE.svg for the first axis, FILE-by-AXIS.svg (AXIS: the path, non-alphanumerics as `_`) for
     /// the others.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
@@ -276,7 +230,12 @@ impl Progress {
     }
 }
 
-fn run_table(src: &Source, table: &Table, opts: &OutputOpts, dir: &Path) -> Result<(), String> {
+fn run_table(
+    src: &ScenarioFile,
+    table: &Table,
+    opts: &OutputOpts,
+    dir: &Path,
+) -> Result<(), String> {
     let sets = overrides(&opts.set)?;
     let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
     let mut progress = Progress::new(opts.quiet);
@@ -296,7 +255,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), String> {
             "{}",
             serde_json::to_string_pretty(&o.report).map_err(|e| e.to_string())?
         ),
-        Format::Csv => print!("{}", render::csv(&o.report)),
+        Format::Csv => print!("{}", render::csv(&o.report)?),
     }
     if let Some(p) = &opts.plot {
         for f in plots::run_figures(o, p)? {
@@ -317,71 +276,62 @@ pub fn run(a: RunArgs) -> Result<(), String> {
 /// workload, so `--set` reaches every scenario field.
 pub fn replay(a: ReplayArgs) -> Result<(), String> {
     let mut t = Table::new();
-    let mut set = |p: &str, v: Value| sweep::set_path(&mut t, p, v);
-    let name = |v: &dyn std::fmt::Debug| -> String {
-        // ValueEnum names are the kebab-case of the variant.
-        let s = format!("{v:?}");
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if c.is_uppercase() && i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        }
-        out
+    // Each option goes in as the value serde writes for it: the same
+    // name a scenario file uses, since the types are the file's.
+    let mut set = |p: &str, v: &dyn ErasedValue| -> Result<(), String> {
+        sweep::set_path(&mut t, p, v.toml()?)
     };
-    set("machine.preset", Value::from(name(&a.machine)))?;
+    set("machine.preset", &a.machine)?;
     if let Some(d) = &a.dims {
-        if a.machine != MachineArg::BlueWaters {
+        if a.machine != MachinePreset::BlueWaters {
             return Err("--dims applies to --machine blue-waters".into());
         }
-        let v: Result<Vec<Value>, _> = d
-            .split(',')
-            .map(|x| x.trim().parse::<i64>().map(Value::from))
-            .collect();
-        let v = v.map_err(|_| format!("--dims `{d}`: expected X,Y,Z"))?;
-        set("machine.dims", Value::Array(v))?;
-    } else if a.machine == MachineArg::BlueWaters {
+        if d.len() != 3 {
+            return Err(format!("--dims: expected X,Y,Z, got {} values", d.len()));
+        }
+        set("machine.dims", d)?;
+    } else if a.machine == MachinePreset::BlueWaters {
         // A small torus unless asked: the full machine's routing tables
         // are slow to build for a replay of a few ranks.
-        set(
-            "machine.dims",
-            Value::Array(vec![Value::from(4), Value::from(4), Value::from(4)]),
-        )?;
+        set("machine.dims", &[4, 4, 4])?;
     }
-    set("mapping.ppn", Value::from(a.ppn as i64))?;
-    if let Some(m) = a.mpi {
-        set("mpi.preset", Value::from(name(&m)))?;
+    set("mapping.ppn", &a.ppn)?;
+    if let Some(m) = &a.mpi {
+        set("mpi.preset", m)?;
     }
-    set("transport.mode", Value::from(name(&a.mode)))?;
-    set("workload.kind", Value::from("trace"))?;
-    let path_str = |p: &Path| Value::from(p.display().to_string());
+    set("transport.mode", &a.mode)?;
+    set("workload.kind", &"trace")?;
     if a.paths.len() == 1 {
-        set("workload.path", path_str(&a.paths[0]))?;
+        set("workload.path", &a.paths[0])?;
     } else {
-        if !matches!(a.format, None | Some(TraceFormatArg::Ti)) {
+        if !matches!(a.format, None | Some(TraceFormat::SimGridTi)) {
             return Err("several paths are TI per-rank files; other formats take one path".into());
         }
-        set(
-            "workload.files",
-            Value::Array(a.paths.iter().map(|p| path_str(p)).collect()),
-        )?;
+        set("workload.files", &a.paths)?;
     }
-    if let Some(f) = a.format {
-        set("workload.format", Value::from(name(&f)))?;
+    if let Some(f) = &a.format {
+        set("workload.format", f)?;
     }
-    if let Some(h) = a.host_speed {
-        set("workload.host_speed_flops", Value::from(h))?;
+    if let Some(h) = &a.host_speed {
+        set("workload.host_speed_flops", h)?;
     }
-    if let Some(c) = a.compute_scale {
-        set("workload.compute_scale", Value::from(c))?;
+    if let Some(c) = &a.compute_scale {
+        set("workload.compute_scale", c)?;
     }
-    let src = Source {
-        // Options, not a file: errors name the trace and the field.
-        file: String::new(),
-        text: String::new(),
-    };
+    // Options, not a file: errors name the trace and the field.
+    let src = ScenarioFile::default();
     run_table(&src, &t, &a.out, Path::new(""))
+}
+
+/// A command-line value as the TOML a scenario file would hold.
+trait ErasedValue {
+    fn toml(&self) -> Result<Value, String>;
+}
+
+impl<T: serde::Serialize + ?Sized> ErasedValue for T {
+    fn toml(&self) -> Result<Value, String> {
+        Value::try_from(self).map_err(|e| e.to_string())
+    }
 }
 
 /// Splits `v1,v2,...` at commas outside brackets and quotes.
@@ -480,28 +430,23 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
     }
     let mut rows = Vec::with_capacity(results.len());
     for (p, r) in pts.iter().zip(results) {
-        let result =
-            r.map_err(|e| format!("point {} ({}): {e}", p.index, params_of(p).join(", ")))?;
+        let result = r.map_err(|e| {
+            let params: Vec<String> = p.assignment.iter().map(|a| a.to_string()).collect();
+            format!("point {} ({}): {e}", p.index, params.join(", "))
+        })?;
         rows.push(Row {
             sweep: id.clone(),
             total,
             index: p.index,
-            params: params_of(p),
+            params: p.assignment.clone(),
             result,
         });
     }
     write_rows(&rows, &a.rows)
 }
 
-fn params_of(p: &sweep::Point) -> Vec<String> {
-    p.assignment
-        .iter()
-        .map(|(k, v)| format!("{k} = {v}"))
-        .collect()
-}
-
 fn run_point(
-    src: &Source,
+    src: &ScenarioFile,
     base: &Table,
     dir: &Path,
     p: &sweep::Point,
@@ -509,8 +454,8 @@ fn run_point(
     let t = sweep::apply(base, p)?;
     // The point's table stands alone: its errors cannot point at lines of
     // the base file.
-    let bare = Source {
-        file: src.file.clone(),
+    let bare = ScenarioFile {
+        name: src.name.clone(),
         text: String::new(),
     };
     let sc = scenario::from_table(&bare, &t, &[], dir).map_err(scenario_err)?;

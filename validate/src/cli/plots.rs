@@ -5,18 +5,13 @@ use scenarios::scenario::Outcome;
 use scenarios::sweep::Row;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use topology::LinkClass;
 use validate::plot::{Figure, Series, Style};
 
 /// The link-figure path next to `p`: `FILE.svg` -> `FILE-links.svg`.
 pub fn links_path(p: &Path) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
     p.with_file_name(format!("{stem}-links.svg"))
-}
-
-/// Router coordinates from a torus router name `g<x>.<y>.<z>`.
-fn coords(name: &str) -> Option<[u32; 3]> {
-    let mut it = name.strip_prefix('g')?.split('.').map(|x| x.parse().ok());
-    Some([it.next()??, it.next()??, it.next()??])
 }
 
 /// Writes the run figures: finish time per rank at `p`; when the machine
@@ -54,20 +49,8 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
     let Some(li) = &o.links else {
         return Ok(written);
     };
-    let mut classes: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
-    for l in &li.stats {
-        let from = li.names.get(l.from as usize).map_or("", |s| s.as_str());
-        let to = li.names.get(l.to as usize).map_or("", |s| s.as_str());
-        let class = match (coords(from), coords(to), o.torus) {
-            (Some(a), Some(b), Some(_)) => match (0..3).find(|&d| a[d] != b[d]) {
-                Some(0) => "x links",
-                Some(1) => "y links",
-                _ => "z links",
-            },
-            (None, Some(_), Some(_)) => "injection (node -> router)",
-            (Some(_), None, Some(_)) => "ejection (router -> node)",
-            _ => "link directions",
-        };
+    let mut classes: BTreeMap<LinkClass, Vec<f64>> = BTreeMap::new();
+    for (l, &class) in li.stats.iter().zip(&li.classes) {
         classes
             .entry(class)
             .or_default()
@@ -75,8 +58,14 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
     }
     let series = classes
         .into_iter()
-        .map(|(name, mut u)| {
+        .map(|(class, mut u)| {
             u.sort_by(|a, b| b.total_cmp(a));
+            let name = match class {
+                LinkClass::Injection => "injection (node -> network)".to_string(),
+                LinkClass::Ejection => "ejection (network -> node)".to_string(),
+                LinkClass::Torus(d) => format!("{d} links"),
+                LinkClass::Network => "network links".to_string(),
+            };
             Series {
                 name: format!("{name} ({})", u.len()),
                 points: u
@@ -126,14 +115,11 @@ fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
     let [nx, ny, nz] = dims;
     let idx = |c: [u32; 3]| (c[0] + nx * (c[1] + ny * c[2])) as usize;
     let mut util = vec![0.0f64; (nx * ny * nz) as usize];
-    for l in &li.stats {
-        let from = li.names.get(l.from as usize).map_or("", |s| s.as_str());
-        let to = li.names.get(l.to as usize).map_or("", |s| s.as_str());
-        if let (Some(a), Some(_)) = (coords(from), coords(to)) {
-            if a.iter().zip(dims).all(|(&v, d)| v < d) {
-                let u = &mut util[idx(a)];
-                *u = u.max(l.utilization);
-            }
+    for (l, class) in li.stats.iter().zip(&li.classes) {
+        if let (LinkClass::Torus(_), Some(Some(a))) = (class, li.router_coords.get(l.from as usize))
+        {
+            let u = &mut util[idx(*a)];
+            *u = u.max(l.utilization);
         }
     }
     let top = util.iter().copied().fold(0.0, f64::max);
@@ -208,25 +194,15 @@ fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// A number from an axis value: numbers as they are, sizes/times/rates by
-/// their units (bytes, seconds, bytes/s); `None` for words.
-fn numeric(v: &str) -> Option<f64> {
-    let t = v.trim().trim_matches('"');
-    t.parse::<f64>()
-        .ok()
-        .or_else(|| sim_core::units::parse_bytes(t).ok().map(|b| b as f64))
-        .or_else(|| sim_core::units::parse_time(t).ok().map(|x| x.as_secs_f64()))
-        .or_else(|| {
-            sim_core::units::parse_rate(t)
-                .ok()
-                .map(|x| x.as_bytes_per_sec() as f64)
-        })
-}
-
 /// The value at a dotted path of a report (`makespan_s`,
-/// `matching.posted_recvs.mean`), as a number.
+/// `matching.posted_recvs.mean`, `finish.per_rank_ps.3`), as a number;
+/// the paths are those of the CSV forms ([`super::render::leaves`]).
 fn metric_of(v: &serde_json::Value, path: &str) -> Option<f64> {
-    path.split('.').try_fold(v, |v, k| v.get(k))?.as_f64()
+    super::render::leaves(v)
+        .into_iter()
+        .find(|(p, _)| p == path)?
+        .1
+        .as_f64()
 }
 
 /// The sweep figures: `metric` (a dotted path into the report, e.g.
@@ -244,37 +220,35 @@ pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf
             "--metric `{metric}` is not a number in the report (e.g. makespan_s, messages, matching.posted_recvs.mean)"
         ));
     }
-    let split = |s: &str| -> (String, String) {
-        match s.split_once(" = ") {
-            Some((k, v)) => (k.to_string(), super::render::unquote(v).to_string()),
-            None => (s.to_string(), String::new()),
-        }
-    };
     let axes = first.params.len().max(1);
     let mut written = Vec::new();
     for k in 0..axes {
         let axis = first
             .params
             .get(k)
-            .map_or("point".to_string(), |s| split(s).0);
-        let values: Vec<String> = rows
+            .map_or("point".to_string(), |a| a.path.clone());
+        // Each row's value on this axis: as text, and as a number when it
+        // is one (the point number when the sweep has no axis).
+        let values: Vec<(String, Option<f64>)> = rows
             .iter()
-            .map(|r| r.params.get(k).map_or(r.index.to_string(), |s| split(s).1))
+            .map(|r| match r.params.get(k) {
+                Some(a) => (a.value_text(), a.number()),
+                None => (r.index.to_string(), Some(r.index as f64)),
+            })
             .collect();
-        let all_numeric = values.iter().all(|v| numeric(v).is_some());
+        let all_numeric = values.iter().all(|v| v.1.is_some());
         let mut words: Vec<String> = Vec::new();
         let mut curves: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-        for (r, v) in rows.iter().zip(&values) {
-            let x = if all_numeric {
-                numeric(v).unwrap_or(0.0)
-            } else {
-                match words.iter().position(|w| w == v) {
+        for (r, (text, number)) in rows.iter().zip(&values) {
+            let x = match number {
+                Some(x) if all_numeric => *x,
+                _ => match words.iter().position(|w| w == text) {
                     Some(i) => i as f64,
                     None => {
-                        words.push(v.clone());
+                        words.push(text.clone());
                         (words.len() - 1) as f64
                     }
-                }
+                },
             };
             let y = metric_of(&r.result, metric).unwrap_or(f64::NAN);
             let others: Vec<String> = r
@@ -282,10 +256,7 @@ pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf
                 .iter()
                 .enumerate()
                 .filter(|&(j, _)| j != k)
-                .map(|(_, s)| {
-                    let (a, b) = split(s);
-                    format!("{a} = {b}")
-                })
+                .map(|(_, a)| format!("{} = {}", a.path, a.value_text()))
                 .collect();
             let key = if others.is_empty() {
                 metric.to_string()
@@ -308,7 +279,7 @@ pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf
             )
         };
         let log_x = all_numeric && {
-            let xs: Vec<f64> = values.iter().filter_map(|v| numeric(v)).collect();
+            let xs: Vec<f64> = values.iter().filter_map(|v| v.1).collect();
             let (lo, hi) = xs
                 .iter()
                 .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));

@@ -43,7 +43,7 @@ pub fn table(r: &Report) -> String {
     let mode = if r.link_count == 0 {
         "contention-free wires".to_string()
     } else {
-        format!("{} transport", format!("{:?}", r.mode).to_lowercase())
+        format!("{} transport", r.mode)
     };
     let _ = writeln!(
         o,
@@ -162,132 +162,106 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// The report as CSV rows `section,key,value` (long format, one value per
-/// row; see docs/OUTPUT.md).
-pub fn csv(r: &Report) -> String {
-    let mut rows: Vec<(String, String, String)> = Vec::new();
-    let mut add = |s: &str, k: String, v: String| rows.push((s.into(), k, v));
-    add("run", "machine".into(), r.machine.clone());
-    add("run", "nodes".into(), r.nodes.to_string());
-    add("run", "nodes_used".into(), r.nodes_used.to_string());
-    add("run", "ranks".into(), r.ranks.to_string());
-    add("run", "mode".into(), format!("{:?}", r.mode).to_lowercase());
-    add("run", "workload".into(), r.workload.clone());
-    add("run", "seed".into(), r.seed.to_string());
-    add("run", "makespan_s".into(), r.makespan_s.to_string());
-    add("run", "makespan_ps".into(), r.makespan_ps.to_string());
-    add("run", "messages".into(), r.messages.to_string());
-    add("run", "bytes".into(), r.bytes.to_string());
-    add(
-        "run",
-        "control_messages".into(),
-        r.control_messages.to_string(),
-    );
-    add(
-        "run",
-        "calibration_clamped".into(),
-        r.calibration_clamped.to_string(),
-    );
-    add("run", "events".into(), r.events.to_string());
-    if let Some(w) = &r.wall {
-        add("wall", "seconds".into(), w.seconds.to_string());
-        add(
-            "wall",
-            "events_per_sec".into(),
-            w.events_per_sec.to_string(),
-        );
-    }
-    add("finish", "min_s".into(), r.finish.min_s.to_string());
-    add("finish", "mean_s".into(), r.finish.mean_s.to_string());
-    add("finish", "max_s".into(), r.finish.max_s.to_string());
-    for (rank, ps) in r.finish.per_rank_ps.iter().enumerate() {
-        add("rank_finish_ps", rank.to_string(), ps.to_string());
-    }
-    for t in &r.traffic {
-        let k = format!("{}/{}", t.protocol, t.locality);
-        add("traffic_messages", k.clone(), t.messages.to_string());
-        add("traffic_bytes", k, t.bytes.to_string());
-    }
-    for (q, s) in [
-        ("posted_recvs", &r.matching.posted_recvs),
-        ("unexpected_msgs", &r.matching.unexpected_msgs),
-    ] {
-        add("matching", format!("{q}/searches"), s.searches.to_string());
-        add("matching", format!("{q}/mean"), s.mean.to_string());
-        add("matching", format!("{q}/max"), s.max.to_string());
-        for [lo, hi, n] in &s.histogram {
-            add("matching", format!("{q}/hist/{lo}-{hi}"), n.to_string());
+/// Every leaf of a JSON document with its dotted path, in document
+/// order: object keys by name, array elements by index
+/// (`finish.per_rank_ps.3`, `traffic.0.messages`). The one flattener
+/// behind both CSV forms and the sweep's `--metric` paths.
+pub fn leaves(v: &serde_json::Value) -> Vec<(String, &serde_json::Value)> {
+    fn walk<'a>(
+        path: &mut String,
+        v: &'a serde_json::Value,
+        out: &mut Vec<(String, &'a serde_json::Value)>,
+    ) {
+        let mut child = |path: &mut String, key: &str, c: &'a serde_json::Value| {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
+            walk(path, c, out);
+            path.truncate(len);
+        };
+        match v {
+            serde_json::Value::Object(m) => m.iter().for_each(|(k, c)| child(path, k, c)),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, c)| child(path, &i.to_string(), c)),
+            leaf => out.push((path.clone(), leaf)),
         }
     }
-    for l in &r.links {
-        add("link_bytes", l.name.clone(), l.bytes.to_string());
-        add(
-            "link_utilization",
-            l.name.clone(),
-            l.utilization.to_string(),
-        );
-        add(
-            "link_peak_queue_bytes",
-            l.name.clone(),
-            l.peak_queue_bytes.to_string(),
-        );
-    }
-    let mut o = String::from("section,key,value\n");
-    for (s, k, v) in rows {
-        let _ = writeln!(o, "{},{},{}", csv_field(&s), csv_field(&k), csv_field(&v));
-    }
-    o
+    let mut out = Vec::new();
+    walk(&mut String::new(), v, &mut out);
+    out
 }
 
-/// A TOML string value without its quotes (`"flow"` -> `flow`); other
-/// values as they are.
-pub fn unquote(v: &str) -> &str {
-    v.strip_prefix('"')
-        .and_then(|x| x.strip_suffix('"'))
-        .unwrap_or(v)
+/// A leaf as CSV text: strings without JSON quotes, numbers and the rest
+/// as JSON writes them.
+fn leaf_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
+
+/// The report as CSV rows `section,key,value` (long format, one value per
+/// row; see docs/OUTPUT.md): every leaf of the JSON report, the section
+/// its top-level key (`run` for top-level values) and the key the rest
+/// of its dotted path.
+pub fn csv(r: &Report) -> Result<String, String> {
+    let json = serde_json::to_value(r).map_err(|e| e.to_string())?;
+    let mut o = String::from("section,key,value\n");
+    for (path, v) in leaves(&json) {
+        let (section, key) = path.split_once('.').unwrap_or(("run", &path));
+        let _ = writeln!(
+            o,
+            "{},{},{}",
+            csv_field(section),
+            csv_field(key),
+            csv_field(&leaf_text(v))
+        );
+    }
+    Ok(o)
+}
+
+/// The report values of the sweep CSV, by dotted path.
+const SWEEP_COLUMNS: [&str; 7] = [
+    "makespan_s",
+    "makespan_ps",
+    "messages",
+    "bytes",
+    "matching.posted_recvs.mean",
+    "matching.unexpected_msgs.mean",
+    "events",
+];
 
 /// A sweep as CSV: one row per point, its axis values, then the main
-/// figures of its report.
+/// figures of its report ([`SWEEP_COLUMNS`], named by their paths).
 pub fn sweep_csv(rows: &[Row]) -> String {
-    let axes: Vec<String> = rows
-        .first()
-        .map(|r| {
-            r.params
-                .iter()
-                .map(|p| p.split(" = ").next().unwrap_or("").to_string())
-                .collect()
-        })
-        .unwrap_or_default();
     let mut o = String::from("index");
-    for a in &axes {
-        o += &format!(",{}", csv_field(a));
+    if let Some(r) = rows.first() {
+        for p in &r.params {
+            o += &format!(",{}", csv_field(&p.path));
+        }
     }
-    o += ",makespan_s,makespan_ps,messages,bytes,posted_mean,unexpected_mean,events\n";
+    for c in SWEEP_COLUMNS {
+        o += &format!(",{c}");
+    }
+    o.push('\n');
     for r in rows {
         let _ = write!(o, "{}", r.index);
         for p in &r.params {
-            let v = p.split_once(" = ").map_or("", |x| x.1);
-            let _ = write!(o, ",{}", csv_field(unquote(v)));
+            let _ = write!(o, ",{}", csv_field(&p.value_text()));
         }
-        let g = |path: &[&str]| -> String {
-            let mut v = &r.result;
-            for k in path {
-                v = &v[*k];
-            }
-            v.to_string()
-        };
-        let _ = writeln!(
-            o,
-            ",{},{},{},{},{},{},{}",
-            g(&["makespan_s"]),
-            g(&["makespan_ps"]),
-            g(&["messages"]),
-            g(&["bytes"]),
-            g(&["matching", "posted_recvs", "mean"]),
-            g(&["matching", "unexpected_msgs", "mean"]),
-            g(&["events"])
-        );
+        let values = leaves(&r.result);
+        for c in SWEEP_COLUMNS {
+            let v = values
+                .iter()
+                .find(|(p, _)| p == c)
+                .map(|(_, v)| leaf_text(v));
+            let _ = write!(o, ",{}", csv_field(&v.unwrap_or_default()));
+        }
+        o.push('\n');
     }
     o
 }

@@ -8,13 +8,13 @@
 
 use sim_core::{Bandwidth, Time};
 
-/// Postal model, eq. 1: `T = alpha + s / R_b` [s] for one message of `s`
+/// Postal model, eq. 1: `T = alpha + s / R_b` \[s\] for one message of `s`
 /// bytes (`beta = 1 / R_b`).
 pub fn postal(alpha: Time, r_b: Bandwidth, s: u64) -> f64 {
     alpha.as_secs_f64() + s as f64 / r_b.as_f64()
 }
 
-/// Max-rate model, eq. 2: `T = alpha + ppn s / min(R_N, ppn R_b)` [s],
+/// Max-rate model, eq. 2: `T = alpha + ppn s / min(R_N, ppn R_b)` \[s\],
 /// where `ppn` processes of a node each send `s` bytes at once and the
 /// node injects at most `R_N` bytes/s (`None` = unlimited, the "inf" of
 /// Table 1 for short and eager messages).
@@ -32,8 +32,8 @@ pub fn table1_r_n(proto: mpi_layer::Protocol) -> Option<Bandwidth> {
         .then(|| Bandwidth::bytes_per_sec(mpi_layer::params::BLUE_WATERS_R_N))
 }
 
-/// Queue search upper bound, eq. 3: `T_q = gamma n^2` [s] for `n` messages
-/// whose receives are posted in the reverse of arrival order (`gamma` [s]
+/// Queue search upper bound, eq. 3: `T_q = gamma n^2` \[s\] for `n` messages
+/// whose receives are posted in the reverse of arrival order (`gamma` \[s\]
 /// per element visited; 8.4e-9 s on Blue Waters, eq. 4).
 pub fn queue_search(gamma: Time, n: u64) -> f64 {
     gamma.as_secs_f64() * (n as f64) * (n as f64)
@@ -49,7 +49,7 @@ pub fn reversed_search_elements(n: u64) -> u64 {
 
 /// The measured variant of Section 5: the largest per-process search cost
 /// in the AMG runs was "consistently around n n / 3" elements, so
-/// `T_q = gamma n^2 / 3` [s].
+/// `T_q = gamma n^2 / 3` \[s\].
 pub fn queue_search_measured(gamma: Time, n: u64) -> f64 {
     queue_search(gamma, n) / 3.0
 }
@@ -61,7 +61,7 @@ pub fn contention_bytes(h: f64, b: f64, ppn: u32) -> f64 {
     2.0 * h.powi(3) * b * ppn as f64
 }
 
-/// Contention penalty, eq. 5: `T_c = delta l` [s] with `delta` [s/B] the
+/// Contention penalty, eq. 5: `T_c = delta l` \[s\] with `delta` [s/B] the
 /// per-byte wait for a link (1.0e-10 s/B on Blue Waters, eq. 6) and `l`
 /// from [`contention_bytes`].
 pub fn contention(delta_s_per_byte: f64, h: f64, b: f64, ppn: u32) -> f64 {

@@ -25,30 +25,32 @@ use sim_core::stats::Summary;
 use sim_core::{Engine, Model, RngStreams, Schedule, Scheduler, SimRng, Time};
 use std::collections::VecDeque;
 
-/// Table 2: link bandwidth [B/s] (3.787 GB/s, Mellanox ConnectX-3 QDR 4x).
-pub const IB_BANDWIDTH_B_PER_S: f64 = 3.787e9;
-/// Table 2: hardware latency [s] (1616 ns, half round trip of
-/// `ibv_rc_pingpong`).
-pub const IB_LATENCY_S: f64 = 1616e-9;
-/// Table 2: MPI match latency [s] (271 ns).
+/// Table 2: link bandwidth [B/s] (3.787 GB/s, Mellanox ConnectX-3 QDR 4x):
+/// the InfiniBand machine's [`topology::infiniband::QDR_BYTES_PER_SEC`].
+pub const IB_BANDWIDTH_B_PER_S: f64 = topology::infiniband::QDR_BYTES_PER_SEC as f64;
+/// Table 2: hardware latency \[s\] (1616 ns, half round trip of
+/// `ibv_rc_pingpong`): [`topology::infiniband::QDR_LATENCY_NS`]. (A
+/// quotient by the exact 1e9, so the same double as the literal 1616e-9.)
+pub const IB_LATENCY_S: f64 = topology::infiniband::QDR_LATENCY_NS as f64 / 1e9;
+/// Table 2: MPI match latency \[s\] (271 ns).
 pub const IB_MATCH_S: f64 = 271e-9;
 /// Table 2: single-thread memcpy bandwidth [B/s] (16 GB/s).
 pub const IB_MEMCPY_B_PER_S: f64 = 16e9;
-/// Section 4: eager to rendezvous switch [B] (12 KB, Open MPI 1.4.5).
+/// Section 4: eager to rendezvous switch \[B\] (12 KB, Open MPI 1.4.5).
 pub const IB_EAGER_MAX_BYTES: u64 = 12 * 1024;
 /// Section 3.1: the link's M/M/1 station serves 32-byte flits.
 pub const FLIT_BYTES: u64 = 32;
-/// Table 1: host core service time per visit [s] (1 ns; costs become
+/// Table 1: host core service time per visit \[s\] (1 ns; costs become
 /// visit counts).
 pub const CORE_VISIT_S: f64 = 1e-9;
 
-/// Eq. 1 of Section 4: match delay [s] on a many-core (ARM Cortex-A9)
+/// Eq. 1 of Section 4: match delay \[s\] on a many-core (ARM Cortex-A9)
 /// system for a match list of `len` entries: `10 + 0.06 len` us.
 pub fn match_delay_many_core(len: u64) -> f64 {
     (10.0 + 0.06 * len as f64) * 1e-6
 }
 
-/// Eq. 2 of Section 4: match delay [s] on a heavyweight core (Intel Ivy
+/// Eq. 2 of Section 4: match delay \[s\] on a heavyweight core (Intel Ivy
 /// Bridge): `1 + 0.004 len` us.
 pub fn match_delay_heavyweight(len: u64) -> f64 {
     (1.0 + 0.004 * len as f64) * 1e-6
@@ -70,7 +72,7 @@ pub struct Station {
     pub name: String,
     /// Queueing or delay.
     pub kind: StationKind,
-    /// Mean service time of one visit [s].
+    /// Mean service time of one visit \[s\].
     pub service_s: f64,
 }
 
@@ -86,16 +88,21 @@ pub struct Class {
     pub route: Vec<(usize, u64)>,
 }
 
-/// A closed queueing network.
+/// A closed queueing network (Bridges et al.'s model of MPI, not a
+/// machine: that is [`topology::Network`]).
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Network {
+pub struct QueueingNetwork {
     /// The stations.
     pub stations: Vec<Station>,
     /// The request classes.
     pub classes: Vec<Class>,
 }
 
-impl Network {
+/// The former name of [`QueueingNetwork`], kept while
+/// `validate/src/cases/bridges.rs` still uses it.
+pub type Network = QueueingNetwork;
+
+impl QueueingNetwork {
     /// Adds a station, returning its index.
     pub fn station(&mut self, name: &str, kind: StationKind, service_s: f64) -> usize {
         self.stations.push(Station {
@@ -106,7 +113,7 @@ impl Network {
         self.stations.len() - 1
     }
 
-    /// Service demand D[c][k] = visits x service time [s] of class `c` at
+    /// Service demand `D[c][k]` = visits x service time \[s\] of class `c` at
     /// station `k` per cycle.
     pub fn demands(&self) -> Vec<Vec<f64>> {
         self.classes
@@ -128,7 +135,7 @@ impl Network {
 pub struct MvaResult {
     /// Cycles completed per second, per class.
     pub throughput: Vec<f64>,
-    /// Mean cycle time [s], per class.
+    /// Mean cycle time \[s\], per class.
     pub cycle_time: Vec<f64>,
     /// Mean number of requests at each station.
     pub queue_len: Vec<f64>,
@@ -136,7 +143,7 @@ pub struct MvaResult {
 
 /// Exact multi-class mean-value analysis (Reiser and Lavenberg, 1980) of a
 /// closed product-form network. Cost: `prod(N_c + 1) x classes x stations`.
-pub fn mva(net: &Network) -> MvaResult {
+pub fn mva(net: &QueueingNetwork) -> MvaResult {
     let d = net.demands();
     let (nc, nk) = (net.classes.len(), net.stations.len());
     let pops: Vec<usize> = net.classes.iter().map(|c| c.population as usize).collect();
@@ -189,7 +196,7 @@ pub struct SimClassResult {
     pub throughput: f64,
     /// 95 % half-width of the throughput.
     pub throughput_ci: f64,
-    /// Mean cycle time [s].
+    /// Mean cycle time \[s\].
     pub cycle_time: f64,
     /// 95 % half-width of the cycle time.
     pub cycle_time_ci: f64,
@@ -211,7 +218,7 @@ struct Request {
 }
 
 struct QnSim<'a> {
-    net: &'a Network,
+    net: &'a QueueingNetwork,
     reqs: Vec<Request>,
     /// FCFS queue per station (front = in service) for Queue stations.
     queues: Vec<VecDeque<u32>>,
@@ -304,7 +311,7 @@ impl Model for QnSim<'_> {
 /// simulated time after `warmup`, split into `batches` batches for the
 /// confidence intervals; seeded, so results are reproducible.
 pub fn simulate(
-    net: &Network,
+    net: &QueueingNetwork,
     seed: u64,
     warmup: Time,
     horizon: Time,
@@ -375,13 +382,13 @@ pub fn simulate(
 pub struct BridgesParams {
     /// Link bandwidth [B/s].
     pub bandwidth: f64,
-    /// Wire latency plus offloaded protocol delay per message [s].
+    /// Wire latency plus offloaded protocol delay per message \[s\].
     pub latency_s: f64,
-    /// Matching cost per received message [s].
+    /// Matching cost per received message \[s\].
     pub match_s: f64,
     /// Receive-side copy bandwidth of eager messages [B/s].
     pub memcpy: f64,
-    /// Largest eager message [B].
+    /// Largest eager message \[B\].
     pub eager_max: u64,
 }
 
@@ -407,14 +414,14 @@ fn core_visits(secs: f64) -> u64 {
 
 /// The two-host network of Fig. 1 with station indices.
 struct TwoHosts {
-    net: Network,
+    net: QueueingNetwork,
     core: [usize; 2],
     delay: [usize; 2],
     wire: [usize; 2],
 }
 
 fn two_hosts(p: &BridgesParams) -> TwoHosts {
-    let mut net = Network::default();
+    let mut net = QueueingNetwork::default();
     let core = [
         net.station("host0 core", StationKind::Queue, CORE_VISIT_S),
         net.station("host1 core", StationKind::Queue, CORE_VISIT_S),
@@ -464,7 +471,7 @@ fn one_way(h: &TwoHosts, p: &BridgesParams, a: usize, s: u64, match_s: f64) -> V
 
 /// Ping-pong (Section 4, Figs. 2-5): one request cycles host 0 -> host 1
 /// -> host 0; half the cycle time is the one-way latency.
-pub fn pingpong_network(p: &BridgesParams, s: u64) -> Network {
+pub fn pingpong_network(p: &BridgesParams, s: u64) -> QueueingNetwork {
     let mut h = two_hosts(p);
     let mut route = one_way(&h, p, 0, s, p.match_s);
     route.extend(one_way(&h, p, 1, s, p.match_s));
@@ -482,7 +489,12 @@ pub fn pingpong_network(p: &BridgesParams, s: u64) -> Network {
 /// stays full. `match_s` is the matching delay (e.g. from
 /// [`match_delay_many_core`] at a given list length). The cycle throughput
 /// is the message rate.
-pub fn message_rate_network(p: &BridgesParams, s: u64, window: u32, match_s: f64) -> Network {
+pub fn message_rate_network(
+    p: &BridgesParams,
+    s: u64,
+    window: u32,
+    match_s: f64,
+) -> QueueingNetwork {
     let mut h = two_hosts(p);
     let mut route = one_way(&h, p, 0, s, match_s);
     route.push((h.delay[1], 1));
@@ -523,7 +535,7 @@ mod tests {
         // One queue (S = 1 s) and a delay (Z = 1 s), N = 2: the exact
         // solution by hand. N=1: R_q = 1, X = 1/2, Q_q = 1/2.
         // N=2: R_q = 1 * (1 + 1/2) = 1.5, X = 2 / 2.5 = 0.8.
-        let mut net = Network::default();
+        let mut net = QueueingNetwork::default();
         let q = net.station("q", StationKind::Queue, 1.0);
         let z = net.station("z", StationKind::Delay, 1.0);
         net.classes.push(Class {
@@ -538,7 +550,7 @@ mod tests {
 
     #[test]
     fn simulation_agrees_with_mva_within_ci() {
-        let mut net = Network::default();
+        let mut net = QueueingNetwork::default();
         let q = net.station("q", StationKind::Queue, 1e-6);
         let z = net.station("z", StationKind::Delay, 2e-6);
         let q2 = net.station("q2", StationKind::Queue, 0.5e-6);

@@ -7,11 +7,11 @@
 /// LogGP parameters, all in seconds (G in seconds per byte).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LogGp {
-    /// L: wire latency [s].
+    /// L: wire latency \[s\].
     pub l: f64,
-    /// o: per-message CPU overhead at the sender and at the receiver [s].
+    /// o: per-message CPU overhead at the sender and at the receiver \[s\].
     pub o: f64,
-    /// g: minimum gap between consecutive message injections [s].
+    /// g: minimum gap between consecutive message injections \[s\].
     pub g: f64,
     /// G: gap per byte of a long message [s/B].
     pub big_g: f64,
@@ -29,19 +29,19 @@ impl LogGp {
         }
     }
 
-    /// Time [s] from the start of a send of `s` bytes to the end of its
+    /// Time \[s\] from the start of a send of `s` bytes to the end of its
     /// receive: `o + (s - 1) G + L + o` (LogGP; `s = 0` and `s = 1` cost
     /// `L + 2o`).
     pub fn ptp(&self, s: u64) -> f64 {
         self.l + 2.0 * self.o + s.saturating_sub(1) as f64 * self.big_g
     }
 
-    /// LogP's time for a small message, `L + 2o` [s].
+    /// LogP's time for a small message, `L + 2o` \[s\].
     pub fn logp_ptp(&self) -> f64 {
         self.ptp(1)
     }
 
-    /// Time [s] for the sender to inject `k` messages of `s` bytes back to
+    /// Time \[s\] for the sender to inject `k` messages of `s` bytes back to
     /// back: the last starts after `(k - 1) max(g, o + (s-1) G)`.
     pub fn inject_train(&self, k: u64, s: u64) -> f64 {
         if k == 0 {

@@ -1,0 +1,798 @@
+//! Recorded MPI calls and the operations they become, whatever trace
+//! format recorded them.
+//!
+//! A binary trace reader decodes a record, names what it means as a
+//! [`RecordedCall`] (handles already read in the format's numbering:
+//! [`Comm`], [`Peer`], [`Count`], request handles), and hands it to a
+//! [`CallMapper`], which keeps what a rank's replay must remember
+//! (persistent requests, the sizes of derived datatypes) and returns the
+//! netsim [`Op`]s. DUMPI is the first reader ([`crate::dumpi`]); an OTF2
+//! reader would produce the same calls from its events.
+//!
+//! # Mapping
+//!
+//! - Sends (standard, buffered, synchronous, ready) become `Send`, their
+//!   nonblocking forms `Isend`; receives `Recv` / `Irecv`; `Sendrecv`
+//!   (and `_replace`) `Sendrecv`, or one half when the other peer is
+//!   `MPI_PROC_NULL`. Persistent requests (`*_init`) are remembered, and
+//!   each `Start` / `Startall` posts them as `Isend` / `Irecv`.
+//! - `Wait` -> `Wait`; `Waitall` -> `Waitall` (null requests dropped);
+//!   `Waitany` -> `Wait` on the request the trace says completed;
+//!   `Waitsome` -> `Waitall` on the requests it completed; `Test` ->
+//!   `Test`; `Testany` / `Testsome` / `Testall` -> `Test` on each request
+//!   the trace says completed. Replaying the recorded completions keeps
+//!   later calls' request arrays consistent with the simulation.
+//! - Collectives map one to one; sizes are counts times datatype sizes.
+//!   `Gatherv`'s counts (and `Scatterv`'s) are known only at the root:
+//!   elsewhere the counts hold the rank's own contribution and zeros.
+//!   Collectives on `MPI_COMM_SELF` are local and dropped.
+//! - `Comm_dup`, `Comm_split` -> `CommDup`, `CommSplit`; `Comm_create` is
+//!   an error (groups are not modelled).
+//! - Derived datatypes record their sizes (the sum over their blocks of
+//!   count times the block type's size); a message of a type of unknown
+//!   size is an error.
+//! - A peer of `MPI_PROC_NULL` makes no operation.
+//!
+//! Errors are messages without a location: the reader adds its own
+//! (file, record, byte offset).
+
+use std::collections::HashMap;
+
+use mpi_layer::{CommId, Op, Rank, ReqId, Source, TagSel};
+
+/// A communicator as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comm {
+    /// `MPI_COMM_SELF`: collectives on it are local (no operation), and
+    /// point-to-point on it is not supported.
+    SelfOnly,
+    /// Any other communicator, by netsim's id ([`CommId::WORLD`] for
+    /// `MPI_COMM_WORLD`).
+    Id(CommId),
+}
+
+/// A peer rank as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// A rank of the call's communicator.
+    Rank(Rank),
+    /// `MPI_ANY_SOURCE` (receives only).
+    Any,
+    /// `MPI_PROC_NULL`: no communication.
+    Null,
+}
+
+/// A datatype handle in the trace's numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Datatype(pub u16);
+
+/// `count` elements of `datatype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count {
+    /// Elements, as recorded (negative is an error when sized).
+    pub count: i64,
+    /// Their type.
+    pub datatype: Datatype,
+}
+
+/// One recorded MPI call, in MPI's terms. Calls that produce no
+/// operation and define nothing are [`RecordedCall::Other`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(missing_docs)] // the fields are the MPI arguments of the same names
+pub enum RecordedCall {
+    /// `MPI_Send` and its buffered, synchronous and ready forms.
+    Send {
+        data: Count,
+        dst: Peer,
+        tag: i32,
+        comm: Comm,
+    },
+    /// `MPI_Isend` and its forms; `persistent` for `MPI_*send_init`.
+    Isend {
+        data: Count,
+        dst: Peer,
+        tag: i32,
+        comm: Comm,
+        req: u32,
+        persistent: bool,
+    },
+    /// `MPI_Recv`.
+    Recv {
+        data: Count,
+        src: Peer,
+        tag: TagSel,
+        comm: Comm,
+    },
+    /// `MPI_Irecv`; `persistent` for `MPI_Recv_init`.
+    Irecv {
+        data: Count,
+        src: Peer,
+        tag: TagSel,
+        comm: Comm,
+        req: u32,
+        persistent: bool,
+    },
+    /// `MPI_Start` / `MPI_Startall`: post these persistent requests.
+    Start { reqs: Vec<u32> },
+    /// `MPI_Request_free`.
+    RequestFree { req: u32 },
+    /// `MPI_Sendrecv` (`MPI_Sendrecv_replace`: `recv` as `send`).
+    Sendrecv {
+        send: Count,
+        dst: Peer,
+        send_tag: i32,
+        recv: Count,
+        src: Peer,
+        recv_tag: TagSel,
+        comm: Comm,
+    },
+    /// `MPI_Wait` (`None`: a null request).
+    Wait { req: Option<ReqId> },
+    /// `MPI_Test`.
+    Test { req: Option<ReqId> },
+    /// `MPI_Waitall`.
+    Waitall { reqs: Vec<Option<ReqId>> },
+    /// `MPI_Waitany` / `MPI_Testany`: `index` is the completed one
+    /// (`completed` false: a `Testany` that found none).
+    Any {
+        reqs: Vec<Option<ReqId>>,
+        index: i64,
+        completed: bool,
+        wait: bool,
+    },
+    /// `MPI_Waitsome` / `MPI_Testsome`: `indices` completed.
+    Some {
+        reqs: Vec<Option<ReqId>>,
+        indices: Vec<i64>,
+        wait: bool,
+    },
+    /// `MPI_Testall`; `completed` false: not all had.
+    Testall {
+        reqs: Vec<Option<ReqId>>,
+        completed: bool,
+    },
+    /// `MPI_Barrier`.
+    Barrier { comm: Comm },
+    /// `MPI_Bcast`; `root` as recorded (negative is invalid).
+    Bcast { data: Count, root: i64, comm: Comm },
+    /// `MPI_Reduce`.
+    Reduce { data: Count, root: i64, comm: Comm },
+    /// `MPI_Allreduce`.
+    Allreduce { data: Count, comm: Comm },
+    /// `MPI_Scan` (`exclusive`: `MPI_Exscan`).
+    Scan {
+        data: Count,
+        comm: Comm,
+        exclusive: bool,
+    },
+    /// `MPI_Allgather` (the send count).
+    Allgather { data: Count, comm: Comm },
+    /// `MPI_Alltoall` (the send count per peer).
+    Alltoall { data: Count, comm: Comm },
+    /// `MPI_Allgatherv` (the receive counts).
+    Allgatherv { counts: Vec<Count>, comm: Comm },
+    /// `MPI_Alltoallv` and `MPI_Alltoallw`.
+    Alltoallv {
+        send: Vec<Count>,
+        recv: Vec<Count>,
+        comm: Comm,
+    },
+    /// `MPI_Reduce_scatter`.
+    ReduceScatter { counts: Vec<Count>, comm: Comm },
+    /// `MPI_Gather` (the receive count per rank, at every rank).
+    Gather { data: Count, root: i64, comm: Comm },
+    /// `MPI_Scatter`.
+    Scatter { data: Count, root: i64, comm: Comm },
+    /// `MPI_Gatherv`: `own` is the rank's contribution; `at_root` the
+    /// receive counts, recorded only at the root.
+    Gatherv {
+        rank: i64,
+        size: i64,
+        own: Count,
+        root: i64,
+        at_root: Vec<Count>,
+        comm: Comm,
+    },
+    /// `MPI_Scatterv`: as [`RecordedCall::Gatherv`], the send counts.
+    Scatterv {
+        rank: i64,
+        size: i64,
+        own: Count,
+        root: i64,
+        at_root: Vec<Count>,
+        comm: Comm,
+    },
+    /// `MPI_Comm_dup`.
+    CommDup { comm: Comm, new: Comm },
+    /// `MPI_Comm_split`; `new` is `None` for `MPI_COMM_NULL` (color
+    /// `MPI_UNDEFINED`).
+    CommSplit {
+        comm: Comm,
+        color: i32,
+        key: i32,
+        new: Option<CommId>,
+    },
+    /// `MPI_Comm_create`: not in netsim's vocabulary.
+    CommCreate,
+    /// A derived datatype: `new` holds `count` elements of each block's
+    /// type.
+    DefineType {
+        new: Datatype,
+        blocks: Vec<(u64, Datatype)>,
+    },
+    /// Any other call: no operation.
+    Other,
+}
+
+/// Turns one rank's recorded calls into operations; see the module docs.
+#[derive(Clone, Debug)]
+pub struct CallMapper {
+    num_ranks: u32,
+    /// Sizes of the predefined datatypes, by handle [bytes].
+    predefined: Vec<u64>,
+    /// Sizes of derived datatypes defined so far [bytes].
+    derived: HashMap<u16, u64>,
+    /// Persistent requests by handle, as the operation `Start` posts.
+    persistent: HashMap<u32, Op>,
+}
+
+impl CallMapper {
+    /// A mapper for a rank of a run of `num_ranks` ranks (which bounds the
+    /// ranks of `MPI_COMM_WORLD`), with the predefined datatype sizes
+    /// `predefined[handle]`.
+    pub fn new(num_ranks: u32, predefined: Vec<u64>) -> Self {
+        CallMapper {
+            num_ranks,
+            predefined,
+            derived: HashMap::new(),
+            persistent: HashMap::new(),
+        }
+    }
+
+    /// The size of `d` \[bytes\].
+    pub fn size_of(&self, d: Datatype) -> Result<u64, String> {
+        if let Some(&s) = self.predefined.get(d.0 as usize) {
+            return Ok(s);
+        }
+        self.derived.get(&d.0).copied().ok_or_else(|| {
+            format!(
+                "datatype {} has no known size (a derived type this reader cannot size)",
+                d.0
+            )
+        })
+    }
+
+    fn bytes(&self, c: Count) -> Result<u64, String> {
+        if c.count < 0 {
+            return Err(format!("negative count {}", c.count));
+        }
+        Ok(c.count as u64 * self.size_of(c.datatype)?)
+    }
+
+    fn all_bytes(&self, cs: &[Count]) -> Result<Vec<u64>, String> {
+        cs.iter().map(|&c| self.bytes(c)).collect()
+    }
+
+    /// The communicator of a collective; `None` on `MPI_COMM_SELF`.
+    fn coll(c: Comm) -> Option<CommId> {
+        match c {
+            Comm::SelfOnly => None,
+            Comm::Id(id) => Some(id),
+        }
+    }
+
+    fn p2p(c: Comm) -> Result<CommId, String> {
+        Self::coll(c).ok_or_else(|| "point-to-point on MPI_COMM_SELF is not supported".into())
+    }
+
+    /// The rank of a peer; `None` for `MPI_PROC_NULL` (and for
+    /// `MPI_ANY_SOURCE` where a single rank is needed).
+    fn rank(&self, p: Peer, comm: CommId) -> Result<Option<Rank>, String> {
+        match p {
+            Peer::Rank(r) if comm == CommId::WORLD && r >= self.num_ranks => Err(format!(
+                "rank {r} does not exist (the trace has {} ranks)",
+                self.num_ranks
+            )),
+            Peer::Rank(r) => Ok(Some(r)),
+            Peer::Any | Peer::Null => Ok(None),
+        }
+    }
+
+    fn source(&self, p: Peer, comm: CommId) -> Result<Option<Source>, String> {
+        match p {
+            Peer::Any => Ok(Some(Source::Any)),
+            _ => Ok(self.rank(p, comm)?.map(Source::Rank)),
+        }
+    }
+
+    fn root(&self, r: i64, comm: CommId) -> Result<Rank, String> {
+        if r < 0 {
+            return Err(format!("invalid root {r}"));
+        }
+        self.rank(Peer::Rank(r as Rank), comm)?
+            .ok_or_else(|| format!("invalid root {r}"))
+    }
+
+    /// The counts of `Gatherv` / `Scatterv` at rank `rank` of `size`.
+    fn v_counts(
+        &self,
+        rank: i64,
+        size: i64,
+        own: Count,
+        root: Rank,
+        at_root: &[Count],
+    ) -> Result<Vec<u64>, String> {
+        if rank == root as i64 {
+            return self.all_bytes(at_root);
+        }
+        let mut c = vec![0; size.max(0) as usize];
+        if let Some(x) = c.get_mut(rank as usize) {
+            *x = self.bytes(own)?;
+        }
+        Ok(c)
+    }
+
+    /// Appends the operations of `call` to `out`.
+    pub fn ops(&mut self, call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
+        let live = |rs: &[Option<ReqId>]| -> Vec<ReqId> { rs.iter().flatten().copied().collect() };
+        use RecordedCall as C;
+        match call {
+            C::Send {
+                data,
+                dst,
+                tag,
+                comm,
+            } => {
+                let comm = Self::p2p(comm)?;
+                if let Some(dst) = self.rank(dst, comm)? {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Send {
+                        dst,
+                        tag,
+                        bytes,
+                        comm,
+                    });
+                }
+            }
+            C::Isend {
+                data,
+                dst,
+                tag,
+                comm,
+                req,
+                persistent,
+            } => {
+                let comm = Self::p2p(comm)?;
+                if let Some(dst) = self.rank(dst, comm)? {
+                    let bytes = self.bytes(data)?;
+                    let op = Op::Isend {
+                        dst,
+                        tag,
+                        bytes,
+                        comm,
+                        req: ReqId(req as u64),
+                    };
+                    self.post(op, req, persistent, out);
+                }
+            }
+            C::Recv {
+                data,
+                src,
+                tag,
+                comm,
+            } => {
+                let comm = Self::p2p(comm)?;
+                if let Some(src) = self.source(src, comm)? {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Recv {
+                        src,
+                        tag,
+                        bytes,
+                        comm,
+                    });
+                }
+            }
+            C::Irecv {
+                data,
+                src,
+                tag,
+                comm,
+                req,
+                persistent,
+            } => {
+                let comm = Self::p2p(comm)?;
+                if let Some(src) = self.source(src, comm)? {
+                    let bytes = self.bytes(data)?;
+                    let op = Op::Irecv {
+                        src,
+                        tag,
+                        bytes,
+                        comm,
+                        req: ReqId(req as u64),
+                    };
+                    self.post(op, req, persistent, out);
+                }
+            }
+            C::Start { reqs } => {
+                for r in reqs {
+                    if let Some(op) = self.persistent.get(&r) {
+                        out.push(op.clone());
+                    }
+                }
+            }
+            C::RequestFree { req } => {
+                self.persistent.remove(&req);
+            }
+            C::Sendrecv {
+                send,
+                dst,
+                send_tag,
+                recv,
+                src,
+                recv_tag,
+                comm,
+            } => {
+                let comm = Self::p2p(comm)?;
+                let dst = self.rank(dst, comm)?;
+                let src = self.source(src, comm)?;
+                let send_bytes = self.bytes(send)?;
+                let recv_bytes = self.bytes(recv)?;
+                match (dst, src) {
+                    (Some(dst), Some(src)) => out.push(Op::Sendrecv {
+                        dst,
+                        send_tag,
+                        send_bytes,
+                        src,
+                        recv_tag,
+                        recv_bytes,
+                        comm,
+                    }),
+                    (Some(dst), None) => out.push(Op::Send {
+                        dst,
+                        tag: send_tag,
+                        bytes: send_bytes,
+                        comm,
+                    }),
+                    (None, Some(src)) => out.push(Op::Recv {
+                        src,
+                        tag: recv_tag,
+                        bytes: recv_bytes,
+                        comm,
+                    }),
+                    (None, None) => {}
+                }
+            }
+            C::Wait { req } => out.extend(req.map(|req| Op::Wait { req })),
+            C::Test { req } => out.extend(req.map(|req| Op::Test { req })),
+            C::Waitall { reqs } => {
+                let reqs = live(&reqs);
+                if !reqs.is_empty() {
+                    out.push(Op::Waitall { reqs });
+                }
+            }
+            C::Any {
+                reqs,
+                index,
+                completed,
+                wait,
+            } => {
+                if completed && index >= 0 && (index as usize) < reqs.len() {
+                    if let Some(req) = reqs[index as usize] {
+                        out.push(if wait {
+                            Op::Wait { req }
+                        } else {
+                            Op::Test { req }
+                        });
+                    }
+                }
+            }
+            C::Some {
+                reqs,
+                indices,
+                wait,
+            } => {
+                let done: Vec<Option<ReqId>> = indices
+                    .iter()
+                    .filter(|&&i| i >= 0 && (i as usize) < reqs.len())
+                    .map(|&i| reqs[i as usize])
+                    .collect();
+                let done = live(&done);
+                if wait {
+                    if !done.is_empty() {
+                        out.push(Op::Waitall { reqs: done });
+                    }
+                } else {
+                    out.extend(done.into_iter().map(|req| Op::Test { req }));
+                }
+            }
+            C::Testall { reqs, completed } => {
+                if completed {
+                    out.extend(live(&reqs).into_iter().map(|req| Op::Test { req }));
+                }
+            }
+            C::Barrier { comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    out.push(Op::Barrier { comm });
+                }
+            }
+            C::Bcast { data, root, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    let root = self.root(root, comm)?;
+                    out.push(Op::Bcast { root, bytes, comm });
+                }
+            }
+            C::Reduce { data, root, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    let root = self.root(root, comm)?;
+                    out.push(Op::Reduce { root, bytes, comm });
+                }
+            }
+            C::Allreduce { data, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Allreduce { bytes, comm });
+                }
+            }
+            C::Scan {
+                data,
+                comm,
+                exclusive,
+            } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Scan {
+                        bytes,
+                        comm,
+                        exclusive,
+                    });
+                }
+            }
+            C::Allgather { data, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Allgather { bytes, comm });
+                }
+            }
+            C::Alltoall { data, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Alltoall { bytes, comm });
+                }
+            }
+            C::Allgatherv { counts, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let counts = self.all_bytes(&counts)?;
+                    out.push(Op::Allgatherv { counts, comm });
+                }
+            }
+            C::Alltoallv { send, recv, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let send = self.all_bytes(&send)?;
+                    let recv = self.all_bytes(&recv)?;
+                    out.push(Op::Alltoallv { send, recv, comm });
+                }
+            }
+            C::ReduceScatter { counts, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let counts = self.all_bytes(&counts)?;
+                    out.push(Op::ReduceScatter { counts, comm });
+                }
+            }
+            C::Gather { data, root, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let root = self.root(root, comm)?;
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Gather { root, bytes, comm });
+                }
+            }
+            C::Scatter { data, root, comm } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let root = self.root(root, comm)?;
+                    let bytes = self.bytes(data)?;
+                    out.push(Op::Scatter { root, bytes, comm });
+                }
+            }
+            C::Gatherv {
+                rank,
+                size,
+                own,
+                root,
+                at_root,
+                comm,
+            } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let root = self.root(root, comm)?;
+                    let counts = self.v_counts(rank, size, own, root, &at_root)?;
+                    out.push(Op::Gatherv { root, counts, comm });
+                }
+            }
+            C::Scatterv {
+                rank,
+                size,
+                own,
+                root,
+                at_root,
+                comm,
+            } => {
+                if let Some(comm) = Self::coll(comm) {
+                    let root = self.root(root, comm)?;
+                    let counts = self.v_counts(rank, size, own, root, &at_root)?;
+                    out.push(Op::Scatterv { root, counts, comm });
+                }
+            }
+            C::CommDup { comm, new } => {
+                if let (Some(comm), Some(new)) = (Self::coll(comm), Self::coll(new)) {
+                    out.push(Op::CommDup { comm, new });
+                }
+            }
+            C::CommSplit {
+                comm,
+                color,
+                key,
+                new,
+            } => {
+                if let Some(comm) = Self::coll(comm) {
+                    // Without a new communicator the color is MPI_UNDEFINED.
+                    let (new, color) = match new {
+                        Some(new) => (new, color),
+                        None => (CommId(u32::MAX), color.min(-1)),
+                    };
+                    out.push(Op::CommSplit {
+                        comm,
+                        color,
+                        key,
+                        new,
+                    });
+                }
+            }
+            C::CommCreate => {
+                return Err("MPI_Comm_create has no operation in netsim's vocabulary (groups are not modelled)".into());
+            }
+            C::DefineType { new, blocks } => {
+                let size = blocks
+                    .iter()
+                    .map(|&(n, d)| Ok(n * self.size_of(d)?))
+                    .sum::<Result<u64, String>>();
+                if let Ok(s) = size {
+                    self.derived.insert(new.0, s);
+                }
+            }
+            C::Other => {}
+        }
+        Ok(())
+    }
+
+    /// Posts a nonblocking operation now, or remembers a persistent one.
+    fn post(&mut self, op: Op, req: u32, persistent: bool, out: &mut Vec<Op>) {
+        if persistent {
+            self.persistent.insert(req, op);
+        } else {
+            out.push(op);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BYTE: Datatype = Datatype(0);
+    fn n(count: i64) -> Count {
+        Count {
+            count,
+            datatype: BYTE,
+        }
+    }
+    fn run(calls: Vec<RecordedCall>) -> Result<Vec<Op>, String> {
+        let mut m = CallMapper::new(4, vec![1]);
+        let mut out = Vec::new();
+        for c in calls {
+            m.ops(c, &mut out)?;
+        }
+        Ok(out)
+    }
+    const WORLD: Comm = Comm::Id(CommId::WORLD);
+
+    #[test]
+    fn persistent_requests_post_at_each_start() {
+        let ops = run(vec![
+            RecordedCall::Isend {
+                data: n(8),
+                dst: Peer::Rank(1),
+                tag: 3,
+                comm: WORLD,
+                req: 5,
+                persistent: true,
+            },
+            RecordedCall::Start { reqs: vec![5, 6] },
+            RecordedCall::Start { reqs: vec![5] },
+            RecordedCall::RequestFree { req: 5 },
+            RecordedCall::Start { reqs: vec![5] },
+        ])
+        .unwrap();
+        let isend = Op::Isend {
+            dst: 1,
+            tag: 3,
+            bytes: 8,
+            comm: CommId::WORLD,
+            req: ReqId(5),
+        };
+        assert_eq!(ops, vec![isend.clone(), isend]);
+    }
+
+    #[test]
+    fn proc_null_halves_and_self_collectives_vanish() {
+        let ops = run(vec![
+            RecordedCall::Sendrecv {
+                send: n(4),
+                dst: Peer::Null,
+                send_tag: 1,
+                recv: n(2),
+                src: Peer::Any,
+                recv_tag: TagSel::Any,
+                comm: WORLD,
+            },
+            RecordedCall::Allreduce {
+                data: n(8),
+                comm: Comm::SelfOnly,
+            },
+            RecordedCall::Any {
+                reqs: vec![None, Some(ReqId(9))],
+                index: 1,
+                completed: false,
+                wait: false,
+            },
+            RecordedCall::Some {
+                reqs: vec![Some(ReqId(2)), None, Some(ReqId(3))],
+                indices: vec![2, 1, 7],
+                wait: false,
+            },
+        ])
+        .unwrap();
+        assert_eq!(
+            ops,
+            vec![
+                Op::Recv {
+                    src: Source::Any,
+                    tag: TagSel::Any,
+                    bytes: 2,
+                    comm: CommId::WORLD
+                },
+                Op::Test { req: ReqId(3) },
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_ranks_roots_and_counts_are_errors() {
+        let send = |dst, count| RecordedCall::Send {
+            data: n(count),
+            dst,
+            tag: 0,
+            comm: WORLD,
+        };
+        let e = run(vec![send(Peer::Rank(4), 1)]).unwrap_err();
+        assert_eq!(e, "rank 4 does not exist (the trace has 4 ranks)");
+        assert_eq!(
+            run(vec![send(Peer::Rank(1), -1)]).unwrap_err(),
+            "negative count -1"
+        );
+        let e = run(vec![RecordedCall::Bcast {
+            data: n(1),
+            root: -2,
+            comm: WORLD,
+        }])
+        .unwrap_err();
+        assert_eq!(e, "invalid root -2");
+        let e = run(vec![RecordedCall::Send {
+            data: n(1),
+            dst: Peer::Rank(1),
+            tag: 0,
+            comm: Comm::SelfOnly,
+        }])
+        .unwrap_err();
+        assert!(e.contains("MPI_COMM_SELF"), "{e}");
+    }
+}

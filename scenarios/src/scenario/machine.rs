@@ -1,0 +1,564 @@
+//! `[machine]`: one type per machine family, each with the fields that
+//! apply to it and the way it builds its machine.
+//!
+//! The section names its family with `preset` (default `blue-waters`) or
+//! names a machine file with `file`. [`MachineSpec`] reads the key and
+//! hands the other fields to the family's type, whose unknown fields are
+//! refused by serde; a field of *another* family is refused with the
+//! fields that do apply (`machine.dims` on `ideal`). A new family is one
+//! preset name, one spec type with its `build`, and its arm in
+//! [`MachineSpec`].
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+use sim_core::{Bandwidth, Time};
+use topology::{
+    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
+};
+
+use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
+
+/// Machine presets: the `preset` of `[machine]`, and `--machine` of
+/// `netsim replay`. Built from [`TorusParams::blue_waters_dims`],
+/// [`EthernetParams::zhu`], [`InfinibandParams::qdr`] and
+/// [`topology::IdealNetwork`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum MachinePreset {
+    /// Blue Waters' Cray Gemini 3-D torus (see --dims).
+    BlueWaters,
+    /// Zhu et al.'s two Ethernet racks of 15 nodes.
+    EthernetZhu,
+    /// One InfiniBand QDR switch, as many nodes as needed.
+    InfinibandQdr,
+    /// Contention-free wires (500 ns, 100 GB/s).
+    Ideal,
+}
+
+/// The name in scenario files and on the command line (clap's, which a
+/// test checks is serde's).
+impl std::fmt::Display for MachinePreset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = clap::ValueEnum::to_possible_value(self).expect("no skipped presets");
+        f.pad(v.get_name())
+    }
+}
+
+/// Torus partition the mapping fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Partition {
+    /// Every node (default).
+    Whole,
+    /// `length` routers in a row from `origin` along `dim`.
+    Line,
+    /// `side`^3 routers from corner `origin`.
+    Cube,
+}
+
+/// `[machine]`: a preset's family with its overrides, or a machine file.
+#[derive(Clone, Debug)]
+pub enum MachineSpec {
+    /// `preset = "blue-waters"` (the default): a Gemini torus.
+    BlueWaters(TorusSpec),
+    /// `preset = "ethernet-zhu"`: two racks of top-of-rack Ethernet.
+    EthernetZhu(EthernetSpec),
+    /// `preset = "infiniband-qdr"`: one InfiniBand switch.
+    InfinibandQdr(InfinibandSpec),
+    /// `preset = "ideal"`: contention-free wires, no links.
+    Ideal(IdealSpec),
+    /// `file = "m.txt"`: any graph from a machine file.
+    File(FileSpec),
+}
+
+impl Default for MachineSpec {
+    fn default() -> Self {
+        MachineSpec::BlueWaters(TorusSpec::default())
+    }
+}
+
+/// `preset = "blue-waters"`: a torus of Gemini routers; every field
+/// defaults to Blue Waters ([`TorusParams::blue_waters_dims`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorusSpec {
+    /// Torus routers per dimension; default `[23, 24, 24]` (Blue Waters).
+    pub dims: Option<[u32; 3]>,
+    /// Torus partition; default whole.
+    pub partition: Option<Partition>,
+    /// Partition corner; default `[0, 0, 0]`.
+    pub origin: Option<[u32; 3]>,
+    /// Line partition direction; default x.
+    pub dim: Option<Dim>,
+    /// Line partition length \[routers\]; default 4 (Bienz et al. Fig. 6).
+    pub length: Option<u32>,
+    /// Cube partition side \[routers\]; default 2.
+    pub side: Option<u32>,
+    /// Hosts per torus router; default 2 (Gemini).
+    pub nodes_per_router: Option<u32>,
+    /// Torus link rate per direction: one value for all dimensions or
+    /// three (x, y, z).
+    pub link_bandwidth: Option<Vec<Rate>>,
+    /// Torus router-to-router hop latency.
+    pub hop_latency: Option<Dur>,
+    /// Torus host <-> router latency, each way.
+    pub nic_latency: Option<Dur>,
+    /// Node injection rate `R_N`.
+    pub injection: Option<Rate>,
+    /// Node ejection rate.
+    pub ejection: Option<Rate>,
+    /// Sockets per node (override).
+    pub sockets: Option<u16>,
+    /// Cores per socket (override).
+    pub cores_per_socket: Option<u16>,
+}
+
+/// `preset = "ethernet-zhu"`: Zhu et al.'s two-rack cluster
+/// ([`EthernetParams::zhu`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EthernetSpec {
+    /// Backbone cable; default optical.
+    pub backbone: Option<Backbone>,
+    /// Sharing rule; default fair.
+    pub sharing: Option<Sharing>,
+    /// Racks; default 2.
+    pub racks: Option<u32>,
+    /// Nodes per rack; default 15.
+    pub nodes_per_rack: Option<u32>,
+    /// NIC rate per direction; default 940 Mb/s.
+    pub nic: Option<Rate>,
+    /// Backbone rate (overrides `backbone`'s).
+    pub backbone_rate: Option<Rate>,
+    /// Latency per cable direction; default 75 us.
+    pub latency: Option<Dur>,
+    /// Sockets per node (override).
+    pub sockets: Option<u16>,
+    /// Cores per socket (override).
+    pub cores_per_socket: Option<u16>,
+}
+
+/// `preset = "infiniband-qdr"`: one QDR switch ([`InfinibandParams::qdr`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InfinibandSpec {
+    /// Nodes; default: as many as the mapping needs (at least 2).
+    pub nodes: Option<u32>,
+    /// Node-to-node latency; default 1616 ns (Bridges et al. Table 2).
+    pub latency: Option<Dur>,
+    /// Link rate; default 3.787 GB/s (Bridges et al. Table 2). Read as a
+    /// [`Limit`] so that `"unlimited"` gets its own error.
+    pub bandwidth: Option<Limit>,
+    /// Sockets per node (override).
+    pub sockets: Option<u16>,
+    /// Cores per socket (override).
+    pub cores_per_socket: Option<u16>,
+}
+
+/// `preset = "ideal"`: a private wire between every pair of nodes.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdealSpec {
+    /// Nodes; default: as many as the mapping needs (at least 2).
+    pub nodes: Option<u32>,
+    /// Wire latency; default 500 ns.
+    pub latency: Option<Dur>,
+    /// Wire bandwidth; default 100 GB/s (above every preset's `R_b`);
+    /// `"unlimited"`: none, the LogGP network.
+    pub bandwidth: Option<Limit>,
+    /// Sockets per node; default 2.
+    pub sockets: Option<u16>,
+    /// Cores per socket; default 16.
+    pub cores_per_socket: Option<u16>,
+}
+
+/// `file = "m.txt"`: a machine file (`topology::file` format).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSpec {
+    /// The file, relative to the scenario.
+    pub file: PathBuf,
+}
+
+impl<'de> Deserialize<'de> for MachineSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d)?;
+        let preset = match table.remove("preset") {
+            Some(v) => Some(MachinePreset::deserialize(v).map_err(D::Error::custom)?),
+            None => None,
+        };
+        let (fields, what): (&[&str], String) = match preset {
+            Some(p) => (p.fields(), format!("preset `{p}`")),
+            None if table.contains_key("file") => (FILE_FIELDS, "a machine file".into()),
+            None => (
+                MachinePreset::BlueWaters.fields(),
+                "preset `blue-waters`".into(),
+            ),
+        };
+        // A field of another family is named as such; one of no family is
+        // left to the family's type, whose error lists the fields it has.
+        let all = [
+            MachinePreset::BlueWaters,
+            MachinePreset::EthernetZhu,
+            MachinePreset::InfinibandQdr,
+            MachinePreset::Ideal,
+        ];
+        for key in table.keys() {
+            let elsewhere = all.iter().any(|p| p.fields().contains(&key.as_str()))
+                || FILE_FIELDS.contains(&key.as_str());
+            if elsewhere && !fields.contains(&key.as_str()) {
+                return Err(D::Error::custom(format!(
+                    "`machine.{key}`: does not apply to {what}; fields that do: {}",
+                    fields.join(", ")
+                )));
+            }
+        }
+        let rest = toml::Value::Table(table);
+        let family = |e: toml::de::Error| D::Error::custom(e.message().trim());
+        Ok(match preset {
+            Some(MachinePreset::BlueWaters) => {
+                MachineSpec::BlueWaters(TorusSpec::deserialize(rest).map_err(family)?)
+            }
+            Some(MachinePreset::EthernetZhu) => {
+                MachineSpec::EthernetZhu(EthernetSpec::deserialize(rest).map_err(family)?)
+            }
+            Some(MachinePreset::InfinibandQdr) => {
+                MachineSpec::InfinibandQdr(InfinibandSpec::deserialize(rest).map_err(family)?)
+            }
+            Some(MachinePreset::Ideal) => {
+                MachineSpec::Ideal(IdealSpec::deserialize(rest).map_err(family)?)
+            }
+            None if fields == FILE_FIELDS => {
+                MachineSpec::File(FileSpec::deserialize(rest).map_err(family)?)
+            }
+            None => MachineSpec::BlueWaters(TorusSpec::deserialize(rest).map_err(family)?),
+        })
+    }
+}
+
+const FILE_FIELDS: &[&str] = &["file"];
+
+impl MachinePreset {
+    /// The `[machine]` fields of this preset's family, in the order of
+    /// its spec type (read from the type, so the list cannot drift).
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            MachinePreset::BlueWaters => serde_fields::<TorusSpec>(),
+            MachinePreset::EthernetZhu => serde_fields::<EthernetSpec>(),
+            MachinePreset::InfinibandQdr => serde_fields::<InfinibandSpec>(),
+            MachinePreset::Ideal => serde_fields::<IdealSpec>(),
+        }
+    }
+}
+
+/// The field names a derived `Deserialize` struct accepts: serde hands
+/// them to `deserialize_struct`, where a deserializer that reads nothing
+/// catches them.
+fn serde_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    struct Catch(Option<&'static [&'static str]>);
+    #[derive(Debug)]
+    struct Caught;
+    impl std::fmt::Display for Caught {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("field names caught")
+        }
+    }
+    impl std::error::Error for Caught {}
+    impl serde::de::Error for Caught {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Caught
+        }
+    }
+    impl<'de> Deserializer<'de> for &mut Catch {
+        type Error = Caught;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Caught> {
+            Err(Caught)
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Caught> {
+            self.0 = Some(fields);
+            Err(Caught)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut c = Catch(None);
+    let _ = T::deserialize(&mut c);
+    c.0.unwrap_or(&[])
+}
+
+/// A machine built from its spec: the links (none for the ideal network),
+/// the nodes the mapping fills in order, and the shape of a node.
+pub(super) struct BuiltMachine {
+    /// The machine, or the ideal wires' latency and bandwidth.
+    pub(super) fabric: Fabric,
+    /// Nodes the mapping fills, in order (a torus partition, or all).
+    pub(super) nodes: Vec<NodeId>,
+    /// Sockets per node.
+    pub(super) sockets: u16,
+    /// Cores per socket.
+    pub(super) cores: u16,
+}
+
+/// What carries the messages.
+pub(super) enum Fabric {
+    /// A machine with links.
+    Links(Machine),
+    /// Private wires between every pair of nodes.
+    Ideal {
+        /// Nodes.
+        nodes: u32,
+        /// Wire latency.
+        latency: Time,
+        /// Wire bandwidth; `None`: unlimited.
+        bandwidth: Option<Bandwidth>,
+    },
+}
+
+impl Fabric {
+    /// The machine's name in reports.
+    pub(super) fn name(&self) -> String {
+        match self {
+            Fabric::Links(m) => m.name().to_string(),
+            Fabric::Ideal { .. } => "ideal".into(),
+        }
+    }
+    /// Nodes of the machine.
+    pub(super) fn nodes(&self) -> u32 {
+        match self {
+            Fabric::Links(m) => m.nodes(),
+            Fabric::Ideal { nodes, .. } => *nodes,
+        }
+    }
+}
+
+impl MachineSpec {
+    /// The preset, `None` for a machine file.
+    pub fn preset(&self) -> Option<MachinePreset> {
+        match self {
+            MachineSpec::BlueWaters(_) => Some(MachinePreset::BlueWaters),
+            MachineSpec::EthernetZhu(_) => Some(MachinePreset::EthernetZhu),
+            MachineSpec::InfinibandQdr(_) => Some(MachinePreset::InfinibandQdr),
+            MachineSpec::Ideal(_) => Some(MachinePreset::Ideal),
+            MachineSpec::File(_) => None,
+        }
+    }
+
+    /// Builds the machine; `nodes_needed` sizes the families whose node
+    /// count defaults to what the mapping needs; `base_dir` resolves a
+    /// machine file's path.
+    pub(super) fn build(
+        &self,
+        file: &ScenarioFile,
+        base_dir: &Path,
+        nodes_needed: u32,
+    ) -> Result<BuiltMachine, ScenarioError> {
+        let err = |key: &str, e: String| file.err("machine", key, e);
+        let (machine, partition) = match self {
+            MachineSpec::File(f) => {
+                let path = if f.file.is_absolute() {
+                    f.file.clone()
+                } else {
+                    base_dir.join(&f.file)
+                };
+                let m = topology::file::load(&path).map_err(|e| file.plain(e.to_string()))?;
+                (m, None)
+            }
+            MachineSpec::BlueWaters(t) => (t.build(&err)?, Some(t)),
+            MachineSpec::EthernetZhu(e) => (e.build(&err)?, None),
+            MachineSpec::InfinibandQdr(i) => (i.build(&err, nodes_needed)?, None),
+            MachineSpec::Ideal(i) => return i.build(&err, nodes_needed),
+        };
+        let nodes = match (machine.torus(), partition) {
+            (Some(g), Some(t)) => match t.partition {
+                Some(Partition::Line) => g
+                    .line(
+                        t.origin.unwrap_or([0, 0, 0]),
+                        t.dim.unwrap_or(Dim::X).index(),
+                        t.length.unwrap_or(4),
+                    )
+                    .map_err(|e| err("length", e.to_string()))?,
+                Some(Partition::Cube) => g
+                    .cube(t.origin.unwrap_or([0, 0, 0]), t.side.unwrap_or(2))
+                    .map_err(|e| err("side", e.to_string()))?,
+                Some(Partition::Whole) | None => g.whole(),
+            },
+            _ => (0..machine.nodes()).map(NodeId).collect(),
+        };
+        let (sockets, cores) = machine.host_shape(NodeId(0));
+        Ok(BuiltMachine {
+            fabric: Fabric::Links(machine),
+            nodes,
+            sockets,
+            cores,
+        })
+    }
+}
+
+/// Reports a bad `[machine]` field: `(key, message)`.
+type FieldErr<'a> = &'a dyn Fn(&str, String) -> ScenarioError;
+
+impl TorusSpec {
+    fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
+        let mut tp = TorusParams::blue_waters_dims(self.dims.unwrap_or([23, 24, 24]));
+        if let Some(v) = self.nodes_per_router {
+            tp.nodes_per_router = v;
+        }
+        if let Some(v) = &self.link_bandwidth {
+            tp.link_bandwidth = match v.as_slice() {
+                [a] => [a.0; 3],
+                [a, b, c] => [a.0, b.0, c.0],
+                _ => {
+                    return Err(err(
+                        "link_bandwidth",
+                        "give one rate or three (x, y, z)".into(),
+                    ));
+                }
+            };
+        }
+        if let Some(v) = self.hop_latency {
+            tp.hop_latency = v.0;
+        }
+        if let Some(v) = self.nic_latency {
+            tp.nic_latency = v.0;
+        }
+        if let Some(v) = self.injection {
+            tp.injection = v.0;
+        }
+        if let Some(v) = self.ejection {
+            tp.ejection = v.0;
+        }
+        if let Some(v) = self.sockets {
+            tp.sockets = v;
+        }
+        if let Some(v) = self.cores_per_socket {
+            tp.cores_per_socket = v;
+        }
+        let routers: u64 = tp.dims.iter().map(|&d| d as u64).product();
+        if routers > 1 << 20 {
+            return Err(err("dims", format!("{routers} routers is too many")));
+        }
+        tp.build().map_err(|e| err("dims", e.to_string()))
+    }
+}
+
+impl EthernetSpec {
+    fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
+        let mut ep = EthernetParams::zhu(
+            self.backbone.unwrap_or(Backbone::Optical),
+            self.sharing.unwrap_or(Sharing::Fair),
+        );
+        if let Some(v) = self.racks {
+            ep.racks = v;
+        }
+        if let Some(v) = self.nodes_per_rack {
+            ep.nodes_per_rack = v;
+        }
+        if let Some(v) = self.nic {
+            ep.nic = v.0;
+        }
+        if let Some(v) = self.backbone_rate {
+            ep.backbone = v.0;
+        }
+        if let Some(v) = self.latency {
+            ep.latency = v.0;
+        }
+        if let Some(v) = self.sockets {
+            ep.sockets = v;
+        }
+        if let Some(v) = self.cores_per_socket {
+            ep.cores_per_socket = v;
+        }
+        ep.build().map_err(|e| err("", e.to_string()))
+    }
+}
+
+impl InfinibandSpec {
+    fn build(&self, err: FieldErr, nodes_needed: u32) -> Result<Machine, ScenarioError> {
+        let mut ip = InfinibandParams::qdr(self.nodes.unwrap_or(nodes_needed));
+        if let Some(v) = self.latency {
+            ip.latency = v.0;
+        }
+        if let Some(v) = self.bandwidth {
+            ip.bandwidth = v.0.ok_or_else(|| {
+                err(
+                    "bandwidth",
+                    "\"unlimited\" applies to the ideal machine only".into(),
+                )
+            })?;
+        }
+        if let Some(v) = self.sockets {
+            ip.sockets = v;
+        }
+        if let Some(v) = self.cores_per_socket {
+            ip.cores_per_socket = v;
+        }
+        if ip.nodes > 1 << 20 {
+            return Err(err("nodes", "too many nodes".into()));
+        }
+        ip.build().map_err(|e| err("nodes", e.to_string()))
+    }
+}
+
+impl IdealSpec {
+    fn build(&self, err: FieldErr, nodes_needed: u32) -> Result<BuiltMachine, ScenarioError> {
+        let n = self.nodes.unwrap_or(nodes_needed);
+        if n > 1 << 24 {
+            return Err(err("nodes", "too many nodes".into()));
+        }
+        Ok(BuiltMachine {
+            fabric: Fabric::Ideal {
+                nodes: n,
+                latency: self.latency.map_or(Time::from_ns(500), |v| v.0),
+                bandwidth: match self.bandwidth {
+                    Some(Limit(b)) => b,
+                    None => Some(Bandwidth::bytes_per_sec(100_000_000_000)),
+                },
+            },
+            nodes: (0..n).map(NodeId).collect(),
+            sockets: self.sockets.unwrap_or(2),
+            cores: self.cores_per_socket.unwrap_or(16),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preset_names_are_serdes() {
+        use clap::ValueEnum;
+        for p in MachinePreset::value_variants() {
+            let name = p.to_string();
+            let back: MachinePreset = toml::Value::from(name.as_str()).try_into().unwrap();
+            assert_eq!(&back, p);
+        }
+        assert_eq!(MachinePreset::BlueWaters.to_string(), "blue-waters");
+    }
+
+    #[test]
+    fn family_fields_come_from_the_types() {
+        assert_eq!(
+            MachinePreset::Ideal.fields(),
+            &[
+                "nodes",
+                "latency",
+                "bandwidth",
+                "sockets",
+                "cores_per_socket"
+            ]
+        );
+        assert_eq!(MachinePreset::BlueWaters.fields().len(), 14);
+        assert_eq!(serde_fields::<FileSpec>(), FILE_FIELDS);
+    }
+}

@@ -1,0 +1,386 @@
+//! `[workload]` to programs: one operation stream per rank for every
+//! built-in workload, message list and trace, with the workload's
+//! defaults for the mapping.
+
+use std::path::{Path, PathBuf};
+
+use mpi_layer::VecProgram;
+use sim_core::Time;
+
+use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
+use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
+use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_streams};
+use crate::workloads::{self, Collective, Halo, Stencil, ZhuPattern};
+
+/// The programs of a workload and what the mapping needs to know.
+pub(super) struct Programs {
+    pub(super) streams: Vec<BoxedStream>,
+    /// Ranks per node the workload wants by default.
+    pub(super) ppn: u16,
+    /// A placement the workload dictates (Zhu: rank -> node).
+    pub(super) node_of_rank: Option<Vec<u32>>,
+    /// Text for the report.
+    pub(super) about: String,
+}
+
+fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
+    progs
+        .into_iter()
+        .enumerate()
+        .map(|(r, ops)| Box::new(VecProgram::new(&format!("{name} rank {r}"), ops)) as BoxedStream)
+        .collect()
+}
+
+impl Scenario {
+    /// The workload's programs, one stream per rank, after checking that
+    /// a built-in workload fits in memory.
+    pub(super) fn programs(&self, file: &ScenarioFile) -> Result<Programs, ScenarioError> {
+        self.check_size(file)?;
+        let w = "workload";
+        let need = |ok: bool, key: &str, msg: &str| -> Result<(), ScenarioError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(file.err(w, key, msg))
+            }
+        };
+        let simple = |name: &str, progs, ppn: u16, about: String| Programs {
+            streams: vec_streams(name, progs),
+            ppn,
+            node_of_rank: None,
+            about,
+        };
+        Ok(match &self.workload {
+            WorkloadSpec::PingPong { sizes, reps } => {
+                need(!sizes.is_empty(), "sizes", "needs at least one size")?;
+                let s: Vec<u64> = sizes.iter().map(|b| b.0).collect();
+                simple(
+                    "ping-pong",
+                    workloads::ping_pong(2, &s, *reps),
+                    1,
+                    format!("ping-pong, {} size(s), {reps} round trip(s) each", s.len()),
+                )
+            }
+            WorkloadSpec::Hvpp { n, size, order } => simple(
+                "hvpp",
+                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, *order),
+                1,
+                format!("HighVolumePingPong n = {n}, {} B, {order:?}", size.0),
+            ),
+            WorkloadSpec::MaxRate { ppn, size, reps } => {
+                need(
+                    (1..=4096).contains(ppn),
+                    "ppn",
+                    "must be between 1 and 4096",
+                )?;
+                simple(
+                    "max-rate",
+                    workloads::max_rate_pairs(*ppn, size.0, *reps),
+                    *ppn as u16,
+                    format!("max-rate, {ppn} pairs, {} B, {reps} round trips", size.0),
+                )
+            }
+            WorkloadSpec::GeminiLine {
+                per_gemini,
+                n,
+                size,
+                order,
+            } => {
+                need(
+                    *per_gemini >= 2 && per_gemini % 2 == 0 && *per_gemini <= 8192,
+                    "per_gemini",
+                    "must be even, between 2 and 8192 (two nodes per Gemini)",
+                )?;
+                simple(
+                    "gemini-line",
+                    workloads::gemini_line(*per_gemini, *n, size.0, *order),
+                    (*per_gemini / 2) as u16,
+                    format!(
+                        "4-Gemini line, {per_gemini} ranks per Gemini, n = {n}, {} B",
+                        size.0
+                    ),
+                )
+            }
+            WorkloadSpec::Zhu {
+                nodes,
+                rounds,
+                size,
+                pattern,
+            } => {
+                need(*nodes >= 2, "nodes", "a pattern needs at least 2 nodes")?;
+                let pat = ZhuPattern::random(*nodes, *rounds, self.seed, *pattern);
+                need(
+                    !pat.links.is_empty(),
+                    "pattern",
+                    "this seed and pattern number draw no link; pick another",
+                )?;
+                Programs {
+                    streams: vec_streams("zhu", pat.programs(size.0)),
+                    ppn: 1,
+                    node_of_rank: Some(pat.node_of_rank()),
+                    about: format!(
+                        "Zhu pattern |N| = {nodes}, d = {rounds}, {} logical links, {} B",
+                        pat.links.len(),
+                        size.0
+                    ),
+                }
+            }
+            WorkloadSpec::Collective {
+                op,
+                procs,
+                size,
+                reps,
+            } => {
+                need(*procs >= 1, "procs", "must be at least 1")?;
+                let c = *op;
+                simple(
+                    "collective",
+                    workloads::collective(c, *procs, size.0, *reps),
+                    1,
+                    format!("{c:?} on {procs} ranks, {} B, {reps} time(s)", size.0),
+                )
+            }
+            WorkloadSpec::MessageRate {
+                window,
+                size,
+                iters,
+            } => simple(
+                "message-rate",
+                workloads::message_rate(*window, size.0, *iters),
+                1,
+                format!(
+                    "message rate, window {window}, {} B, {iters} windows",
+                    size.0
+                ),
+            ),
+            WorkloadSpec::Halo {
+                procs,
+                dims,
+                stencil,
+                face,
+                edge,
+                corner,
+                periodic,
+                iters,
+                compute,
+            } => {
+                let st = match stencil {
+                    7 => Stencil::Point7,
+                    27 => Stencil::Point27,
+                    _ => return Err(file.err(w, "stencil", "must be 7 or 27")),
+                };
+                let d = match dims {
+                    Some(d) => *d,
+                    None => {
+                        need(*procs >= 1, "procs", "must be at least 1")?;
+                        workloads::grid_dims(*procs)
+                    }
+                };
+                need(d.iter().all(|&k| k >= 1), "dims", "every dim must be >= 1")?;
+                let face = face.map_or(8192, |b| b.0);
+                let h = Halo {
+                    dims: d,
+                    stencil: st,
+                    face_bytes: face,
+                    edge_bytes: edge.map_or(face / 16, |b| b.0),
+                    corner_bytes: corner.map_or(face / 256, |b| b.0),
+                    periodic: *periodic,
+                    iters: *iters,
+                    compute: compute.map_or(Time::ZERO, |c| c.0),
+                };
+                simple(
+                    "halo",
+                    h.programs(),
+                    1,
+                    format!(
+                        "{stencil}-point halo on a {}x{}x{} grid, face {face} B, {iters} iteration(s)",
+                        d[0], d[1], d[2]
+                    ),
+                )
+            }
+            WorkloadSpec::RandomPairs {
+                procs,
+                rounds,
+                size,
+            } => {
+                need(
+                    *procs >= 2 && procs % 2 == 0,
+                    "procs",
+                    "must be even and at least 2",
+                )?;
+                simple(
+                    "random-pairs",
+                    workloads::random_pairs(*procs, *rounds, size.0, self.seed),
+                    1,
+                    format!(
+                        "random pairs, {procs} ranks, {rounds} round(s), {} B",
+                        size.0
+                    ),
+                )
+            }
+            WorkloadSpec::MessageList {
+                file: list,
+                ranks,
+                order,
+            } => {
+                let cfg = MessageListConfig {
+                    num_ranks: *ranks,
+                    recv_order: match order {
+                        ListOrderName::AsListed => ListOrder::AsListed,
+                        ListOrderName::Reversed => ListOrder::Reversed,
+                        ListOrderName::Shuffled => ListOrder::Shuffled { seed: self.seed },
+                    },
+                    ..Default::default()
+                };
+                let l = MessageList::read(&self.resolve(list), &cfg)
+                    .map_err(|e| file.plain(e.to_string()))?;
+                let about = format!(
+                    "message list {}: {} messages, {} B, {} ranks",
+                    list.file_name()
+                        .map_or(list.display(), |f| Path::new(f).display()),
+                    l.num_messages(),
+                    l.total_bytes(),
+                    l.num_ranks()
+                );
+                Programs {
+                    streams: l
+                        .programs()
+                        .into_iter()
+                        .map(|p| Box::new(p) as BoxedStream)
+                        .collect(),
+                    ppn: 1,
+                    node_of_rank: None,
+                    about,
+                }
+            }
+            WorkloadSpec::Trace {
+                path,
+                files,
+                format,
+                host_speed_flops,
+                compute_scale,
+                calc_unit,
+            } => {
+                let mut cfg = TraceConfig::default();
+                if let Some(h) = host_speed_flops {
+                    need(
+                        h.is_finite() && *h > 0.0,
+                        "host_speed_flops",
+                        "must be positive",
+                    )?;
+                    cfg.ti.host_speed_flops = *h;
+                }
+                if let Some(c) = compute_scale {
+                    need(
+                        c.is_finite() && *c >= 0.0,
+                        "compute_scale",
+                        "must be 0 or more",
+                    )?;
+                    cfg.dumpi.compute_scale = *c;
+                }
+                if let Some(u) = calc_unit {
+                    cfg.goal.calc_unit = u.0;
+                }
+                cfg.msglist.recv_order = ListOrder::AsListed;
+                let streams = match (path, files) {
+                    (Some(p), None) => {
+                        let p = self.resolve(p);
+                        let f = format.unwrap_or_else(|| TraceFormat::detect(&p));
+                        open_streams(&p, f, &cfg).map_err(|e| file.plain(e.to_string()))?
+                    }
+                    (None, Some(fs)) => {
+                        need(
+                            matches!(format, None | Some(TraceFormat::SimGridTi)),
+                            "files",
+                            "per-rank files are a TI layout; use `path` for other formats",
+                        )?;
+                        let fs: Vec<PathBuf> = fs.iter().map(|f| self.resolve(f)).collect();
+                        crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
+                            .and_then(|t| t.streams())
+                            .map_err(|e| file.plain(e.to_string()))?
+                            .into_iter()
+                            .map(|s| Box::new(s) as BoxedStream)
+                            .collect()
+                    }
+                    _ => return Err(file.err(w, "", "give exactly one of `path` and `files`")),
+                };
+                Programs {
+                    about: format!("trace, {} ranks", streams.len()),
+                    streams,
+                    ppn: 1,
+                    node_of_rank: None,
+                }
+            }
+        })
+    }
+
+    /// Refuses workloads too large to build in memory before building
+    /// them (the generators hold every rank's program), and sizes whose
+    /// products overflow.
+    fn check_size(&self, file: &ScenarioFile) -> Result<(), ScenarioError> {
+        const MAX_RANKS: u64 = 1 << 22;
+        const MAX_OPS: u64 = 1 << 28;
+        let w = "workload";
+        let (key, ranks, ops): (&str, u64, u64) = match &self.workload {
+            WorkloadSpec::PingPong { sizes, reps } => {
+                ("reps", 2, sizes.len() as u64 * *reps as u64 * 4)
+            }
+            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4),
+            WorkloadSpec::MaxRate { ppn, reps, .. } => {
+                ("reps", 2 * *ppn as u64, *ppn as u64 * *reps as u64 * 4)
+            }
+            WorkloadSpec::GeminiLine { per_gemini, n, .. } => (
+                "n",
+                4 * *per_gemini as u64,
+                4 * *per_gemini as u64 * *n as u64 * 2,
+            ),
+            WorkloadSpec::Zhu { nodes, rounds, .. } => {
+                ("rounds", *nodes as u64, *nodes as u64 * *rounds as u64 * 4)
+            }
+            WorkloadSpec::Collective {
+                op, procs, reps, ..
+            } => {
+                let p = *procs as u64;
+                // A reduce-scatter op holds one count per rank.
+                let per = if *op == Collective::ReduceScatter {
+                    p
+                } else {
+                    1
+                };
+                ("procs", p, p * *reps as u64 * per)
+            }
+            WorkloadSpec::MessageRate { window, iters, .. } => {
+                ("window", 2, *window as u64 * *iters as u64 * 2)
+            }
+            WorkloadSpec::Halo {
+                procs, dims, iters, ..
+            } => {
+                let p = dims.map_or(*procs as u64, |d| d.iter().map(|&k| k as u64).product());
+                (
+                    if dims.is_some() { "dims" } else { "procs" },
+                    p,
+                    p * *iters as u64 * 54,
+                )
+            }
+            WorkloadSpec::RandomPairs { procs, rounds, .. } => {
+                ("rounds", *procs as u64, *procs as u64 * *rounds as u64 * 3)
+            }
+            WorkloadSpec::MessageList { .. } | WorkloadSpec::Trace { .. } => return Ok(()),
+        };
+        if ranks > MAX_RANKS {
+            return Err(file.err(
+                w,
+                key,
+                format!("{ranks} ranks is more than the {MAX_RANKS} supported"),
+            ));
+        }
+        if ops > MAX_OPS {
+            return Err(file.err(
+                w,
+                key,
+                format!("about {ops} operations is more than the {MAX_OPS} a built-in workload may hold in memory"),
+            ));
+        }
+        Ok(())
+    }
+}

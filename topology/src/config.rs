@@ -1,0 +1,215 @@
+//! What a run asks of the transport: [`NetConfig`] (the model, packet
+//! size, switching, routing, buffers, series) with its choices as enums
+//! named the same in scenario files and on the command line, and the
+//! checks a machine and a configuration must pass together.
+
+use crate::machine::{Machine, Sharing};
+use clap::ValueEnum;
+use sim_core::Time;
+
+/// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
+/// packet big enough that simulating 64 KiB messages on 8192 nodes stays
+/// cheap. Smaller packets (Gemini moves 64-byte payloads) give finer
+/// interleaving at a proportional cost in events.
+pub const DEFAULT_PACKET_BYTES: u64 = 4096;
+
+/// Which transport model: [`crate::packet`] or [`crate::flow`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Packets queue at every link direction.
+    #[default]
+    Packet,
+    /// Max-min fair flows.
+    Flow,
+}
+
+/// How a packet moves through a router (packet mode).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// Virtual cut-through: a packet starts on the next link as soon as
+    /// its head arrives (and the link is free); it cannot finish there
+    /// before its tail has arrived.
+    #[default]
+    CutThrough,
+    /// Store-and-forward: a packet starts on the next link only when it
+    /// has been fully received.
+    StoreAndForward,
+}
+
+/// Routing choice on a torus (other machines always use their unique or
+/// tie-broken shortest path). Named `dimension-order` (alias `dor`) and
+/// `adaptive` (alias `minimal-adaptive`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteMode {
+    /// Dimension order, x then y then z.
+    #[default]
+    #[serde(alias = "dor")]
+    #[value(alias = "dor")]
+    DimensionOrder,
+    /// Minimal adaptive per packet (packet mode only; flow mode routes
+    /// every flow in dimension order, since a flow has one path).
+    #[serde(rename = "adaptive", alias = "minimal-adaptive")]
+    #[value(name = "adaptive", alias = "minimal-adaptive")]
+    MinimalAdaptive,
+}
+
+/// Transport configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetConfig {
+    /// Packet or flow model.
+    pub mode: Mode,
+    /// Packet payload \[bytes\] (packet mode); default [`DEFAULT_PACKET_BYTES`].
+    pub packet_bytes: u64,
+    /// Cut-through or store-and-forward (packet mode).
+    pub switching: Switching,
+    /// Dimension-order or adaptive routing (torus, packet mode).
+    pub routing: RouteMode,
+    /// If set, per-link bytes are also recorded per interval of this width
+    /// ([`crate::Network::link_series`]).
+    pub series_interval: Option<Time>,
+    /// Finite link buffers with backpressure (packet mode; see
+    /// [`crate::packet`]). Default off: unbounded queues.
+    pub backpressure: bool,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            mode: Mode::Packet,
+            packet_bytes: DEFAULT_PACKET_BYTES,
+            switching: Switching::CutThrough,
+            routing: RouteMode::DimensionOrder,
+            series_interval: None,
+            backpressure: false,
+        }
+    }
+}
+
+impl NetConfig {
+    /// Defaults with the given mode.
+    pub fn with_mode(mode: Mode) -> Self {
+        NetConfig {
+            mode,
+            ..Default::default()
+        }
+    }
+}
+
+/// Error in a transport configuration.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetConfigError {
+    /// `packet_bytes` is zero or above `u32::MAX`.
+    #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
+    PacketSize(u64),
+    /// Adaptive routing needs a torus.
+    #[error("minimal adaptive routing needs a torus machine; `{0}` is not one")]
+    AdaptiveNeedsTorus(String),
+    /// Adaptive routing reorders a message's packets, which the packet
+    /// model's count of flows per link (asymmetric sharing) cannot follow.
+    #[error("minimal adaptive routing cannot be combined with asymmetric sharing")]
+    AdaptiveWithAsymmetric,
+    /// Bubble flow control keeps dimension-order routing deadlock-free;
+    /// adaptive routing turns between dimensions in any order and would
+    /// need escape virtual channels, which the model does not have.
+    #[error("minimal adaptive routing cannot be combined with backpressure (no virtual channels)")]
+    AdaptiveWithBackpressure,
+    /// With backpressure, a bounded buffer must hold two packets (one for
+    /// the bubble rule).
+    #[error(
+        "link {link} has a buffer of {buffer} B; backpressure needs 0 (unbounded) or at least 2 packets ({need} B)"
+    )]
+    BufferTooSmall {
+        /// Link id.
+        link: u32,
+        /// Its buffer \[bytes\].
+        buffer: u64,
+        /// Two packets \[bytes\].
+        need: u64,
+    },
+}
+
+pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
+    if cfg.packet_bytes == 0 || cfg.packet_bytes > u32::MAX as u64 {
+        return Err(NetConfigError::PacketSize(cfg.packet_bytes));
+    }
+    if cfg.mode == Mode::Packet && cfg.routing == RouteMode::MinimalAdaptive {
+        if machine.torus().is_none() {
+            return Err(NetConfigError::AdaptiveNeedsTorus(machine.name().into()));
+        }
+        if machine.sharing == Sharing::Asymmetric {
+            return Err(NetConfigError::AdaptiveWithAsymmetric);
+        }
+    }
+    if cfg.mode == Mode::Packet && cfg.backpressure {
+        if cfg.routing == RouteMode::MinimalAdaptive {
+            return Err(NetConfigError::AdaptiveWithBackpressure);
+        }
+        let need = 2 * cfg.packet_bytes;
+        for (i, l) in machine.links().iter().enumerate() {
+            if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
+                return Err(NetConfigError::BufferTooSmall {
+                    link: i as u32,
+                    buffer: l.buffer,
+                    need,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_names_for_scenario_files() {
+        // Scenario files name the choices in kebab case.
+        let m: Mode = serde_json::from_str("\"flow\"").unwrap();
+        assert_eq!(m, Mode::Flow);
+        let s: Switching = serde_json::from_str("\"store-and-forward\"").unwrap();
+        assert_eq!(s, Switching::StoreAndForward);
+        let r: RouteMode = serde_json::from_str("\"minimal-adaptive\"").unwrap();
+        assert_eq!(r, RouteMode::MinimalAdaptive);
+        let r: RouteMode = serde_json::from_str("\"dor\"").unwrap();
+        assert_eq!(r, RouteMode::DimensionOrder);
+        let h: Sharing = serde_json::from_str("\"asymmetric\"").unwrap();
+        assert_eq!(h, crate::Sharing::Asymmetric);
+        assert!(serde_json::from_str::<Mode>("\"packets\"").is_err());
+    }
+
+    /// Every choice has one name: serde's (files, reports), clap's
+    /// (command line) and `Display` agree, and each parses back.
+    #[test]
+    fn one_name_per_choice() {
+        fn check<T>(all: &[T])
+        where
+            T: ValueEnum + serde::Serialize + serde::de::DeserializeOwned + PartialEq,
+            T: std::fmt::Debug + std::fmt::Display,
+        {
+            for v in all {
+                let name = v.to_string();
+                assert_eq!(serde_json::to_value(v).unwrap(), name.as_str());
+                let back: T = serde_json::from_value(name.clone().into()).unwrap();
+                assert_eq!(&back, v);
+                assert_eq!(&T::from_str(&name, false).unwrap(), v);
+            }
+        }
+        check(Mode::value_variants());
+        check(Switching::value_variants());
+        check(RouteMode::value_variants());
+        check(Sharing::value_variants());
+        check(crate::Backbone::value_variants());
+        check(crate::Dim::value_variants());
+        assert_eq!(RouteMode::MinimalAdaptive.to_string(), "adaptive");
+    }
+}

@@ -1,0 +1,111 @@
+//! The transports' answers to [`crate::Transport::idle_time`]: closed
+//! forms of the time a lone transfer takes on an idle machine, `O(route)`,
+//! computed exactly as the event simulations would (tests compare them).
+
+use crate::config::Switching;
+use crate::machine::Machine;
+use crate::transport::NodeId;
+use sim_core::{Bandwidth, Time, transfer_time};
+
+/// Flow model on an idle machine: `sum of latencies + bytes / r`, with
+/// `r` the smallest bandwidth on the route and the rate cap. `O(route)`.
+pub(crate) fn flow_idle_time(
+    m: &Machine,
+    src: NodeId,
+    dst: NodeId,
+    bytes: u64,
+    cap: Option<Bandwidth>,
+) -> Time {
+    let mut lat = Time::ZERO;
+    let mut rate = cap;
+    let mut v = src.0;
+    while v != dst.0 {
+        let l = m.link(m.next_link(v, dst.0));
+        lat += l.latency;
+        rate = Some(rate.map_or(l.bandwidth, |r| r.min(l.bandwidth)));
+        v = l.to;
+    }
+    lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
+}
+
+/// Packets of a message: count, full size, last size.
+pub(crate) fn packetize(bytes: u64, packet: u64) -> (u64, u64, u64) {
+    let n = bytes.div_ceil(packet).max(1);
+    (n, packet, bytes - (n - 1) * packet)
+}
+
+/// Packet model on an idle machine, exactly as the event simulation
+/// computes it. `O(route)`.
+///
+/// The route's servers are `j = 0..m`: the rate-cap pacer (when
+/// `rate_cap` is set; bandwidth `R_b`, no latency) and then every link.
+/// Let `a_j` / `b_j` be the service times of a full / the last packet at
+/// server `j`, `A_j = max_{i <= j} a_i`, `n` the number of packets and
+/// `L` the sum of link latencies. Latencies only shift the pipeline, so:
+///
+/// * cut-through: `T = L + max_j ((n - 1) * A_j + b_j)`; for one packet
+///   `L + max_j b_j`: the bottleneck serialization;
+/// * store-and-forward: `T = L + max_j (sum_{i<=j} a_i + (n - 2) * A_j +
+///   sum_{i>=j} b_i)` for `n >= 2`, and `L + sum_j b_j` for one packet.
+///
+/// Both are the max-plus longest paths of the tandem-queue recurrences the
+/// simulator runs (derivation in the crate docs, "Packet pipeline").
+pub(crate) fn packet_idle_time(
+    m: &Machine,
+    src: NodeId,
+    dst: NodeId,
+    bytes: u64,
+    cap: Option<Bandwidth>,
+    packet: u64,
+    sw: Switching,
+) -> Time {
+    let (n, full, last) = packetize(bytes, packet);
+    let mut lat = Time::ZERO;
+    // Servers as (a, b) pairs; the pacer first.
+    let pacer = cap.map(|c| (transfer_time(full, c), transfer_time(last, c)));
+    let servers = || {
+        let mut v = src.0;
+        let links = std::iter::from_fn(move || {
+            (v != dst.0).then(|| {
+                let l = m.link(m.next_link(v, dst.0));
+                v = l.to;
+                (
+                    l.latency,
+                    transfer_time(full, l.bandwidth),
+                    transfer_time(last, l.bandwidth),
+                )
+            })
+        });
+        pacer
+            .map(|(a, b)| (Time::ZERO, a, b))
+            .into_iter()
+            .chain(links)
+    };
+    let mut best = Time::ZERO;
+    let mut amax = Time::ZERO;
+    match sw {
+        Switching::CutThrough => {
+            for (l, a, b) in servers() {
+                lat += l;
+                amax = amax.max(a);
+                best = best.max(amax * (n - 1) + b);
+            }
+        }
+        Switching::StoreAndForward => {
+            let total_b: Time = servers().map(|(_, _, b)| b).sum();
+            if n == 1 {
+                lat = servers().map(|(l, _, _)| l).sum();
+                return lat + total_b;
+            }
+            let (mut sum_a, mut b_before) = (Time::ZERO, Time::ZERO);
+            for (l, a, b) in servers() {
+                lat += l;
+                amax = amax.max(a);
+                sum_a += a;
+                best = best.max(sum_a + amax * (n - 2) + (total_b - b_before));
+                b_before += b;
+            }
+        }
+    }
+    lat + best
+}

@@ -1,0 +1,76 @@
+//! Routing: which link a packet or flow takes next, as an explicit
+//! deterministic function per topology with a stated tie rule.
+//!
+//! A machine's [`Router`] answers `next_link(v, dst)` at a router or
+//! switch `v` for destination host `dst` (a host's first hop is always
+//! its own cable, which [`crate::Machine::next_link`] takes before asking
+//! the router). Every transport uses it: the flow model for a flow's one
+//! path, the packet model hop by hop, and the closed forms of
+//! `idle_time`. It is `O(1)` and never searches the graph.
+//!
+//! | routing | where | tie rule |
+//! |---|---|---|
+//! | dimension order (torus) | [`dimension_order`] | x, then y, then z, each the shorter way round its ring; at an exact half-ring tie the positive way (+x, +y, +z) |
+//! | minimal adaptive (torus, packet model) | [`adaptive`] | among the productive ports the output link with the fewest bytes waiting; ties to the first of +x, -x, +y, -y, +z, -z (with empty queues: the dimension-order port) |
+//! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
+//!
+//! Minimal adaptive routing is a choice of the packet model per packet
+//! ([`crate::RouteMode`]): it needs the queues, which only the transport
+//! has, so it is a function over the router's candidates
+//! ([`adaptive::least_waiting`]) rather than a [`Router`].
+//!
+//! # Adding a routing
+//!
+//! A new deterministic routing is a variant of [`Router`] holding what it
+//! needs (geometry, tables) and an arm in [`Router::next_link`]; its
+//! module states its tie rule, and the topology family that uses it
+//! passes it to the machine builder. A fat tree with ECMP is a table
+//! whose cells hold several equal-cost links, the choice among them a
+//! deterministic hash of (source, destination) so that a flow keeps one
+//! path. Valiant and UGAL route through an intermediate router: the
+//! packet model keeps the intermediate per packet (chosen from a named
+//! [`sim_core::RngStreams`] stream, Valiant always, UGAL when the queues
+//! on the minimal path are longer than on the detour), and asks the
+//! router for `next_link` towards the intermediate, then towards the
+//! destination; the flow model routes a flow the same way once. Tests
+//! compare routes with the graph's breadth-first distances
+//! ([`crate::Machine::bfs_distances`]), the slow reference.
+
+pub mod adaptive;
+pub mod dimension_order;
+pub mod table;
+
+pub use table::NextHopTable;
+
+use crate::torus_geom::TorusGeom;
+
+/// A machine's deterministic routing. See the module docs for each
+/// variant's tie rule.
+#[derive(Clone, Debug)]
+pub enum Router {
+    /// Dimension order on a torus, computed from its geometry (which
+    /// [`crate::Machine::torus`] lends out).
+    DimensionOrder(TorusGeom),
+    /// Shortest paths from a next-hop table.
+    Table(NextHopTable),
+}
+
+impl Router {
+    /// The link router or switch vertex `v` takes towards host `dst`
+    /// (`v` is not a host; `v != dst`). `O(1)`.
+    #[inline]
+    pub fn next_link(&self, v: u32, dst: u32) -> u32 {
+        match self {
+            Router::DimensionOrder(t) => t.dor_next(v, dst),
+            Router::Table(t) => t.next_link(v, dst),
+        }
+    }
+
+    /// The torus geometry, if the router routes on one.
+    pub fn torus(&self) -> Option<&TorusGeom> {
+        match self {
+            Router::DimensionOrder(t) => Some(t),
+            Router::Table(_) => None,
+        }
+    }
+}
