@@ -90,12 +90,14 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
             if child {
                 let r = sim_core::hold::run_hold(n[0], events, seed, handles);
                 println!(
-                    "{:>8} {:>10} {:>12} {:>10.3} {:>14.0} {:>12} {:>20}",
+                    "{:>8} {:>10} {:>12} {:>10.3} {:>14.0} {:>14} {:>12} {:>20}",
                     if handles { "handle" } else { "post" },
                     r.pending,
                     r.events,
                     r.wall_secs,
                     r.events_per_sec(),
+                    r.events_per_cpu_sec()
+                        .map_or("n/a".into(), |e| format!("{e:.0}")),
                     peak_rss_kib().map_or("n/a".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
                     r.checksum
                 );
@@ -105,11 +107,18 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
                 "hold model: exponential hold times (mean 1 us), seed {seed}, release build recommended"
             );
             println!(
-                "{:>8} {:>10} {:>12} {:>10} {:>14} {:>12} {:>20}",
-                "events", "pending", "handled", "wall [s]", "events/s", "peak [MiB]", "checksum"
+                "{:>8} {:>10} {:>12} {:>10} {:>14} {:>14} {:>12} {:>20}",
+                "events",
+                "pending",
+                "handled",
+                "wall [s]",
+                "events/s",
+                "per cpu s",
+                "peak [MiB]",
+                "checksum"
             );
             println!(
-                "(post: no cancellation handle, plain heap; handle: cancellable, indexed heap)"
+                "(post: no cancellation handle; handle: cancellable. per cpu s: events per CPU second of the process, steadier than wall time on a shared machine)"
             );
             let exe =
                 std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
