@@ -8,6 +8,7 @@
 use clap::Subcommand;
 use std::process::Command as Process;
 
+pub mod lookahead;
 pub mod net;
 pub mod suite;
 
@@ -35,6 +36,17 @@ pub enum BenchCommand {
         /// In a child: schedule with cancellation handles.
         #[arg(long, hide = true)]
         handles: bool,
+    },
+    /// Cross-partition event distances of the packet model on the torus
+    /// workloads (the lookahead a parallel run could use; see
+    /// docs/PARALLEL.md). Instrumentation, not a speed benchmark.
+    Lookahead {
+        /// Workloads: alltoall-torus, halo27-512, random-pairs, amg-spmv, halo27.
+        #[arg(long, value_delimiter = ',', default_values_t = lookahead::WORKLOADS.map(String::from))]
+        only: Vec<String>,
+        /// Partition schemes: node, router, block, half.
+        #[arg(long, value_delimiter = ',', default_values_t = lookahead::SCHEMES.map(String::from))]
+        schemes: Vec<String>,
     },
     /// Random permutation traffic on a Blue Waters Gemini torus (every
     /// node sends one message), in the packet and the flow model, each in
@@ -71,6 +83,7 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
         return suite::run(args);
     };
     match cmd {
+        BenchCommand::Lookahead { only, schemes } => lookahead::report(&only, &schemes),
         BenchCommand::Net {
             dims,
             bytes,
