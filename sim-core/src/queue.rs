@@ -3,9 +3,10 @@
 //! # Ordering contract
 //!
 //! Every scheduled event gets a key `(time, seq)` where `seq` is drawn from
-//! a per-queue counter that increases by one on every [`EventQueue::schedule`]
-//! and every [`EventQueue::reschedule`]. Keys are therefore unique, and
-//! [`EventQueue::pop`] returns events in strictly increasing key order:
+//! a per-queue counter that increases by one on every [`EventQueue::post`],
+//! [`EventQueue::schedule`] and [`EventQueue::reschedule`]. Keys are
+//! therefore unique, and [`EventQueue::pop`] returns events in strictly
+//! increasing key order:
 //!
 //! * earlier time first;
 //! * among equal times, the event whose key was assigned first (FIFO);
@@ -15,45 +16,64 @@
 //!
 //! The order depends only on the sequence of calls, never on hashing,
 //! addresses or wall-clock time, which makes runs bit-for-bit reproducible.
+//! Any time may be scheduled, including one before the last popped event
+//! (the engine forbids that, see [`crate::Schedule`], but the queue does
+//! not rely on it for correctness).
 //!
 //! # Implementation
 //!
-//! Two heaps share one sequence counter, so the contract above holds across
-//! both:
+//! Entries are `(key, item)` with the key packed as `time << 64 | seq` in
+//! a `u128`, so one integer comparison orders them (tuple comparison was a
+//! fifth of the instructions of the hold benchmark). Two stores, one at a
+//! time:
 //!
-//! * events scheduled with [`EventQueue::schedule`] may be cancelled and
-//!   rescheduled by their [`EventId`]; they live in the `priority-queue`
-//!   crate's indexed binary heap (`O(log n)` push, pop, removal and
-//!   priority change by item, items found through `Borrow<u64>` so the
-//!   payload lives inside the heap's item);
-//! * events scheduled with [`EventQueue::post`] can never be cancelled
-//!   (packet arrivals, timers that always fire: most events of a network
-//!   simulation); they live in `std`'s plain binary heap, which keeps
-//!   (key, payload) inline and needs no index.
+//! * **Small queues: a binary heap** (`std`'s), as long as it holds at
+//!   most 32 Ki entries: it fits in cache, and nothing beats it there.
+//! * **Large queues: a radix heap** (Ahuja, Mehlhorn, Orlin and Tarjan,
+//!   J. ACM 1990). It remembers the key `last` of the last event popped;
+//!   a pending key `k >= last` lives in bucket `b(k) = bit length of
+//!   (k XOR last)` (0 to 128), so bucket 0 holds `last` itself and bucket
+//!   `i` the keys that first differ from `last` at bit `i - 1`. Every key
+//!   of bucket `i` is smaller than every key of bucket `j > i`. Push is an
+//!   append to a vector; pop takes the smallest non-empty bucket (a bit
+//!   mask finds it), finds its minimum, makes that the new `last`, and
+//!   redistributes the bucket's keys into lower buckets. A key only ever
+//!   moves down, so at most 128 times, in practice a handful (its
+//!   distance to `last` halves with each move at least); the moves are
+//!   sequential appends, which is why this beats a binary heap once the
+//!   queue no longer fits in cache: a binary heap's pop is a path of
+//!   cache misses from the root to a leaf. Keys below `last` (a time
+//!   before the last pop; never through the engine) go to the binary
+//!   heap, which then pops first: they are smaller than every bucket's.
+//!   Below 8 Ki live events the entries go back to the binary heap; the
+//!   gap keeps a queue that hovers near one size from switching.
 //!
-//! Why two: the indexed heap reaches every key through two indirections,
-//! and on the hold benchmark (`netsim bench engine`) it ran at 7.2 M
-//! events/s with 1 000 pending and 0.5 M events/s with 1 000 000 pending,
-//! against the 10 M and 3 M this engine is meant to sustain. Paying for
-//! handles only where a model asks for one keeps cancellation (flow-level
-//! completion times move when shares change) without taxing every event.
-//! [`EventQueue::pop`] compares the two heads; keys are unique, so the
-//! merged order is exactly the (time, seq) order.
+//! Events with a handle ([`EventQueue::schedule`]) keep their payload in a
+//! slot table indexed by the handle; the store holds `(key, slot)`. A slot
+//! records the sequence number of its live key, so cancelling or
+//! rescheduling only changes the slot: the old entry becomes stale and is
+//! dropped when it reaches the front, or by a compaction once stale
+//! entries outnumber live ones. Events without a handle
+//! ([`EventQueue::post`]) carry their payload in the entry. The one cost
+//! of handles is the slot read at pop, a cache miss in a large queue; the
+//! slots of a small bucket about to be popped are read ahead, together
+//! (`WARM`), so that their misses overlap.
 //!
-//! Keys are `(time, seq)` packed as `time << 64 | seq` in a `u128`, so one
-//! integer comparison orders them (tuple comparison was a fifth of the
-//! instructions of the hold benchmark).
+//! Measured with the hold model (`netsim bench engine`, figures in
+//! `docs/PEERS.md`): with 1 000 000 pending, 4 to 5 M events per CPU
+//! second posted and 3.5 M with handles, against 1.0 M and 0.5 M for the
+//! binary and indexed heaps this replaced; equal speed with 1 000
+//! pending posted, twice the speed with handles (the `priority-queue`
+//! crate's indexed heap hashed every handle).
 
 use crate::time::Time;
-use priority_queue::PriorityQueue;
-use rustc_hash::FxBuildHasher;
-use std::borrow::Borrow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-use std::hash::{Hash, Hasher};
 
-/// Handle of a scheduled event, used to cancel or reschedule it. Handles
-/// are never reused within one queue.
+/// Handle of a scheduled event, used to cancel or reschedule it. A handle
+/// names one scheduled event: it is never reused within one queue (the
+/// slot it names may be, under a new generation; after 2^32 reuses of one
+/// slot a generation repeats).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EventId(u64);
 
@@ -62,74 +82,122 @@ impl EventId {
     pub fn raw(self) -> u64 {
         self.0
     }
-}
 
-/// A heap item: the event and its handle. Hash and equality look at the
-/// handle only, which is what lets the heap find an item by `&u64`.
-struct Slot<E> {
-    id: u64,
-    event: E,
-}
+    fn new(slot: u32, generation: u32) -> Self {
+        EventId((generation as u64) << 32 | slot as u64)
+    }
 
-impl<E> PartialEq for Slot<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
+    fn slot(self) -> usize {
+        self.0 as u32 as usize
     }
-}
-impl<E> Eq for Slot<E> {}
-impl<E> Hash for Slot<E> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        // Must hash exactly as `u64` does, for `Borrow<u64>` lookups.
-        self.id.hash(state)
-    }
-}
-impl<E> Borrow<u64> for Slot<E> {
-    fn borrow(&self) -> &u64 {
-        &self.id
+
+    fn generation(self) -> u32 {
+        (self.0 >> 32) as u32
     }
 }
 
-/// The key `(time, seq)` packed as `time << 64 | seq`. Both heaps are
-/// max-heaps, so keys are reversed.
-type Key = Reverse<u128>;
+/// The key `(time, seq)` packed as `time << 64 | seq`, so one integer
+/// comparison orders them (tuple comparison was a fifth of the
+/// instructions of the hold benchmark).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key(u128);
 
-/// An entry of the plain heap: ordered by key only.
-struct Posted<E> {
+impl Key {
+    #[inline]
+    fn new(time: Time, seq: u64) -> Self {
+        Key((time.as_ps() as u128) << 64 | seq as u128)
+    }
+    #[inline]
+    fn wide(self) -> u128 {
+        self.0
+    }
+    #[inline]
+    fn time(self) -> Time {
+        Time::from_ps((self.0 >> 64) as u64)
+    }
+    #[inline]
+    fn seq(self) -> u64 {
+        self.0 as u64
+    }
+}
+
+/// What a heap entry carries: the payload of a posted event, or the slot
+/// of an event with a handle.
+enum Item<E> {
+    Posted(E),
+    Handle(u32),
+}
+
+struct Entry<E> {
     key: Key,
-    event: E,
+    item: Item<E>,
 }
 
-impl<E> PartialEq for Posted<E> {
+impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
 }
-impl<E> Eq for Posted<E> {}
-impl<E> PartialOrd for Posted<E> {
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Posted<E> {
+impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         self.key.cmp(&other.key)
     }
 }
 
-fn key(time: Time, seq: u64) -> Key {
-    Reverse(((time.as_ps() as u128) << 64) | seq as u128)
+/// An event with a handle: its payload and live key, or free.
+struct Slot<E> {
+    /// Sequence number of the live key; [`FREE`] when nothing is pending.
+    seq: u64,
+    time: Time,
+    generation: u32,
+    event: Option<E>,
 }
 
-fn key_time(k: &Key) -> Time {
-    Time::from_ps((k.0 >> 64) as u64)
-}
+const FREE: u64 = u64::MAX;
+
+/// Entries above which the binary heap hands over to the radix heap, and
+/// live events below which it takes them back (the heap is faster while it
+/// fits in cache; the gap between the two keeps a queue that hovers near
+/// one size from switching back and forth).
+const TO_RADIX: usize = 32 * 1024;
+const TO_HEAP: usize = 8 * 1024;
+
+/// A bucket of at most this many entries has its slots loaded ahead of
+/// its pops (see `settle`).
+const WARM: usize = 512;
+
+/// Entries a drained bucket keeps room for.
+const KEEP_CAPACITY: usize = 4096;
+
+/// Number of buckets: bucket 0 for `last`, 1 to 128 by bit length.
+const BUCKETS: usize = 129;
 
 /// Pending events of type `E`, ordered by (time, sequence number).
 pub struct EventQueue<E> {
-    /// Events with handles.
-    heap: PriorityQueue<Slot<E>, Key, FxBuildHasher>,
-    /// Events without handles.
-    posted: BinaryHeap<Posted<E>>,
+    /// Small queues: every entry. Large ones (`radix`): the entries with
+    /// a key below `last`.
+    heap: BinaryHeap<Reverse<Entry<E>>>,
+    /// Whether the buckets are in use.
+    radix: bool,
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `i - 1` set when bucket `i` (1 to 128) is not empty.
+    nonempty: u128,
+    /// The radix of the buckets: the key of the last popped event, or of a
+    /// stale entry that was the smallest when the buckets were last
+    /// redistributed (never above a pending key).
+    last: u128,
+    slots: Vec<Slot<E>>,
+    free_slots: Vec<u32>,
+    /// Events pending (stale entries not counted).
+    live: usize,
+    /// Heap entries of cancelled or moved events not yet dropped.
+    stale: usize,
     next_seq: u64,
 }
 
@@ -139,17 +207,30 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
+#[inline]
+fn bucket_of(key: u128, last: u128) -> usize {
+    (128 - (key ^ last).leading_zeros()) as usize
+}
+
 impl<E> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::with_capacity(0)
     }
 
-    /// An empty queue with room for `n` events before reallocating.
+    /// An empty queue. The radix heap grows its buckets as needed, so
+    /// `n` only pre-sizes the handle table.
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            heap: PriorityQueue::with_capacity_and_default_hasher(0),
-            posted: BinaryHeap::with_capacity(n),
+            heap: BinaryHeap::new(),
+            radix: false,
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            nonempty: 0,
+            last: 0,
+            slots: Vec::with_capacity(n.min(1 << 20)),
+            free_slots: Vec::new(),
+            live: 0,
+            stale: 0,
             next_seq: 0,
         }
     }
@@ -160,91 +241,343 @@ impl<E> EventQueue<E> {
         s
     }
 
+    #[inline]
+    fn insert(&mut self, entry: Entry<E>) {
+        let k = entry.key.wide();
+        if !self.radix || k < self.last {
+            self.heap.push(Reverse(entry));
+            if !self.radix && self.heap.len() > TO_RADIX {
+                self.grow_into_radix();
+            }
+            return;
+        }
+        let b = bucket_of(k, self.last);
+        if b > 0 {
+            self.nonempty |= 1 << (b - 1);
+        }
+        self.buckets[b].push(entry);
+    }
+
+    /// Whether a heap entry is the live key of its event.
+    #[inline]
+    fn is_live(&self, e: &Entry<E>) -> bool {
+        match e.item {
+            Item::Posted(_) => true,
+            Item::Handle(s) => self.slots[s as usize].seq == e.key.seq(),
+        }
+    }
+
     /// Schedules `event` at `time` without a handle: it cannot be cancelled
     /// or moved. Same ordering as [`EventQueue::schedule`], cheaper.
-    /// `O(log n)`.
+    /// Amortized `O(1)`.
     pub fn post(&mut self, time: Time, event: E) {
         let seq = self.next_seq();
-        self.posted.push(Posted {
-            key: key(time, seq),
-            event,
+        self.live += 1;
+        self.insert(Entry {
+            key: Key::new(time, seq),
+            item: Item::Posted(event),
         });
     }
 
     /// Schedules `event` at `time` with a handle for [`EventQueue::cancel`]
     /// and [`EventQueue::reschedule`]; it will pop after every pending
-    /// event whose time is earlier or equal. `O(log n)`.
+    /// event whose time is earlier or equal. Amortized `O(1)`.
     pub fn schedule(&mut self, time: Time, event: E) -> EventId {
         let seq = self.next_seq();
-        // The handle is the sequence number the event first received.
-        self.heap.push(Slot { id: seq, event }, key(time, seq));
-        EventId(seq)
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot {
+                    seq: FREE,
+                    time: Time::ZERO,
+                    generation: 0,
+                    event: None,
+                });
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 handles pending")
+            }
+        };
+        let s = &mut self.slots[slot as usize];
+        s.seq = seq;
+        s.time = time;
+        s.event = Some(event);
+        let id = EventId::new(slot, s.generation);
+        self.live += 1;
+        self.insert(Entry {
+            key: Key::new(time, seq),
+            item: Item::Handle(slot),
+        });
+        id
+    }
+
+    /// The slot of a pending event, if `id` names one.
+    #[inline]
+    fn pending_slot(&self, id: EventId) -> Option<usize> {
+        let s = self.slots.get(id.slot())?;
+        (s.seq != FREE && s.generation == id.generation()).then_some(id.slot())
+    }
+
+    /// Frees a slot whose event left the queue; its handle dies.
+    fn release(&mut self, slot: usize) -> E {
+        let s = &mut self.slots[slot];
+        s.seq = FREE;
+        s.generation = s.generation.wrapping_add(1);
+        self.free_slots.push(slot as u32);
+        s.event.take().expect("a pending slot holds its event")
     }
 
     /// Removes a pending event and returns it; `None` if it already popped
-    /// or was cancelled. `O(log n)`.
+    /// or was cancelled. `O(1)` (its heap entry is dropped later).
     pub fn cancel(&mut self, id: EventId) -> Option<E> {
-        self.heap.remove(&id.0).map(|(slot, _)| slot.event)
+        let slot = self.pending_slot(id)?;
+        self.live -= 1;
+        self.add_stale();
+        Some(self.release(slot))
     }
 
     /// Moves a pending event to `time`, behind every event already pending
     /// at that time (it takes a fresh sequence number). Returns `false` if
-    /// the event is no longer pending. `O(log n)`.
+    /// the event is no longer pending. Amortized `O(1)`.
     pub fn reschedule(&mut self, id: EventId, time: Time) -> bool {
-        if !self.heap.contains(&id.0) {
+        let Some(slot) = self.pending_slot(id) else {
             return false;
-        }
+        };
         let seq = self.next_seq();
-        self.heap.change_priority(&id.0, key(time, seq));
+        let s = &mut self.slots[slot];
+        s.seq = seq;
+        s.time = time;
+        self.add_stale();
+        self.insert(Entry {
+            key: Key::new(time, seq),
+            item: Item::Handle(slot as u32),
+        });
         true
     }
 
     /// The time of a pending event, or `None`.
     pub fn time_of(&self, id: EventId) -> Option<Time> {
-        self.heap.get_priority(&id.0).map(key_time)
+        self.pending_slot(id).map(|s| self.slots[s].time)
     }
 
-    /// Whether the next event is in the plain heap (ties cannot happen:
-    /// keys are unique).
-    fn next_is_posted(&self) -> Option<bool> {
-        match (self.posted.peek(), self.heap.peek()) {
-            (None, None) => None,
-            (Some(_), None) => Some(true),
-            (None, Some(_)) => Some(false),
-            // Reversed keys: the larger `Reverse` is the earlier event.
-            (Some(p), Some((_, k))) => Some(p.key > *k),
+    /// One more stale entry; drops them all once they outnumber the live
+    /// ones, so memory stays proportional to the pending events.
+    fn add_stale(&mut self) {
+        self.stale += 1;
+        if self.stale > 1024 && self.stale > self.live {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let slots = &self.slots;
+        let live = |e: &Entry<E>| match e.item {
+            Item::Posted(_) => true,
+            Item::Handle(s) => slots[s as usize].seq == e.key.seq(),
+        };
+        for (i, b) in self.buckets.iter_mut().enumerate() {
+            b.retain(live);
+            if i > 0 && b.is_empty() {
+                self.nonempty &= !(1 << (i - 1));
+            }
+        }
+        let heap = std::mem::take(&mut self.heap).into_vec();
+        self.heap = heap.into_iter().filter(|Reverse(e)| live(e)).collect();
+        self.stale = 0;
+    }
+
+    #[cold]
+    #[inline(never)]
+    /// The queue outgrew the binary heap: every entry moves to the
+    /// buckets, around the smallest key.
+    fn grow_into_radix(&mut self) {
+        let entries = std::mem::take(&mut self.heap).into_vec();
+        self.last = entries
+            .iter()
+            .map(|Reverse(e)| e.key.wide())
+            .min()
+            .unwrap_or(0);
+        self.radix = true;
+        for Reverse(e) in entries {
+            let b = bucket_of(e.key.wide(), self.last);
+            if b > 0 {
+                self.nonempty |= 1 << (b - 1);
+            }
+            self.buckets[b].push(e);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    /// The queue shrank: every entry goes back to the binary heap.
+    fn shrink_into_heap(&mut self) {
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        for b in &mut self.buckets {
+            entries.extend(b.drain(..).map(Reverse));
+        }
+        self.buckets
+            .iter_mut()
+            .for_each(|b| b.shrink_to(KEEP_CAPACITY));
+        self.nonempty = 0;
+        self.radix = false;
+        self.heap = BinaryHeap::from(entries);
+    }
+
+    /// Makes bucket 0 hold the smallest live key of the buckets, if any:
+    /// redistributes the smallest non-empty bucket around its minimum,
+    /// and drops a stale entry that reaches bucket 0. Liveness is looked
+    /// up only there: a lookup per moved entry would be a random access
+    /// into the slot table for every move.
+    fn settle(&mut self) -> bool {
+        loop {
+            if let Some(e) = self.buckets[0].last() {
+                if self.is_live(e) {
+                    return true;
+                }
+                self.buckets[0].pop();
+                self.stale -= 1;
+                continue;
+            }
+            if self.nonempty == 0 {
+                return false;
+            }
+            let i = self.nonempty.trailing_zeros() as usize + 1;
+            self.nonempty &= !(1 << (i - 1));
+            let mut b = std::mem::take(&mut self.buckets[i]);
+            let min = b.iter().map(|e| e.key.wide()).min().expect("non-empty");
+            self.last = min;
+            if b.len() <= WARM {
+                // These entries pop within the next few pops, and each pop
+                // of an event with a handle reads its slot: load the slots
+                // now, all at once, so that the misses overlap instead of
+                // stalling each pop in turn (a prefetch without `unsafe`).
+                for e in &b {
+                    if let Item::Handle(s) = e.item {
+                        std::hint::black_box(self.slots[s as usize].seq);
+                    }
+                }
+            }
+            if b.len() > KEEP_CAPACITY {
+                // A large bucket: size the lower buckets exactly, so that
+                // their doubling does not hold up to twice the queue.
+                let mut count = [0usize; BUCKETS];
+                for e in &b {
+                    count[bucket_of(e.key.wide(), min)] += 1;
+                }
+                for (k, &c) in count.iter().enumerate().take(i) {
+                    if c > 0 {
+                        self.buckets[k].reserve_exact(c);
+                    }
+                }
+            }
+            for e in b.drain(..) {
+                let k = bucket_of(e.key.wide(), min);
+                debug_assert!(k < i, "a key only moves down");
+                if k > 0 {
+                    self.nonempty |= 1 << (k - 1);
+                }
+                self.buckets[k].push(e);
+            }
+            // Keep a small allocation for the bucket's next use; a large
+            // one would hold memory that the lower buckets now need.
+            if b.capacity() <= KEEP_CAPACITY {
+                self.buckets[i] = b;
+            }
         }
     }
 
     /// Removes and returns the event with the smallest key, with its handle
     /// (`None` for events scheduled with [`EventQueue::post`]).
+    /// Amortized `O(log(key range))`, in practice a few moves per event.
     pub fn pop(&mut self) -> Option<(Time, Option<EventId>, E)> {
-        if self.next_is_posted()? {
-            self.posted.pop().map(|p| (key_time(&p.key), None, p.event))
-        } else {
-            self.heap
-                .pop()
-                .map(|(slot, k)| (key_time(&k), Some(EventId(slot.id)), slot.event))
+        let e = loop {
+            if let Some(Reverse(e)) = self.heap.pop() {
+                if self.is_live(&e) {
+                    break e;
+                }
+                self.stale -= 1;
+                continue;
+            }
+            if !self.radix || !self.settle() {
+                return None;
+            }
+            break self.buckets[0].pop().expect("settled");
+        };
+        self.live -= 1;
+        if self.radix && self.live < TO_HEAP {
+            self.shrink_into_heap();
+        }
+        let time = e.key.time();
+        Some(match e.item {
+            Item::Posted(ev) => (time, None, ev),
+            Item::Handle(s) => {
+                let id = EventId::new(s, self.slots[s as usize].generation);
+                let ev = self.release(s as usize);
+                (time, Some(id), ev)
+            }
+        })
+    }
+
+    /// The time of the next event to pop, without removing it. `O(k)` for
+    /// `k` entries in the smallest non-empty bucket (it finds the minimum
+    /// without moving anything).
+    pub fn peek_time(&self) -> Option<Time> {
+        if let Some(Reverse(e)) = self.heap.peek() {
+            if self.is_live(e) {
+                return Some(e.key.time());
+            }
+        }
+        let early = self
+            .heap
+            .iter()
+            .filter(|Reverse(e)| self.is_live(e))
+            .map(|Reverse(e)| e.key)
+            .min();
+        if early.is_some() || !self.radix {
+            return early.map(Key::time);
+        }
+        let mut mask = self.nonempty << 1 | !self.buckets[0].is_empty() as u128;
+        // Bucket 128 has no bit in the shifted mask.
+        let top = !self.buckets[BUCKETS - 1].is_empty();
+        loop {
+            let i = if mask != 0 {
+                mask.trailing_zeros() as usize
+            } else if top {
+                BUCKETS - 1
+            } else {
+                return None;
+            };
+            let min = self.buckets[i]
+                .iter()
+                .filter(|e| self.is_live(e))
+                .map(|e| e.key)
+                .min();
+            if let Some(k) = min {
+                return Some(k.time());
+            }
+            if i == BUCKETS - 1 {
+                return None;
+            }
+            mask &= !(1 << i);
+            if mask == 0 && !top {
+                return None;
+            }
         }
     }
 
-    /// The time of the next event to pop, without removing it.
-    pub fn peek_time(&self) -> Option<Time> {
-        if self.next_is_posted()? {
-            self.posted.peek().map(|p| key_time(&p.key))
-        } else {
-            self.heap.peek().map(|(_, k)| key_time(k))
-        }
+    /// Whether the radix heap holds the events (the queue outgrew the
+    /// binary heap); for tests of the switch.
+    #[doc(hidden)]
+    pub fn in_radix_mode(&self) -> bool {
+        self.radix
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.posted.len()
+        self.live
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.posted.is_empty()
+        self.live == 0
     }
 }
 
@@ -304,5 +637,77 @@ mod tests {
         assert_eq!(q.cancel(a), Some(1));
         assert_eq!(q.len(), 1);
         assert_eq!(q.pop().map(|(_, id, e)| (id, e)), Some((Some(b), 2)));
+    }
+
+    /// A freed slot is reused under a new generation: the old handle is
+    /// dead and cannot touch the new event.
+    #[test]
+    fn handles_of_reused_slots_stay_dead() {
+        let mut q = EventQueue::new();
+        let a = q.schedule(Time::from_ns(1), 'a');
+        assert_eq!(q.pop().map(|(_, id, e)| (id, e)), Some((Some(a), 'a')));
+        let b = q.schedule(Time::from_ns(2), 'b');
+        assert_ne!(a, b);
+        assert_eq!(a.slot(), b.slot(), "the slot was reused");
+        assert_eq!(q.cancel(a), None);
+        assert!(!q.reschedule(a, Time::from_ns(9)));
+        assert_eq!(q.time_of(a), None);
+        assert_eq!(q.time_of(b), Some(Time::from_ns(2)));
+        assert_eq!(q.pop().map(|(_, id, e)| (id, e)), Some((Some(b), 'b')));
+    }
+
+    /// Times before the last pop (which the engine forbids) still come out
+    /// first and in order.
+    #[test]
+    fn keys_below_the_last_pop_come_first() {
+        let mut q = EventQueue::new();
+        q.post(Time::from_ns(10), 10);
+        q.post(Time::from_ns(20), 20);
+        assert_eq!(q.pop().unwrap().2, 10);
+        q.post(Time::from_ns(3), 3);
+        let h = q.schedule(Time::from_ns(2), 2);
+        q.post(Time::from_ns(15), 15);
+        assert_eq!(q.peek_time(), Some(Time::from_ns(2)));
+        assert!(q.reschedule(h, Time::from_ns(4)));
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|(_, _, e)| e).collect();
+        assert_eq!(order, vec![3, 2, 15, 20]);
+    }
+
+    /// Stale entries of moved events are dropped once they outnumber the
+    /// live ones: memory follows the pending events, not the history.
+    #[test]
+    fn stale_entries_are_compacted() {
+        let mut q = EventQueue::new();
+        let ids: Vec<EventId> = (0..10)
+            .map(|i| q.schedule(Time::from_ns(1_000 + i), i))
+            .collect();
+        for round in 0..10_000u64 {
+            for &id in &ids {
+                assert!(q.reschedule(id, Time::from_ns(2_000 + round)));
+            }
+        }
+        let held: usize = q.buckets.iter().map(Vec::len).sum::<usize>() + q.heap.len();
+        assert!(held <= 2 * 1024 + 10, "{held} entries held for 10 events");
+        assert_eq!(q.len(), 10);
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(_, _, e)| e).collect();
+        assert_eq!(order, (0..10).collect::<Vec<_>>());
+        assert_eq!(q.stale, 0);
+    }
+
+    /// Extremes of the key: time zero and `Time::MAX` (bucket 128), and a
+    /// peek that has to skip a bucket of stale entries.
+    #[test]
+    fn extreme_times_and_stale_buckets() {
+        let mut q = EventQueue::new();
+        q.post(Time::ZERO, 0u32);
+        let far = q.schedule(Time::MAX, 1);
+        let mid = q.schedule(Time::from_ns(7), 2);
+        assert_eq!(q.pop().unwrap().2, 0);
+        assert_eq!(q.cancel(mid), Some(2));
+        assert_eq!(q.peek_time(), Some(Time::MAX));
+        assert_eq!(q.pop(), Some((Time::MAX, Some(far), 1)));
+        assert!(q.is_empty());
+        assert_eq!(q.peek_time(), None);
+        assert!(q.pop().is_none());
     }
 }

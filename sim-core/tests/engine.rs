@@ -115,6 +115,155 @@ fn queue_matches_btreemap_reference_over_a_million_ops() {
     assert!(handles.len() > 1000);
 }
 
+/// How the differential runs below draw times, given the last popped
+/// time [ps] (never earlier, as in a simulation, unless `past`).
+#[derive(Clone, Copy, Debug)]
+enum Times {
+    /// Offsets of any bit length up to 60: keys spread over every bucket
+    /// of the radix heap, from equal times to ~13 days apart.
+    Wide,
+    /// Offsets of 0 or 1 ps: almost every key ties on time with many
+    /// others, so the order is the sequence numbers'.
+    Dense,
+    /// Offsets around 1 us (exponential-like spread over 2^20 ps), with a
+    /// queue grown to tens of thousands of events and drained again:
+    /// exercises the switch between the binary and the radix heap.
+    Grow,
+    /// As `Wide`, but one time in eight lies before the last pop (which
+    /// the engine forbids; the queue must still order it).
+    Past,
+}
+
+/// `ops` seeded random operations checked against [`Reference`] after
+/// every one, as in the test above, with times drawn by `times`.
+fn queue_differential(seed: u64, ops: u64, times: Times) -> [u64; 6] {
+    let mut rng = RngStreams::new(seed).stream("queue-differential-2");
+    let mut q = EventQueue::new();
+    let mut r = Reference::default();
+    let mut handles: Vec<EventId> = Vec::new();
+    let mut now = 0u64;
+    // counts[5]: operations done while the radix heap held the events.
+    let mut counts = [0u64; 6];
+    let draw = |rng: &mut sim_core::SimRng, now: u64| -> Time {
+        let off = match times {
+            Times::Wide | Times::Past => {
+                let bits = rng.random_range(0..=60u32);
+                rng.random_range(0..=(1u64 << bits) - 1)
+            }
+            Times::Dense => rng.random_range(0..2),
+            Times::Grow => rng.random_range(0..1u64 << 20),
+        };
+        if matches!(times, Times::Past) && rng.random_range(0..8) == 0 {
+            Time::from_ps(now.saturating_sub(off))
+        } else {
+            Time::from_ps(now + off)
+        }
+    };
+    // Start large (in the radix heap), except `Grow`, which gets there.
+    if !matches!(times, Times::Grow) {
+        for i in 0..40_000u64 {
+            let t = draw(&mut rng, now);
+            if i % 2 == 0 {
+                q.post(t, u64::MAX - i);
+                r.post(t, u64::MAX - i);
+            } else {
+                let id = q.schedule(t, u64::MAX - i);
+                r.schedule(id, t, u64::MAX - i);
+                handles.push(id);
+            }
+        }
+    }
+    for step in 0..ops {
+        // `Grow`: fill phases (few pops) and drain phases (many pops).
+        let pop_share = match times {
+            Times::Grow if (step / 100_000) % 2 == 0 => 10,
+            Times::Grow => 70,
+            _ => 36,
+        };
+        let op = rng.random_range(0..100);
+        if op < 100 - pop_share - 24 || q.is_empty() {
+            let t = draw(&mut rng, now);
+            if op % 2 == 0 {
+                q.post(t, step);
+                r.post(t, step);
+                counts[4] += 1;
+            } else {
+                let id = q.schedule(t, step);
+                r.schedule(id, t, step);
+                handles.push(id);
+                counts[0] += 1;
+            }
+        } else if op < 100 - pop_share - 12 && !handles.is_empty() {
+            let id = handles[rng.random_range(0..handles.len())];
+            assert_eq!(q.cancel(id), r.cancel(id), "cancel at step {step}");
+            counts[1] += 1;
+        } else if op < 100 - pop_share && !handles.is_empty() {
+            let id = handles[rng.random_range(0..handles.len())];
+            let t = draw(&mut rng, now);
+            assert_eq!(
+                q.reschedule(id, t),
+                r.reschedule(id, t),
+                "reschedule at step {step}"
+            );
+            assert_eq!(q.time_of(id), r.key_of.get(&id).map(|k| k.0));
+            counts[2] += 1;
+        } else {
+            let got = q.pop();
+            assert_eq!(got, r.pop(), "pop at step {step} ({times:?})");
+            if let Some((t, _, _)) = got {
+                now = now.max(t.as_ps());
+            }
+            counts[3] += 1;
+        }
+        assert_eq!(q.len(), r.by_key.len());
+        counts[5] += q.in_radix_mode() as u64;
+        if step % 64 == 0 {
+            assert_eq!(q.peek_time(), r.by_key.keys().next().map(|k| k.0));
+        }
+        if handles.len() > 4096 {
+            handles.drain(..2048);
+        }
+    }
+    while let Some(e) = q.pop() {
+        assert_eq!(Some(e), r.pop());
+    }
+    assert!(r.pop().is_none());
+    counts
+}
+
+/// Keys in every bucket of the radix heap, from ties to days apart.
+#[test]
+fn queue_matches_reference_with_wide_time_spreads() {
+    let c = queue_differential(7, 300_000, Times::Wide);
+    assert!(c.iter().all(|&c| c > 10_000), "{c:?}");
+}
+
+/// Nearly every key ties on time: order by sequence number alone.
+#[test]
+fn queue_matches_reference_with_dense_ties() {
+    let c = queue_differential(8, 300_000, Times::Dense);
+    assert!(c.iter().all(|&c| c > 10_000), "{c:?}");
+}
+
+/// A queue that grows past the binary heap's limit into the radix heap
+/// and shrinks back, several times, with handles moved across the switch.
+#[test]
+fn queue_matches_reference_across_heap_and_radix() {
+    let c = queue_differential(9, 400_000, Times::Grow);
+    assert!(c.iter().all(|&c| c > 10_000), "{c:?}");
+    assert!(
+        c[5] < 300_000,
+        "and back in the binary heap for a while: {c:?}"
+    );
+}
+
+/// Times before the last pop: ordered all the same.
+#[test]
+fn queue_matches_reference_with_times_in_the_past() {
+    let c = queue_differential(10, 200_000, Times::Past);
+    assert!(c.iter().all(|&c| c > 10_000), "{c:?}");
+}
+
 /// A small model with randomness in it: each event draws a delay and a
 /// fan-out from the stream, and logs (time, payload).
 struct Fanout {

@@ -203,6 +203,21 @@ impl PacketNet {
     pub fn machine(&self) -> &Machine {
         &self.m
     }
+    /// The vertex (host or router) where a pending event will be handled:
+    /// a head at the far end of its link, a free at the link's near end, a
+    /// pacer at the message's source node, a delivery at its destination.
+    /// Read-only instrumentation (the lookahead measurement of `netsim
+    /// bench lookahead`); valid for an event scheduled and not yet handled.
+    pub fn event_vertex(&self, ev: &PacketEvent) -> u32 {
+        match *ev {
+            PacketEvent::Head(p) | PacketEvent::Deliver(p) => {
+                self.m.link(self.pkts[p as usize].link).to
+            }
+            PacketEvent::Free(l) => self.m.link(l).from,
+            PacketEvent::Pace(mi) => self.msgs[mi as usize].src,
+        }
+    }
+
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         self.stats.report(self.m.links(), elapsed, false)

@@ -9,6 +9,7 @@ use clap::Subcommand;
 use std::process::Command as Process;
 use topology::Mode;
 
+pub mod lookahead;
 pub mod net;
 pub mod suite;
 
@@ -36,6 +37,17 @@ pub enum BenchCommand {
         /// In a child: schedule with cancellation handles.
         #[arg(long, hide = true)]
         handles: bool,
+    },
+    /// Cross-partition event distances of the packet model on the torus
+    /// workloads (the lookahead a parallel run could use; see
+    /// docs/PARALLEL.md). Instrumentation, not a speed benchmark.
+    Lookahead {
+        /// Workloads: alltoall-torus, halo27-512, random-pairs, amg-spmv, halo27.
+        #[arg(long, value_delimiter = ',', default_values_t = lookahead::WORKLOADS.map(String::from))]
+        only: Vec<String>,
+        /// Partition schemes: node, router, block, half.
+        #[arg(long, value_delimiter = ',', default_values_t = lookahead::SCHEMES.map(String::from))]
+        schemes: Vec<String>,
     },
     /// Random permutation traffic on a Blue Waters Gemini torus (every
     /// node sends one message), in the packet and the flow model, each in
@@ -72,6 +84,7 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
         return suite::run(args);
     };
     match cmd {
+        BenchCommand::Lookahead { only, schemes } => lookahead::report(&only, &schemes),
         BenchCommand::Net {
             dims,
             bytes,
@@ -91,12 +104,14 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
             if child {
                 let r = sim_core::hold::run_hold(n[0], events, seed, handles);
                 println!(
-                    "{:>8} {:>10} {:>12} {:>10.3} {:>14.0} {:>12} {:>20}",
+                    "{:>8} {:>10} {:>12} {:>10.3} {:>14.0} {:>14} {:>12} {:>20}",
                     if handles { "handle" } else { "post" },
                     r.pending,
                     r.events,
                     r.wall_secs,
                     r.events_per_sec(),
+                    r.events_per_cpu_sec()
+                        .map_or("n/a".into(), |e| format!("{e:.0}")),
                     peak_rss_kib().map_or("n/a".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
                     r.checksum
                 );
@@ -106,11 +121,18 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
                 "hold model: exponential hold times (mean 1 us), seed {seed}, release build recommended"
             );
             println!(
-                "{:>8} {:>10} {:>12} {:>10} {:>14} {:>12} {:>20}",
-                "events", "pending", "handled", "wall [s]", "events/s", "peak [MiB]", "checksum"
+                "{:>8} {:>10} {:>12} {:>10} {:>14} {:>14} {:>12} {:>20}",
+                "events",
+                "pending",
+                "handled",
+                "wall [s]",
+                "events/s",
+                "per cpu s",
+                "peak [MiB]",
+                "checksum"
             );
             println!(
-                "(post: no cancellation handle, plain heap; handle: cancellable, indexed heap)"
+                "(post: no cancellation handle; handle: cancellable. per cpu s: events per CPU second of the process, steadier than wall time on a shared machine)"
             );
             let exe =
                 std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;

@@ -159,12 +159,12 @@ const WORKLOADS: &[Workload] = &[
 
 /// Figures one child reports.
 #[derive(Clone, Debug, Default)]
-struct Figures {
-    messages: u64,
-    events: u64,
-    wall: f64,
+pub(super) struct Figures {
+    pub(super) messages: u64,
+    pub(super) events: u64,
+    pub(super) wall: f64,
     peak_kib: u64,
-    makespan: Time,
+    pub(super) makespan: Time,
 }
 
 /// Entry point of `netsim bench` without a subcommand.
@@ -439,7 +439,7 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
     }
 }
 
-fn crate_shared() -> PathBuf {
+pub(super) fn crate_shared() -> PathBuf {
     std::env::var_os("NETSIM_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
@@ -455,7 +455,7 @@ fn of(r: &RunResults, t: Instant) -> Figures {
     }
 }
 
-fn timed<T: topology::Transport>(
+pub(super) fn timed<T: topology::Transport>(
     pl: Placement,
     net: T,
     progs: Programs,
@@ -522,7 +522,7 @@ fn ideal(nodes: u32) -> IdealNetwork {
 
 /// `p` ranks, one per Gemini of the most cubic Blue Waters torus of `p`
 /// Geminis (the first node of each).
-fn per_gemini(p: u32, mode: Mode) -> Result<(Placement, Network), String> {
+pub(super) fn per_gemini(p: u32, mode: Mode) -> Result<(Placement, Network), String> {
     let m = TorusParams::blue_waters_dims(grid_dims(p))
         .build()
         .map_err(|e| e.to_string())?;

@@ -1,0 +1,662 @@
+#!/usr/bin/env python3
+"""netsim against its peers on the peers' own workloads.
+
+SimGrid 3.32 (SMPI time-independent trace replay, CM02 network model) and
+LogGOPSim (GOAL schedules) each get the workloads they are built for; netsim
+replays the very same inputs. Per case the program prints both predictions
+and their difference, the wall time and peak memory of each whole process
+(`/usr/bin/time`), and the speed ratio. Simulators run alternately (peer,
+netsim, netsim packet, then the reverse order on the next repetition) so
+that a drift in the machine's speed hits both.
+
+  bench/peers/peers.py setup            # install SimGrid, build LogGOPSim
+  bench/peers/peers.py run              # every default case
+  bench/peers/peers.py run --only a2a-flat-512,allreduce-goal-65536
+  bench/peers/peers.py run --big        # also the 1 M-rank GOAL cases
+  bench/peers/peers.py list
+
+Not part of CI: it installs packages, fetches LogGOPSim and runs for tens
+of minutes. See README.md for the settings that make the physics equal.
+Nothing here is copied from the peers: they are fetched and built at run
+time into the cache folder.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LOGGOPSIM_URL = "https://github.com/spcl/LogGOPSim"
+# The commit the results in docs/PEERS.md were measured with.
+LOGGOPSIM_COMMIT = "76451de16546c7ea39651c183cbc532f4a3457c0"
+APT_PACKAGES = ["libsimgrid-dev", "gengetopt", "re2c", "libgraphviz-dev", "g++", "git", "time"]
+
+# SMPI adds a 16-byte envelope to every message (a 0-byte send takes
+# latency + 16 B / bandwidth on an idle platform): netsim's traces carry it.
+SMPI_ENVELOPE = 16
+
+# SimGrid settings that make its physics netsim's: max-min sharing of
+# every link direction with no TCP correction (CM02), no reverse ACK
+# traffic, no size-dependent factors, and every message sent eagerly and
+# detached (netsim: eager for every size).
+SIMGRID_CFG = [
+    "--cfg=network/model:CM02",
+    "--cfg=network/crosstraffic:0",
+    "--cfg=smpi/bw-factor:0:1",
+    "--cfg=smpi/lat-factor:0:1",
+    "--cfg=smpi/async-small-thresh:1073741824",
+    "--cfg=smpi/send-is-detached-thresh:1073741824",
+    "--log=root.thres:warning",
+    "--log=smpi_replay.thres:info",
+    # The simulated time at the end, to the picosecond.
+    "--log=smpi_replay.fmt:NETSIM_PEERS_END=%.12d%n",
+]
+
+# SMPI's defaults round: `surf/precision` 1e-9 s (smpirun sets it: times
+# within 1 ns are merged) and `maxmin/precision` 1e-5. With many
+# coinciding events (all-to-all on a torus) that moves SimGrid's answer by
+# up to half a percent; `--simgrid-precise` tightens both (slower).
+SIMGRID_PRECISE = ["--cfg=maxmin/precision:1e-12", "--cfg=surf/precision:1e-15"]
+
+# LogGOPSim's parameters, in picoseconds (it reads integers; the GOAL
+# `calc` amounts are in the same unit). g = 0 and eager for every size:
+# netsim's ideal network has no per-NIC gap.
+LGS = {"L": 2_500_000, "o": 1_500_000, "g": 0, "G": 10, "O": 0, "S": 1_000_000_000}
+
+
+# ------------------------------------------------------------------ cases
+
+
+class Case:
+    def __init__(self, name, peer, about, big=False, **kw):
+        self.name, self.peer, self.about = name, peer, about
+        # "big": only with --big; "smoke": only by name (seconds in all,
+        # to check a setup).
+        self.big = big
+        self.kw = kw
+
+
+def sg(name, about, topo, pattern, big=False, modes=("flow", "packet")):
+    return Case(name, "simgrid", about, big, topo=topo, pattern=pattern, modes=modes)
+
+
+def goal(name, about, ptrn, procs, size, big=False):
+    """A GOAL case: `ptrn` is a Schedgen pattern, or `pairwise_alltoall` /
+    `recdoub_allreduce`, written here."""
+    return Case(name, "loggopsim", about, big, ptrn=ptrn, procs=procs, size=size)
+
+
+def smoke(case):
+    case.big = "smoke"
+    return case
+
+
+FLAT = lambda n: ("flat", n)  # noqa: E731
+TORUS = lambda *d: ("torus", d)  # noqa: E731
+
+CASES = [
+    sg("a2a-flat-512", "pairwise all-to-all 1 KiB, one switch, P = 512", FLAT(512), ("a2a", 1024)),
+    sg("a2a-flat-1024", "pairwise all-to-all 1 KiB, one switch, P = 1024", FLAT(1024), ("a2a", 1024)),
+    sg("a2a-torus-256", "pairwise all-to-all 1 KiB, 8x8x4 torus, P = 256", TORUS(8, 8, 4), ("a2a", 1024)),
+    sg("a2a-torus-512", "pairwise all-to-all 1 KiB, 8x8x8 torus, P = 512", TORUS(8, 8, 8), ("a2a", 1024)),
+    sg("stencil27-flat-512", "27-point halo, 10 iterations, one switch, P = 512", FLAT(512), ("halo27", 10)),
+    sg("stencil27-torus-512", "27-point halo, 10 iterations, 8x8x8 torus", TORUS(8, 8, 8), ("halo27", 10)),
+    sg("stencil27-torus-4096", "27-point halo, 10 iterations, 16x16x16 torus", TORUS(16, 16, 16),
+       ("halo27", 10), big=True),
+    sg("pairs64k-flat-4096", "random pairs 64 KiB, 10 rounds, one switch, P = 4096", FLAT(4096),
+       ("pairs", 65536, 10)),
+    sg("hvpp-10000", "HighVolumePingPong n = 10 000, 8 B, reversed receives", FLAT(2), ("hvpp", 10000)),
+    goal("a2a-goal-1024", "pairwise all-to-all 8 B (step k+1 after step k's receive), P = 1024",
+         "pairwise_alltoall", 1024, 8),
+    goal("a2a-linear-goal-256", "linear all-to-all 8 B (Schedgen: every send and receive posted at once), P = 256",
+         "linear_alltoall", 256, 8),
+    goal("allreduce-goal-65536", "recursive-doubling allreduce 8 B (step k+1 after step k's receive), P = 65 536",
+         "recdoub_allreduce", 65536, 8),
+    goal("bcast-goal-1M", "binomial-tree broadcast 8 B (Schedgen), P = 1 048 576", "binomialtreebcast",
+         1 << 20, 8, big=True),
+    goal("allreduce-goal-1M", "recursive-doubling allreduce 8 B, P = 1 048 576",
+         "recdoub_allreduce", 1 << 20, 8, big=True),
+    smoke(sg("smoke-a2a-flat-16", "smoke test", FLAT(16), ("a2a", 1024))),
+    smoke(sg("smoke-a2a-torus-64", "smoke test", TORUS(4, 4, 4), ("a2a", 1024))),
+    smoke(sg("smoke-stencil27-torus-27", "smoke test", TORUS(3, 3, 3), ("halo27", 2))),
+    smoke(sg("smoke-a2a-torus-27", "smoke test", TORUS(3, 3, 3), ("a2a", 1024))),
+    smoke(sg("smoke-a2a-torus-16", "smoke test", TORUS(4, 2, 2), ("a2a", 1024))),
+    smoke(sg("smoke-a2a-torus-8", "smoke test", TORUS(2, 2, 2), ("a2a", 1024))),
+    smoke(sg("smoke-a2a-torus-36", "smoke test", TORUS(4, 3, 3), ("a2a", 1024))),
+    smoke(sg("smoke-stencil27-torus-64", "smoke test", TORUS(4, 4, 4), ("halo27", 2))),
+    smoke(sg("smoke-stencil27-flat-64", "smoke test", FLAT(64), ("halo27", 2))),
+    smoke(sg("smoke-pairs64k-flat-64", "smoke test", FLAT(64), ("pairs", 65536, 4))),
+    smoke(sg("smoke-hvpp-100", "smoke test", FLAT(2), ("hvpp", 100))),
+    smoke(goal("smoke-a2a-goal-16", "smoke test", "linear_alltoall", 16, 8)),
+    smoke(goal("smoke-allreduce-goal-64", "smoke test", "recdoub_allreduce", 64, 8)),
+]
+
+# Machines. Flat: InfiniBand QDR-like links (Bridges et al. Table 2:
+# 3.787 GB/s, 1616 ns node to node = two cables of 808 ns). Torus: one
+# host per router, every torus link 9.375 GB/s (Gemini x/z) and zero
+# latency, so that every route has the same latency and netsim's MPI layer
+# needs no host overhead to meet its calibration contract on any of them.
+FLAT_BW, FLAT_LAT_PS = 3_787_000_000, 808_000
+TORUS_BW, TORUS_LAT_PS = 9_375_000_000, 0
+# netsim's cable from a host to its router, standing for SimGrid's torus
+# host which is its own router: as fast as a Bandwidth can be, no latency.
+NIC_BW = 1_000_000_000_000_000
+
+
+# --------------------------------------------------------------- patterns
+
+
+def pattern_ops(pattern, p, dims):
+    """Per rank, a list of TI lines (without the rank prefix) with sizes
+    as a format field `{s}` -> bytes."""
+    kind = pattern[0]
+    ops = [[] for _ in range(p)]
+    if kind == "a2a":
+        size = pattern[1]
+        for r in range(p):
+            for k in range(1, p):
+                ops[r].append(("irecv", (r - k) % p, k, size))
+                ops[r].append(("isend", (r + k) % p, k, size))
+                ops[r].append(("waitall",))
+    elif kind == "halo27":
+        iters = pattern[1]
+        x, y, z = dims
+        offs = [(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1) if (a, b, c) != (0, 0, 0)]
+
+        def size_of(o):
+            n = sum(1 for v in o if v != 0)
+            return {1: 4096, 2: 256, 3: 16}[n]
+
+        def rank_of(cx, cy, cz):
+            return (cx % x) + x * ((cy % y) + y * (cz % z))
+
+        for r in range(p):
+            cx, cy, cz = r % x, (r // x) % y, r // (x * y)
+            for _ in range(iters):
+                for t, o in enumerate(offs):
+                    src = rank_of(cx - o[0], cy - o[1], cz - o[2])
+                    ops[r].append(("irecv", src, t, size_of(o)))
+                for t, o in enumerate(offs):
+                    dst = rank_of(cx + o[0], cy + o[1], cz + o[2])
+                    ops[r].append(("isend", dst, t, size_of(o)))
+                ops[r].append(("waitall",))
+    elif kind == "pairs":
+        size, rounds = pattern[1], pattern[2]
+        rng = random.Random(1)
+        for rd in range(rounds):
+            perm = list(range(p))
+            rng.shuffle(perm)
+            inv = [0] * p
+            for a, b in enumerate(perm):
+                inv[b] = a
+            for r in range(p):
+                if perm[r] != r:
+                    ops[r].append(("irecv", inv[r], rd, size))
+                    ops[r].append(("isend", perm[r], rd, size))
+                ops[r].append(("waitall",))
+    elif kind == "hvpp":
+        n = pattern[1]
+        for i in range(n):
+            ops[0].append(("isend", 1, i, 8))
+        ops[0].append(("waitall",))
+        for i in reversed(range(n)):
+            ops[1].append(("irecv", 0, i, 8))
+        ops[1].append(("waitall",))
+    else:
+        raise ValueError(kind)
+    return ops
+
+
+def write_ti(folder, ops, extra):
+    """Per-rank TI files and a list file (what `smpirun -replay` reads);
+    every size plus `extra` bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for r, lines in enumerate(ops):
+        name = f"rank{r}.txt"
+        names.append(name)
+        with open(folder / name, "w") as f:
+            f.write(f"{r} init\n")
+            for op in lines:
+                if op[0] == "waitall":
+                    f.write(f"{r} waitall\n")
+                else:
+                    f.write(f"{r} {op[0]} {op[1]} {op[2]} {op[3] + extra}\n")
+            f.write(f"{r} finalize\n")
+    # SimGrid opens the listed files from its working directory (the
+    # case's folder); netsim tries the list's folder, then that.
+    (folder / "list.txt").write_text("".join(f"{folder.name}/{n}\n" for n in names))
+
+
+# --------------------------------------------------------------- machines
+
+
+def simgrid_platform(folder, topo):
+    kind, arg = topo
+    if kind == "flat":
+        n = arg
+        extra = ""
+        lat = FLAT_LAT_PS / 1e12
+        bw = FLAT_BW
+    else:
+        n = arg[0] * arg[1] * arg[2]
+        extra = f' topology="TORUS" topo_parameters="{arg[0]},{arg[1]},{arg[2]}"'
+        lat = TORUS_LAT_PS / 1e12
+        bw = TORUS_BW
+    (folder / "platform.xml").write_text(
+        "<?xml version='1.0'?>\n"
+        '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1">\n'
+        f'  <cluster id="c" prefix="h" suffix="" radical="0-{n - 1}" speed="1Gf" '
+        f'bw="{bw}Bps" lat="{lat!r}s" sharing_policy="SPLITDUPLEX"{extra}/>\n'
+        "</platform>\n"
+    )
+    (folder / "hostfile").write_text("".join(f"h{i}\n" for i in range(n)))
+    return n
+
+
+def ring_order(k):
+    """Order in which to declare the cables (i, i+1 mod k) of one ring so
+    that netsim's shortest-path routing (ties: the earliest-declared link
+    at each switch) breaks direction ties as SimGrid's torus does: the
+    positive direction, except from coordinate k/2, which goes negative
+    (SimGrid TorusZone::get_local_route, decided on the source's
+    coordinates). Odd rings have no ties."""
+    if k % 2:
+        return list(range(k))
+    h = k // 2
+    return list(range(h - 1, -1, -1)) + list(range(k - 1, h - 1, -1))
+
+
+def netsim_machine(folder, topo):
+    kind, arg = topo
+    lines = ["machine peers\n"]
+    if kind == "flat":
+        n = arg
+        lines.append("switch s\n")
+        for i in range(n):
+            lines.append(f"host h{i}\n")
+        for i in range(n):
+            lines.append(f"link h{i} s bw={FLAT_BW}B/s lat={FLAT_LAT_PS}ps\n")
+    else:
+        x, y, z = arg
+        n = x * y * z
+        for i in range(n):
+            lines.append(f"router r{i}\n")
+        for i in range(n):
+            lines.append(f"host h{i}\n")
+            lines.append(f"link h{i} r{i} bw={NIC_BW}B/s lat=0ps\n")
+        # Dimension order x, y, z (x fastest in the host number, as
+        # SimGrid's): every x cable before every y cable before every z
+        # cable, so shortest paths take x first.
+        dims = (x, y, z)
+        stride = (1, x, x * y)
+        for d in range(3):
+            k = dims[d]
+            others = [i for i in range(n) if (i // stride[d]) % k == 0]
+            for base in others:
+                for c in ring_order(k):
+                    a = base + c * stride[d]
+                    b = base + ((c + 1) % k) * stride[d]
+                    lines.append(f"link r{a} r{b} bw={TORUS_BW}B/s lat={TORUS_LAT_PS}ps\n")
+    (folder / "machine.txt").write_text("".join(lines))
+    return n
+
+
+def postal_toml(alpha_ps, rate_bps, rendezvous_alpha_ps):
+    out = []
+    for loc in ("other_node", "same_node", "same_socket"):
+        out.append(f"[mpi.postal.{loc}]\n")
+        for proto in ("short", "eager"):
+            out.append(f'{proto} = {{ alpha = "{alpha_ps} ps", rate = "{rate_bps} B/s" }}\n')
+        out.append(f'rendezvous = {{ alpha = "{rendezvous_alpha_ps} ps", rate = "{rate_bps} B/s" }}\n')
+    return "".join(out)
+
+
+# Host costs that SMPI does not charge by default: no matching cost, no
+# copy, no per-process stream gap (the wire alone limits a stream), so the
+# calibration contract leaves zero host overhead.
+MPI_EQUAL = (
+    "[mpi]\n"
+    'preset = "blue-waters"\n'
+    "short_max = 0\n"
+    "eager_max = 1000000000\n"
+    'gamma = "0 ps"\n'
+    'match_base = "0 ps"\n'
+    'unexpected_copy_rate = "unlimited"\n'
+    'memory_bandwidth = "unlimited"\n'
+    "\n[mpi.host.all]\n"
+    'g = "0 ps"\n'
+    'G = "0 ps/B"\n'
+)
+
+
+def netsim_scenario_ti(folder, topo, mode):
+    kind, _ = topo
+    if kind == "flat":
+        alpha, rate = 2 * FLAT_LAT_PS, FLAT_BW
+    else:
+        alpha, rate = 0, TORUS_BW
+    text = (
+        '[machine]\nfile = "machine.txt"\n\n'
+        f'[transport]\nmode = "{mode}"\n\n'
+        + MPI_EQUAL
+        + "\n"
+        + postal_toml(alpha, rate, 1_000_000_000)
+        + '\n[workload]\nkind = "trace"\npath = "ti-netsim/list.txt"\nformat = "ti"\n'
+    )
+    path = folder / f"netsim-{mode}.toml"
+    path.write_text(text)
+    return path
+
+
+def netsim_scenario_goal(folder, goal_file):
+    # LogGOPSim's model as netsim's [mpi.loggp] (examples/loggp-goal.toml):
+    # no contention, no bandwidth limit, its parameters in picoseconds.
+    text = (
+        '[machine]\npreset = "ideal"\nlatency = "0 ns"\nbandwidth = "unlimited"\n\n'
+        "[mpi.loggp]\n"
+        f'L = "{LGS["L"]} ps"\no = "{LGS["o"]} ps"\ng = "{LGS["g"]} ps"\n'
+        f'G = "{LGS["G"]} ps/B"\nO = "{LGS["O"]} ps/B"\nS = {LGS["S"]}\n'
+        f'\n[workload]\nkind = "trace"\npath = "{goal_file}"\nformat = "goal"\ncalc_unit = "1 ps"\n'
+    )
+    path = folder / "netsim.toml"
+    path.write_text(text)
+    return path
+
+
+# ------------------------------------------------------------------- setup
+
+
+def cache_dir(args):
+    if args.cache:
+        return Path(args.cache)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "netsim-peers"
+
+
+def run(cmd, **kw):
+    print("+ " + " ".join(str(c) for c in cmd), file=sys.stderr)
+    return subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def setup(args):
+    missing = [p for p in APT_PACKAGES if subprocess.run(
+        ["dpkg", "-s", p], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0]
+    if missing:
+        run(["apt-get", "install", "-y", *missing])
+    cache = cache_dir(args)
+    src = cache / "LogGOPSim"
+    if not src.exists():
+        url = args.loggopsim_git or os.environ.get("LOGGOPSIM_GIT") or LOGGOPSIM_URL
+        run(["git", "clone", "-q", url, src])
+    run(["git", "-C", src, "checkout", "-q", LOGGOPSIM_COMMIT])
+    out = cache / "bin"
+    out.mkdir(parents=True, exist_ok=True)
+    # The upstream CMake build (RelWithDebInfo: -O2 -g) also wants MPI,
+    # Fortran and clang for tools not used here; build the three tools the
+    # same way by hand.
+    lgs, sgen = src / "src" / "LogGOPSim", src / "src" / "Schedgen"
+    build = cache / "build"
+    if build.exists():
+        shutil.rmtree(build)
+    shutil.copytree(lgs, build / "lgs")
+    shutil.copytree(sgen, build / "sgen")
+    b = build / "lgs"
+    run(["gengetopt", "-F", "loggopsim_cmdline", "-i", "loggopsim_cmdline.ggo"], cwd=b)
+    run(["gengetopt", "-F", "txt2bin_cmdline", "-i", "txt2bin_cmdline.ggo"], cwd=b)
+    run(["re2c", "-o", "txt2bin.cpp", "txt2bin.re"], cwd=b)
+    cflags = ["-std=c++11", "-O2", "-g", "-w"]
+    run(["g++", *cflags, "-I/usr/include/graphviz", "LogGOPSim.cpp", "loggopsim_cmdline.c",
+         "-o", out / "LogGOPSim", "-lcgraph"], cwd=b)
+    run(["g++", *cflags, "txt2bin.cpp", "txt2bin_cmdline.c", "-o", out / "txt2bin"], cwd=b)
+    s = build / "sgen"
+    run(["gengetopt", "-F", "schedgen_cmdline", "-i", "schedgen_cmdline.ggo"], cwd=s)
+    run(["g++", *cflags, "buffer_element.cpp", "schedgen.cpp", "process_trace.cpp",
+         "schedgen_cmdline.c", "-o", out / "schedgen"], cwd=s)
+    print(f"LogGOPSim, txt2bin, schedgen in {out}", file=sys.stderr)
+
+
+# -------------------------------------------------------------------- runs
+
+
+def timed(cmd, cwd, log):
+    """Runs cmd under /usr/bin/time; returns (stdout, wall [s], peak [MiB])."""
+    tfile = cwd / ".time"
+    full = ["/usr/bin/time", "-o", str(tfile), "-f", "%e %M"] + [str(c) for c in cmd]
+    with open(log, "a") as lf:
+        lf.write("+ " + " ".join(full) + "\n")
+        p = subprocess.run(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lf.write(p.stdout)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} failed ({p.returncode}); see {log}")
+    wall, kib = tfile.read_text().split()[-2:]
+    return p.stdout, float(wall), int(kib) / 1024.0
+
+
+def prepare(case, work, tools):
+    """Writes the case's inputs; returns {simulator: (cmd, cwd, parse)}."""
+    d = work / case.name
+    stamp = d / ".ready"
+    kw = case.kw
+    sims = {}
+    if case.peer == "simgrid":
+        topo = kw["topo"]
+        if not stamp.exists():
+            if d.exists():
+                shutil.rmtree(d)
+            d.mkdir(parents=True)
+            n = simgrid_platform(d, topo)
+            netsim_machine(d, topo)
+            dims = topo[1] if topo[0] == "torus" else cube_dims(n)
+            ops = pattern_ops(kw["pattern"], n, dims)
+            write_ti(d / "ti-simgrid", ops, 0)
+            write_ti(d / "ti-netsim", ops, SMPI_ENVELOPE)
+            stamp.touch()
+        n = sum(1 for _ in open(d / "hostfile"))
+        precise = SIMGRID_PRECISE if tools.get("simgrid_precise") else []
+        sims["simgrid"] = (
+            ["smpirun", "-np", n, "-platform", "platform.xml", "-hostfile", "hostfile",
+             "-replay", "ti-simgrid/list.txt", *SIMGRID_CFG, *precise],
+            d, parse_simgrid)
+        for mode in kw["modes"]:
+            sc = netsim_scenario_ti(d, topo, mode)
+            sims[f"netsim-{mode}"] = ([tools["netsim"], "run", sc.name, "--json", "--no-wall", "--quiet"],
+                                      d, parse_netsim)
+    else:
+        if not stamp.exists():
+            if d.exists():
+                shutil.rmtree(d)
+            d.mkdir(parents=True)
+            if kw["ptrn"] == "pairwise_alltoall":
+                write_pairwise_alltoall_goal(d / "schedule.goal", kw["procs"], kw["size"])
+            elif kw["ptrn"] == "recdoub_allreduce":
+                write_recdoub_allreduce_goal(d / "schedule.goal", kw["procs"], kw["size"])
+            else:
+                run([tools["schedgen"], "-p", kw["ptrn"], "-s", kw["procs"], "-d", kw["size"],
+                     "-o", d / "schedule.goal"], stdout=subprocess.DEVNULL)
+            run([tools["txt2bin"], "-i", d / "schedule.goal", "-o", d / "schedule.bin"],
+                stdout=subprocess.DEVNULL)
+            stamp.touch()
+        netsim_scenario_goal(d, "schedule.goal")
+        sims["loggopsim"] = (
+            [tools["LogGOPSim"], "-f", "schedule.bin", "-b"]
+            + [x for k, v in LGS.items() for x in (f"-{k}", str(v))],
+            d, parse_loggopsim)
+        sims["netsim"] = ([tools["netsim"], "run", "netsim.toml", "--json", "--no-wall", "--quiet"],
+                          d, parse_netsim)
+    return sims
+
+
+def write_pairwise_alltoall_goal(path, p, size):
+    """GOAL text of the pairwise-exchange all-to-all: in step k rank r
+    sends to r + k and receives from r - k (tag k); step k + 1 starts when
+    step k's receive is done, so at most one receive is posted at a time.
+    (Schedgen's `linear_alltoall` posts all of them at once, and
+    LogGOPSim's list matching then costs O(P) per message: P = 256 takes
+    23 s on this machine, P = 1024 hours.)"""
+    with open(path, "w") as f:
+        f.write(f"num_ranks {p}\n\n")
+        for r in range(p):
+            f.write(f"rank {r} {{\n")
+            for k in range(1, p):
+                f.write(f"l{2 * k - 1}: send {size}b to {(r + k) % p} tag {k}\n")
+                f.write(f"l{2 * k}: recv {size}b from {(r - k) % p} tag {k}\n")
+                if k > 1:
+                    f.write(f"l{2 * k - 1} requires l{2 * k - 2}\n")
+                    f.write(f"l{2 * k} requires l{2 * k - 2}\n")
+            f.write("}\n\n")
+
+
+def write_recdoub_allreduce_goal(path, p, size):
+    """GOAL text of the recursive-doubling allreduce of `size` bytes (P a
+    power of two): in step k rank r exchanges with r XOR 2^k (tag k); step
+    k + 1's send waits for step k's receive. Written here because
+    Schedgen's `allreduce_recdoub` (reduce-scatter + allgather, tag 0 for
+    every step) leaves receives unmatched in LogGOPSim from P = 256 on."""
+    steps = p.bit_length() - 1
+    with open(path, "w") as f:
+        f.write(f"num_ranks {p}\n\n")
+        for r in range(p):
+            f.write(f"rank {r} {{\n")
+            for k in range(steps):
+                f.write(f"l{2 * k + 1}: send {size}b to {r ^ (1 << k)} tag {k}\n")
+                f.write(f"l{2 * k + 2}: recv {size}b from {r ^ (1 << k)} tag {k}\n")
+                if k > 0:
+                    f.write(f"l{2 * k + 1} requires l{2 * k}\n")
+            f.write("}\n\n")
+
+
+def cube_dims(n):
+    """The most cubic x, y, z with x * y * z = n (x fastest), as netsim's
+    `grid_dims`: used to give flat machines a 3-D rank grid for halos."""
+    best = None
+    for x in range(1, n + 1):
+        if n % x:
+            continue
+        for y in range(1, n // x + 1):
+            if (n // x) % y:
+                continue
+            z = n // x // y
+            key = (max(x, y, z) - min(x, y, z), -x)
+            if best is None or key < best[0]:
+                best = (key, (x, y, z))
+    return best[1]
+
+
+def parse_simgrid(out):
+    for line in out.splitlines():
+        if line.startswith("NETSIM_PEERS_END="):
+            return round(float(line.split("=", 1)[1]) * 1e12)
+    raise RuntimeError("no end time in SimGrid's output")
+
+
+def parse_loggopsim(out):
+    for line in out.splitlines():
+        if line.startswith("Maximum finishing time"):
+            return int(line.split(":")[1].split()[0])
+    raise RuntimeError("no finishing time in LogGOPSim's output")
+
+
+def parse_netsim(out):
+    return json.loads(out)["makespan_ps"]
+
+
+def load():
+    try:
+        return os.getloadavg()
+    except OSError:
+        return (float("nan"),) * 3
+
+
+def run_cases(args):
+    cache = cache_dir(args)
+    tools = {t: cache / "bin" / t for t in ("LogGOPSim", "txt2bin", "schedgen")}
+    tools["simgrid_precise"] = args.simgrid_precise
+    tools["netsim"] = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
+    if not args.netsim:
+        run(["cargo", "build", "--release", "--quiet"], cwd=REPO)
+    work = Path(args.work) if args.work else REPO / "target" / "peers"
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "peers.log"
+    cases = [c for c in CASES if (args.only and c.name in args.only)
+             or (not args.only and (c.big is False or (args.big and c.big is True)))]
+    unknown = set(args.only or []) - {c.name for c in CASES}
+    if unknown:
+        sys.exit(f"unknown cases: {', '.join(sorted(unknown))} (peers.py list)")
+    results = []
+    l0 = load()
+    print(f"# netsim vs peers, {time.strftime('%Y-%m-%d %H:%M')}, load average at start "
+          f"{l0[0]:.2f} {l0[1]:.2f} {l0[2]:.2f}, {os.cpu_count()} CPUs, {args.reps} repetition(s)")
+    print("| case | peer | peer prediction | netsim | difference | peer wall [s] | netsim wall [s] "
+          "| peer peak [MiB] | netsim peak [MiB] | speed ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for case in cases:
+        sims = prepare(case, work, tools)
+        names = list(sims)
+        figs = {n: {"wall": [], "peak": [], "pred": None} for n in names}
+        for rep in range(args.reps):
+            order = names if rep % 2 == 0 else list(reversed(names))
+            for n in order:
+                cmd, cwd, parse = sims[n]
+                out, wall, peak = timed(cmd, cwd, log)
+                figs[n]["wall"].append(wall)
+                figs[n]["peak"].append(peak)
+                figs[n]["pred"] = parse(out)
+        peer = names[0]
+        for n in names[1:]:
+            pw = statistics.median(figs[peer]["wall"])
+            nw = statistics.median(figs[n]["wall"])
+            pp, npred = figs[peer]["pred"], figs[n]["pred"]
+            diff = (npred - pp) / pp if pp else float("nan")
+            row = {
+                "case": case.name, "about": case.about, "peer": peer, "netsim": n,
+                "peer_ps": pp, "netsim_ps": npred, "difference": diff,
+                "peer_wall_s": pw, "netsim_wall_s": nw,
+                "peer_peak_mib": max(figs[peer]["peak"]), "netsim_peak_mib": max(figs[n]["peak"]),
+                "speed_ratio": pw / nw if nw > 0 else float("inf"),
+            }
+            results.append(row)
+            print(f"| {case.name} | {peer} | {pp / 1e6:.6f} us | {n}: {npred / 1e6:.6f} us | {diff:+.2e} "
+                  f"| {pw:.2f} | {nw:.2f} | {row['peer_peak_mib']:.0f} | {row['netsim_peak_mib']:.0f} "
+                  f"| {row['speed_ratio']:.1f}x |", flush=True)
+    l1 = load()
+    print(f"\nload average at end {l1[0]:.2f} {l1[1]:.2f} {l1[2]:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results}, indent=1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list"])
+    ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
+    ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
+    ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
+    ap.add_argument("--netsim", help="netsim binary (default: cargo build --release, target/release/netsim)")
+    ap.add_argument("--cache", help="where LogGOPSim is fetched and built (default ~/.cache/netsim-peers)")
+    ap.add_argument("--work", help="where inputs are generated (default target/peers)")
+    ap.add_argument("--loggopsim-git", help=f"clone LogGOPSim from here (default {LOGGOPSIM_URL}, or $LOGGOPSIM_GIT)")
+    ap.add_argument("--json", help="also write the rows as JSON to this file")
+    ap.add_argument("--simgrid-precise", action="store_true",
+                    help="run SimGrid with maxmin/precision 1e-12 and surf/precision 1e-15 (see README)")
+    args = ap.parse_args()
+    if args.command == "list":
+        for c in CASES:
+            tag = {True: "(big) ", "smoke": "(smoke) "}.get(c.big, "")
+            print(f"{c.name:<26} {c.peer:<9} {tag}{c.about}")
+        return
+    if args.command == "setup":
+        setup(args)
+        return
+    run_cases(args)
+
+
+if __name__ == "__main__":
+    main()
