@@ -1732,14 +1732,15 @@ mod scenario_files {
     #[test]
     fn every_workload_kind_runs_with_its_message_count() {
         let ideal = "[machine]\npreset = \"ideal\"\n";
-        // Windows of 8 messages, 3 windows.
+        // Windows of 8 messages, 3 windows, each acknowledged by a
+        // zero-byte message.
         let o = inline(
             "rate",
             &format!(
                 "{ideal}[workload]\nkind = \"message-rate\"\nwindow = 8\nsize = 64\niters = 3\n"
             ),
         );
-        assert_eq!((o.report.messages, o.report.bytes), (24, 24 * 64));
+        assert_eq!((o.report.messages, o.report.bytes), (24 + 3, 24 * 64));
         // Every rank sends once per round.
         let o = inline(
             "pairs",
@@ -1936,5 +1937,93 @@ mod scenario_files {
             e.contains("rank 0 blocked in Recv") && e.contains("t.txt:3"),
             "{e}"
         );
+    }
+
+    /// The calibration benchmark's workloads on the ideal machine, two
+    /// ranks on one socket, by hand. Parameters: short alpha = 1 us,
+    /// R_b = 1 GB/s (8 B: 8 ns on the shared-memory path, 0 B: 0),
+    /// gamma = 10 ns per element visited, memcpy 3.2 GB/s (8 B: 2.5 ns),
+    /// match_base 0. The host overhead of a message is
+    /// H = alpha + s/R_b - s/R_b - gamma = 990 ns, split o_s = o_r = 495 ns;
+    /// every host cost queues FIFO on the rank's core.
+    fn calib(workload: &str) -> Outcome {
+        let d = scratch("calibration-workloads");
+        let text = format!(
+            "[machine]\npreset = \"ideal\"\nsockets = 1\n[mapping]\nppn = 2\n[mpi]\n\
+             gamma = \"10 ns\"\n[mpi.postal.same_socket]\n\
+             short = {{ alpha = \"1 us\", rate = \"1 GB/s\" }}\n[workload]\n{workload}"
+        );
+        run(&write(&d, "c.toml", &text))
+    }
+
+    fn rank0_ns(o: &Outcome) -> f64 {
+        o.results.finish[0].as_ps() as f64 / 1000.0
+    }
+
+    /// hvpp, mode posted, n = 2, 8 B. Rank 1 posts both receives and
+    /// sends the sync (o_s: injected at 495); rank 0's Recv matches it
+    /// (gamma 495..505, o_r ..1000), then sends (injections 1495, 1990).
+    /// Rank 1: arrivals 1503 (search ..1513, o_r ..2008) and 1998 (queued:
+    /// 2008..2018, o_r ..2513). Rank 0 posts its receives and sends the
+    /// sync (injected 2485); it waits unexpected at rank 1 (search of an
+    /// empty posted queue: free) until rank 1's Recv at 2513 (gamma ..2523,
+    /// copy 0 B, o_r ..3018); rank 1 sends (injections 3513, 4008). Rank 0:
+    /// arrivals 3521 (..3531, o_r ..4026) and 4016 (4026..4036, o_r
+    /// ..4531): 4531 ns. Reversed: the first arrival of each direction
+    /// visits 2 elements: + 2 x 10 ns.
+    #[test]
+    fn hvpp_posted_by_hand() {
+        let w = "kind = \"hvpp\"\nmode = \"posted\"\nn = 2\nsize = 8\n";
+        let o = calib(&format!("{w}order = \"in-order\"\n"));
+        assert_eq!(rank0_ns(&o), 4531.0);
+        assert_eq!(o.results.finish[1].as_ps(), 4_008_000);
+        let r = calib(&format!("{w}order = \"reversed\"\n"));
+        assert_eq!(rank0_ns(&r), 4551.0);
+    }
+
+    /// hvpp, mode unexpected, n = 2, 8 B. Rank 0 injects at 495, 990 and
+    /// the sync at 1485; rank 1, blocked in Recv(sync), searches its one
+    /// posted receive for each data arrival (503..513, 998..1008: not it,
+    /// unexpected) and matches the sync at 1485 (..1495, o_r ..1990). Its
+    /// receives each search 1 element, copy 2.5 ns, o_r: 1990..2497.5 and
+    /// ..3005. It sends (3500, 3995, sync 4490); rank 0 matches the sync
+    /// at 4490 (..4500, o_r ..4995), then its receives end at 5502.5 and
+    /// 6010 ns. Reversed: the first receive of each direction visits 2:
+    /// + 2 x 10 ns.
+    #[test]
+    fn hvpp_unexpected_by_hand() {
+        let w = "kind = \"hvpp\"\nmode = \"unexpected\"\nn = 2\nsize = 8\n";
+        let o = calib(&format!("{w}order = \"in-order\"\n"));
+        assert_eq!(rank0_ns(&o), 6010.0);
+        assert_eq!(o.results.finish[1].as_ps(), 4_490_000);
+        let r = calib(&format!("{w}order = \"reversed\"\n"));
+        assert_eq!(rank0_ns(&r), 6030.0);
+        // Every receive found its message in `unexpected_msgs`: at the
+        // head in order, one further back reversed.
+        assert_eq!(o.report.matching.unexpected_msgs.max, 1);
+        assert_eq!(r.report.matching.unexpected_msgs.max, 2);
+    }
+
+    /// hvpp, mode paper (Algorithm 1), n = 2, 8 B: injections 495, 990;
+    /// rank 1 (receives posted at 0): 503..1008, 1008..1513; sends 2008,
+    /// 2503; rank 0 (receives posted at 990): 2016..2521, 2521..3026.
+    #[test]
+    fn hvpp_paper_by_hand() {
+        let o = calib("kind = \"hvpp\"\nn = 2\nsize = 8\n");
+        assert_eq!(rank0_ns(&o), 3026.0);
+    }
+
+    /// message-rate, window 2, 2 windows, 8 B, acknowledged: window 1:
+    /// injections 495, 990; rank 1: 503..1008, 1008..1513, ack injected
+    /// 2008; rank 0 matches it 2008..2018, o_r ..2513. Window 2 is the
+    /// same 2513 ns later: 5026 ns. Without the acknowledgement rank 0
+    /// only injects: 4 x 495 ns.
+    #[test]
+    fn message_rate_acknowledged_by_hand() {
+        let w = "kind = \"message-rate\"\nwindow = 2\niters = 2\nsize = 8\n";
+        let o = calib(w);
+        assert_eq!(rank0_ns(&o), 5026.0);
+        let n = calib(&format!("{w}ack = false\n"));
+        assert_eq!(rank0_ns(&n), 4.0 * 495.0);
     }
 }

@@ -52,7 +52,7 @@ use topology::{
 
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
 use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_streams};
-use crate::workloads::{self, Collective, Halo, RecvOrder, Stencil, ZhuPattern};
+use crate::workloads::{self, Collective, Halo, HvppMode, RecvOrder, Stencil, ZhuPattern};
 
 // ------------------------------------------------------------ quantities
 
@@ -411,12 +411,27 @@ impl Scenario {
                     format!("ping-pong, {} size(s), {reps} round trip(s) each", s.len()),
                 )
             }
-            WorkloadSpec::Hvpp { n, size, order } => simple(
-                "hvpp",
-                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, order_of(*order)),
-                1,
-                format!("HighVolumePingPong n = {n}, {} B, {order:?}", size.0),
-            ),
+            WorkloadSpec::Hvpp {
+                n,
+                size,
+                order,
+                mode,
+            } => {
+                let m = match mode {
+                    HvppModeName::Paper => HvppMode::Paper,
+                    HvppModeName::Posted => HvppMode::Posted,
+                    HvppModeName::Unexpected => HvppMode::Unexpected,
+                };
+                simple(
+                    "hvpp",
+                    workloads::hvpp(*n, size.0, order_of(*order), m),
+                    1,
+                    format!(
+                        "HighVolumePingPong ({m:?}) n = {n}, {} B, {order:?}",
+                        size.0
+                    ),
+                )
+            }
             WorkloadSpec::MaxRate { ppn, size, reps } => {
                 need(
                     (1..=4096).contains(ppn),
@@ -494,13 +509,19 @@ impl Scenario {
                 window,
                 size,
                 iters,
+                ack,
             } => simple(
                 "message-rate",
-                workloads::message_rate(*window, size.0, *iters),
+                if *ack {
+                    workloads::message_rate_acked(*window, size.0, *iters)
+                } else {
+                    workloads::message_rate(*window, size.0, *iters)
+                },
                 1,
                 format!(
-                    "message rate, window {window}, {} B, {iters} windows",
-                    size.0
+                    "message rate, window {window}, {} B, {iters} windows{}",
+                    size.0,
+                    if *ack { ", acknowledged" } else { "" }
                 ),
             ),
             WorkloadSpec::Halo {
@@ -671,7 +692,7 @@ impl Scenario {
             WorkloadSpec::PingPong { sizes, reps } => {
                 ("reps", 2, sizes.len() as u64 * *reps as u64 * 4)
             }
-            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4),
+            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4 + 8),
             WorkloadSpec::MaxRate { ppn, reps, .. } => {
                 ("reps", 2 * *ppn as u64, *ppn as u64 * *reps as u64 * 4)
             }
@@ -696,7 +717,7 @@ impl Scenario {
                 ("procs", p, p * *reps as u64 * per)
             }
             WorkloadSpec::MessageRate { window, iters, .. } => {
-                ("window", 2, *window as u64 * *iters as u64 * 2)
+                ("window", 2, (*window as u64 + 2) * *iters as u64 * 2)
             }
             WorkloadSpec::Halo {
                 procs, dims, iters, ..

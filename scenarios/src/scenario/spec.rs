@@ -406,6 +406,19 @@ pub enum OrderName {
     Reversed,
 }
 
+/// When HighVolumePingPong posts its receives ([`crate::workloads::HvppMode`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum HvppModeName {
+    /// Bienz et al. Algorithm 1 (default).
+    #[default]
+    Paper,
+    /// Every receive posted before the sends (a zero-byte sync).
+    Posted,
+    /// Every message unexpected before the receives (a zero-byte sync).
+    Unexpected,
+}
+
 /// Receive posting orders of a message list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -493,7 +506,8 @@ fn d_7() -> u32 {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum WorkloadSpec {
-    /// Ranks 0 and 1 ping-pong each size `reps` times.
+    /// Ranks 0 and 1 ping-pong each size `reps` times (blocking send and
+    /// receive, as the calibration benchmark's `pingpong`).
     PingPong {
         /// Sizes, in order. Default `[8]`.
         #[serde(default = "d_sizes")]
@@ -513,6 +527,9 @@ pub enum WorkloadSpec {
         /// Receive order. Default in-order.
         #[serde(default)]
         order: OrderName,
+        /// When receives are posted. Default paper.
+        #[serde(default)]
+        mode: HvppModeName,
     },
     /// `ppn` pairs ping-pong at once between two nodes (Bienz eq. 2).
     MaxRate {
@@ -581,6 +598,10 @@ pub enum WorkloadSpec {
         /// Windows. Default 16.
         #[serde(default = "d_16")]
         iters: u32,
+        /// Rank 1 acknowledges every window with a zero-byte message
+        /// (the calibration benchmark, osu_bw). Default true.
+        #[serde(default = "d_true")]
+        ack: bool,
     },
     /// 3-D halo exchange.
     Halo {
