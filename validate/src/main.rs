@@ -58,13 +58,11 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
-    /// Fit alpha and R_b per protocol (with the switch points) and gamma
-    /// from ping-pong and HighVolumePingPong timings (CSV:
-    /// size,n,order,seconds[,locality]); prints a scenario [mpi] section.
-    Fit {
-        /// The CSV file of timings.
-        csv: PathBuf,
-    },
+    /// Fit the MPI parameters to measured timings (CSV with kind, size,
+    /// seconds, n, order, window, locality, state columns; calibrate/README.md):
+    /// ping-pong segments (switch points, alpha, R_b), queue search gamma.
+    /// Prints a runnable scenario on stdout and the fit report on stderr.
+    Fit(FitArgs),
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
         #[command(flatten)]
@@ -72,6 +70,35 @@ enum Command {
         #[command(subcommand)]
         what: Option<bench::BenchCommand>,
     },
+}
+
+/// `netsim fit` options.
+#[derive(clap::Args)]
+struct FitArgs {
+    /// The CSV file of timings.
+    csv: PathBuf,
+    /// Locality of rows without a `locality` cell: same_socket, same_node
+    /// or other_node. Rows with neither are an error.
+    #[arg(long)]
+    locality: Option<String>,
+    /// Fit only the rows of this placement state (near, far, ...);
+    /// required when the data mix states.
+    #[arg(long)]
+    state: Option<String>,
+    /// Fit only the rows of this library; required when the data mix
+    /// libraries.
+    #[arg(long)]
+    library: Option<String>,
+    /// Most ping-pong segments the penalized criterion may choose.
+    #[arg(long, default_value_t = 8)]
+    max_segments: usize,
+    /// Relative noise: reversed receives faster than in order by more
+    /// than this is an error.
+    #[arg(long, default_value_t = 0.1)]
+    noise: f64,
+    /// Write the scenario to this file instead of stdout.
+    #[arg(long, short)]
+    out: Option<PathBuf>,
 }
 
 fn validate_cmd(
@@ -131,12 +158,43 @@ fn validate_cmd(
     Ok(rows.iter().all(|r| r.verdict != Verdict::Fail))
 }
 
-fn fit_cmd(csv: PathBuf) -> Result<bool, String> {
-    let name = csv.display().to_string();
-    let text = std::fs::read_to_string(&csv).map_err(|e| format!("{name}: {e}"))?;
-    let samples = validate::fit::parse_csv(&text, &name)?;
-    let f = validate::fit::fit(&samples).map_err(|e| format!("{name}: {e}"))?;
-    print!("{}", f.to_toml(&name));
+fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
+    use validate::fit::{self, Failure, FitOptions};
+    let name = a.csv.display().to_string();
+    let locality = match &a.locality {
+        None => None,
+        Some(l) => Some(fit::parse_locality(l).ok_or_else(|| {
+            (
+                2,
+                format!("--locality `{l}`: not same_socket, same_node or other_node"),
+            )
+        })?),
+    };
+    if a.max_segments == 0 {
+        return Err((2, "--max-segments must be at least 1".into()));
+    }
+    if !(0.0..1.0).contains(&a.noise) {
+        return Err((2, format!("--noise {} must be in [0, 1)", a.noise)));
+    }
+    let text = std::fs::read_to_string(&a.csv).map_err(|e| (2, format!("{name}: {e}")))?;
+    let o = FitOptions {
+        state: a.state,
+        library: a.library,
+        max_segments: a.max_segments,
+        noise: a.noise,
+    };
+    let (f, scenario) = fit::fit_file(&text, &name, locality, &o).map_err(|e| match e {
+        Failure::Input(m) => (2, m),
+        Failure::Rejected(m) => (1, m),
+    })?;
+    eprint!("{}", f.report(&name));
+    match &a.out {
+        Some(p) => {
+            std::fs::write(p, &scenario).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{scenario}"),
+    }
     Ok(true)
 }
 
@@ -150,7 +208,13 @@ fn main() -> ExitCode {
             figures,
             quick,
         } => validate_cmd(cases, list, json, figures, quick),
-        Command::Fit { csv } => fit_cmd(csv),
+        Command::Fit(a) => match fit_cmd(a) {
+            Ok(ok) => Ok(ok),
+            Err((code, e)) => {
+                eprintln!("netsim: error: {e}");
+                return ExitCode::from(code);
+            }
+        },
         Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
         Command::Run(a) => cli::run(a).map(|()| true),
         Command::Replay(a) => cli::replay(a).map(|()| true),
