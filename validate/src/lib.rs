@@ -5,6 +5,7 @@
 //! (`src/main.rs`) sits in this crate because `netsim validate` needs the
 //! whole stack.
 
+pub mod calibrate;
 pub mod cases;
 pub mod fit;
 pub mod models;
