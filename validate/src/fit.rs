@@ -37,10 +37,10 @@
 //!   the least total weighted squared error `SSE_k`; the `k` kept
 //!   minimizes the BIC-like criterion
 //!   `m ln(max(SSE_k / m, floor^2)) + (3 k - 1) ln m` (m points; each
-//!   segment has two parameters and each cut one; `floor` = 0.1 % is the
+//!   segment has two parameters and each cut one; `floor` = 0.5 % is the
 //!   smallest relative noise believed, so exact synthetic data do not
-//!   split further). A switch point is reported with the two measured
-//!   sizes that bracket it.
+//!   split further; a segment has at least three points). A switch point
+//!   is reported with the two measured sizes that bracket it.
 //! * **Protocols**: the MPI layer has three protocols (short, eager,
 //!   rendezvous). [`map_protocols`] is the one place that maps segments
 //!   onto them: up to three segments map directly (one: every protocol
@@ -564,11 +564,15 @@ impl Segment {
     }
 }
 
-/// The smallest relative noise the segment count criterion believes.
-pub const NOISE_FLOOR: f64 = 1e-3;
+/// The smallest relative noise the segment count criterion believes
+/// (0.5 %; the medians of repeated timings on a quiet machine scatter by
+/// more), so that exact or nearly exact data do not split further.
+pub const NOISE_FLOOR: f64 = 5e-3;
 
-/// The fewest points of a segment.
-const MIN_POINTS: usize = 2;
+/// The fewest points of a segment: three, so that every segment has a
+/// residual (two points fit any line exactly, and the criterion would
+/// reward cutting data into pairs).
+const MIN_POINTS: usize = 3;
 
 /// Optimal segmentations of `pts` (sorted by x, distinct x): for every
 /// `k` in `1..=kmax`, the cut positions with the least total error.

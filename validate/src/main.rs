@@ -159,6 +159,13 @@ struct CalibrateArgs {
     /// Measure only; do not fit.
     #[arg(long)]
     no_fit: bool,
+    /// `netsim fit --noise`: reversed receives faster than in order by
+    /// more than this fraction fail the fit.
+    #[arg(long, default_value_t = 0.1)]
+    noise: f64,
+    /// `netsim fit --max-segments`.
+    #[arg(long, default_value_t = 8)]
+    max_segments: usize,
 }
 
 fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
@@ -190,6 +197,11 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     }
     if !(a.minutes > 0.0 && a.minutes.is_finite()) {
         return Err(bad(format!("--minutes {} must be positive", a.minutes)));
+    }
+    if !(0.0..1.0).contains(&a.noise) || a.max_segments == 0 {
+        return Err(bad(
+            "--noise must be in [0, 1) and --max-segments at least 1".into(),
+        ));
     }
     let splits_ok = matches!(a.split_ns.as_slice(), [x] if *x > 0.0)
         || matches!(a.split_ns.as_slice(), [x, y] if *x > 0.0 && y > x);
@@ -235,7 +247,9 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     for (state, n) in &m.per_state {
         let o = validate::fit::FitOptions {
             state: Some(state.clone()),
-            ..Default::default()
+            library: None,
+            max_segments: a.max_segments,
+            noise: a.noise,
         };
         match validate::fit::fit_file(&text, &name, None, &o) {
             Ok((f, scenario)) => {
