@@ -935,6 +935,8 @@ pub struct Fit {
     pub state: Option<String>,
     /// Rows per kind.
     pub rows: BTreeMap<Kind, usize>,
+    /// The localities of all rows (they choose the scenario's machine).
+    pub localities: BTreeSet<Locality>,
     /// Warnings.
     pub notes: Vec<String>,
 }
@@ -995,6 +997,29 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
     for r in rows {
         *rows_by_kind.entry(r.kind).or_default() += 1;
     }
+    // The MPI layer's switch points are global: say so when localities
+    // disagree about them.
+    if let [first, rest @ ..] = postal.as_slice() {
+        let switches =
+            |p: &PostalFit| -> Vec<u64> { p.segments.iter().skip(1).map(|s| s.lo).collect() };
+        let main = postal
+            .iter()
+            .find(|p| p.locality == "other_node")
+            .unwrap_or(first);
+        for p in std::iter::once(first).chain(rest) {
+            if switches(p) != switches(main) {
+                notes.push(format!(
+                    "{} switches protocol at other sizes than {} ({:?} against {:?} B); the MPI \
+                     layer has one set of switch points, taken from {}",
+                    p.locality,
+                    main.locality,
+                    switches(p),
+                    switches(main),
+                    main.locality
+                ));
+            }
+        }
+    }
     let first = |f: fn(&Measurement) -> &Option<String>| f(&rows[0]).clone();
     Ok(Fit {
         postal,
@@ -1007,6 +1032,7 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
         library: first(|r| &r.library),
         state: first(|r| &r.state),
         rows: rows_by_kind,
+        localities: rows.iter().map(|r| r.locality).collect(),
         notes,
     })
 }
@@ -1179,7 +1205,7 @@ impl Fit {
         }
         // Machine and mapping: the most remote measured locality decides.
         out += "\n[machine]\npreset = \"ideal\"\n";
-        if locs.contains(&"other_node") {
+        if self.localities.contains(&Locality::OtherNode) {
             // The fitted alpha holds the whole latency: a zero-latency
             // wire leaves the calibration contract room; the wire is
             // faster than every fitted R_b so that R_b limits.
@@ -1195,7 +1221,7 @@ impl Fit {
                 "bandwidth = \"{} B/s\"\n\n[mapping]\nppn = 1   # one rank per node, as measured (other_node)\n",
                 max_rate.max(100_000_000_000)
             );
-        } else if locs.contains(&"same_node") {
+        } else if self.localities.contains(&Locality::SameNode) {
             out += "sockets = 2\n\n[mapping]\nppn = 2   # both ranks on one node, one per socket (same_node)\n";
         } else {
             out += "sockets = 1\n\n[mapping]\nppn = 2   # both ranks on one node and socket (same_socket)\n";

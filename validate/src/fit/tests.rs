@@ -428,3 +428,37 @@ fn bad_input_names_the_line_and_column() {
     }
     assert!(fit_rows(&[], &FitOptions::default()).is_err());
 }
+
+#[test]
+fn hvpp_only_and_two_locality_data_still_run() {
+    // Only HVPP pairs: gamma, no postal cells; the machine follows the
+    // rows' locality.
+    let mut csv = String::from(HEADER);
+    for n in [4u64, 16, 64] {
+        let base = 1e-6 * n as f64;
+        csv += &format!("lib,hvpp-posted,same_node,8,{n},in,0,{base:e},near\n");
+        csv += &format!(
+            "lib,hvpp-posted,same_node,8,{n},rev,0,{:e},near\n",
+            base + 2e-9 * (n * (n - 1)) as f64
+        );
+    }
+    let f = fit_text(&csv, &FitOptions::default()).unwrap();
+    assert!(f.postal.is_empty());
+    let t = f.to_scenario("t.csv");
+    assert!(t.contains("sockets = 2") && t.contains("gamma = \"2000 ps\""), "{t}");
+    check_scenario(&t, "t.toml", Path::new(".")).unwrap();
+    // Two localities whose switch points differ: one set is used, noted.
+    let a = synth("same_socket", &[(1024, 0.3e-6, 5e9), (u64::MAX, 1e-6, 8e9)], 0.0, 1);
+    let b = synth("other_node", &[(4096, 2e-6, 3e9), (u64::MAX, 5e-6, 6e9)], 0.0, 1);
+    let both = format!("{a}{}", b.trim_start_matches(HEADER));
+    let f = fit_text(&both, &FitOptions::default()).unwrap();
+    assert_eq!(f.postal.len(), 2);
+    assert!(
+        f.notes.iter().any(|n| n.contains("taken from other_node")),
+        "{:?}",
+        f.notes
+    );
+    let t = f.to_scenario("t.csv");
+    assert!(t.contains("eager_max = 4096") && t.contains("ppn = 1"), "{t}");
+    check_scenario(&t, "t.toml", Path::new(".")).unwrap();
+}
