@@ -5,7 +5,8 @@
 #
 #   calibrate/campaign.sh                 # all three libraries
 #   calibrate/campaign.sh mpich           # one of mpich, openmpi-ob1, openmpi-ucx
-#   MINUTES=10 calibrate/campaign.sh      # budget per library (default 40)
+#   MINUTES=10 calibrate/campaign.sh      # measuring budget per library (default 30)
+#   WAIT=600 calibrate/campaign.sh        # longest wait for a quiet machine, minutes (240)
 #   NETSIM=path/to/netsim calibrate/campaign.sh   # skip the cargo build
 #
 # Needs: apt-get install mpich libmpich-dev openmpi-bin libopenmpi-dev.
@@ -13,7 +14,8 @@
 # and the fitted scenarios next to them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-minutes=${MINUTES:-40}
+minutes=${MINUTES:-30}
+wait=${WAIT:-240}
 libs=("$@")
 [ ${#libs[@]} -gt 0 ] || libs=(mpich openmpi-ob1 openmpi-ucx)
 
@@ -48,7 +50,7 @@ for lib in "${libs[@]}"; do
   esac
   out=calibrate/data/$lib
   mkdir -p "$out"
-  cmd=("$netsim" calibrate --library "$lib" --out "$work/$lib" --minutes "$minutes" "${args[@]}")
+  cmd=("$netsim" calibrate --library "$lib" --out "$work/$lib" --minutes "$minutes" --max-wait "$wait" "${args[@]}")
   environment "${cmd[@]}" > "$work/environment.txt"
   "${cmd[@]}" > "$work/$lib.fit.txt" || true
   cp "$work/environment.txt" "$work/$lib/$lib.csv" "$work/$lib/calibrate.log" "$out/"

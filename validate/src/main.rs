@@ -141,9 +141,13 @@ struct CalibrateArgs {
     /// hvpp-posted, hvpp-unexpected, msgrate); default all.
     #[arg(long, value_delimiter = ',')]
     kinds: Vec<String>,
-    /// Time budget of the measurements [minutes].
+    /// Time budget of the measurements [minutes]: the time the benchmark
+    /// runs, not the time spent waiting for a quiet machine.
     #[arg(long, default_value_t = 30.0)]
     minutes: f64,
+    /// Longest total wait for a quiet machine [minutes].
+    #[arg(long, default_value_t = 120.0)]
+    max_wait: f64,
     /// Largest share of all CPUs other processes may use before and
     /// during a chunk [percent].
     #[arg(long, default_value_t = 5.0)]
@@ -195,8 +199,12 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
             _ => return Err(bad(format!("--states: `{s}` is not near, mid or far"))),
         }
     }
-    if !(a.minutes > 0.0 && a.minutes.is_finite()) {
-        return Err(bad(format!("--minutes {} must be positive", a.minutes)));
+    if !(a.minutes > 0.0 && a.minutes.is_finite()) || !(a.max_wait >= 0.0 && a.max_wait.is_finite())
+    {
+        return Err(bad(format!(
+            "--minutes {} must be positive and --max-wait {} at least 0",
+            a.minutes, a.max_wait
+        )));
     }
     if !(0.0..1.0).contains(&a.noise) || a.max_segments == 0 {
         return Err(bad(
@@ -226,6 +234,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         quick: a.quick,
         kinds,
         budget: std::time::Duration::from_secs_f64(a.minutes * 60.0),
+        max_wait: std::time::Duration::from_secs_f64(a.max_wait * 60.0),
         max_busy: a.max_busy,
         split_ns: a.split_ns,
         states,

@@ -445,11 +445,24 @@ fn hvpp_only_and_two_locality_data_still_run() {
     let f = fit_text(&csv, &FitOptions::default()).unwrap();
     assert!(f.postal.is_empty());
     let t = f.to_scenario("t.csv");
-    assert!(t.contains("sockets = 2") && t.contains("gamma = \"2000 ps\""), "{t}");
+    assert!(
+        t.contains("sockets = 2") && t.contains("gamma = \"2000 ps\""),
+        "{t}"
+    );
     check_scenario(&t, "t.toml", Path::new(".")).unwrap();
     // Two localities whose switch points differ: one set is used, noted.
-    let a = synth("same_socket", &[(1024, 0.3e-6, 5e9), (u64::MAX, 1e-6, 8e9)], 0.0, 1);
-    let b = synth("other_node", &[(4096, 2e-6, 3e9), (u64::MAX, 5e-6, 6e9)], 0.0, 1);
+    let a = synth(
+        "same_socket",
+        &[(1024, 0.3e-6, 5e9), (u64::MAX, 1e-6, 8e9)],
+        0.0,
+        1,
+    );
+    let b = synth(
+        "other_node",
+        &[(4096, 2e-6, 3e9), (u64::MAX, 5e-6, 6e9)],
+        0.0,
+        1,
+    );
     let both = format!("{a}{}", b.trim_start_matches(HEADER));
     let f = fit_text(&both, &FitOptions::default()).unwrap();
     assert_eq!(f.postal.len(), 2);
@@ -459,6 +472,9 @@ fn hvpp_only_and_two_locality_data_still_run() {
         f.notes
     );
     let t = f.to_scenario("t.csv");
-    assert!(t.contains("eager_max = 4096") && t.contains("ppn = 1"), "{t}");
+    assert!(
+        t.contains("eager_max = 4096") && t.contains("ppn = 1"),
+        "{t}"
+    );
     check_scenario(&t, "t.toml", Path::new(".")).unwrap();
 }
