@@ -25,7 +25,15 @@ if [ -z "$netsim" ]; then
   netsim=target/release/netsim
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+lib=
+# Keep what was measured even if the campaign is stopped.
+save() {
+  [ -n "$lib" ] && [ -d "$work/$lib" ] || return 0
+  mkdir -p "calibrate/data/$lib"
+  cp "$work/environment.txt" "calibrate/data/$lib/" 2>/dev/null || true
+  cp "$work/$lib/$lib.csv" "$work/$lib/calibrate.log" "$work/$lib"/*.toml "calibrate/data/$lib/" 2>/dev/null || true
+}
+trap 'save; rm -rf "$work"' EXIT
 
 environment() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -48,11 +56,9 @@ for lib in "${libs[@]}"; do
                        --mpirun-args "--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any") ;;
     *) echo "campaign.sh: unknown library $lib (mpich, openmpi-ob1, openmpi-ucx)" >&2; exit 2 ;;
   esac
-  out=calibrate/data/$lib
-  mkdir -p "$out"
   cmd=("$netsim" calibrate --library "$lib" --out "$work/$lib" --minutes "$minutes" --max-wait "$wait" "${args[@]}")
   environment "${cmd[@]}" > "$work/environment.txt"
   "${cmd[@]}" > "$work/$lib.fit.txt" || true
-  cp "$work/environment.txt" "$work/$lib/$lib.csv" "$work/$lib/calibrate.log" "$out/"
-  cp "$work/$lib"/*.toml "$out/" 2>/dev/null || true
+  save
 done
+lib=
