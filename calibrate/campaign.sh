@@ -5,13 +5,18 @@
 #
 #   calibrate/campaign.sh                 # all three libraries
 #   calibrate/campaign.sh mpich           # one of mpich, openmpi-ob1, openmpi-ucx
-#   MINUTES=10 calibrate/campaign.sh      # measuring budget per library (default 30)
+#   MINUTES=10 calibrate/campaign.sh      # measuring budget per library and pass (default 30)
 #   WAIT=600 calibrate/campaign.sh        # longest wait for a quiet machine, minutes (240)
 #   NETSIM=path/to/netsim calibrate/campaign.sh   # skip the cargo build
 #
 # Needs: apt-get install mpich libmpich-dev openmpi-bin libopenmpi-dev.
-# Writes calibrate/data/<library>/{<library>.csv,calibrate.log,environment.txt}
-# and the fitted scenarios next to them.
+# Two passes, so that a machine that is rarely quiet still gives every
+# library one full grid: first every library until each chunk of its grid
+# has rows in one placement state (--states any), then each library again,
+# measuring the states its chunks lack (--resume). Rows go straight to
+# calibrate/data/<library>/<library>.csv (a stopped campaign keeps them
+# and resumes); calibrate.log, environment.txt and the fitted scenarios
+# <library>-<state>.toml sit next to them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${MINUTES:-30}
@@ -24,16 +29,6 @@ if [ -z "$netsim" ]; then
   cargo build --release --quiet
   netsim=target/release/netsim
 fi
-work=$(mktemp -d)
-lib=
-# Keep what was measured even if the campaign is stopped.
-save() {
-  [ -n "$lib" ] && [ -d "$work/$lib" ] || return 0
-  mkdir -p "calibrate/data/$lib"
-  cp "$work/environment.txt" "calibrate/data/$lib/" 2>/dev/null || true
-  cp "$work/$lib/$lib.csv" "$work/$lib/calibrate.log" "$work/$lib"/*.toml "calibrate/data/$lib/" 2>/dev/null || true
-}
-trap 'save; rm -rf "$work"' EXIT
 
 environment() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -42,11 +37,13 @@ environment() {
   echo "debian: $(cat /etc/debian_version)"
   echo "gcc: $(gcc -dumpfullversion)"
   dpkg-query -W -f='package: ${Package} ${Version}\n' mpich libmpich12 openmpi-bin libopenmpi3 libucx0 2>/dev/null || true
+  echo "netsim: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), benchmark sha256 $(sha256sum calibrate/bench/netsim_bench.c | cut -c1-16)"
   echo "command: $*"
+  echo
 }
 
-for lib in "${libs[@]}"; do
-  case $lib in
+args_of() {
+  case $1 in
     mpich) args=(--mpicc mpicc.mpich --mpirun mpirun.mpich) ;;
     openmpi-ob1) args=(--mpicc mpicc.openmpi --mpirun mpirun.openmpi
                        --mpirun-args "--mca pml ob1 --mca btl self,vader") ;;
@@ -54,11 +51,22 @@ for lib in "${libs[@]}"; do
     # any transport (here UCX's shared memory: posix, sysv, cma).
     openmpi-ucx) args=(--mpicc mpicc.openmpi --mpirun mpirun.openmpi
                        --mpirun-args "--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any") ;;
-    *) echo "campaign.sh: unknown library $lib (mpich, openmpi-ob1, openmpi-ucx)" >&2; exit 2 ;;
+    *) echo "campaign.sh: unknown library $1 (mpich, openmpi-ob1, openmpi-ucx)" >&2; exit 2 ;;
   esac
-  cmd=("$netsim" calibrate --library "$lib" --out "$work/$lib" --minutes "$minutes" --max-wait "$wait" "${args[@]}")
-  environment "${cmd[@]}" > "$work/environment.txt"
-  "${cmd[@]}" > "$work/$lib.fit.txt" || true
-  save
-done
-lib=
+}
+
+run() { # library, extra options...
+  local lib=$1; shift
+  args_of "$lib"
+  local out=calibrate/data/$lib
+  mkdir -p "$out"
+  local resume=()
+  [ -s "$out/$lib.csv" ] && resume=(--resume)
+  local cmd=("$netsim" calibrate --library "$lib" --out "$out" --minutes "$minutes"
+             --max-wait "$wait" "${resume[@]}" "$@" "${args[@]}")
+  environment "${cmd[@]}" >> "$out/environment.txt"
+  "${cmd[@]}" > /dev/null || echo "campaign.sh: $lib: netsim calibrate failed (see $out/calibrate.log)" >&2
+}
+
+for lib in "${libs[@]}"; do run "$lib" --states any; done
+for lib in "${libs[@]}"; do run "$lib"; done

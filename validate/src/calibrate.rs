@@ -282,18 +282,51 @@ impl Coverage {
             .is_some_and(|s| s.len() as u32 >= n)
     }
 
-    /// The states of `wanted` that `chunk` still lacks. A chunk measured
-    /// without a probe (`-`) lacks nothing once covered in `-`.
+    /// The states of `wanted` that `chunk` still lacks; `any` is covered
+    /// by every unit in one state, whichever. A chunk measured without a
+    /// probe (`-`) lacks nothing once covered in `-`.
     pub fn missing<'a>(&self, chunk: Chunk, wanted: &[&'a str]) -> Vec<&'a str> {
         if self.covered(chunk, "-") {
             return Vec::new();
         }
+        let any = || {
+            self.have
+                .range((chunk, String::new())..)
+                .take_while(|((c, _), _)| *c == chunk)
+                .any(|((_, st), _)| self.covered(chunk, st))
+        };
         wanted
             .iter()
             .copied()
-            .filter(|s| !self.covered(chunk, s))
+            .filter(|&s| {
+                if s == "any" {
+                    !any()
+                } else {
+                    !self.covered(chunk, s)
+                }
+            })
             .collect()
     }
+}
+
+/// The `chunk` cell of a row: `kind:index/of:units`.
+pub fn chunk_cell(c: Chunk, units: u32) -> String {
+    format!("{}:{}/{}:{units}", c.kind, c.index, c.of)
+}
+
+/// Reads a `chunk` cell.
+pub fn parse_chunk_cell(s: &str) -> Option<(Chunk, u32)> {
+    let mut it = s.split(':');
+    let name = it.next()?;
+    let kind = *KINDS.iter().find(|&&k| k == name)?;
+    let (index, of) = it.next()?.split_once('/')?;
+    let units = it.next()?.parse().ok()?;
+    let c = Chunk {
+        kind,
+        index: index.parse().ok()?,
+        of: of.parse().ok()?,
+    };
+    (it.next().is_none() && c.index < c.of).then_some((c, units))
 }
 
 /// A row's unit: the columns that name what was measured.
@@ -349,6 +382,12 @@ pub struct Options {
     pub states: Vec<&'static str>,
     /// Longest a chunk may run before it is killed.
     pub chunk_timeout: Duration,
+    /// Keep the rows of `<out>/<library>.csv` and measure only what they
+    /// lack.
+    pub resume: bool,
+    /// Stop after this many rounds over the chunks (1: one pass, each
+    /// unit in whatever state it finds).
+    pub rounds: Option<u32>,
 }
 
 /// What a campaign produced.
@@ -509,18 +548,59 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
         flavour,
         version.lines().next().unwrap_or("").trim()
     ));
-    let exe = build_bench(&o.mpicc, &o.out)?;
-    log(&format!("built {} with {}", exe.display(), o.mpicc));
-
     let csv_path = o.out.join(format!("{library}.csv"));
-    let tmp = o.out.join(".chunk.csv");
-    let mut combined =
-        csv::Writer::from_path(&csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
-    let mut header_written = false;
+    let src_path = o.out.join("netsim_bench.c");
+    let mut cov = Coverage::default();
     let mut rows = 0usize;
     let mut per_state: BTreeMap<String, usize> = BTreeMap::new();
+    let mut header_written = false;
+    if o.resume && csv_path.exists() {
+        // The rows must come from this very benchmark.
+        if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
+            return Err(format!(
+                "--resume: {} is not this netsim's benchmark source; the rows of {} were \
+                 measured with another version (start a new --out)",
+                src_path.display(),
+                csv_path.display()
+            ));
+        }
+        let mut rd = csv::Reader::from_path(&csv_path)
+            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        let header = rd.headers().map_err(|e| e.to_string())?.clone();
+        let col = |n: &str| header.iter().position(|h| h == n);
+        let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
+            return Err(format!(
+                "--resume: {} has no chunk or state column",
+                csv_path.display()
+            ));
+        };
+        for rec in rd.records() {
+            let rec = rec.map_err(|e| format!("{}: {e}", csv_path.display()))?;
+            let state = rec.get(si).unwrap_or("-").to_string();
+            if let (Some((chunk, units)), Some(key)) = (
+                rec.get(ci).and_then(parse_chunk_cell),
+                unit_key(&rec, &header),
+            ) {
+                cov.add(chunk, units, &[(state.clone(), key)]);
+            }
+            *per_state.entry(state).or_default() += 1;
+            rows += 1;
+        }
+        header_written = true;
+        log(&format!("resuming {}: {rows} rows", csv_path.display()));
+    }
+    let exe = build_bench(&o.mpicc, &o.out)?;
+    log(&format!("built {} with {}", exe.display(), o.mpicc));
+    let tmp = o.out.join(".chunk.csv");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(header_written)
+        .truncate(!header_written)
+        .open(&csv_path)
+        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    let mut combined = csv::Writer::from_writer(file);
     let chunks = plan(&o.kinds, o.quick);
-    let mut cov = Coverage::default();
     let start = Instant::now();
     let wait_deadline = start + o.max_wait;
     let mut measuring = Duration::ZERO;
@@ -533,6 +613,9 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     let mut round = 0;
     'rounds: loop {
         round += 1;
+        if o.rounds.is_some_and(|r| round > r) {
+            break;
+        }
         let mut progress = false;
         for &chunk in &chunks {
             let missing = if o.quick {
@@ -635,6 +718,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
             let header = rd.headers().map_err(|e| e.to_string())?.clone();
             if !header_written {
                 let mut h = header.clone();
+                h.push_field("chunk");
                 h.push_field("others_pct");
                 h.push_field("steal_pct");
                 combined.write_record(&h).map_err(|e| e.to_string())?;
@@ -649,6 +733,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                     seen.push((state.clone(), k));
                 }
                 *per_state.entry(state).or_default() += 1;
+                rec.push_field(&chunk_cell(chunk, summary.units));
                 rec.push_field(&format!("{:.1}", during.others_pct));
                 rec.push_field(&format!("{:.1}", during.steal_pct));
                 combined.write_record(&rec).map_err(|e| e.to_string())?;
@@ -658,7 +743,10 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
             combined.flush().map_err(|e| e.to_string())?;
             cov.add(chunk, summary.units, &seen);
         }
-        if o.quick || chunks.iter().all(|&c| cov.missing(c, &wanted).is_empty()) {
+        if o.quick
+            || o.rounds.is_some_and(|r| round >= r)
+            || chunks.iter().all(|&c| cov.missing(c, &wanted).is_empty())
+        {
             break;
         }
         if measuring >= o.budget || Instant::now() >= wait_deadline {
@@ -797,12 +885,39 @@ mod tests {
         );
         cov.add(c, 2, &[("far".into(), "a".into())]);
         assert_eq!(cov.missing(c, &["near", "far"]), vec!["far"]);
+        assert!(cov.missing(c, &["any"]).is_empty());
+        let e = Chunk { index: 1, ..c };
+        cov.add(
+            e,
+            2,
+            &[("far".into(), "a".into()), ("near".into(), "b".into())],
+        );
+        assert_eq!(cov.missing(e, &["any"]), vec!["any"]);
         cov.add(c, 2, &[("far".into(), "b".into())]);
         assert!(cov.missing(c, &["near", "far"]).is_empty());
         // No probe (ranks on two nodes): one pass covers it.
         let d = Chunk { index: 1, ..c };
         cov.add(d, 1, &[("-".into(), "x".into())]);
         assert!(cov.missing(d, &["near", "far"]).is_empty());
+    }
+
+    #[test]
+    fn chunk_cells_round_trip() {
+        let c = Chunk {
+            kind: "hvpp-posted",
+            index: 3,
+            of: 27,
+        };
+        assert_eq!(chunk_cell(c, 6), "hvpp-posted:3/27:6");
+        assert_eq!(parse_chunk_cell("hvpp-posted:3/27:6"), Some((c, 6)));
+        for bad in [
+            "halo:0/1:2",
+            "pingpong:3/2:1",
+            "pingpong:0/1",
+            "pingpong:0/1:x:y",
+        ] {
+            assert_eq!(parse_chunk_cell(bad), None, "{bad}");
+        }
     }
 
     #[test]

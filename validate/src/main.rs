@@ -156,13 +156,22 @@ struct CalibrateArgs {
     /// <= mid < B <= far).
     #[arg(long, value_delimiter = ',', default_value = "95,250")]
     split_ns: Vec<f64>,
-    /// Placement states to cover (near, mid, far); each chunk is repeated
-    /// until it has rows in each, within the budget.
+    /// Placement states to cover (near, mid, far, or any: one state,
+    /// whichever); each chunk is repeated until it has rows in each,
+    /// within the budget.
     #[arg(long, value_delimiter = ',', default_value = "near,mid,far")]
     states: Vec<String>,
     /// Measure only; do not fit.
     #[arg(long)]
     no_fit: bool,
+    /// Keep the rows of OUT/LIBRARY.csv (measured by this same benchmark)
+    /// and measure only what they lack.
+    #[arg(long)]
+    resume: bool,
+    /// Stop after this many rounds over the grid (1: one pass, every unit
+    /// in whatever placement state it meets).
+    #[arg(long)]
+    rounds: Option<u32>,
     /// `netsim fit --noise`: reversed receives faster than in order by
     /// more than this fraction fail the fit.
     #[arg(long, default_value_t = 0.1)]
@@ -196,7 +205,8 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
             "near" => states.push("near"),
             "mid" => states.push("mid"),
             "far" => states.push("far"),
-            _ => return Err(bad(format!("--states: `{s}` is not near, mid or far"))),
+            "any" => states.push("any"),
+            _ => return Err(bad(format!("--states: `{s}` is not near, mid, far or any"))),
         }
     }
     if !(a.minutes > 0.0 && a.minutes.is_finite()) || !(a.max_wait >= 0.0 && a.max_wait.is_finite())
@@ -239,6 +249,8 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         split_ns: a.split_ns,
         states,
         chunk_timeout: std::time::Duration::from_secs(if a.quick { 120 } else { 900 }),
+        resume: a.resume,
+        rounds: a.rounds,
     };
     std::fs::create_dir_all(&a.out).map_err(|e| (1, format!("{}: {e}", a.out.display())))?;
     let mut log = calibrate::logger(&a.out);
