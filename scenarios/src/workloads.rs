@@ -131,6 +131,110 @@ pub fn high_volume_ping_pong(
     p
 }
 
+/// The tag of the zero-byte synchronization and acknowledgement messages
+/// of the calibration benchmarks (`calibrate/bench/netsim_bench.c` uses
+/// `MPI_TAG_UB - 1`): apart from every data tag.
+pub const SYNC_TAG: i32 = i32::MAX - 1;
+
+fn sync_send(dst: Rank) -> Op {
+    Op::Send {
+        dst,
+        tag: SYNC_TAG,
+        bytes: 0,
+        comm: W,
+    }
+}
+
+fn sync_recv(src: Rank) -> Op {
+    Op::Recv {
+        src: Source::Rank(src),
+        tag: TagSel::Tag(SYNC_TAG),
+        bytes: 0,
+        comm: W,
+    }
+}
+
+/// When HighVolumePingPong's receives are posted relative to its sends:
+/// the three `hvpp-*` kinds of the calibration benchmark
+/// (`calibrate/README.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HvppMode {
+    /// Bienz et al. Algorithm 1: rank 0 sends n and waits, then receives
+    /// n; rank 1 receives n, then sends n ([`high_volume_ping_pong`]).
+    #[default]
+    Paper,
+    /// In each direction the receiver posts all n receives, then sends a
+    /// zero-byte sync; the sender waits for it, then sends n: every
+    /// arrival searches `posted_recvs`.
+    Posted,
+    /// In each direction the sender starts all n sends, then a zero-byte
+    /// sync (behind them on the ordered channel); the receiver waits for
+    /// it, then posts all n receives: every receive searches
+    /// `unexpected_msgs`.
+    Unexpected,
+}
+
+/// HighVolumePingPong between ranks 0 and 1 in `mode`, `n` messages of
+/// `s` bytes each way, receives posted in `order` relative to the send
+/// tags `0..n`; the operation sequence of the calibration benchmark, one
+/// exchange (the benchmark times it on rank 0 from the end of a barrier,
+/// so rank 0's finish time is what it measures).
+pub fn hvpp(n: u32, s: u64, order: RecvOrder, mode: HvppMode) -> Programs {
+    if mode == HvppMode::Paper {
+        return high_volume_ping_pong(2, &[(0, 1)], n, s, order);
+    }
+    let n64 = n as u64;
+    let recv_tag = |i: u32| match order {
+        RecvOrder::InOrder => i as i32,
+        RecvOrder::Reversed => (n - 1 - i) as i32,
+    };
+    let sends = |peer: Rank, base: u64| -> Vec<Op> {
+        (0..n)
+            .map(|i| isend(peer, i as i32, s, base + i as u64))
+            .collect()
+    };
+    let recvs = |peer: Rank, base: u64| -> Vec<Op> {
+        (0..n)
+            .map(|i| irecv(peer, recv_tag(i), s, base + i as u64))
+            .collect()
+    };
+    let mut a = Vec::with_capacity(4 * n as usize + 6);
+    let mut b = Vec::with_capacity(4 * n as usize + 6);
+    match mode {
+        HvppMode::Posted => {
+            a.push(sync_recv(1));
+            a.extend(sends(1, 0));
+            a.push(waitall(0, n64));
+            a.extend(recvs(1, n64));
+            a.push(sync_send(1));
+            a.push(waitall(n64, n64));
+            b.extend(recvs(0, 0));
+            b.push(sync_send(0));
+            b.push(waitall(0, n64));
+            b.push(sync_recv(0));
+            b.extend(sends(0, n64));
+            b.push(waitall(n64, n64));
+        }
+        HvppMode::Unexpected => {
+            a.extend(sends(1, 0));
+            a.push(sync_send(1));
+            a.push(waitall(0, n64));
+            a.push(sync_recv(1));
+            a.extend(recvs(1, n64));
+            a.push(waitall(n64, n64));
+            b.push(sync_recv(0));
+            b.extend(recvs(0, 0));
+            b.push(waitall(0, n64));
+            b.extend(sends(0, n64));
+            b.push(sync_send(0));
+            b.push(waitall(n64, n64));
+        }
+        HvppMode::Paper => unreachable!("handled above"),
+    }
+    vec![a, b]
+}
+
 /// Max-rate multi-pair ping-pong (Bienz et al. Section 3, Fig. 2): `ppn`
 /// ranks on node 0 (ranks `0..ppn`) each ping-pong `reps` times with their
 /// partner on node 1 (ranks `ppn..2 ppn`), all at once, with messages of
@@ -371,6 +475,29 @@ pub fn message_rate(window: u32, s: u64, iters: u32) -> Programs {
     p
 }
 
+/// Message rate as the calibration benchmark measures it (`msgrate`,
+/// after osu_bw): `iters` windows; in each, rank 0 isends `window`
+/// messages of `s` bytes (tags `0..window`) and waits for them, then
+/// receives rank 1's zero-byte acknowledgement; rank 1 irecvs the window,
+/// waits for it, then sends the acknowledgement. The benchmark reports
+/// rank 0's time divided by `iters`.
+pub fn message_rate_acked(window: u32, s: u64, iters: u32) -> Programs {
+    let mut p = message_rate(window, s, iters);
+    // message_rate ends every window with one waitall per rank: add the
+    // acknowledgement after each.
+    let per = window as usize + 1;
+    for (rank, op) in [(0usize, sync_recv(1)), (1, sync_send(0))] {
+        let old = std::mem::take(&mut p[rank]);
+        let mut v = Vec::with_capacity(old.len() + iters as usize);
+        for chunk in old.chunks(per) {
+            v.extend_from_slice(chunk);
+            v.push(op.clone());
+        }
+        p[rank] = v;
+    }
+    p
+}
+
 /// The neighbourhood of a 3-D stencil.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stencil {
@@ -578,6 +705,64 @@ mod tests {
                 assert_eq!(posted, sent);
             }
         }
+    }
+
+    #[test]
+    fn calibration_modes_put_the_sync_where_the_benchmark_does() {
+        let is_sync_send = |o: &Op| {
+            matches!(
+                o,
+                Op::Send {
+                    tag: SYNC_TAG,
+                    bytes: 0,
+                    ..
+                }
+            )
+        };
+        let is_sync_recv = |o: &Op| {
+            matches!(
+                o,
+                Op::Recv {
+                    tag: TagSel::Tag(SYNC_TAG),
+                    ..
+                }
+            )
+        };
+        for order in [RecvOrder::InOrder, RecvOrder::Reversed] {
+            // Posted: rank 1 posts its 4 receives, then the sync; rank 0
+            // waits for it before its first send. And back.
+            let p = hvpp(4, 8, order, HvppMode::Posted);
+            assert_eq!((p[0].len(), p[1].len()), (12, 12));
+            assert!(p[1][..4].iter().all(|o| matches!(o, Op::Irecv { .. })));
+            assert!(is_sync_send(&p[1][4]) && is_sync_recv(&p[0][0]));
+            assert!(matches!(p[0][1], Op::Isend { .. }));
+            assert!(is_sync_send(&p[0][10]) && is_sync_recv(&p[1][6]));
+            // Unexpected: rank 0 starts its 4 sends, then the sync; rank 1
+            // waits for it before its first receive. And back.
+            let p = hvpp(4, 8, order, HvppMode::Unexpected);
+            assert!(p[0][..4].iter().all(|o| matches!(o, Op::Isend { .. })));
+            assert!(is_sync_send(&p[0][4]) && is_sync_recv(&p[1][0]));
+            assert!(matches!(p[1][1], Op::Irecv { .. }));
+            assert!(is_sync_send(&p[1][10]) && is_sync_recv(&p[0][6]));
+            let first_recv_tag = p[1].iter().find_map(|o| match o {
+                Op::Irecv {
+                    tag: TagSel::Tag(t),
+                    ..
+                } => Some(*t),
+                _ => None,
+            });
+            let want = if order == RecvOrder::Reversed { 3 } else { 0 };
+            assert_eq!(first_recv_tag, Some(want));
+        }
+        assert_eq!(
+            hvpp(4, 8, RecvOrder::InOrder, HvppMode::Paper),
+            high_volume_ping_pong(2, &[(0, 1)], 4, 8, RecvOrder::InOrder)
+        );
+        // Message rate: every window closed by rank 1's acknowledgement.
+        let m = message_rate_acked(3, 8, 2);
+        assert_eq!((m[0].len(), m[1].len()), (10, 10));
+        assert!(is_sync_recv(&m[0][4]) && is_sync_recv(&m[0][9]));
+        assert!(is_sync_send(&m[1][4]) && is_sync_send(&m[1][9]));
     }
 
     #[test]

@@ -1732,14 +1732,15 @@ mod scenario_files {
     #[test]
     fn every_workload_kind_runs_with_its_message_count() {
         let ideal = "[machine]\npreset = \"ideal\"\n";
-        // Windows of 8 messages, 3 windows.
+        // Windows of 8 messages, 3 windows, each acknowledged by a
+        // zero-byte message.
         let o = inline(
             "rate",
             &format!(
                 "{ideal}[workload]\nkind = \"message-rate\"\nwindow = 8\nsize = 64\niters = 3\n"
             ),
         );
-        assert_eq!((o.report.messages, o.report.bytes), (24, 24 * 64));
+        assert_eq!((o.report.messages, o.report.bytes), (24 + 3, 24 * 64));
         // Every rank sends once per round.
         let o = inline(
             "pairs",
@@ -1993,5 +1994,111 @@ mod scenario_files {
         assert_eq!(run_with("train.goal", "1000 ns"), 8_626_000);
         // g > o: the port spaces them g + 7 G = 3042 apart.
         assert_eq!(run_with("train.goal", "3000 ns"), 11_626_000);
+    }
+
+    /// The calibration benchmark's workloads on the ideal machine, two
+    /// ranks on one socket, by hand. Parameters: short alpha = 1 us,
+    /// R_b = 1 GB/s (8 B: 8 ns through the node's memory, 0 B: 0),
+    /// gamma = 10 ns per element visited, unexpected copy 3.2 GB/s (8 B:
+    /// 2.5 ns), match_base 0; `[mpi.host]`: o_send = 495 ns, L = 0, no
+    /// stream gap (g = G = 0), o_recv the rest of the calibration
+    /// contract: alpha + s/R_b - s/R_b - gamma - o_send = 495 ns. Every
+    /// host cost queues FIFO on the rank's core, and the copy out of the
+    /// node's memory (s/R_b) is the receiver's core's work: a message that
+    /// lands while the core is busy is copied when it frees, then searched
+    /// (gamma per element), then o_recv. An unexpected message costs its
+    /// o_recv on arrival; its receive costs the search and the copy.
+    fn calib(workload: &str) -> Outcome {
+        let d = scratch("calibration-workloads");
+        let text = format!(
+            "[machine]\npreset = \"ideal\"\nsockets = 1\n[mapping]\nppn = 2\n[mpi]\n\
+             gamma = \"10 ns\"\nunexpected_copy_rate = \"3.2 GB/s\"\n\
+             [mpi.postal.same_socket]\n\
+             short = {{ alpha = \"1 us\", rate = \"1 GB/s\" }}\n\
+             [mpi.host.all]\no_send = \"495 ns\"\nrest = \"o_recv\"\nL = \"0 ns\"\n\
+             g = \"0 ns\"\nG = \"0 ps/B\"\n[workload]\n{workload}"
+        );
+        // One file per text: the tests run in parallel.
+        let name = format!("c{:016x}.toml", {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut h);
+            h.finish()
+        });
+        run(&write(&d, &name, &text))
+    }
+
+    fn rank0_ns(o: &Outcome) -> f64 {
+        o.results.finish[0].as_ps() as f64 / 1000.0
+    }
+
+    /// hvpp, mode posted, n = 2, 8 B. Rank 1 posts both receives and
+    /// sends the sync (injected at 495); rank 0's Recv matches it (gamma
+    /// 495..505, o_r ..1000), then sends (injections 1495, 1990). Rank 1:
+    /// copy 1495..1503, search ..1513, o_r ..2008; the second, landed at
+    /// 1990, waits: copy 2008..2016, search ..2026, o_r ..2521. Rank 0
+    /// posts its receives and sends the sync (injected 2485), which waits
+    /// for rank 1's core: at 2521 it searches the empty posted queue (free)
+    /// and costs o_r ..3016, unexpected; rank 1's Recv(sync), posted at
+    /// 2521, then finds it (gamma ..3026) and rank 1 sends (injections
+    /// 3521, 4016: its finish). Rank 0: copy 3521..3529, search ..3539,
+    /// o_r ..4034; copy 4034..4042, search ..4052, o_r ..4547 ns.
+    /// Reversed: the first arrival of each direction visits 2 elements:
+    /// + 2 x 10 ns.
+    #[test]
+    fn hvpp_posted_by_hand() {
+        let w = "kind = \"hvpp\"\nmode = \"posted\"\nn = 2\nsize = 8\n";
+        let o = calib(&format!("{w}order = \"in-order\"\n"));
+        assert_eq!(rank0_ns(&o), 4547.0);
+        assert_eq!(o.results.finish[1].as_ps(), 4_016_000);
+        let r = calib(&format!("{w}order = \"reversed\"\n"));
+        assert_eq!(rank0_ns(&r), 4567.0);
+    }
+
+    /// hvpp, mode unexpected, n = 2, 8 B. Rank 0 injects at 495, 990 and
+    /// the sync at 1485; rank 1, blocked in Recv(sync), takes each data
+    /// message (copy, a search of its one posted receive: not it, o_r):
+    /// 495..503..513..1008 and 1008..1016..1026..1521; the sync
+    /// 1521..1531 (matched), o_r ..2026. Its receives each search 1
+    /// element and copy 2.5 ns: ..2038.5, ..2051. It sends (injections
+    /// 2546, 3041, sync 3536: its finish). Rank 0 likewise: 2546..3059,
+    /// 3059..3572, sync 3572..4077; receives ..4089.5, ..4102 ns.
+    /// Reversed: the first receive of each direction visits 2: + 2 x 10 ns.
+    #[test]
+    fn hvpp_unexpected_by_hand() {
+        let w = "kind = \"hvpp\"\nmode = \"unexpected\"\nn = 2\nsize = 8\n";
+        let o = calib(&format!("{w}order = \"in-order\"\n"));
+        assert_eq!(rank0_ns(&o), 4102.0);
+        assert_eq!(o.results.finish[1].as_ps(), 3_536_000);
+        let r = calib(&format!("{w}order = \"reversed\"\n"));
+        assert_eq!(rank0_ns(&r), 4122.0);
+        // Every receive found its message in `unexpected_msgs`: at the
+        // head in order, one further back reversed.
+        assert_eq!(o.report.matching.unexpected_msgs.max, 1);
+        assert_eq!(r.report.matching.unexpected_msgs.max, 2);
+    }
+
+    /// hvpp, mode paper (Algorithm 1), n = 2, 8 B: injections 495, 990;
+    /// rank 1 (receives posted at 0): copy, search, o_r 495..1008, then
+    /// 1008..1521; sends 2016, 2511; rank 0 (receives posted at 990):
+    /// 2016..2529, 2529..3042 ns.
+    #[test]
+    fn hvpp_paper_by_hand() {
+        let o = calib("kind = \"hvpp\"\nn = 2\nsize = 8\n");
+        assert_eq!(rank0_ns(&o), 3042.0);
+    }
+
+    /// message-rate, window 2, 2 windows, 8 B, acknowledged: window 1:
+    /// injections 495, 990; rank 1: 495..1008, 1008..1521, ack injected
+    /// 2016; rank 0 matches it 2016..2026, o_r ..2521. Window 2 is the
+    /// same 2521 ns later: 5042 ns. Without the acknowledgement rank 0
+    /// only injects: 4 x 495 ns.
+    #[test]
+    fn message_rate_acknowledged_by_hand() {
+        let w = "kind = \"message-rate\"\nwindow = 2\niters = 2\nsize = 8\n";
+        let o = calib(w);
+        assert_eq!(rank0_ns(&o), 5042.0);
+        let n = calib(&format!("{w}ack = false\n"));
+        assert_eq!(rank0_ns(&n), 4.0 * 495.0);
     }
 }

@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod calibrate;
 pub mod cases;
 pub mod fit;
 pub mod models;

@@ -64,13 +64,17 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
-    /// Fit alpha and R_b per protocol (with the switch points) and gamma
-    /// from ping-pong and HighVolumePingPong timings (CSV:
-    /// size,n,order,seconds\[,locality\]); prints a scenario \[mpi\] section.
-    Fit {
-        /// The CSV file of timings.
-        csv: PathBuf,
-    },
+    /// Fit the MPI parameters to measured timings (CSV with kind, size,
+    /// seconds, n, order, window, locality, state columns; calibrate/README.md):
+    /// ping-pong segments (switch points, alpha, R_b), queue search gamma.
+    /// Prints a runnable scenario on stdout and the fit report on stderr.
+    Fit(FitArgs),
+    /// Measure a real MPI library with netsim's microbenchmarks (built
+    /// with --mpicc, run with --mpirun, two ranks), then fit it: writes
+    /// OUT/LIBRARY.csv and one runnable scenario per placement state, and
+    /// prints the fitted `[mpi]` sections with their reports
+    /// (calibrate/README.md).
+    Calibrate(CalibrateArgs),
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
         #[command(flatten)]
@@ -78,6 +82,225 @@ enum Command {
         #[command(subcommand)]
         what: Option<bench::BenchCommand>,
     },
+}
+
+/// `netsim fit` options.
+#[derive(clap::Args)]
+struct FitArgs {
+    /// The CSV file of timings.
+    csv: PathBuf,
+    /// Locality of rows without a `locality` cell: same_socket, same_node
+    /// or other_node. Rows with neither are an error.
+    #[arg(long)]
+    locality: Option<String>,
+    /// Fit only the rows of this placement state (near, far, ...);
+    /// required when the data mix states.
+    #[arg(long)]
+    state: Option<String>,
+    /// Fit only the rows of this library; required when the data mix
+    /// libraries.
+    #[arg(long)]
+    library: Option<String>,
+    /// Most ping-pong segments the penalized criterion may choose.
+    #[arg(long, default_value_t = 8)]
+    max_segments: usize,
+    /// Relative noise: reversed receives faster than in order by more
+    /// than this is an error.
+    #[arg(long, default_value_t = 0.1)]
+    noise: f64,
+    /// Write the scenario to this file instead of stdout.
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+}
+
+/// `netsim calibrate` options.
+#[derive(clap::Args)]
+struct CalibrateArgs {
+    /// The MPI compiler wrapper, e.g. mpicc.mpich.
+    #[arg(long, default_value = "mpicc")]
+    mpicc: String,
+    /// The MPI launcher, e.g. mpirun.mpich.
+    #[arg(long, default_value = "mpirun")]
+    mpirun: String,
+    /// Extra launcher options, one string split at spaces (e.g. "--mca
+    /// pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any").
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    mpirun_args: Option<String>,
+    /// Do not add the launcher's bind-to-core option (MPICH -bind-to
+    /// core, Open MPI --bind-to core); the benchmark still pins each rank
+    /// to one CPU if the launcher left it several.
+    #[arg(long)]
+    no_bind: bool,
+    /// The `library` column and the output file names; default mpich or
+    /// openmpi from `mpirun --version`.
+    #[arg(long)]
+    library: Option<String>,
+    /// Output folder: the benchmark, LIBRARY.csv, the fitted scenarios,
+    /// calibrate.log.
+    #[arg(long, default_value = "calibration")]
+    out: PathBuf,
+    /// A few seconds: the small grid, one pass, no waiting for a quiet
+    /// machine or a placement state (CI smoke).
+    #[arg(long)]
+    quick: bool,
+    /// Benchmarks to run (comma list of pingpong, hvpp-paper,
+    /// hvpp-posted, hvpp-unexpected, msgrate); default all.
+    #[arg(long, value_delimiter = ',')]
+    kinds: Vec<String>,
+    /// Time budget of the measurements (minutes): the time the benchmark
+    /// runs, not the time spent waiting for a quiet machine.
+    #[arg(long, default_value_t = 30.0)]
+    minutes: f64,
+    /// Longest total wait for a quiet machine (minutes).
+    #[arg(long, default_value_t = 120.0)]
+    max_wait: f64,
+    /// Largest share of all CPUs other processes may use before and
+    /// during a chunk (percent).
+    #[arg(long, default_value_t = 5.0)]
+    max_busy: f64,
+    /// Probe state boundaries (ns): A (near < A <= far) or A,B (near < A
+    /// <= mid < B <= far).
+    #[arg(long, value_delimiter = ',', default_value = "95,250")]
+    split_ns: Vec<f64>,
+    /// Placement states to cover (near, mid, far, or any: one state,
+    /// whichever); each chunk is repeated until it has rows in each,
+    /// within the budget.
+    #[arg(long, value_delimiter = ',', default_value = "near,mid,far")]
+    states: Vec<String>,
+    /// Measure only; do not fit.
+    #[arg(long)]
+    no_fit: bool,
+    /// Keep the rows of OUT/LIBRARY.csv (measured by this same benchmark)
+    /// and measure only what they lack.
+    #[arg(long)]
+    resume: bool,
+    /// Stop after this many rounds over the grid (1: one pass, every unit
+    /// in whatever placement state it meets).
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// `netsim fit --noise`: reversed receives faster than in order by
+    /// more than this fraction fail the fit.
+    #[arg(long, default_value_t = 0.1)]
+    noise: f64,
+    /// `netsim fit --max-segments`.
+    #[arg(long, default_value_t = 8)]
+    max_segments: usize,
+}
+
+fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
+    use validate::calibrate;
+    let bad = |m: String| (2u8, m);
+    let mut kinds = Vec::new();
+    for k in &a.kinds {
+        match calibrate::KINDS.iter().find(|&&x| x == k) {
+            Some(&x) => kinds.push(x),
+            None => {
+                return Err(bad(format!(
+                    "--kinds: `{k}` is not one of {}",
+                    calibrate::KINDS.join(", ")
+                )));
+            }
+        }
+    }
+    if kinds.is_empty() {
+        kinds = calibrate::KINDS.to_vec();
+    }
+    let mut states = Vec::new();
+    for s in &a.states {
+        match s.as_str() {
+            "near" => states.push("near"),
+            "mid" => states.push("mid"),
+            "far" => states.push("far"),
+            "any" => states.push("any"),
+            _ => return Err(bad(format!("--states: `{s}` is not near, mid, far or any"))),
+        }
+    }
+    let positive = a.minutes > 0.0 && a.minutes.is_finite();
+    let non_negative = a.max_wait >= 0.0 && a.max_wait.is_finite();
+    if !(positive && non_negative) {
+        return Err(bad(format!(
+            "--minutes {} must be positive and --max-wait {} at least 0",
+            a.minutes, a.max_wait
+        )));
+    }
+    if !(0.0..1.0).contains(&a.noise) || a.max_segments == 0 {
+        return Err(bad(
+            "--noise must be in [0, 1) and --max-segments at least 1".into(),
+        ));
+    }
+    let splits_ok = matches!(a.split_ns.as_slice(), [x] if *x > 0.0)
+        || matches!(a.split_ns.as_slice(), [x, y] if *x > 0.0 && y > x);
+    if a.max_busy.is_nan() || a.max_busy < 0.0 || !splits_ok {
+        return Err(bad(
+            "--max-busy must be >= 0 and --split-ns A or A,B with 0 < A < B".into(),
+        ));
+    }
+    if a.split_ns.len() == 1 && states.contains(&"mid") {
+        states.retain(|s| *s != "mid");
+    }
+    let o = calibrate::Options {
+        mpicc: a.mpicc,
+        mpirun: a.mpirun,
+        mpirun_args: a
+            .mpirun_args
+            .map(|s| s.split_whitespace().map(String::from).collect())
+            .unwrap_or_default(),
+        no_bind: a.no_bind,
+        library: a.library,
+        out: a.out.clone(),
+        quick: a.quick,
+        kinds,
+        budget: std::time::Duration::from_secs_f64(a.minutes * 60.0),
+        max_wait: std::time::Duration::from_secs_f64(a.max_wait * 60.0),
+        max_busy: a.max_busy,
+        split_ns: a.split_ns,
+        states,
+        chunk_timeout: std::time::Duration::from_secs(if a.quick { 120 } else { 900 }),
+        resume: a.resume,
+        rounds: a.rounds,
+    };
+    std::fs::create_dir_all(&a.out).map_err(|e| (1, format!("{}: {e}", a.out.display())))?;
+    let mut log = calibrate::logger(&a.out);
+    let m = calibrate::measure(&o, &mut log).map_err(|e| (1, e))?;
+    if m.rows == 0 {
+        return Err((1, "no rows were measured".into()));
+    }
+    if a.no_fit {
+        return Ok(true);
+    }
+    // One fit per placement state.
+    let name = m.csv.display().to_string();
+    let text = std::fs::read_to_string(&m.csv).map_err(|e| (1, format!("{name}: {e}")))?;
+    let mut ok = true;
+    for (state, n) in &m.per_state {
+        let o = validate::fit::FitOptions {
+            state: Some(state.clone()),
+            library: None,
+            max_segments: a.max_segments,
+            noise: a.noise,
+        };
+        match validate::fit::fit_file(&text, &name, None, &o) {
+            Ok((f, scenario)) => {
+                let file = if state == "-" { "unprobed" } else { state };
+                let path = a.out.join(format!("{}-{file}.toml", m.library));
+                std::fs::write(&path, &scenario)
+                    .map_err(|e| (1, format!("{}: {e}", path.display())))?;
+                eprint!("{}", f.report(&name));
+                println!(
+                    "# ===== {} ({} rows in state {state}) =====",
+                    path.display(),
+                    n
+                );
+                print!("{scenario}");
+            }
+            Err(e) => {
+                ok = false;
+                let (validate::fit::Failure::Input(e) | validate::fit::Failure::Rejected(e)) = e;
+                log(&format!("state {state}: the fit failed: {e}"));
+            }
+        }
+    }
+    Ok(ok)
 }
 
 fn validate_cmd(
@@ -137,12 +360,43 @@ fn validate_cmd(
     Ok(rows.iter().all(|r| r.verdict != Verdict::Fail))
 }
 
-fn fit_cmd(csv: PathBuf) -> Result<bool, String> {
-    let name = csv.display().to_string();
-    let text = std::fs::read_to_string(&csv).map_err(|e| format!("{name}: {e}"))?;
-    let samples = validate::fit::parse_csv(&text, &name)?;
-    let f = validate::fit::fit(&samples).map_err(|e| format!("{name}: {e}"))?;
-    print!("{}", f.to_toml(&name));
+fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
+    use validate::fit::{self, Failure, FitOptions};
+    let name = a.csv.display().to_string();
+    let locality = match &a.locality {
+        None => None,
+        Some(l) => Some(fit::parse_locality(l).ok_or_else(|| {
+            (
+                2,
+                format!("--locality `{l}`: not same_socket, same_node or other_node"),
+            )
+        })?),
+    };
+    if a.max_segments == 0 {
+        return Err((2, "--max-segments must be at least 1".into()));
+    }
+    if !(0.0..1.0).contains(&a.noise) {
+        return Err((2, format!("--noise {} must be in [0, 1)", a.noise)));
+    }
+    let text = std::fs::read_to_string(&a.csv).map_err(|e| (2, format!("{name}: {e}")))?;
+    let o = FitOptions {
+        state: a.state,
+        library: a.library,
+        max_segments: a.max_segments,
+        noise: a.noise,
+    };
+    let (f, scenario) = fit::fit_file(&text, &name, locality, &o).map_err(|e| match e {
+        Failure::Input(m) => (2, m),
+        Failure::Rejected(m) => (1, m),
+    })?;
+    eprint!("{}", f.report(&name));
+    match &a.out {
+        Some(p) => {
+            std::fs::write(p, &scenario).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{scenario}"),
+    }
     Ok(true)
 }
 
@@ -156,7 +410,20 @@ fn main() -> ExitCode {
             figures,
             quick,
         } => validate_cmd(cases, list, json, figures, quick),
-        Command::Fit { csv } => fit_cmd(csv),
+        Command::Fit(a) => match fit_cmd(a) {
+            Ok(ok) => Ok(ok),
+            Err((code, e)) => {
+                eprintln!("netsim: error: {e}");
+                return ExitCode::from(code);
+            }
+        },
+        Command::Calibrate(a) => match calibrate_cmd(a) {
+            Ok(ok) => Ok(ok),
+            Err((code, e)) => {
+                eprintln!("netsim: error: {e}");
+                return ExitCode::from(code);
+            }
+        },
         Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
         Command::Run(a) => cli::run(a).map(|()| true),
         Command::Replay(a) => cli::replay(a).map(|()| true),

@@ -61,11 +61,19 @@ impl Scenario {
                     format!("ping-pong, {} size(s), {reps} round trip(s) each", s.len()),
                 )
             }
-            WorkloadSpec::Hvpp { n, size, order } => simple(
+            WorkloadSpec::Hvpp {
+                n,
+                size,
+                order,
+                mode,
+            } => simple(
                 "hvpp",
-                workloads::high_volume_ping_pong(2, &[(0, 1)], *n, size.0, *order),
+                workloads::hvpp(*n, size.0, *order, *mode),
                 1,
-                format!("HighVolumePingPong n = {n}, {} B, {order:?}", size.0),
+                format!(
+                    "HighVolumePingPong ({mode:?}) n = {n}, {} B, {order:?}",
+                    size.0
+                ),
             ),
             WorkloadSpec::MaxRate { ppn, size, reps } => {
                 need(
@@ -144,13 +152,19 @@ impl Scenario {
                 window,
                 size,
                 iters,
+                ack,
             } => simple(
                 "message-rate",
-                workloads::message_rate(*window, size.0, *iters),
+                if *ack {
+                    workloads::message_rate_acked(*window, size.0, *iters)
+                } else {
+                    workloads::message_rate(*window, size.0, *iters)
+                },
                 1,
                 format!(
-                    "message rate, window {window}, {} B, {iters} windows",
-                    size.0
+                    "message rate, window {window}, {} B, {iters} windows{}",
+                    size.0,
+                    if *ack { ", acknowledged" } else { "" }
                 ),
             ),
             WorkloadSpec::Halo {
@@ -325,7 +339,7 @@ impl Scenario {
             WorkloadSpec::PingPong { sizes, reps } => {
                 ("reps", 2, sizes.len() as u64 * *reps as u64 * 4)
             }
-            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4),
+            WorkloadSpec::Hvpp { n, .. } => ("n", 2, *n as u64 * 4 + 8),
             WorkloadSpec::MaxRate { ppn, reps, .. } => {
                 ("reps", 2 * *ppn as u64, *ppn as u64 * *reps as u64 * 4)
             }
@@ -350,7 +364,7 @@ impl Scenario {
                 ("procs", p, p * *reps as u64 * per)
             }
             WorkloadSpec::MessageRate { window, iters, .. } => {
-                ("window", 2, *window as u64 * *iters as u64 * 2)
+                ("window", 2, (*window as u64 + 2) * *iters as u64 * 2)
             }
             WorkloadSpec::Halo {
                 procs, dims, iters, ..

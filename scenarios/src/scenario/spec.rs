@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::mpi::MpiSpec;
 use super::{Bytes, Dur, MachineSpec};
 use crate::trace::TraceFormat;
-use crate::workloads::RecvOrder;
+use crate::workloads::{HvppMode, RecvOrder};
 use topology::{Mode, RouteMode, Switching};
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
@@ -156,7 +156,8 @@ fn d_7() -> u32 {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum WorkloadSpec {
-    /// Ranks 0 and 1 ping-pong each size `reps` times.
+    /// Ranks 0 and 1 ping-pong each size `reps` times (blocking send and
+    /// receive, as the calibration benchmark's `pingpong`).
     PingPong {
         /// Sizes, in order. Default `[8]`.
         #[serde(default = "d_sizes")]
@@ -176,6 +177,9 @@ pub enum WorkloadSpec {
         /// Receive order. Default in-order.
         #[serde(default)]
         order: RecvOrder,
+        /// When receives are posted. Default paper (Algorithm 1).
+        #[serde(default)]
+        mode: HvppMode,
     },
     /// `ppn` pairs ping-pong at once between two nodes (Bienz eq. 2).
     MaxRate {
@@ -244,6 +248,10 @@ pub enum WorkloadSpec {
         /// Windows. Default 16.
         #[serde(default = "d_16")]
         iters: u32,
+        /// Rank 1 acknowledges every window with a zero-byte message
+        /// (the calibration benchmark, osu_bw). Default true.
+        #[serde(default = "d_true")]
+        ack: bool,
     },
     /// 3-D halo exchange.
     Halo {

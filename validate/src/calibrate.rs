@@ -1,0 +1,931 @@
+//! `netsim calibrate`: measure a real MPI library with the project's
+//! microbenchmarks (`calibrate/bench/netsim_bench.c`, embedded here) and
+//! fit the simulator to the measurements.
+//!
+//! # Steps
+//!
+//! 1. Write the C source into the output folder and build it with the
+//!    user's `mpicc`.
+//! 2. Run it chunk by chunk (a slice of one benchmark's grid) through the
+//!    user's `mpirun`, two ranks bound to cores. Before each chunk wait
+//!    until the machine is quiet: the CPU time of every process outside
+//!    this command's process tree over one second, from `/proc/stat` and
+//!    `/proc/self/stat`, below `--max-busy` percent of all CPUs. After the
+//!    chunk the same figure over the chunk's whole run decides whether
+//!    its rows are kept (other processes took CPU from the ranks) or
+//!    dropped; it is recorded in the `others_pct` column.
+//! 3. The benchmark labels every unit with the placement state its probe
+//!    saw (`near`/`far`, or `-` when the ranks share no memory); chunks are
+//!    run again, asking for the state they lack, until every unit has rows
+//!    in every state or the time budget is spent. The budget counts the
+//!    time chunks run; waiting for a quiet machine has its own limit.
+//! 4. Collect the rows into `<out>/<library>.csv`, fit every state with
+//!    `netsim fit`'s code ([`crate::fit`]), write each fit as a runnable
+//!    scenario `<out>/<library>-<state>.toml`, run it through the code
+//!    `netsim run` uses, and print the scenarios and the fit reports.
+//!
+//! Why a subcommand and not a script: the CSV handling, the fit and the
+//! scenario check are the simulator's own code, so one binary does it all
+//! and the pipeline is tested with the rest; the benchmark's source is
+//! inside the binary, so a user needs nothing but `netsim`, `mpicc` and
+//! `mpirun`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The benchmark's C source.
+pub const BENCH_SOURCE: &str = include_str!("../../calibrate/bench/netsim_bench.c");
+
+/// The benchmark kinds, in the order a campaign runs them.
+pub const KINDS: [&str; 5] = [
+    "pingpong",
+    "hvpp-paper",
+    "hvpp-posted",
+    "hvpp-unexpected",
+    "msgrate",
+];
+
+// ------------------------------------------------------------ machine load
+
+/// CPU time counters of the whole machine (the `cpu` line of
+/// `/proc/stat`) [clock ticks].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MachineTicks {
+    /// user + nice + system + irq + softirq (guest time is inside user).
+    pub busy: u64,
+    /// Time the hypervisor ran something else on our CPUs.
+    pub steal: u64,
+    /// Every counter (busy, idle, iowait, steal).
+    pub total: u64,
+}
+
+/// Reads the `cpu` line of `/proc/stat`.
+pub fn parse_proc_stat(text: &str) -> Option<MachineTicks> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]
+    if v.len() < 8 {
+        return None;
+    }
+    Some(MachineTicks {
+        busy: v[0] + v[1] + v[2] + v[5] + v[6],
+        steal: v[7],
+        total: v[..8].iter().sum(),
+    })
+}
+
+/// utime + stime + cutime + cstime of a `/proc/<pid>/stat` text: the CPU
+/// time of a process and of every descendant it has waited for [clock
+/// ticks].
+pub fn parse_tree_ticks(text: &str) -> Option<u64> {
+    // The command name (field 2) may hold spaces and parentheses.
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| f.get(n - 3)?.parse::<u64>().ok();
+    Some(field(14)? + field(15)? + field(16)? + field(17)?)
+}
+
+/// The machine's and this process tree's CPU time at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Whole machine.
+    pub machine: MachineTicks,
+    /// This process and its waited-for descendants.
+    pub tree: u64,
+}
+
+impl Snapshot {
+    /// Reads `/proc/stat` and `/proc/self/stat`.
+    pub fn take() -> Result<Snapshot, String> {
+        let stat = std::fs::read_to_string("/proc/stat")
+            .map_err(|e| format!("/proc/stat: {e} (the quiet check needs Linux)"))?;
+        let own = std::fs::read_to_string("/proc/self/stat")
+            .map_err(|e| format!("/proc/self/stat: {e}"))?;
+        Ok(Snapshot {
+            machine: parse_proc_stat(&stat).ok_or("/proc/stat: no `cpu` line")?,
+            tree: parse_tree_ticks(&own).ok_or("/proc/self/stat: unexpected layout")?,
+        })
+    }
+}
+
+/// CPU use outside this process tree between two snapshots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Load {
+    /// Busy time of other processes [percent of all CPUs].
+    pub others_pct: f64,
+    /// Steal time [percent of all CPUs].
+    pub steal_pct: f64,
+}
+
+/// The load between `a` and `b` (`b` later).
+pub fn load_between(a: &Snapshot, b: &Snapshot) -> Load {
+    let total = b.machine.total.saturating_sub(a.machine.total).max(1) as f64;
+    let busy = b.machine.busy.saturating_sub(a.machine.busy) as f64;
+    let tree = b.tree.saturating_sub(a.tree) as f64;
+    let steal = b.machine.steal.saturating_sub(a.machine.steal) as f64;
+    Load {
+        others_pct: 100.0 * (busy - tree).max(0.0) / total,
+        steal_pct: 100.0 * steal / total,
+    }
+}
+
+// ------------------------------------------------------------ MPI flavours
+
+/// The MPI library family behind an `mpirun`, for its binding options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavour {
+    /// MPICH (Hydra).
+    Mpich,
+    /// Open MPI (ORTE / PRRTE).
+    OpenMpi,
+    /// Anything else: no binding options are added.
+    Unknown,
+}
+
+impl Flavour {
+    /// From the output of `mpirun --version`.
+    pub fn of_version(text: &str) -> Flavour {
+        if text.contains("HYDRA") || text.contains("MPICH") {
+            Flavour::Mpich
+        } else if text.contains("Open MPI") || text.contains("OpenRTE") || text.contains("PRRTE") {
+            Flavour::OpenMpi
+        } else {
+            Flavour::Unknown
+        }
+    }
+
+    /// Options binding each rank to a core.
+    pub fn bind_args(self) -> &'static [&'static str] {
+        match self {
+            Flavour::Mpich => &["-bind-to", "core"],
+            Flavour::OpenMpi => &["--bind-to", "core"],
+            Flavour::Unknown => &[],
+        }
+    }
+
+    /// The default `library` label.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::Mpich => "mpich",
+            Flavour::OpenMpi => "openmpi",
+            Flavour::Unknown => "mpi",
+        }
+    }
+}
+
+// ------------------------------------------------------------ the plan
+
+/// One slice of one benchmark's grid: `--kind kind --chunk index/of`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Chunk {
+    /// Benchmark kind.
+    pub kind: &'static str,
+    /// Slice number, from 0.
+    pub index: u32,
+    /// Slices of the kind's grid.
+    pub of: u32,
+}
+
+/// The chunks of a campaign over `kinds`: one per kind in `quick` mode,
+/// else slices of a few seconds each (the placement state changes every
+/// few seconds to minutes).
+pub fn plan(kinds: &[&'static str], quick: bool) -> Vec<Chunk> {
+    let mut v = Vec::new();
+    for &kind in kinds {
+        // Slices of a few to a few tens of units: hvpp slices are small
+        // because one unit of 8192 reversed 16 KiB messages can take
+        // seconds per exchange.
+        let of = match (quick, kind) {
+            (true, _) => 1,
+            (false, "msgrate") => 4,
+            (false, "pingpong") => 12,
+            (false, _) => 27,
+        };
+        v.extend((0..of).map(|index| Chunk { kind, index, of }));
+    }
+    v
+}
+
+/// What the benchmark's summary line says about a chunk it ran.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkSummary {
+    /// Units in the slice.
+    pub units: u32,
+    /// Units measured (rows written).
+    pub measured: u32,
+    /// Units skipped because the probe saw an unwanted state.
+    pub skipped_state: u32,
+    /// Units whose before and after probes kept disagreeing.
+    pub skipped_mixed: u32,
+    /// The ranks' locality.
+    pub locality: String,
+    /// The CPUs of rank 0 and rank 1.
+    pub cpus: String,
+}
+
+/// Parses the benchmark's `netsim_bench: kind=... units=...` line.
+pub fn parse_summary(stdout: &str) -> Option<ChunkSummary> {
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("netsim_bench: kind="))?;
+    let mut s = ChunkSummary::default();
+    for kv in line.split_whitespace().skip(1) {
+        let (k, v) = kv.split_once('=')?;
+        match k {
+            "units" => s.units = v.parse().ok()?,
+            "measured" => s.measured = v.parse().ok()?,
+            "skipped_state" => s.skipped_state = v.parse().ok()?,
+            "skipped_mixed" => s.skipped_mixed = v.parse().ok()?,
+            "locality" => s.locality = v.into(),
+            "cpus" => s.cpus = v.into(),
+            _ => {}
+        }
+    }
+    Some(s)
+}
+
+/// Which units of each chunk have rows in which state.
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    units: BTreeMap<Chunk, u32>,
+    have: BTreeMap<(Chunk, String), BTreeSet<String>>,
+}
+
+impl Coverage {
+    /// Records a run of `chunk` with `units` units and its rows' (state,
+    /// unit key) pairs.
+    pub fn add(&mut self, chunk: Chunk, units: u32, rows: &[(String, String)]) {
+        self.units.insert(chunk, units);
+        for (state, key) in rows {
+            self.have
+                .entry((chunk, state.clone()))
+                .or_default()
+                .insert(key.clone());
+        }
+    }
+
+    /// Whether every unit of `chunk` has a row in `state`.
+    pub fn covered(&self, chunk: Chunk, state: &str) -> bool {
+        let Some(&n) = self.units.get(&chunk) else {
+            return false;
+        };
+        self.have
+            .get(&(chunk, state.to_string()))
+            .is_some_and(|s| s.len() as u32 >= n)
+    }
+
+    /// The states of `wanted` that `chunk` still lacks; `any` is covered
+    /// by every unit in one state, whichever. A chunk measured without a
+    /// probe (`-`) lacks nothing once covered in `-`.
+    pub fn missing<'a>(&self, chunk: Chunk, wanted: &[&'a str]) -> Vec<&'a str> {
+        if self.covered(chunk, "-") {
+            return Vec::new();
+        }
+        let any = || {
+            self.have
+                .range((chunk, String::new())..)
+                .take_while(|((c, _), _)| *c == chunk)
+                .any(|((_, st), _)| self.covered(chunk, st))
+        };
+        wanted
+            .iter()
+            .copied()
+            .filter(|&s| {
+                if s == "any" {
+                    !any()
+                } else {
+                    !self.covered(chunk, s)
+                }
+            })
+            .collect()
+    }
+}
+
+/// The `chunk` cell of a row: `kind:index/of:units`.
+pub fn chunk_cell(c: Chunk, units: u32) -> String {
+    format!("{}:{}/{}:{units}", c.kind, c.index, c.of)
+}
+
+/// Reads a `chunk` cell.
+pub fn parse_chunk_cell(s: &str) -> Option<(Chunk, u32)> {
+    let mut it = s.split(':');
+    let name = it.next()?;
+    let kind = *KINDS.iter().find(|&&k| k == name)?;
+    let (index, of) = it.next()?.split_once('/')?;
+    let units = it.next()?.parse().ok()?;
+    let c = Chunk {
+        kind,
+        index: index.parse().ok()?,
+        of: of.parse().ok()?,
+    };
+    (it.next().is_none() && c.index < c.of).then_some((c, units))
+}
+
+/// A row's unit: the columns that name what was measured.
+pub fn unit_key(rec: &csv::StringRecord, header: &csv::StringRecord) -> Option<String> {
+    let get = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .and_then(|i| rec.get(i))
+    };
+    Some(format!(
+        "{}|{}|{}|{}|{}",
+        get("kind")?,
+        get("size")?,
+        get("n")?,
+        get("order")?,
+        get("window")?
+    ))
+}
+
+// ------------------------------------------------------------ the run
+
+/// What `netsim calibrate` was asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The MPI compiler wrapper.
+    pub mpicc: String,
+    /// The MPI launcher.
+    pub mpirun: String,
+    /// Extra launcher options (before the program).
+    pub mpirun_args: Vec<String>,
+    /// Do not add the flavour's binding options.
+    pub no_bind: bool,
+    /// `library` column; default from the flavour.
+    pub library: Option<String>,
+    /// Output folder.
+    pub out: PathBuf,
+    /// The small grid, one pass, no waiting (CI smoke).
+    pub quick: bool,
+    /// Benchmarks to run.
+    pub kinds: Vec<&'static str>,
+    /// Time budget of the measurements: the time chunks run (kept or
+    /// dropped).
+    pub budget: Duration,
+    /// Longest total wait for a quiet machine.
+    pub max_wait: Duration,
+    /// Largest share of the machine other processes may use (percent).
+    pub max_busy: f64,
+    /// Probe state boundaries (ns), ascending: `near < A <= far` or
+    /// `near < A <= mid < B <= far`.
+    pub split_ns: Vec<f64>,
+    /// Placement states to cover.
+    pub states: Vec<&'static str>,
+    /// Longest a chunk may run before it is killed.
+    pub chunk_timeout: Duration,
+    /// Keep the rows of `<out>/<library>.csv` and measure only what they
+    /// lack.
+    pub resume: bool,
+    /// Stop after this many rounds over the chunks (1: one pass, each
+    /// unit in whatever state it finds).
+    pub rounds: Option<u32>,
+}
+
+/// What a campaign produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The collected rows.
+    pub csv: PathBuf,
+    /// Rows in it.
+    pub rows: usize,
+    /// The library label.
+    pub library: String,
+    /// Rows per state.
+    pub per_state: BTreeMap<String, usize>,
+}
+
+fn command_text(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// Runs `cmd` to completion, killing it after `timeout`; returns (status
+/// success, stdout, stderr).
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), String> {
+    let text = command_text(&cmd);
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{text}`: {e}"))?;
+    // Drain the pipes on threads so that a chatty child never blocks.
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            break st;
+        }
+        if start.elapsed() > timeout {
+            child.kill().ok();
+            child.wait().ok();
+            return Err(format!(
+                "`{text}` ran longer than {} s and was stopped",
+                timeout.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let so = t_out.join().unwrap_or_default();
+    let se = t_err.join().unwrap_or_default();
+    Ok((status.success(), so, se))
+}
+
+fn tail(s: &str, lines: usize) -> String {
+    let v: Vec<&str> = s.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Writes the benchmark's source into `dir` and builds it with `mpicc`.
+pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let src = dir.join("netsim_bench.c");
+    std::fs::write(&src, BENCH_SOURCE).map_err(|e| format!("{}: {e}", src.display()))?;
+    let exe = dir.join("netsim_bench");
+    let mut cmd = Command::new(mpicc);
+    cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
+    let (ok, _, err) = run_with_timeout(cmd, Duration::from_secs(300))?;
+    if !ok {
+        return Err(format!(
+            "`{mpicc}` could not build {}:\n{}",
+            src.display(),
+            tail(&err, 20)
+        ));
+    }
+    Ok(exe)
+}
+
+/// Waits until other processes use at most `max_busy` percent of the
+/// machine over one second, or until `deadline`; returns the last load
+/// and whether it was quiet.
+fn wait_quiet(
+    max_busy: f64,
+    deadline: Instant,
+    log: &mut dyn FnMut(&str),
+) -> Result<(Load, bool), String> {
+    let mut last_note = Instant::now() - Duration::from_secs(3600);
+    loop {
+        let a = Snapshot::take()?;
+        std::thread::sleep(Duration::from_secs(1));
+        let b = Snapshot::take()?;
+        let l = load_between(&a, &b);
+        if l.others_pct <= max_busy {
+            return Ok((l, true));
+        }
+        if Instant::now() >= deadline {
+            return Ok((l, false));
+        }
+        if last_note.elapsed() > Duration::from_secs(60) {
+            log(&format!(
+                "machine busy: other processes use {:.1} % of the CPUs (limit {max_busy} %); waiting",
+                l.others_pct
+            ));
+            last_note = Instant::now();
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+/// Runs the campaign and writes `<out>/<library>.csv`.
+pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String> {
+    std::fs::create_dir_all(&o.out).map_err(|e| format!("{}: {e}", o.out.display()))?;
+    let (ok, version, verr) = {
+        let mut c = Command::new(&o.mpirun);
+        c.arg("--version");
+        run_with_timeout(c, Duration::from_secs(60))?
+    };
+    if !ok {
+        return Err(format!(
+            "`{} --version` failed; is --mpirun an MPI launcher?\n{}",
+            o.mpirun,
+            tail(&verr, 10)
+        ));
+    }
+    let flavour = Flavour::of_version(&version);
+    let library = o.library.clone().unwrap_or_else(|| flavour.name().into());
+    if library.is_empty() || library.contains([',', '"', '\n']) {
+        return Err(format!(
+            "--library `{library}`: no commas, quotes or newlines"
+        ));
+    }
+    log(&format!(
+        "{}: {:?} ({})",
+        o.mpirun,
+        flavour,
+        version.lines().next().unwrap_or("").trim()
+    ));
+    let csv_path = o.out.join(format!("{library}.csv"));
+    let src_path = o.out.join("netsim_bench.c");
+    let mut cov = Coverage::default();
+    let mut rows = 0usize;
+    let mut per_state: BTreeMap<String, usize> = BTreeMap::new();
+    let mut header_written = false;
+    if o.resume && csv_path.exists() {
+        // The rows must come from this very benchmark.
+        if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
+            return Err(format!(
+                "--resume: {} is not this netsim's benchmark source; the rows of {} were \
+                 measured with another version (start a new --out)",
+                src_path.display(),
+                csv_path.display()
+            ));
+        }
+        let mut rd = csv::Reader::from_path(&csv_path)
+            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        let header = rd.headers().map_err(|e| e.to_string())?.clone();
+        let col = |n: &str| header.iter().position(|h| h == n);
+        let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
+            return Err(format!(
+                "--resume: {} has no chunk or state column",
+                csv_path.display()
+            ));
+        };
+        for rec in rd.records() {
+            let rec = rec.map_err(|e| format!("{}: {e}", csv_path.display()))?;
+            let state = rec.get(si).unwrap_or("-").to_string();
+            if let (Some((chunk, units)), Some(key)) = (
+                rec.get(ci).and_then(parse_chunk_cell),
+                unit_key(&rec, &header),
+            ) {
+                cov.add(chunk, units, &[(state.clone(), key)]);
+            }
+            *per_state.entry(state).or_default() += 1;
+            rows += 1;
+        }
+        header_written = true;
+        log(&format!("resuming {}: {rows} rows", csv_path.display()));
+    }
+    let exe = build_bench(&o.mpicc, &o.out)?;
+    log(&format!("built {} with {}", exe.display(), o.mpicc));
+    let tmp = o.out.join(".chunk.csv");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(header_written)
+        .truncate(!header_written)
+        .open(&csv_path)
+        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    let mut combined = csv::Writer::from_writer(file);
+    let chunks = plan(&o.kinds, o.quick);
+    let start = Instant::now();
+    let wait_deadline = start + o.max_wait;
+    let mut measuring = Duration::ZERO;
+    let wanted: Vec<&str> = if o.quick {
+        vec!["all"]
+    } else {
+        o.states.clone()
+    };
+    let splits: Vec<String> = o.split_ns.iter().map(|x| format!("{x}")).collect();
+    let mut round = 0;
+    'rounds: loop {
+        round += 1;
+        if o.rounds.is_some_and(|r| round > r) {
+            break;
+        }
+        let mut progress = false;
+        for &chunk in &chunks {
+            let missing = if o.quick {
+                if cov.units.contains_key(&chunk) {
+                    Vec::new()
+                } else {
+                    vec!["all"]
+                }
+            } else {
+                cov.missing(chunk, &wanted)
+            };
+            if missing.is_empty() {
+                continue;
+            }
+            if measuring >= o.budget {
+                log("time budget spent");
+                break 'rounds;
+            }
+            let want = match missing.len() {
+                1 => missing[0],
+                _ if o.quick => "all",
+                _ => "any",
+            };
+            let pre = if o.quick {
+                None
+            } else {
+                let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
+                if !quiet {
+                    log("waited the longest allowed for a quiet machine (--max-wait)");
+                    break 'rounds;
+                }
+                Some(l)
+            };
+            let _ = std::fs::remove_file(&tmp);
+            let mut cmd = Command::new(&o.mpirun);
+            if !o.no_bind {
+                cmd.args(flavour.bind_args());
+            }
+            cmd.args(&o.mpirun_args);
+            cmd.args(["-n", "2"]).arg(&exe);
+            cmd.args(["--kind", chunk.kind, "--library", &library]);
+            cmd.arg("--chunk")
+                .arg(format!("{}/{}", chunk.index, chunk.of))
+                .args(["--want", want, "--split-ns"])
+                .arg(splits.join(","))
+                .arg("--out")
+                .arg(&tmp);
+            if o.quick {
+                cmd.arg("--quick");
+            }
+            if flavour == Flavour::OpenMpi && is_root() {
+                // Open MPI refuses root unless told; only the child sees it.
+                cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            }
+            let text = command_text(&cmd);
+            let a = Snapshot::take()?;
+            let ran = Instant::now();
+            let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
+            measuring += ran.elapsed();
+            let b = Snapshot::take()?;
+            let during = load_between(&a, &b);
+            if !ok {
+                return Err(format!(
+                    "`{text}` failed:\n{}\n{}",
+                    tail(&so, 10),
+                    tail(&se, 20)
+                ));
+            }
+            let summary = parse_summary(&so)
+                .ok_or_else(|| format!("`{text}` printed no summary line:\n{}", tail(&so, 10)))?;
+            let note = format!(
+                "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
+                chunk.kind,
+                chunk.index,
+                chunk.of,
+                summary.measured,
+                summary.units,
+                summary.skipped_state,
+                summary.skipped_mixed,
+                summary.locality,
+                summary.cpus,
+                pre.map_or(f64::NAN, |l| l.others_pct),
+                during.others_pct,
+                during.steal_pct
+            );
+            if !o.quick && during.others_pct > o.max_busy {
+                log(&format!("{note}; dropped: the machine was busy"));
+                continue;
+            }
+            log(&note);
+            let mut rd = match csv::Reader::from_path(&tmp) {
+                Ok(r) => r,
+                Err(_) if summary.measured == 0 => {
+                    cov.add(chunk, summary.units, &[]);
+                    continue;
+                }
+                Err(e) => return Err(format!("{}: {e}", tmp.display())),
+            };
+            let header = rd.headers().map_err(|e| e.to_string())?.clone();
+            if !header_written {
+                let mut h = header.clone();
+                h.push_field("chunk");
+                h.push_field("others_pct");
+                h.push_field("steal_pct");
+                combined.write_record(&h).map_err(|e| e.to_string())?;
+                header_written = true;
+            }
+            let si = header.iter().position(|h| h == "state");
+            let mut seen = Vec::new();
+            for rec in rd.records() {
+                let mut rec = rec.map_err(|e| format!("{}: {e}", tmp.display()))?;
+                let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
+                if let Some(k) = unit_key(&rec, &header) {
+                    seen.push((state.clone(), k));
+                }
+                *per_state.entry(state).or_default() += 1;
+                rec.push_field(&chunk_cell(chunk, summary.units));
+                rec.push_field(&format!("{:.1}", during.others_pct));
+                rec.push_field(&format!("{:.1}", during.steal_pct));
+                combined.write_record(&rec).map_err(|e| e.to_string())?;
+                rows += 1;
+                progress = true;
+            }
+            combined.flush().map_err(|e| e.to_string())?;
+            cov.add(chunk, summary.units, &seen);
+        }
+        if o.quick
+            || o.rounds.is_some_and(|r| round >= r)
+            || chunks.iter().all(|&c| cov.missing(c, &wanted).is_empty())
+        {
+            break;
+        }
+        if measuring >= o.budget || Instant::now() >= wait_deadline {
+            log("time budget spent");
+            break;
+        }
+        if !progress {
+            // The placement stays in the state we have; look again later.
+            std::thread::sleep(Duration::from_secs(5));
+        }
+    }
+    let _ = std::fs::remove_file(&tmp);
+    combined.flush().map_err(|e| e.to_string())?;
+    let lacking: Vec<String> = chunks
+        .iter()
+        .filter_map(|&c| {
+            let m = if o.quick {
+                Vec::new()
+            } else {
+                cov.missing(c, &wanted)
+            };
+            (!m.is_empty()).then(|| format!("{} {}/{} ({})", c.kind, c.index, c.of, m.join(", ")))
+        })
+        .collect();
+    if !lacking.is_empty() {
+        log(&format!(
+            "chunks without rows in every state: {}",
+            lacking.join("; ")
+        ));
+    }
+    log(&format!(
+        "{rows} rows in {} after {:.0} s ({:.0} s measuring)",
+        csv_path.display(),
+        start.elapsed().as_secs_f64(),
+        measuring.as_secs_f64()
+    ));
+    Ok(Outcome {
+        csv: csv_path,
+        rows,
+        library,
+        per_state,
+    })
+}
+
+/// Appends `line` to `<out>/calibrate.log` and prints it on stderr.
+pub fn logger(out: &Path) -> impl FnMut(&str) {
+    let path = out.join("calibrate.log");
+    move |line: &str| {
+        eprintln!("calibrate: {line}");
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_and_tree_ticks() {
+        let s = "cpu  155921 3 13294 104522 552 7 111 638 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        let m = parse_proc_stat(s).unwrap();
+        assert_eq!(m.busy, 155921 + 3 + 13294 + 7 + 111);
+        assert_eq!(m.steal, 638);
+        assert_eq!(m.total, 155921 + 3 + 13294 + 104522 + 552 + 7 + 111 + 638);
+        assert_eq!(parse_proc_stat("cpu0 1 2 3\n"), None);
+        // A command name with a space and a parenthesis.
+        let own = "4242 (net (sim) x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0 1";
+        // Fields 14..=17 after the name: 11 12 13 14.
+        assert_eq!(parse_tree_ticks(own), Some(11 + 12 + 13 + 14));
+        assert_eq!(parse_tree_ticks("garbage"), None);
+    }
+
+    #[test]
+    fn load_subtracts_our_own_tree() {
+        let a = Snapshot {
+            machine: MachineTicks {
+                busy: 100,
+                steal: 0,
+                total: 1000,
+            },
+            tree: 10,
+        };
+        let b = Snapshot {
+            machine: MachineTicks {
+                busy: 300,
+                steal: 4,
+                total: 1200,
+            },
+            tree: 200,
+        };
+        let l = load_between(&a, &b);
+        // 200 busy ticks, 190 of them ours: 10 of 200.
+        assert!((l.others_pct - 5.0).abs() < 1e-12, "{l:?}");
+        assert!((l.steal_pct - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn flavours_from_version_text() {
+        assert_eq!(
+            Flavour::of_version("HYDRA build details:\n Version: 4.0.2"),
+            Flavour::Mpich
+        );
+        assert_eq!(
+            Flavour::of_version("mpirun.openmpi (OpenRTE) 4.1.4"),
+            Flavour::OpenMpi
+        );
+        assert_eq!(Flavour::of_version("srun 23.02"), Flavour::Unknown);
+        assert_eq!(Flavour::Unknown.bind_args(), &[] as &[&str]);
+    }
+
+    #[test]
+    fn summary_line_and_coverage() {
+        let out = "noise\nnetsim_bench: kind=pingpong chunk=0/1 units=3 measured=2 skipped_state=1 skipped_mixed=0 locality=same_socket cpus=0,1\n";
+        let s = parse_summary(out).unwrap();
+        assert_eq!((s.units, s.measured, s.skipped_state), (3, 2, 1));
+        assert_eq!(s.locality, "same_socket");
+        assert!(parse_summary("nothing").is_none());
+
+        let c = Chunk {
+            kind: "pingpong",
+            index: 0,
+            of: 2,
+        };
+        let mut cov = Coverage::default();
+        assert_eq!(cov.missing(c, &["near", "far"]), vec!["near", "far"]);
+        cov.add(
+            c,
+            2,
+            &[("near".into(), "a".into()), ("near".into(), "b".into())],
+        );
+        cov.add(c, 2, &[("far".into(), "a".into())]);
+        assert_eq!(cov.missing(c, &["near", "far"]), vec!["far"]);
+        assert!(cov.missing(c, &["any"]).is_empty());
+        let e = Chunk { index: 1, ..c };
+        cov.add(
+            e,
+            2,
+            &[("far".into(), "a".into()), ("near".into(), "b".into())],
+        );
+        assert_eq!(cov.missing(e, &["any"]), vec!["any"]);
+        cov.add(c, 2, &[("far".into(), "b".into())]);
+        assert!(cov.missing(c, &["near", "far"]).is_empty());
+        // No probe (ranks on two nodes): one pass covers it.
+        let d = Chunk { index: 1, ..c };
+        cov.add(d, 1, &[("-".into(), "x".into())]);
+        assert!(cov.missing(d, &["near", "far"]).is_empty());
+    }
+
+    #[test]
+    fn chunk_cells_round_trip() {
+        let c = Chunk {
+            kind: "hvpp-posted",
+            index: 3,
+            of: 27,
+        };
+        assert_eq!(chunk_cell(c, 6), "hvpp-posted:3/27:6");
+        assert_eq!(parse_chunk_cell("hvpp-posted:3/27:6"), Some((c, 6)));
+        for bad in [
+            "halo:0/1:2",
+            "pingpong:3/2:1",
+            "pingpong:0/1",
+            "pingpong:0/1:x:y",
+        ] {
+            assert_eq!(parse_chunk_cell(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn plans_slice_every_kind() {
+        let q = plan(&KINDS, true);
+        assert_eq!(q.len(), 5);
+        let f = plan(&KINDS, false);
+        assert_eq!(f.len(), 12 + 3 * 27 + 4);
+        assert!(f.iter().all(|c| c.index < c.of));
+    }
+}
