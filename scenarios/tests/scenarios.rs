@@ -1,6 +1,7 @@
-//! Integration tests of the trace readers on the real traces in
-//! `/work/shared` (skipped with a note when the data is absent) and on
-//! small files written by the tests.
+//! Integration tests of the trace readers on the real traces of the
+//! shared data folder (`NETSIM_SHARED`, else `../shared` beside the
+//! workspace; the tests fail without it) and on small files written by
+//! the tests.
 
 use std::path::{Path, PathBuf};
 
@@ -9,18 +10,20 @@ use scenarios::ti::{TiConfig, TiTrace};
 use sim_core::time::Time;
 
 const W: CommId = CommId::WORLD;
-const SHARED: &str = "/work/shared";
-
-/// The shared data directory, or `None` (tests print a note and pass) when
-/// it is not mounted.
-fn data(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(SHARED).join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
+/// A file of the shared data folder (`NETSIM_SHARED`, else `../shared`
+/// beside the workspace: the rule of ARCHITECTURE.md). Missing data fail
+/// the test: it does not pass without its subject.
+fn data(rel: &str) -> PathBuf {
+    let root = std::env::var_os("NETSIM_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let p = root.join(rel);
+    assert!(
+        p.exists(),
+        "{} not found: set NETSIM_SHARED to the shared data folder",
+        p.display()
+    );
+    p
 }
 
 /// A fresh scratch directory for one test.
@@ -66,8 +69,8 @@ fn secs(s: f64) -> Time {
 
 // ---------------------------------------------------------------- SimGrid TI
 
-fn ti(rel: &str) -> Option<TiTrace> {
-    Some(TiTrace::open(&data(rel)?, TiConfig::default()).unwrap())
+fn ti(rel: &str) -> TiTrace {
+    TiTrace::open(&data(rel), TiConfig::default()).unwrap()
 }
 
 fn ti_rank(t: &TiTrace, r: u32) -> Vec<Op> {
@@ -76,12 +79,10 @@ fn ti_rank(t: &TiTrace, r: u32) -> Vec<Op> {
 
 #[test]
 fn ti_split_actions0_actions1() {
-    let (Some(a0), Some(a1)) = (
+    let (a0, a1) = (
         data("traces/simgrid-ti/micro/actions0.txt"),
         data("traces/simgrid-ti/micro/actions1.txt"),
-    ) else {
-        return;
-    };
+    );
     let t = TiTrace::from_rank_files(vec![a0, a1], TiConfig::default()).unwrap();
     assert_eq!(t.num_ranks(), 2);
     let send = |dst, tag| Op::Send {
@@ -139,9 +140,7 @@ fn ti_split_actions0_actions1() {
 
 #[test]
 fn ti_micro_collectives() {
-    let Some(t) = ti("traces/simgrid-ti/micro/actions_allgatherv.txt") else {
-        return;
-    };
+    let t = ti("traces/simgrid-ti/micro/actions_allgatherv.txt");
     assert_eq!(t.num_ranks(), 4);
     // Trailing `0 0`: datatype id 0 is MPI_DOUBLE (8 bytes).
     let counts = vec![275427 * 8, 275427 * 8, 275427 * 8, 204020 * 8];
@@ -155,7 +154,7 @@ fn ti_micro_collectives() {
         );
     }
 
-    let t = ti("traces/simgrid-ti/micro/actions_allreduce.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_allreduce.txt");
     assert_eq!(
         ti_rank(&t, 2),
         vec![
@@ -172,7 +171,7 @@ fn ti_micro_collectives() {
         ]
     );
 
-    let t = ti("traces/simgrid-ti/micro/actions_alltoall.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_alltoall.txt");
     assert_eq!(
         ti_rank(&t, 1),
         vec![Op::Alltoall {
@@ -181,7 +180,7 @@ fn ti_micro_collectives() {
         }]
     );
 
-    let t = ti("traces/simgrid-ti/micro/actions_alltoallv.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_alltoallv.txt");
     assert_eq!(
         ti_rank(&t, 0),
         vec![Op::Alltoallv {
@@ -199,7 +198,7 @@ fn ti_micro_collectives() {
         }]
     );
 
-    let t = ti("traces/simgrid-ti/micro/actions_barrier.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_barrier.txt");
     assert_eq!(t.num_ranks(), 3);
     assert_eq!(
         ti_rank(&t, 0),
@@ -226,7 +225,7 @@ fn ti_micro_collectives() {
         ]
     );
 
-    let t = ti("traces/simgrid-ti/micro/actions_bcast.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_bcast.txt");
     let r1 = ti_rank(&t, 1);
     assert_eq!(r1.len(), 6);
     assert_eq!(
@@ -259,7 +258,7 @@ fn ti_micro_collectives() {
     );
 
     // `init 1`: default datatype MPI_DOUBLE; explicit ids override it.
-    let t = ti("traces/simgrid-ti/micro/actions_bcast_reduce_datatypes.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_bcast_reduce_datatypes.txt");
     let r0 = ti_rank(&t, 0);
     assert_eq!(
         r0[0],
@@ -286,7 +285,7 @@ fn ti_micro_collectives() {
         }
     ); // id 4: long
 
-    let t = ti("traces/simgrid-ti/micro/actions_gather.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_gather.txt");
     assert_eq!(
         ti_rank(&t, 3),
         vec![Op::Gather {
@@ -296,7 +295,7 @@ fn ti_micro_collectives() {
         }]
     );
 
-    let t = ti("traces/simgrid-ti/micro/actions_reducescatter.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_reducescatter.txt");
     assert_eq!(
         ti_rank(&t, 1),
         vec![
@@ -313,9 +312,7 @@ fn ti_micro_collectives() {
 
 #[test]
 fn ti_micro_requests() {
-    let Some(t) = ti("traces/simgrid-ti/micro/actions_waitall.txt") else {
-        return;
-    };
+    let t = ti("traces/simgrid-ti/micro/actions_waitall.txt");
     assert_eq!(
         ti_rank(&t, 0),
         vec![
@@ -338,7 +335,7 @@ fn ti_micro_requests() {
     );
     assert_eq!(ti_rank(&t, 1).last(), Some(&Op::WaitallPending));
 
-    let t = ti("traces/simgrid-ti/micro/actions_with_isend.txt").unwrap();
+    let t = ti("traces/simgrid-ti/micro/actions_with_isend.txt");
     let half = Op::Compute {
         duration: secs(0.5),
     };
@@ -384,9 +381,7 @@ fn ti_micro_requests() {
 /// The 32-rank application trace against a slow obvious count of its lines.
 #[test]
 fn ti_app_32_ranks() {
-    let Some(dir) = data("traces/simgrid-ti/app-32ranks") else {
-        return;
-    };
+    let dir = data("traces/simgrid-ti/app-32ranks");
     let files: Vec<PathBuf> = (0..32)
         .map(|r| dir.join(format!("ti_trace{r}.txt")))
         .collect();
@@ -454,9 +449,7 @@ fn ti_app_32_ranks() {
 
 #[test]
 fn ti_list_file_and_host_speed() {
-    let Some(dir) = data("traces/simgrid-ti/app-32ranks") else {
-        return;
-    };
+    let dir = data("traces/simgrid-ti/app-32ranks");
     let s = scratch("ti-list");
     let list: String = (0..32)
         .map(|r| format!("{}\n", dir.join(format!("ti_trace{r}.txt")).display()))
@@ -917,9 +910,7 @@ fn msglist_shape(ml: &MessageList, r: u32) -> (Peers, Peers) {
 
 #[test]
 fn msglist_p512_level0_spmv() {
-    let Some(p) = data("workloads/amg-elasticity/P512-level0-spmv.csv") else {
-        return;
-    };
+    let p = data("workloads/amg-elasticity/P512-level0-spmv.csv");
     // Slow obvious reference: the rows, per sender and per receiver.
     let text = std::fs::read_to_string(&p).unwrap();
     let rows: Vec<(u32, u32, u64)> = text
@@ -1063,15 +1054,13 @@ fn msglist_malformed_inputs_name_file_and_line() {
 
 use scenarios::dumpi::{DumpiConfig, DumpiStream, DumpiTrace, NUM_FUNCTIONS, function_name};
 
-fn dumpi_dir() -> Option<PathBuf> {
+fn dumpi_dir() -> PathBuf {
     data("traces/dumpi/sst-macro-testtrace")
 }
 
 #[test]
 fn dumpi_testtrace_decodes_completely() {
-    let Some(dir) = dumpi_dir() else {
-        return;
-    };
+    let dir = dumpi_dir();
     let t = DumpiTrace::open(&dir.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     assert_eq!(t.num_ranks(), 4);
     for r in 0..4u32 {
@@ -1174,8 +1163,8 @@ fn dumpi_testtrace_decodes_completely() {
 
 /// Copies the test trace into a scratch directory, letting `edit` change
 /// rank 0's bytes.
-fn dumpi_copy(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> Option<PathBuf> {
-    let dir = dumpi_dir()?;
+fn dumpi_copy(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let dir = dumpi_dir();
     let s = scratch(name);
     for f in [
         "testtrace.meta",
@@ -1190,20 +1179,18 @@ fn dumpi_copy(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> Option<PathBuf> {
     let mut b = std::fs::read(&p).unwrap();
     edit(&mut b);
     std::fs::write(&p, b).unwrap();
-    Some(s)
+    s
 }
 
 #[test]
 fn dumpi_malformed_inputs_name_file_and_record() {
     // MPI_Init's argv[0] claims 65535 characters: the record runs off the
     // end of the file.
-    let Some(s) = dumpi_copy("dumpi-trunc", |b| {
+    let s = dumpi_copy("dumpi-trunc", |b| {
         assert_eq!(&b[0x31..0x35], &[0, 0, 0, 5]);
         b[0x33] = 0xff;
         b[0x34] = 0xff;
-    }) else {
-        return;
-    };
+    });
     let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     let e = first_error(t.rank_stream(0).unwrap());
     assert!(
@@ -1214,8 +1201,7 @@ fn dumpi_malformed_inputs_name_file_and_record() {
     let s = dumpi_copy("dumpi-label", |b| {
         b[0x3a] = 0x7f;
         b[0x3b] = 0x00;
-    })
-    .unwrap();
+    });
     let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     let e = first_error(t.rank_stream(0).unwrap());
     assert!(e.ends_with("testtrace-0000.bin:2: record 2 (?) at byte offset 58: unknown function label 32512: corrupt file?"), "{e}");
@@ -1225,13 +1211,12 @@ fn dumpi_malformed_inputs_name_file_and_record() {
         // count (4), datatype (2), dest (4).
         assert_eq!(&b[0x9f..0xa1], &[0, 8]);
         b[0x9f + 29 + 6 + 3] = 9;
-    })
-    .unwrap();
+    });
     let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     let e = first_error(t.rank_stream(0).unwrap());
     assert!(e.ends_with("testtrace-0000.bin:5: record 5 (MPI_Isend) at byte offset 159: rank 9 does not exist (the trace has 4 ranks)"), "{e}");
     // A file cut short loses its index.
-    let s = dumpi_copy("dumpi-cut", |b| b.truncate(0x100)).unwrap();
+    let s = dumpi_copy("dumpi-cut", |b| b.truncate(0x100));
     let t = DumpiTrace::open(&s.join("testtrace.meta"), DumpiConfig::default()).unwrap();
     let e = t.rank_stream(0).err().unwrap().to_string();
     assert!(
@@ -1239,7 +1224,7 @@ fn dumpi_malformed_inputs_name_file_and_record() {
         "{e}"
     );
     // Not a DUMPI file at all.
-    let s = dumpi_copy("dumpi-magic", |b| b[0] = 0).unwrap();
+    let s = dumpi_copy("dumpi-magic", |b| b[0] = 0);
     let e = DumpiStream::open(&s.join("testtrace-0000.bin"), 4, DumpiConfig::default())
         .err()
         .unwrap()
@@ -1504,9 +1489,7 @@ fn open_streams_detects_every_format() {
         ),
     ];
     for (rel, format, ranks) in cases {
-        let Some(p) = data(rel) else {
-            continue;
-        };
+        let p = data(rel);
         assert_eq!(TraceFormat::detect(&p), format);
         let streams = open_streams(&p, format, &cfg).unwrap();
         if ranks > 0 {
@@ -1705,9 +1688,7 @@ mod scenario_files {
     /// The AMG SpMV phase: every row of the CSV is one message.
     #[test]
     fn example_amg_spmv_moves_the_list() {
-        let Some(csv) = data("workloads/amg-elasticity/P512-level0-spmv.csv") else {
-            return;
-        };
+        let csv = data("workloads/amg-elasticity/P512-level0-spmv.csv");
         let text = std::fs::read_to_string(csv).unwrap();
         let (mut n, mut bytes) = (0u64, 0u64);
         for l in text.lines() {

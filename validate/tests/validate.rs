@@ -36,8 +36,6 @@ mod cli {
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output};
 
-    const SHARED: &str = "/work/shared";
-
     fn netsim(args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_netsim"))
             .args(args)
@@ -75,14 +73,19 @@ mod cli {
             .to_string()
     }
 
-    fn shared(rel: &str) -> Option<String> {
-        let p = Path::new(SHARED).join(rel);
-        if p.exists() {
-            Some(p.display().to_string())
-        } else {
-            eprintln!("skipping: {} not found", p.display());
-            None
-        }
+    /// A file of the shared data folder (`NETSIM_SHARED`, else
+    /// `../shared` beside the workspace); missing data fail the test.
+    fn shared(rel: &str) -> String {
+        let root = std::env::var_os("NETSIM_SHARED")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+        let p = root.join(rel);
+        assert!(
+            p.exists(),
+            "{} not found: set NETSIM_SHARED to the shared data folder",
+            p.display()
+        );
+        p.display().to_string()
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -276,12 +279,10 @@ mod cli {
     /// = 1 001 043 482 761 ps.
     #[test]
     fn replay_simgrid_micro_trace_by_hand() {
-        let (Some(a0), Some(a1)) = (
+        let (a0, a1) = (
             shared("traces/simgrid-ti/micro/actions0.txt"),
             shared("traces/simgrid-ti/micro/actions1.txt"),
-        ) else {
-            return;
-        };
+        );
         let v = json(&ok(&[
             "replay",
             "--format",
@@ -349,9 +350,7 @@ mod cli {
             "actions_gather.txt",
             "actions_reducescatter.txt",
         ] {
-            let Some(p) = shared(&format!("traces/simgrid-ti/micro/{name}")) else {
-                return;
-            };
+            let p = shared(&format!("traces/simgrid-ti/micro/{name}"));
             let text = std::fs::read_to_string(&p).unwrap();
             let lower = compute_secs(&text, None).into_iter().fold(0.0, f64::max);
             let v = json(&ok(&["replay", &p, "--json"]));
@@ -366,7 +365,8 @@ mod cli {
         // test runs at 2.25 s), which MPI has freed, so the wait returns at
         // once. Rank 2 computes 2 + 0.25 + 0.25 + 0.5 = 3.0 s at 1 Gflop/s
         // and finishes last: 3.0 s plus one match, under a millisecond.
-        if let Some(p) = shared("traces/simgrid-ti/micro/actions_with_isend.txt") {
+        {
+            let p = shared("traces/simgrid-ti/micro/actions_with_isend.txt");
             let v = json(&ok(&["replay", &p, "--json"]));
             let m = v["makespan_s"].as_f64().unwrap();
             assert!(
@@ -381,9 +381,7 @@ mod cli {
     /// 1 Gflop/s, read from its file here).
     #[test]
     fn replay_32_rank_application_trace() {
-        let Some(dir) = shared("traces/simgrid-ti/app-32ranks") else {
-            return;
-        };
+        let dir = shared("traces/simgrid-ti/app-32ranks");
         let files: Vec<String> = (0..32).map(|r| format!("{dir}/ti_trace{r}.txt")).collect();
         let mut args = vec![
             "replay",
@@ -428,9 +426,7 @@ mod cli {
     /// `MPI_Allreduce` recursive doubling (2 steps x 4 ranks = 8 messages).
     #[test]
     fn replay_dumpi_testtrace() {
-        let Some(meta) = shared("traces/dumpi/sst-macro-testtrace/testtrace.meta") else {
-            return;
-        };
+        let meta = shared("traces/dumpi/sst-macro-testtrace/testtrace.meta");
         use mpi_layer::{Op, OpStream};
         let mut streams = scenarios::trace::open_streams(
             Path::new(&meta),
@@ -533,9 +529,7 @@ mod cli {
     /// the file (and the record and byte offset) and a non-zero exit.
     #[test]
     fn broken_dumpi_traces_are_named() {
-        let Some(meta) = shared("traces/dumpi/sst-macro-testtrace/testtrace.meta") else {
-            return;
-        };
+        let meta = shared("traces/dumpi/sst-macro-testtrace/testtrace.meta");
         let src = Path::new(&meta).parent().unwrap();
         let d = scratch("dumpi");
         for f in std::fs::read_dir(src).unwrap() {
