@@ -56,15 +56,29 @@
 //!   through the origin, and the growth exponent of the excess (slope of
 //!   log excess against log n) is reported. A pair whose reversed time is
 //!   below the in-order time by more than `--noise` contradicts the
-//!   model: an error naming both rows. The printed `gamma` comes from
-//!   `hvpp-posted`, else `hvpp-paper`, else `hvpp-unexpected`, at the
-//!   smallest size; the others are reported.
-//! * Reported, not yet parameters of the MPI layer: the in-order stream
-//!   slope of every HVPP kind (time per message) and the message rate.
+//!   model: when half or more of a kind and size's pairs do, an error
+//!   names the rows (a hashed matcher, or the order column swapped);
+//!   fewer are noise, left out with a note. The printed `gamma` comes
+//!   from `hvpp-posted`, else `hvpp-paper`, else `hvpp-unexpected`, at
+//!   the smallest size, as a cost per element by queue position
+//!   ([`fit_bands`]: `gamma` and `gamma_*_bands`); the others are
+//!   reported.
+//! * **Host costs** per locality ([`HostFit`]), from the in-order stream
+//!   of `hvpp-posted` (else `hvpp-paper`) at its smallest size: the time
+//!   per message `tau` (half the slope of `T(n)`, `n` messages each way,
+//!   relative weights) is the port's gap `g` (LogGP's g, Alexandrov et
+//!   al.; Bienz et al. 2018 eq. 2 bounds a process's stream the same
+//!   way); each side's CPU cost `o = min(tau - gamma, (alpha - gamma) /
+//!   2)` keeps the CPUs within the stream's pace, and the rest of the
+//!   short alpha is the latency `L` (`rest = "L"`: the ping-pong stays
+//!   exact by the calibration contract).
+//! * Reported: the in-order stream slope of every HVPP kind and the
+//!   message rate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use scenarios::scenario::ScenarioFile;
 use sim_core::{Bandwidth, Time};
 use topology::Locality;
 
@@ -751,6 +765,9 @@ pub struct GammaFit {
     pub pairs: Vec<(u64, f64, f64)>,
     /// The largest excess relative to the in-order time.
     pub max_rel_excess: f64,
+    /// The cost per element by queue position ([`fit_bands`]): the
+    /// cost below the first band, and `(from, cost)` bands.
+    pub banded: (f64, Vec<(u64, f64)>),
 }
 
 /// The in-order stream of one HVPP kind and size: `T = a + b n`.
@@ -768,6 +785,35 @@ pub struct StreamFit {
     pub points: usize,
 }
 
+/// The host costs of one locality, from an in-order HVPP stream: the
+/// time per message `tau` of a stream (half the slope of `T(n)`, n
+/// messages each way) is the port's time per message, `g + (s - 1) G`
+/// (LogGP's g and G, G = 1 / R_b; Bienz et al. 2018 eq. 2 bounds a
+/// process's stream by the same kind of rate), and each side's CPU cost
+/// per message `o` is kept within it so that the CPUs do not slow the
+/// stream: `o = min(tau - gamma - s / R_b, (alpha - gamma) / 2)` (both
+/// sides, not below 0), the rest of alpha the latency `L` (`rest = "L"`,
+/// the calibration contract). Written to the cell of the stream's
+/// protocol.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostFit {
+    /// Locality name.
+    pub locality: String,
+    /// The stream it comes from (kind, size).
+    pub source: (Kind, u64),
+    /// Time per message of the stream (s).
+    pub tau: f64,
+    /// The port's gap `g`: `tau` less the port's per-byte time (s).
+    pub g: f64,
+    /// CPU cost per message, each side (s).
+    pub o: f64,
+    /// Points of the stream fit.
+    pub points: usize,
+    /// The protocol (0 short, 1 eager, 2 rendezvous) of the stream's
+    /// size: the cell these costs are written to.
+    pub protocol: usize,
+}
+
 /// A median per measurement unit.
 #[derive(Clone, Debug)]
 struct Unit {
@@ -775,7 +821,8 @@ struct Unit {
     at: Vec<String>,
 }
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median of `v` (reordered); NaN-free input.
+pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {
@@ -809,10 +856,13 @@ fn units(rows: &[Measurement]) -> BTreeMap<UnitKey, Unit> {
         .collect()
 }
 
+/// Queue-search fits, in-order streams, and notes on pairs left out.
+type QueueFits = (Vec<GammaFit>, Vec<StreamFit>, Vec<String>);
+
 fn fit_gamma(
     units: &BTreeMap<UnitKey, Unit>,
     noise: f64,
-) -> Result<(Vec<GammaFit>, Vec<StreamFit>), String> {
+) -> Result<QueueFits, String> {
     // (kind, size) -> n -> (in, rev); localities pooled (one gamma).
     type Pair<'a> = (Option<&'a Unit>, Option<&'a Unit>);
     let mut by: BTreeMap<(Kind, u64), BTreeMap<u64, Pair<'_>>> = BTreeMap::new();
@@ -829,6 +879,7 @@ fn fit_gamma(
     let mut gammas = Vec::new();
     let mut streams = Vec::new();
     let mut contradictions = Vec::new();
+    let mut dropped = Vec::new();
     for (&(kind, size), ns) in &by {
         let ins: Vec<(f64, f64)> = ns
             .iter()
@@ -844,24 +895,48 @@ fn fit_gamma(
                 points: ins.len(),
             });
         }
-        let pairs: Vec<(u64, f64, f64)> = ns
+        let mut pairs: Vec<(u64, f64, f64)> = ns
             .iter()
             .filter(|(n, _)| **n >= 2)
             .filter_map(|(&n, p)| Some((n, p.0?.seconds, p.1?.seconds)))
             .collect();
+        // Reversed faster than in order beyond the noise: a few such pairs
+        // are noise and are left out (said in a note); half or more
+        // contradict the model.
+        let mut against = Vec::new();
         for (&n, p) in ns {
             if let (Some(i), Some(r)) = p {
                 if n >= 2 && r.seconds < (1.0 - noise) * i.seconds {
-                    contradictions.push(format!(
-                        "{} {size} B n = {n}: reversed {:.4e} s ({}) < in order {:.4e} s ({})",
-                        kind.name(),
-                        r.seconds,
-                        r.at.join(", "),
-                        i.seconds,
-                        i.at.join(", ")
+                    against.push((
+                        n,
+                        format!(
+                            "{} {size} B n = {n}: reversed {:.4e} s ({}) < in order {:.4e} s ({})",
+                            kind.name(),
+                            r.seconds,
+                            r.at.join(", "),
+                            i.seconds,
+                            i.at.join(", ")
+                        ),
                     ));
                 }
             }
+        }
+        if !against.is_empty() && 2 * against.len() >= pairs.len() {
+            contradictions.extend(against.into_iter().map(|a| a.1));
+        } else if !against.is_empty() {
+            pairs.retain(|p| !against.iter().any(|a| a.0 == p.0));
+            dropped.push(format!(
+                "{} {size} B: {} of {} (n, in, rev) pairs have reversed faster than in order \
+                 beyond the noise and are left out (n = {})",
+                kind.name(),
+                against.len(),
+                pairs.len() + against.len(),
+                against
+                    .iter()
+                    .map(|a| a.0.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if pairs.is_empty() {
             continue;
@@ -880,6 +955,7 @@ fn fit_gamma(
             .iter()
             .map(|&(_, i, r)| (r - i) / i)
             .fold(f64::NEG_INFINITY, f64::max);
+        let banded = fit_bands(&pairs);
         gammas.push(GammaFit {
             kind,
             size,
@@ -887,6 +963,7 @@ fn fit_gamma(
             exponent,
             pairs,
             max_rel_excess,
+            banded,
         });
     }
     if !contradictions.is_empty() {
@@ -905,7 +982,113 @@ fn fit_gamma(
             }
         ));
     }
-    Ok((gammas, streams))
+    Ok((gammas, streams, dropped))
+}
+
+/// Queue positions from which the search cost per element may change:
+/// every factor of four from 32 (a receive or envelope of 64-128 B: the
+/// L1 cache holds some hundreds, the L2 some thousands; Bienz et al. 2018
+/// Sec. 4.1 see the cost per element grow with the queue).
+pub const BAND_STARTS: [u64; 4] = [32, 128, 512, 2048];
+
+/// Element visits at queue positions `lo..hi` of one direction of a
+/// reversed HVPP with `n` messages, minus those of the in-order one: the
+/// `k`-th arrival from the end visits positions `0..k`; in order every
+/// arrival visits position 0.
+fn excess_visits(n: u64, lo: u64, hi: u64) -> f64 {
+    let rev: u64 = (1..=n).map(|k| k.min(hi).saturating_sub(lo)).sum();
+    let inorder = if lo == 0 { n } else { 0 };
+    (rev - inorder) as f64
+}
+
+/// The search cost per element by queue position: weighted least squares
+/// of the excess `T_rev - T_in` (both directions) on the visits per band,
+/// relative weights `1 / T_rev^2` (so that short queues count), with the
+/// cost not falling as the queue grows (a band below the one before is
+/// merged into it; a negative first cost is 0). Bands that no pair
+/// reaches are left out.
+pub fn fit_bands(pairs: &[(u64, f64, f64)]) -> (f64, Vec<(u64, f64)>) {
+    let nmax = pairs.iter().map(|p| p.0).max().unwrap_or(0);
+    let mut starts = vec![0u64];
+    starts.extend(BAND_STARTS.iter().copied().filter(|&b| b + 1 < nmax));
+    let k = starts.len();
+    let rows: Vec<(Vec<f64>, f64, f64)> = pairs
+        .iter()
+        .map(|&(n, tin, trev)| {
+            let x = (0..k)
+                .map(|b| {
+                    let hi = starts.get(b + 1).copied().unwrap_or(u64::MAX);
+                    2.0 * excess_visits(n, starts[b], hi)
+                })
+                .collect();
+            (x, trev - tin, 1.0 / (trev * trev))
+        })
+        .collect();
+    // Groups of consecutive bands sharing one cost: group[b] = its index.
+    let mut group: Vec<usize> = (0..k).collect();
+    loop {
+        let m = group[k - 1] + 1;
+        let sol = weighted_ls(&rows, &group, m);
+        let Some(sol) = sol else {
+            return (0.0, Vec::new());
+        };
+        // The first group that falls below the one before merges into it.
+        match (1..m).find(|&j| sol[j] < sol[j - 1]) {
+            Some(j) => {
+                for g in group.iter_mut() {
+                    if *g >= j {
+                        *g -= 1;
+                    }
+                }
+            }
+            None => {
+                let base = sol[0].max(0.0);
+                let mut bands = Vec::new();
+                for b in 1..k {
+                    if group[b] != group[b - 1] {
+                        bands.push((starts[b], sol[group[b]]));
+                    }
+                }
+                return (base, bands);
+            }
+        }
+    }
+}
+
+/// Weighted least squares with the columns of `rows` summed by `group`
+/// into `m` unknowns (normal equations, Gaussian elimination); `None` if
+/// singular.
+fn weighted_ls(rows: &[(Vec<f64>, f64, f64)], group: &[usize], m: usize) -> Option<Vec<f64>> {
+    let mut a = vec![vec![0.0f64; m + 1]; m];
+    for (x, y, w) in rows {
+        let mut z = vec![0.0; m];
+        for (b, &g) in group.iter().enumerate() {
+            z[g] += x[b];
+        }
+        for i in 0..m {
+            for j in 0..m {
+                a[i][j] += w * z[i] * z[j];
+            }
+            a[i][m] += w * z[i] * y;
+        }
+    }
+    for c in 0..m {
+        let p = (c..m).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        a.swap(c, p);
+        if a[c][c].abs() < 1e-300 {
+            return None;
+        }
+        let pivot = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != c {
+                let f = row[c] / pivot[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
+                    *x -= f * p;
+                }
+            }
+        }
+    }
+    Some((0..m).map(|i| a[i][m] / a[i][i]).collect())
 }
 
 // ------------------------------------------------------------ the whole fit
@@ -923,8 +1106,10 @@ pub struct Fit {
     pub gamma_points: usize,
     /// Every queue-search fit, per HVPP kind and size.
     pub queues: Vec<GammaFit>,
-    /// In-order stream slopes (reported, not a parameter yet).
+    /// In-order stream slopes (every HVPP kind and size).
     pub streams: Vec<StreamFit>,
+    /// The host costs fitted from a stream, per locality.
+    pub host: Vec<HostFit>,
     /// Message rate per (size, window): seconds per window (reported).
     pub msgrate: Vec<(u64, u64, f64)>,
     /// Which (kind, size) the printed gamma comes from.
@@ -947,8 +1132,7 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
         return Err("no rows to fit".into());
     }
     let us = units(rows);
-    let (queues, streams) = fit_gamma(&us, o.noise)?;
-    let mut notes = Vec::new();
+    let (queues, streams, mut notes) = fit_gamma(&us, o.noise)?;
     // The printed gamma: posted, paper, unexpected; smallest size.
     let chosen = [Kind::HvppPosted, Kind::HvppPaper, Kind::HvppUnexpected]
         .iter()
@@ -963,7 +1147,7 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
                 g.gamma
             ));
         }
-        (g.gamma.max(0.0), g.exponent.unwrap_or(f64::NAN))
+        (g.banded.0, g.exponent.unwrap_or(f64::NAN))
     });
     // The match cost the simulator charges a lone message; every alpha
     // must cover it (the calibration contract), in whole picoseconds.
@@ -1020,8 +1204,10 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
             }
         }
     }
+    let host = fit_host(&us, &postal, gamma.map_or(alpha_min, |g| g.0));
     let first = |f: fn(&Measurement) -> &Option<String>| f(&rows[0]).clone();
     Ok(Fit {
+        host,
         postal,
         gamma_points: chosen.map_or(0, |g| g.pairs.len()),
         gamma_source: chosen.map(|g| (g.kind, g.size)),
@@ -1035,6 +1221,54 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
         localities: rows.iter().map(|r| r.locality).collect(),
         notes,
     })
+}
+
+/// [`HostFit`] per locality with ping-pong segments and an in-order
+/// stream: `hvpp-posted` (every arrival finds its receive: the stream
+/// alone), else `hvpp-paper`, at the smallest size. The stream is fitted
+/// with relative weights (`fit_line`), so that the short streams, whose
+/// times are small, count as much as the long ones.
+fn fit_host(units: &BTreeMap<UnitKey, Unit>, postal: &[PostalFit], gamma: f64) -> Vec<HostFit> {
+    let mut out = Vec::new();
+    for pf in postal {
+        let Some(loc) = parse_locality(&pf.locality) else {
+            continue;
+        };
+        let stream = [Kind::HvppPosted, Kind::HvppPaper].iter().find_map(|&k| {
+            let mut by_size: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+            for (&(kind, l, size, n, order, _), u) in units {
+                if kind == k && l == loc && order != Some(Order::Rev) && n >= 1 {
+                    by_size.entry(size).or_default().push((n as f64, u.seconds));
+                }
+            }
+            let (size, pts) = by_size.into_iter().next()?;
+            (pts.len() >= 3).then_some((k, size, pts))
+        });
+        let Some((kind, size, pts)) = stream else {
+            continue;
+        };
+        let tau = fit_line(&pts, 0.0).beta / 2.0;
+        let protocol = (0..3).find(|&p| size <= Fit::cell(pf, p).hi).unwrap_or(2);
+        // The port holds a message g + (s - 1) G, G = 1 / R_b (the wire
+        // default); the receiver's core copies s / R_b, searches and
+        // spends o_recv, within tau; both CPU costs and the match fit in
+        // this protocol's alpha.
+        let cell = Fit::cell(pf, protocol);
+        let g = (tau - (size.saturating_sub(1)) as f64 * cell.beta_s_per_b).max(0.0);
+        let o = (tau - gamma - size as f64 * cell.beta_s_per_b)
+            .min((cell.alpha_s - gamma) / 2.0)
+            .max(0.0);
+        out.push(HostFit {
+            locality: pf.locality.clone(),
+            source: (kind, size),
+            tau,
+            g,
+            o,
+            points: pts.len(),
+            protocol,
+        });
+    }
+    out
 }
 
 // ------------------------------------------------------------ the old sample API
@@ -1187,8 +1421,7 @@ impl Fit {
             .into_iter()
             .filter(|l| !locs.contains(l))
             .collect();
-        out += "# Not determined by these data (the preset's values stay): match_base, \
-                memcpy_rate, send_share_pct";
+        out += "# Not determined by these data (the preset's values stay): match_base";
         if self.gamma.is_none() {
             out += ", gamma";
         }
@@ -1269,6 +1502,42 @@ impl Fit {
                     String::new()
                 }
             );
+            let bands = self
+                .queues
+                .iter()
+                .find(|q| (q.kind, q.size) == (kind, size))
+                .map_or(&[][..], |q| &q.banded.1[..]);
+            if !bands.is_empty() {
+                let list: Vec<String> = bands
+                    .iter()
+                    .map(|&(from, g)| format!("[{from}, \"{}\"]", format_secs(g)))
+                    .collect();
+                // The unexpected queue is not in these data: the same
+                // memory, the same cost per position.
+                for q in ["posted", "unexpected"] {
+                    out += &format!(
+                        "gamma_{q}_bands = [{}]   # cost per element from these queue positions on\n",
+                        list.join(", ")
+                    );
+                }
+            }
+        }
+        // The Blue Waters preset's node memory and pair window describe
+        // that machine; here the fitted R_b hold the memory path, and a
+        // stream is limited by the fitted gap, not by a window.
+        out += "memory_bandwidth = \"unlimited\"   # the fitted R_b hold the memory path\n";
+        out += "pair_window = \"unlimited\"   # streams are limited by the fitted gap g\n";
+        if let Some(pf) = self
+            .postal
+            .iter()
+            .find(|p| p.locality == locality_name(self.mapped_locality()))
+        {
+            let eager = Self::cell(pf, 1);
+            out += &format!(
+                "unexpected_copy_rate = \"{} B/s\"   # not in these data: one copy at the eager R_b of {}\n",
+                rate_bps(eager.beta_s_per_b),
+                pf.locality
+            );
         }
         let min_ps = self.gamma.map_or(
             mpi_layer::MpiParams::blue_waters()
@@ -1304,6 +1573,23 @@ impl Fit {
                     notes.join("; ")
                 );
             }
+        }
+        for h in &self.host {
+            out += &format!(
+                "\n# The other protocols keep the preset's max-rate costs (g = alpha: one\n\
+                 # message at a time, Bienz et al. 2018 eq. 2): no stream measured for them.\n\
+                 [mpi.host.{}.{}]   # {} {} B in order: {} per message ({} n)\n\
+                 g = \"{} ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
+                h.locality,
+                PROTOCOLS[h.protocol],
+                h.source.0.name(),
+                h.source.1,
+                human(h.tau),
+                h.points,
+                (h.g * 1e12).round() as u64,
+                (h.o * 1e12).floor() as u64,
+                (h.o * 1e12).floor() as u64,
+            );
         }
         // A workload that runs as is: ping-pong at a few measured sizes,
         // one per protocol segment and the extremes.
@@ -1442,14 +1728,40 @@ pub fn check_scenario(
     name: &str,
     dir: &Path,
 ) -> Result<scenarios::scenario::Outcome, String> {
-    use scenarios::scenario::{ScenarioFile, from_table};
     let table: toml::Table = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
-    let src = ScenarioFile {
-        name: name.into(),
-        text: text.into(),
-    };
-    let sc = from_table(&src, &table, &[], dir).map_err(|e| e.to_string())?;
-    sc.run(&src, u64::MAX, |_, _| {}).map_err(|e| e.to_string())
+    run_file(
+        &ScenarioFile {
+            name: name.into(),
+            text: text.into(),
+        },
+        &table,
+        dir,
+    )
+}
+
+/// Runs a scenario table built in code (errors name `name`, no line).
+pub fn run_table(
+    table: &toml::Table,
+    name: &str,
+    dir: &Path,
+) -> Result<scenarios::scenario::Outcome, String> {
+    run_file(
+        &ScenarioFile {
+            name: name.into(),
+            text: String::new(),
+        },
+        table,
+        dir,
+    )
+}
+
+fn run_file(
+    src: &ScenarioFile,
+    table: &toml::Table,
+    dir: &Path,
+) -> Result<scenarios::scenario::Outcome, String> {
+    let sc = scenarios::scenario::from_table(src, table, &[], dir).map_err(|e| e.to_string())?;
+    sc.run(src, u64::MAX, |_, _| {}).map_err(|e| e.to_string())
 }
 
 /// Why `netsim fit` failed.
@@ -1469,8 +1781,24 @@ pub fn fit_file(
     locality: Option<Locality>,
     o: &FitOptions,
 ) -> Result<(Fit, String), Failure> {
+    fit_split(text, source, locality, o, None).map(|(f, s, _)| (f, s))
+}
+
+/// [`fit_file`] on the rows of `train` only (all rows when `None`);
+/// returns the other selected rows too (`netsim fit --predict`).
+pub fn fit_split(
+    text: &str,
+    source: &str,
+    locality: Option<Locality>,
+    o: &FitOptions,
+    train: Option<&crate::predict::TrainSet>,
+) -> Result<(Fit, String, Vec<Measurement>), Failure> {
     let rows = read_csv(text, source, locality).map_err(Failure::Input)?;
     let rows = select(rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
+    let (rows, held): (Vec<_>, Vec<_>) = match train {
+        None => (rows, Vec::new()),
+        Some(t) => rows.into_iter().partition(|r| t.contains(r)),
+    };
     let f = fit_rows(&rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
     let scenario = f.to_scenario(source);
     check_scenario(&scenario, "the fitted scenario", Path::new(".")).map_err(|e| {
@@ -1479,7 +1807,21 @@ pub fn fit_file(
              with the data): {e}\n{scenario}"
         ))
     })?;
-    Ok((f, scenario))
+    Ok((f, scenario, held))
+}
+
+impl Fit {
+    /// The locality the fitted scenario's mapping reproduces: the most
+    /// remote one measured.
+    pub fn mapped_locality(&self) -> Locality {
+        if self.localities.contains(&Locality::OtherNode) {
+            Locality::OtherNode
+        } else if self.localities.contains(&Locality::SameNode) {
+            Locality::SameNode
+        } else {
+            Locality::SameSocket
+        }
+    }
 }
 
 #[cfg(test)]

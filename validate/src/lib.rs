@@ -26,4 +26,5 @@ pub mod cases;
 pub mod fit;
 pub mod models;
 pub mod plot;
+pub mod predict;
 pub mod suite;
