@@ -859,10 +859,7 @@ fn units(rows: &[Measurement]) -> BTreeMap<UnitKey, Unit> {
 /// Queue-search fits, in-order streams, and notes on pairs left out.
 type QueueFits = (Vec<GammaFit>, Vec<StreamFit>, Vec<String>);
 
-fn fit_gamma(
-    units: &BTreeMap<UnitKey, Unit>,
-    noise: f64,
-) -> Result<QueueFits, String> {
+fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<QueueFits, String> {
     // (kind, size) -> n -> (in, rev); localities pooled (one gamma).
     type Pair<'a> = (Option<&'a Unit>, Option<&'a Unit>);
     let mut by: BTreeMap<(Kind, u64), BTreeMap<u64, Pair<'_>>> = BTreeMap::new();
@@ -1690,7 +1687,7 @@ impl Fit {
             }
         }
         if !self.streams.is_empty() {
-            o += "in-order streams, T = a + b n (reported; not yet a parameter):\n";
+            o += "in-order streams, T = a + b n (unweighted; reported):\n";
             for s in &self.streams {
                 o += &format!(
                     "    {:<16} {:>6} B: a {:>10}, b {:>10} per n ({} per message each way), {} points\n",
@@ -1703,8 +1700,22 @@ impl Fit {
                 );
             }
         }
+        for h in &self.host {
+            o += &format!(
+                "host costs {} {}: {} {} B in order (relative weights, {} n): {} per message; \
+                 g {}, o_send = o_recv {}, L the rest\n",
+                h.locality,
+                PROTOCOLS[h.protocol],
+                h.source.0.name(),
+                h.source.1,
+                h.points,
+                human(h.tau),
+                human(h.g),
+                human(h.o)
+            );
+        }
         if !self.msgrate.is_empty() {
-            o += "message rate (reported; not yet fitted):\n";
+            o += "message rate (reported; not fitted):\n";
             for &(size, window, t) in &self.msgrate {
                 o += &format!(
                     "    {size:>6} B window {window:>3}: {} per window, {} per message, {:.3} M messages/s\n",
