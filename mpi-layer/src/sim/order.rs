@@ -73,18 +73,6 @@ impl Order {
         }
     }
 
-    /// Frees the pair's state if nothing of it is in flight.
-    fn release_if_idle(&mut self, src: u32, dst: u32) {
-        let slot = &mut self.slots[dst as usize];
-        if slot.src == src {
-            if slot.c.idle() {
-                *slot = FREE_SLOT;
-            }
-        } else if self.pairs.get(&(src, dst)).is_some_and(|c| c.idle()) {
-            self.pairs.remove(&(src, dst));
-        }
-    }
-
     /// Message `m` of pair (`src`, `dst`), ready at `ready`, may leave
     /// under a window of `w`: `true` if a credit was free (it is taken),
     /// `false` if it waits (parked) for one.
@@ -106,17 +94,34 @@ impl Order {
     /// credit comes back. Returns the pair's oldest parked message, which
     /// takes it at once, if any.
     pub fn credit_back(&mut self, src: u32, dst: u32) -> Option<(u32, Time)> {
-        if let Some(q) = self.parked.get_mut(&(src, dst)) {
-            let next = q.pop_front();
-            if q.is_empty() {
-                self.parked.remove(&(src, dst));
-            }
-            if next.is_some() {
-                return next;
+        if !self.parked.is_empty() {
+            if let Some(q) = self.parked.get_mut(&(src, dst)) {
+                let next = q.pop_front();
+                if q.is_empty() {
+                    self.parked.remove(&(src, dst));
+                }
+                if next.is_some() {
+                    return next;
+                }
             }
         }
-        self.counters(src, dst).out -= 1;
-        self.release_if_idle(src, dst);
+        // One lookup: the credit returns and an idle pair is freed.
+        let slot = &mut self.slots[dst as usize];
+        if slot.src == src {
+            slot.c.out -= 1;
+            if slot.c.idle() {
+                *slot = FREE_SLOT;
+            }
+        } else if let std::collections::hash_map::Entry::Occupied(mut e) =
+            self.pairs.entry((src, dst))
+        {
+            e.get_mut().out -= 1;
+            if e.get().idle() {
+                e.remove();
+            }
+        } else {
+            unreachable!("a credit came back for a pair not in flight");
+        }
         None
     }
 
@@ -156,6 +161,30 @@ impl Order {
     /// successors it unblocks otherwise).
     pub fn arrived(&mut self, src: u32, dst: u32, seq: u32, m: u32, out: &mut Vec<u32>) {
         let key = (src, dst);
+        if self.held.is_empty() || !self.held.contains_key(&key) {
+            // Nothing held for the pair (the common case): one lookup.
+            let slot = &mut self.slots[dst as usize];
+            if slot.src == src {
+                if seq == slot.c.released {
+                    slot.c.released += 1;
+                    out.push(m);
+                    if slot.c.idle() {
+                        *slot = FREE_SLOT;
+                    }
+                    return;
+                }
+            } else if let std::collections::hash_map::Entry::Occupied(mut e) = self.pairs.entry(key)
+            {
+                if seq == e.get().released {
+                    e.get_mut().released += 1;
+                    out.push(m);
+                    if e.get().idle() {
+                        e.remove();
+                    }
+                    return;
+                }
+            }
+        }
         if seq != self.counters(src, dst).released {
             self.held.entry(key).or_default().push((seq, m));
             return;
