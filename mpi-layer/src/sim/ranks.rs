@@ -301,23 +301,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 Ok(())
             }),
             Op::Irecv { src, tag, comm, .. } => {
-                self.resolve(r, comm, origin).and_then(|(cg, _, size)| {
-                    let src = match src {
-                        Source::Any => None,
-                        Source::Rank(x) => Some(self.peer(r, cg, size, x, origin)?),
-                    };
-                    let tag = match tag {
-                        TagSel::Any => None,
-                        TagSel::Tag(t) => Some(t),
-                    };
-                    let p = PostedRecv {
-                        ctx: 2 * cg,
-                        src,
-                        tag,
-                        req,
-                    };
+                self.posted_recv(r, src, tag, comm, origin, req).map(|p| {
                     self.post_recv(s, r, p, false, g.cpu);
-                    Ok(())
                 })
             }
             Op::Compute { duration } => {
@@ -477,6 +462,34 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         Ok(self.post_send(s, r, d, 2 * g, tag, bytes, req, program, (0, 0)))
     }
 
+    /// The posted receive an `Irecv` of rank `r` names, its source and
+    /// communicator resolved.
+    fn posted_recv(
+        &mut self,
+        r: u32,
+        src: Source,
+        tag: TagSel,
+        comm: CommId,
+        origin: &Origin,
+        req: u32,
+    ) -> Result<PostedRecv, Flow> {
+        let (g, _, size) = self.resolve(r, comm, origin)?;
+        let src = match src {
+            Source::Any => None,
+            Source::Rank(x) => Some(self.peer(r, g, size, x, origin)?),
+        };
+        let tag = match tag {
+            TagSel::Any => None,
+            TagSel::Tag(t) => Some(t),
+        };
+        Ok(PostedRecv {
+            ctx: 2 * g,
+            src,
+            tag,
+            req,
+        })
+    }
+
     /// A receive named by the program; `Ok(false)` if the program waits
     /// for its search.
     #[allow(clippy::too_many_arguments)]
@@ -491,21 +504,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         req: u32,
         program: bool,
     ) -> Result<bool, Flow> {
-        let (g, _, size) = self.resolve(r, comm, origin)?;
-        let src = match src {
-            Source::Any => None,
-            Source::Rank(x) => Some(self.peer(r, g, size, x, origin)?),
-        };
-        let tag = match tag {
-            TagSel::Any => None,
-            TagSel::Tag(t) => Some(t),
-        };
-        let p = PostedRecv {
-            ctx: 2 * g,
-            src,
-            tag,
-            req,
-        };
+        let p = self.posted_recv(r, src, tag, comm, origin, req)?;
         Ok(self.post_recv(s, r, p, program, 0))
     }
 
