@@ -1,0 +1,419 @@
+//! `netsim fit`'s output: the fit as a runnable scenario and as a short
+//! human report.
+
+use super::*;
+
+const PROTOCOLS: [&str; 3] = ["short", "eager", "rendezvous"];
+
+/// Seconds as an exact picosecond time string for scenario files.
+pub fn format_secs(s: f64) -> String {
+    format!("{} ps", Time::from_secs_f64(s).as_ps())
+}
+
+/// Seconds in the most readable unit.
+fn human(s: f64) -> String {
+    let a = s.abs();
+    if a >= 1.0 {
+        format!("{s:.3} s")
+    } else if a >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else if a >= 1e-6 {
+        format!("{:.3} us", s * 1e6)
+    } else {
+        format!("{:.1} ns", s * 1e9)
+    }
+}
+
+/// A rate in B/s for scenario files: `1 / slope`, capped for a zero slope.
+pub(super) fn rate_bps(beta: f64) -> u64 {
+    const CAP: u64 = 1_000_000_000_000_000; // 1 PB/s: "does not grow with size"
+    if beta > 0.0 {
+        Bandwidth::try_bytes_per_sec_f64(1.0 / beta)
+            .map_or(CAP, |b| b.as_bytes_per_sec())
+            .min(CAP)
+    } else {
+        CAP
+    }
+}
+
+fn human_rate(bps: f64) -> String {
+    if !bps.is_finite() {
+        "inf".into()
+    } else if bps >= 1e9 {
+        format!("{:.3} GB/s", bps / 1e9)
+    } else {
+        format!("{:.1} MB/s", bps / 1e6)
+    }
+}
+
+/// Alpha in whole picoseconds (nearest), never below `min_ps` (the match
+/// cost), so that rounding cannot break the calibration contract.
+pub(super) fn alpha_ps(alpha_s: f64, min_ps: u64) -> u64 {
+    ((alpha_s * 1e12).round().max(0.0) as u64).max(min_ps)
+}
+
+impl Fit {
+    /// The protocol thresholds `(short_max, eager_max)` of the first
+    /// locality, and the protocol cell of every protocol per locality.
+    pub(super) fn thresholds(&self) -> Option<(u64, u64)> {
+        let pf = self
+            .postal
+            .iter()
+            .find(|p| p.locality == "other_node")
+            .or(self.postal.first())?;
+        let s = &pf.segments;
+        Some(match s.len() {
+            1 => (0, s[0].hi),
+            2 => (0, s[0].hi),
+            _ => (s[0].hi, s[1].hi),
+        })
+    }
+
+    pub(super) fn cell(pf: &PostalFit, protocol: usize) -> &Segment {
+        let n = pf.segments.len();
+        // One segment: all three; two: no short protocol.
+        &pf.segments[protocol.saturating_sub(3 - n.min(3)).min(n - 1)]
+    }
+
+    /// The fit as a runnable scenario: a machine and mapping that match
+    /// the measured localities (two ranks on one node for intra-node
+    /// data), the `[mpi]` section, and a ping-pong workload over a few
+    /// measured sizes. `netsim run` accepts it (checked by
+    /// [`check_scenario`]).
+    pub fn to_scenario(&self, source: &str) -> String {
+        let mut out = String::new();
+        let label = [
+            self.library.as_ref().map(|l| format!("library {l}")),
+            self.state.as_ref().map(|s| format!("state {s}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ");
+        out += &format!(
+            "# Fitted by `netsim fit {source}`{}.\n# Run it as is (`netsim run`), or \
+             replace [workload] with yours.\n",
+            if label.is_empty() {
+                String::new()
+            } else {
+                format!(" ({label})")
+            }
+        );
+        let locs: Vec<&str> = self.postal.iter().map(|p| p.locality.as_str()).collect();
+        let unfitted: Vec<&str> = ["same_socket", "same_node", "other_node"]
+            .into_iter()
+            .filter(|l| !locs.contains(l))
+            .collect();
+        out += "# Not determined by these data (the preset's values stay): match_base";
+        if self.gamma.is_none() {
+            out += ", gamma";
+        }
+        if !unfitted.is_empty() {
+            out += &format!(", the postal cells of {}", unfitted.join(", "));
+        }
+        out += ".\n";
+        for n in self
+            .notes
+            .iter()
+            .chain(self.postal.iter().flat_map(|p| &p.notes))
+        {
+            out += &format!("# Note: {n}\n");
+        }
+        // Machine and mapping: the most remote measured locality decides.
+        out += "\n[machine]\npreset = \"ideal\"\n";
+        if self.localities.contains(&Locality::OtherNode) {
+            // The fitted alpha holds the whole latency: a zero-latency
+            // wire leaves the calibration contract room; the wire is
+            // faster than every fitted R_b so that R_b limits.
+            let max_rate = self
+                .postal
+                .iter()
+                .flat_map(|p| &p.segments)
+                .map(|s| rate_bps(s.beta_s_per_b))
+                .max()
+                .unwrap_or(0);
+            out += "latency = \"0 ps\"   # the fitted alphas hold the whole latency\n";
+            out += &format!(
+                "bandwidth = \"{} B/s\"\n\n[mapping]\nppn = 1   # one rank per node, as measured (other_node)\n",
+                max_rate.max(100_000_000_000)
+            );
+        } else if self.localities.contains(&Locality::SameNode) {
+            out += "sockets = 2\n\n[mapping]\nppn = 2   # both ranks on one node, one per socket (same_node)\n";
+        } else {
+            out += "sockets = 1\n\n[mapping]\nppn = 2   # both ranks on one node and socket (same_socket)\n";
+        }
+        out += "\n[mpi]\npreset = \"blue-waters\"   # for what the data do not determine (above)\n";
+        if let Some((short_max, eager_max)) = self.thresholds() {
+            let pf = self
+                .postal
+                .iter()
+                .find(|p| p.locality == "other_node")
+                .or(self.postal.first())
+                .expect("thresholds come from a postal fit");
+            let s = &pf.segments;
+            let bracket = |i: usize| format!("switch between {} B and {} B", s[i].hi, s[i + 1].lo);
+            match s.len() {
+                1 => {
+                    out += &format!(
+                        "short_max = 0\neager_max = {eager_max}   # one line fits every size\n"
+                    )
+                }
+                2 => {
+                    out += &format!(
+                        "short_max = 0   # two segments: eager and rendezvous\neager_max = {eager_max}   # {}\n",
+                        bracket(0)
+                    )
+                }
+                _ => {
+                    out += &format!(
+                        "short_max = {short_max}   # {}\neager_max = {eager_max}   # {}\n",
+                        bracket(0),
+                        bracket(1)
+                    )
+                }
+            }
+        }
+        if let (Some((g, e)), Some((kind, size))) = (self.gamma, self.gamma_source) {
+            out += &format!(
+                "gamma = \"{}\"   # {} {size} B, {} (n, in, rev) pairs{}\n",
+                format_secs(g),
+                kind.name(),
+                self.gamma_points,
+                if e.is_finite() {
+                    format!(", excess grows as n^{e:.2}")
+                } else {
+                    String::new()
+                }
+            );
+            let bands = self
+                .queues
+                .iter()
+                .find(|q| (q.kind, q.size) == (kind, size))
+                .map_or(&[][..], |q| &q.banded.1[..]);
+            if !bands.is_empty() {
+                let list: Vec<String> = bands
+                    .iter()
+                    .map(|&(from, g)| format!("[{from}, \"{}\"]", format_secs(g)))
+                    .collect();
+                // The unexpected queue is not in these data: the same
+                // memory, the same cost per position.
+                for q in ["posted", "unexpected"] {
+                    out += &format!(
+                        "gamma_{q}_bands = [{}]   # cost per element from these queue positions on\n",
+                        list.join(", ")
+                    );
+                }
+            }
+        }
+        // The Blue Waters preset's node memory and pair window describe
+        // that machine; here the fitted R_b hold the memory path, and a
+        // stream is limited by the fitted gap, not by a window.
+        out += "memory_bandwidth = \"unlimited\"   # the fitted R_b hold the memory path\n";
+        out += "pair_window = \"unlimited\"   # streams are limited by the fitted gap g\n";
+        if let Some(pf) = self
+            .postal
+            .iter()
+            .find(|p| p.locality == locality_name(self.mapped_locality()))
+        {
+            let eager = Self::cell(pf, 1);
+            out += &format!(
+                "unexpected_copy_rate = \"{} B/s\"   # not in these data: one copy at the eager R_b of {}\n",
+                rate_bps(eager.beta_s_per_b),
+                pf.locality
+            );
+        }
+        let min_ps = self.gamma.map_or(
+            mpi_layer::MpiParams::blue_waters()
+                .gamma_posted
+                .cost(1)
+                .as_ps(),
+            |g| Time::from_secs_f64(g.0).as_ps(),
+        );
+        for pf in &self.postal {
+            out += &format!("\n[mpi.postal.{}]\n", pf.locality);
+            for (i, name) in PROTOCOLS.iter().enumerate() {
+                let s = Self::cell(pf, i);
+                let mut notes = vec![format!(
+                    "{}..{} B, {} sizes, rms {:.2} %, max {:.2} %",
+                    s.lo,
+                    s.hi,
+                    s.points,
+                    100.0 * s.rms_rel,
+                    100.0 * s.max_rel
+                )];
+                match s.bound {
+                    Bound::Free => {}
+                    Bound::Alpha | Bound::Both => notes.push(format!(
+                        "alpha held at the match cost (free fit {})",
+                        human(s.free.0)
+                    )),
+                    Bound::Slope => notes.push("slope held at 0".into()),
+                }
+                out += &format!(
+                    "{name} = {{ alpha = \"{} ps\", rate = \"{} B/s\" }}   # {}\n",
+                    alpha_ps(s.alpha_s, min_ps),
+                    rate_bps(s.beta_s_per_b),
+                    notes.join("; ")
+                );
+            }
+        }
+        for h in &self.host {
+            out += &format!(
+                "\n# The other protocols keep the preset's max-rate costs (g = alpha: one\n\
+                 # message at a time, Bienz et al. 2018 eq. 2): no stream measured for them.\n\
+                 [mpi.host.{}.{}]   # {} {} B in order: {} per message ({} n)\n\
+                 g = \"{} ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
+                h.locality,
+                PROTOCOLS[h.protocol],
+                h.source.0.name(),
+                h.source.1,
+                human(h.tau),
+                h.points,
+                (h.g * 1e12).round() as u64,
+                (h.o * 1e12).floor() as u64,
+                (h.o * 1e12).floor() as u64,
+            );
+        }
+        // A workload that runs as is: ping-pong at a few measured sizes,
+        // one per protocol segment and the extremes.
+        let mut sizes: BTreeSet<u64> = BTreeSet::new();
+        if let Some(pf) = self.postal.first() {
+            for s in &pf.segments {
+                sizes.insert(s.lo);
+                sizes.insert(s.hi);
+            }
+        } else {
+            sizes.insert(8);
+        }
+        let list: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+        out += &format!(
+            "\n[workload]\nkind = \"ping-pong\"\nsizes = [{}]\nreps = 1\n",
+            list.join(", ")
+        );
+        out
+    }
+
+    /// A short human report: segments with residuals and switch points,
+    /// the protocol mapping, queue search, streams, message rate.
+    pub fn report(&self, source: &str) -> String {
+        let mut o = String::new();
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|(k, n)| format!("{} {n}", k.name()))
+            .collect();
+        o += &format!(
+            "netsim fit {source}: library {}, state {}; rows: {}\n",
+            self.library.as_deref().unwrap_or("-"),
+            self.state.as_deref().unwrap_or("-"),
+            rows.join(", ")
+        );
+        let table = |o: &mut String, segs: &[Segment], names: Option<&[&str]>| {
+            *o += "    segment            sizes   points       alpha          R_b      rms      max  bound\n";
+            for (i, s) in segs.iter().enumerate() {
+                let name = names.map_or(format!("{}", i + 1), |n| {
+                    n[i.saturating_sub(3 - segs.len().min(3)).min(2)].to_string()
+                });
+                *o += &format!(
+                    "    {name:<10} {:>16} {:>8} {:>11} {:>12} {:>7.2}% {:>7.2}%  {}\n",
+                    format!("{}..{}", s.lo, s.hi),
+                    s.points,
+                    human(s.alpha_s),
+                    human_rate(s.rate()),
+                    100.0 * s.rms_rel,
+                    100.0 * s.max_rel,
+                    match s.bound {
+                        Bound::Free => "-".to_string(),
+                        Bound::Alpha | Bound::Both =>
+                            format!("alpha >= match cost (free {})", human(s.free.0)),
+                        Bound::Slope => "slope >= 0".to_string(),
+                    }
+                );
+            }
+            for w in segs.windows(2) {
+                *o += &format!("    switch between {} B and {} B\n", w[0].hi, w[1].lo);
+            }
+        };
+        for pf in &self.postal {
+            o += &format!(
+                "ping-pong {}: {} sizes, {} segment(s) by the penalized criterion\n",
+                pf.locality,
+                pf.points.len(),
+                pf.regimes.len()
+            );
+            table(&mut o, &pf.regimes, None);
+            if pf.regimes != pf.segments {
+                o += "  mapped onto the protocols:\n";
+                table(&mut o, &pf.segments, Some(&PROTOCOLS));
+            }
+            for n in &pf.notes {
+                o += &format!("  note: {n}\n");
+            }
+        }
+        if !self.queues.is_empty() {
+            o += "queue search (reversed minus in order = gamma n (n - 1)):\n";
+            for g in &self.queues {
+                o += &format!(
+                    "    {:<16} {:>6} B: gamma {:>10} from {:>2} pairs, excess {}, largest excess {:+.1} % of in order{}\n",
+                    g.kind.name(),
+                    g.size,
+                    human(g.gamma),
+                    g.pairs.len(),
+                    g.exponent
+                        .map_or("n/a (fewer than 3 positive)".into(), |e| format!(
+                            "~ n^{e:.2}"
+                        )),
+                    100.0 * g.max_rel_excess,
+                    if self.gamma_source == Some((g.kind, g.size)) {
+                        "  <- printed"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        if !self.streams.is_empty() {
+            o += "in-order streams, T = a + b n (unweighted; reported):\n";
+            for s in &self.streams {
+                o += &format!(
+                    "    {:<16} {:>6} B: a {:>10}, b {:>10} per n ({} per message each way), {} points\n",
+                    s.kind.name(),
+                    s.size,
+                    human(s.a),
+                    human(s.b),
+                    human(s.b / 2.0),
+                    s.points
+                );
+            }
+        }
+        for h in &self.host {
+            o += &format!(
+                "host costs {} {}: {} {} B in order (relative weights, {} n): {} per message; \
+                 g {}, o_send = o_recv {}, L the rest\n",
+                h.locality,
+                PROTOCOLS[h.protocol],
+                h.source.0.name(),
+                h.source.1,
+                h.points,
+                human(h.tau),
+                human(h.g),
+                human(h.o)
+            );
+        }
+        if !self.msgrate.is_empty() {
+            o += "message rate (reported; not fitted):\n";
+            for &(size, window, t) in &self.msgrate {
+                o += &format!(
+                    "    {size:>6} B window {window:>3}: {} per window, {} per message, {:.3} M messages/s\n",
+                    human(t),
+                    human(t / window as f64),
+                    window as f64 / t / 1e6
+                );
+            }
+        }
+        for n in &self.notes {
+            o += &format!("note: {n}\n");
+        }
+        o
+    }
+}
