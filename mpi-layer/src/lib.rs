@@ -143,6 +143,6 @@ pub use params::{
     Protocol, Rest, SearchCost, ShmParams,
 };
 pub use sim::{
-    BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RunError, RunResults, Simulation,
-    Traffic, run,
+    BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,
+    Simulation, Traffic, run,
 };

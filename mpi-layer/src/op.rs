@@ -153,6 +153,19 @@ pub enum Op {
         /// How long.
         duration: Time,
     },
+    /// Start of timed region `id` on this rank (a benchmark's `t0 =
+    /// MPI_Wtime()`): no cost; the rank's time when its program gets here.
+    RegionBegin {
+        /// Region number.
+        id: u32,
+    },
+    /// End of region `id` (`t1 = MPI_Wtime()`): the time since the rank's
+    /// matching [`Op::RegionBegin`] is added to the region
+    /// ([`crate::RunResults::regions`]).
+    RegionEnd {
+        /// Region number.
+        id: u32,
+    },
     /// `MPI_Barrier`.
     Barrier {
         /// Communicator.

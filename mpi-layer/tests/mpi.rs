@@ -1747,3 +1747,74 @@ fn graph_programs_run_independent_work_concurrently() {
     assert_eq!(r.finish[0], Time::from_ns(7400));
     assert_eq!(r.finish[1], Time::from_ns(6300));
 }
+
+/// Timed regions: each rank's time between its `RegionBegin` and
+/// `RegionEnd`, summed over passes, as `MPI_Wtime` differences would give
+/// it. Rank 0 times a ping-pong of 8 B on one socket (T(8) each way) twice
+/// and an empty region once; rank 1 times only its second receive: from
+/// T(8) (its first, short, send completes as it leaves) to the arrival of
+/// rank 0's second message at 3 T(8).
+#[test]
+fn regions_time_what_the_program_marks() {
+    let bw = MpiParams::blue_waters();
+    let t8 = postal(&bw, Protocol::Short, 0, 8);
+    let (b, e) = (|id| Op::RegionBegin { id }, |id| Op::RegionEnd { id });
+    let r = run(
+        pair(0),
+        net(1),
+        progs(vec![
+            vec![
+                b(1),
+                send(1, 0, 8),
+                recv(1, 0),
+                e(1),
+                b(1),
+                send(1, 0, 8),
+                recv(1, 0),
+                e(1),
+                b(7),
+                e(7),
+            ],
+            vec![
+                recv(0, 0),
+                send(0, 0, 8),
+                b(2),
+                recv(0, 0),
+                e(2),
+                send(0, 0, 8),
+            ],
+        ]),
+        bw.clone(),
+    )
+    .unwrap();
+    let rt = |id, rank, total, count| mpi_layer::RegionTime {
+        id,
+        rank,
+        total,
+        count,
+    };
+    assert_eq!(
+        r.regions,
+        [
+            rt(1, 0, t8 * 4, 2),
+            rt(2, 1, t8 * 2, 1),
+            rt(7, 0, Time::ZERO, 1)
+        ]
+    );
+    // Unpaired markers are errors naming the rank and the operation.
+    let e = run(pair(0), net(1), progs(vec![vec![e(3)], vec![]]), bw.clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rank 0: rank0:1: region 3 ended but not begun"
+    );
+    let e = run(pair(0), net(1), progs(vec![vec![], vec![b(4)]]), bw.clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rank 1: rank1:1: region 4 begun here and never ended"
+    );
+    let e = run(pair(0), net(1), progs(vec![vec![b(5), b(5)], vec![]]), bw).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rank 0: rank0:2: region 5 begun again before it ended"
+    );
+}

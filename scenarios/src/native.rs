@@ -41,6 +41,7 @@
 //! | `waitany req=a,b,..` | [`Op::Waitany`] |
 //! | `sendrecv dst= sendtag= sendbytes= src= recvtag= recvbytes=` | [`Op::Sendrecv`] |
 //! | `compute <dur>` / `sleep <dur>` | [`Op::Compute`] / [`Op::Sleep`] |
+//! | `region_begin id=K` / `region_end id=K` | [`Op::RegionBegin`] / [`Op::RegionEnd`] |
 //! | `barrier` | [`Op::Barrier`] |
 //! | `bcast root= bytes=`, `reduce root= bytes=` | [`Op::Bcast`], [`Op::Reduce`] |
 //! | `allreduce bytes=` | [`Op::Allreduce`] |
@@ -405,6 +406,8 @@ fn parse_fields<'a>(
         "sleep" => Op::Sleep {
             duration: f.duration()?,
         },
+        "region_begin" => Op::RegionBegin { id: f.int("id")? },
+        "region_end" => Op::RegionEnd { id: f.int("id")? },
         "barrier" => Op::Barrier { comm: f.comm()? },
         "bcast" => Op::Bcast {
             root: f.rank("root")?,
@@ -582,6 +585,8 @@ pub fn format_op(op: &Op) -> String {
         ),
         Op::Compute { duration } => format!("compute {}ps", duration.as_ps()),
         Op::Sleep { duration } => format!("sleep {}ps", duration.as_ps()),
+        Op::RegionBegin { id } => format!("region_begin id={id}"),
+        Op::RegionEnd { id } => format!("region_end id={id}"),
         Op::Barrier { comm: c } => format!("barrier{}", comm(*c)),
         Op::Bcast {
             root,

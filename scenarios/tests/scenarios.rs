@@ -615,6 +615,8 @@ fn every_op() -> Vec<Op> {
         Op::Sleep {
             duration: Time::from_ms(3),
         },
+        Op::RegionBegin { id: 4 },
+        Op::RegionEnd { id: 4 },
         Op::Barrier { comm: c },
         Op::Bcast {
             root: 2,
@@ -2081,5 +2083,31 @@ mod scenario_files {
         assert_eq!(rank0_ns(&o), 5042.0);
         let n = calib(&format!("{w}ack = false\n"));
         assert_eq!(rank0_ns(&n), 4.0 * 495.0);
+    }
+    /// A native trace's timed region reaches the report: rank 0 times a
+    /// 4 KiB ping-pong between two Blue Waters nodes (the ideal machine of
+    /// eq. 1: 2 x (7 000 000 ps + 4096 B / 0.75 GB/s = 5 461 334 ps, rounded
+    /// up) = 24 922 668 ps).
+    #[test]
+    fn native_regions_in_the_report() {
+        let d = scratch("regions");
+        write(
+            &d,
+            "pp.trace",
+            "0 region_begin id=1\n0 send dst=1 tag=0 bytes=4096\n0 recv src=1 tag=0 bytes=4096\n\
+             0 region_end id=1\n1 recv src=0 tag=0 bytes=4096\n1 send dst=0 tag=0 bytes=4096\n",
+        );
+        let sc = write(
+            &d,
+            "r.toml",
+            "[machine]\npreset = \"ideal\"\nlatency = \"0 ns\"\nbandwidth = \"unlimited\"\n\
+             [workload]\nkind = \"trace\"\npath = \"pp.trace\"\nformat = \"native\"\n",
+        );
+        let o = run(&sc);
+        let g = &o.report.regions;
+        assert_eq!(g.len(), 1);
+        assert_eq!((g[0].id, g[0].ranks, g[0].passes), (1, 1, 1));
+        assert_eq!(g[0].per_rank_ps, [(0, o.results.finish[0].as_ps())]);
+        assert_eq!(g[0].per_rank_ps[0].1, 24_922_668);
     }
 }

@@ -29,11 +29,13 @@ mod requests;
 mod shm;
 
 pub use protocol::MsgState;
-pub use report::{BlockedRank, ConfigError, DeadlockReport, RunError, RunResults, Traffic};
+pub use report::{
+    BlockedRank, ConfigError, DeadlockReport, RegionTime, RunError, RunResults, Traffic,
+};
 
 use crate::collectives::P2p;
 use crate::observe::{NoObserver, Observer};
-use crate::op::OpStream;
+use crate::op::{OpStream, Origin};
 use crate::params::{MpiParams, Progress};
 use costs::CellCosts;
 use host::{Job, Server};
@@ -100,6 +102,15 @@ pub struct Simulation<T: Transport, S: OpStream, O: Observer = NoObserver> {
     engine: Engine<Ev<T::Event>>,
 }
 
+/// A rank's timed region: the open pass (its begin time and where it
+/// began) and the passes so far.
+#[derive(Default)]
+struct Region {
+    open: Option<(Time, Origin)>,
+    total: Time,
+    count: u32,
+}
+
 struct Sim<T: Transport, S: OpStream, O: Observer> {
     /// Receives the run's events.
     obs: O,
@@ -124,6 +135,8 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     /// once (trace readers cannot know at read time whether a test
     /// succeeded). Only ranks that have some (looked up, never iterated).
     tested: FxHashMap<u32, Vec<u64>>,
+    /// Timed regions by (rank, region): only ranks that mark some.
+    regions: FxHashMap<(u32, u32), Region>,
     order: Order,
     /// Messages waiting for their sender's port, by rank (only ranks with
     /// a queue; looked up, never iterated).
@@ -260,6 +273,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             free_reqs: Vec::new(),
             user: FxHashMap::default(),
             tested: FxHashMap::default(),
+            regions: FxHashMap::default(),
             order: Order::new(n),
             port_q: FxHashMap::default(),
             extra_cpus: FxHashMap::default(),

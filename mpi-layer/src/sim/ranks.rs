@@ -682,6 +682,29 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.push_local(s, now.saturating_add(duration), Loc::Wake(r));
                 Ok(self.block(r, Resume::Nothing, 0))
             }
+            Op::RegionBegin { id } => {
+                let g = self.regions.entry((r, id)).or_default();
+                if g.open.is_some() {
+                    return Err(self.fail(
+                        r,
+                        origin,
+                        format!("region {id} begun again before it ended"),
+                    ));
+                }
+                g.open = Some((now, origin.clone()));
+                Ok(Flow::Continue)
+            }
+            Op::RegionEnd { id } => {
+                match self.regions.get_mut(&(r, id)).filter(|g| g.open.is_some()) {
+                    Some(g) => {
+                        let (t0, _) = g.open.take().expect("filtered");
+                        g.total = g.total.saturating_add(now.saturating_sub(t0));
+                        g.count += 1;
+                        Ok(Flow::Continue)
+                    }
+                    None => Err(self.fail(r, origin, format!("region {id} ended but not begun"))),
+                }
+            }
             Op::CommDup { comm, new } => {
                 let (_, me, _) = self.resolve(r, comm, origin)?;
                 self.comm_create(s, r, comm, 0, me as i32, new, origin)

@@ -48,6 +48,21 @@ pub struct RunResults {
     pub unmatched_messages: u64,
     /// Events the engine handled.
     pub events: u64,
+    /// Timed regions ([`crate::Op::RegionBegin`]), by region and rank.
+    pub regions: Vec<RegionTime>,
+}
+
+/// One rank's time in one timed region, summed over its passes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RegionTime {
+    /// Region number.
+    pub id: u32,
+    /// World rank.
+    pub rank: u32,
+    /// Time between begins and ends, summed.
+    pub total: Time,
+    /// Passes (begin-end pairs).
+    pub count: u32,
 }
 
 impl RunResults {
@@ -206,6 +221,30 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if !blocked.is_empty() {
             return Err(RunError::Deadlock(DeadlockReport { at: now, blocked }));
         }
+        if let Some((&(rank, id), reg)) = self
+            .regions
+            .iter()
+            .filter(|(_, g)| g.open.is_some())
+            .min_by_key(|(k, _)| **k)
+        {
+            let (_, origin) = reg.open.clone().expect("filtered");
+            return Err(RunError::Semantic {
+                rank,
+                origin,
+                message: format!("region {id} begun here and never ended"),
+            });
+        }
+        let mut regions: Vec<RegionTime> = self
+            .regions
+            .iter()
+            .map(|(&(rank, id), g)| RegionTime {
+                id,
+                rank,
+                total: g.total,
+                count: g.count,
+            })
+            .collect();
+        regions.sort_by_key(|g| (g.id, g.rank));
         let finish: Vec<Time> = self.ranks.iter().map(|r| r.finish).collect();
         let unmatched_messages = self
             .ranks
@@ -223,6 +262,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             calibration_clamped: st.clamped,
             unmatched_messages,
             events: self.net_events + self.local.handled,
+            regions,
         })
     }
 

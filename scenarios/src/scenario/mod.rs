@@ -65,8 +65,8 @@ pub use mpi::*;
 pub use quantity::{Bytes, Dur, Limit, Rate};
 use report::Setup;
 pub use report::{
-    FinishSummary, LinkInfo, LinkRow, MatchReport, MpiOrigin, Outcome, RankFinish, Report,
-    SearchStats, TrafficRow, Wall,
+    FinishSummary, LinkInfo, LinkRow, MatchReport, MpiOrigin, Outcome, RankFinish, RegionRow,
+    Report, SearchStats, TrafficRow, Wall,
 };
 pub use spec::*;
 

@@ -22,6 +22,26 @@ pub(super) struct Setup {
     pub(super) seed: u64,
 }
 
+/// One timed region: each rank's time in it (its passes summed), as a
+/// benchmark's `MPI_Wtime` differences would give it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RegionRow {
+    /// Region number.
+    pub id: u32,
+    /// Ranks that marked it.
+    pub ranks: usize,
+    /// Passes (begin-end pairs) over all ranks.
+    pub passes: u64,
+    /// Least, mean and largest time over those ranks (s).
+    pub min_s: f64,
+    /// Mean time (s).
+    pub mean_s: f64,
+    /// Largest time (s).
+    pub max_s: f64,
+    /// (rank, time in ps), by rank.
+    pub per_rank_ps: Vec<(u32, u64)>,
+}
+
 /// Where the run's MPI parameters came from: no value is taken from a
 /// preset without the report saying so.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -101,6 +121,9 @@ pub struct Report {
     pub control_messages: u64,
     /// Match-queue searches.
     pub matching: MatchReport,
+    /// Timed regions of the trace (`region_begin` / `region_end`), by
+    /// region number; empty when the workload marks none.
+    pub regions: Vec<RegionRow>,
     /// Messages whose host overhead was clamped to 0.
     pub calibration_clamped: u64,
     /// Most utilized links (empty for the ideal network).
@@ -303,6 +326,7 @@ impl Report {
                 posted_recvs: search_stats(&r.posted_search),
                 unexpected_msgs: search_stats(&r.unexpected_search),
             },
+            regions: region_rows(&r.regions),
             calibration_clamped: r.calibration_clamped,
             links: top,
             link_count: count,
@@ -317,4 +341,23 @@ impl Report {
             }),
         }
     }
+}
+
+/// The per-region rows of the results' (region, rank) times.
+fn region_rows(times: &[mpi_layer::RegionTime]) -> Vec<RegionRow> {
+    times
+        .chunk_by(|a, b| a.id == b.id)
+        .map(|g| {
+            let secs: Vec<f64> = g.iter().map(|t| t.total.as_secs_f64()).collect();
+            RegionRow {
+                id: g[0].id,
+                ranks: g.len(),
+                passes: g.iter().map(|t| u64::from(t.count)).sum(),
+                min_s: secs.iter().copied().fold(f64::INFINITY, f64::min),
+                mean_s: secs.iter().sum::<f64>() / secs.len() as f64,
+                max_s: secs.iter().copied().fold(0.0, f64::max),
+                per_rank_ps: g.iter().map(|t| (t.rank, t.total.as_ps())).collect(),
+            }
+        })
+        .collect()
 }

@@ -105,6 +105,24 @@ pub fn table(r: &Report) -> String {
             t.protocol, t.locality, t.messages, t.bytes
         );
     }
+    if !r.regions.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nregions   time per rank between region_begin and region_end"
+        );
+        for g in &r.regions {
+            let _ = writeln!(
+                o,
+                "  region {:<4} {:>6} ranks {:>8} passes  min {}  mean {}  max {}",
+                g.id,
+                g.ranks,
+                g.passes,
+                secs(g.min_s),
+                secs(g.mean_s),
+                secs(g.max_s)
+            );
+        }
+    }
     let _ = writeln!(o, "\nmatching  elements visited per search");
     o += &search_line("posted_recvs", &r.matching.posted_recvs);
     o += &search_line("unexpected_msgs", &r.matching.unexpected_msgs);
