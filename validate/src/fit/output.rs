@@ -185,24 +185,50 @@ impl Fit {
                     String::new()
                 }
             );
-            let bands = self
+            let list = |bands: &[(u64, f64)]| -> String {
+                bands
+                    .iter()
+                    .map(|&(from, g)| format!("[{from}, \"{}\"]", format_secs(g)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let posted = self
                 .queues
                 .iter()
                 .find(|q| (q.kind, q.size) == (kind, size))
                 .map_or(&[][..], |q| &q.banded.1[..]);
-            if !bands.is_empty() {
-                let list: Vec<String> = bands
-                    .iter()
-                    .map(|&(from, g)| format!("[{from}, \"{}\"]", format_secs(g)))
-                    .collect();
-                // The unexpected queue is not in these data: the same
-                // memory, the same cost per position.
-                for q in ["posted", "unexpected"] {
+            if !posted.is_empty() {
+                out += &format!(
+                    "gamma_posted_bands = [{}]   # cost per element from these queue positions on\n",
+                    list(posted)
+                );
+            }
+            // The unexpected queue: its own fit when hvpp-unexpected pairs
+            // were given (smallest size), else the posted queue's (the
+            // same memory, the same cost per position).
+            match self
+                .queues
+                .iter()
+                .find(|q| q.kind == Kind::HvppUnexpected && kind != Kind::HvppUnexpected)
+            {
+                Some(u) => {
                     out += &format!(
-                        "gamma_{q}_bands = [{}]   # cost per element from these queue positions on\n",
-                        list.join(", ")
+                        "gamma_unexpected = \"{}\"   # hvpp-unexpected {} B, {} pairs\n",
+                        format_secs(u.banded.0),
+                        u.size,
+                        u.pairs.len()
+                    );
+                    if !u.banded.1.is_empty() {
+                        out += &format!("gamma_unexpected_bands = [{}]\n", list(&u.banded.1));
+                    }
+                }
+                None if !posted.is_empty() => {
+                    out += &format!(
+                        "gamma_unexpected_bands = [{}]   # as posted_recvs\n",
+                        list(posted)
                     );
                 }
+                None => {}
             }
         }
         // The Blue Waters preset's node memory and pair window describe
