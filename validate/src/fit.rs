@@ -72,6 +72,10 @@
 //!   2)` keeps the CPUs within the stream's pace, and the rest of the
 //!   short alpha is the latency `L` (`rest = "L"`: the ping-pong stays
 //!   exact by the calibration contract).
+//! * **Unexpected copy** ([`fit_copy_rate`]): the per-message difference
+//!   of in-order `hvpp-unexpected` and `hvpp-posted` streams at their two
+//!   smallest common sizes grows by `s / unexpected_copy_rate`; without
+//!   such data the eager `R_b` is written, and the scenario says so.
 //! * Reported: the in-order stream slope of every HVPP kind and the
 //!   message rate.
 
@@ -547,6 +551,9 @@ pub struct Fit {
     pub streams: Vec<StreamFit>,
     /// The host costs fitted from a stream, per locality.
     pub host: Vec<HostFit>,
+    /// The unexpected path's copy rate (B/s) and the sizes it comes from
+    /// ([`fit_copy_rate`]), when the data determine it.
+    pub copy_rate: Option<(f64, Vec<u64>)>,
     /// Message rate per (size, window): seconds per window (reported).
     pub msgrate: Vec<(u64, u64, f64)>,
     /// Which (kind, size) the printed gamma comes from.
@@ -642,9 +649,16 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
         }
     }
     let host = fit_host(&us, &postal, gamma.map_or(alpha_min, |g| g.0));
+    let eager_max = postal
+        .iter()
+        .find(|p| p.locality == "other_node")
+        .or(postal.first())
+        .map_or(u64::MAX, |p| Fit::cell(p, 1).hi);
+    let copy_rate = fit_copy_rate(&streams, eager_max);
     let first = |f: fn(&Measurement) -> &Option<String>| f(&rows[0]).clone();
     Ok(Fit {
         host,
+        copy_rate,
         postal,
         gamma_points: chosen.map_or(0, |g| g.pairs.len()),
         gamma_source: chosen.map(|g| (g.kind, g.size)),
@@ -706,6 +720,37 @@ fn fit_host(units: &BTreeMap<UnitKey, Unit>, postal: &[PostalFit], gamma: f64) -
         });
     }
     out
+}
+
+/// The copy an unexpected message costs per byte: in order, a stream of
+/// `hvpp-unexpected` differs from one of `hvpp-posted` at the same size by
+/// the unexpected path's work per message, which grows by `s / rate`
+/// (the copy out of the library's buffer). Taken from the two smallest
+/// sizes both kinds measured up to `eager_max` (small messages are copied;
+/// a larger one may go by a rendezvous the ping-pong does not show, as
+/// MPICH's 16 KiB do); `None` with fewer than two such sizes or a
+/// difference that does not grow with size.
+pub fn fit_copy_rate(streams: &[StreamFit], eager_max: u64) -> Option<(f64, Vec<u64>)> {
+    let per_msg = |k: Kind, size: u64| {
+        streams
+            .iter()
+            .find(|s| s.kind == k && s.size == size)
+            .map(|s| s.b / 2.0)
+    };
+    let mut pts: Vec<(u64, f64)> = streams
+        .iter()
+        .filter(|s| s.kind == Kind::HvppUnexpected && s.size <= eager_max)
+        .filter_map(|s| {
+            let d = per_msg(Kind::HvppUnexpected, s.size)? - per_msg(Kind::HvppPosted, s.size)?;
+            Some((s.size, d))
+        })
+        .collect();
+    pts.sort_by_key(|p| p.0);
+    let [(s1, d1), (s2, d2), ..] = pts[..] else {
+        return None;
+    };
+    let k = (d2 - d1) / (s2 - s1) as f64;
+    (k > 0.0).then(|| (1.0 / k, vec![s1, s2]))
 }
 
 // ------------------------------------------------------------ the old sample API

@@ -242,11 +242,22 @@ impl Fit {
             .find(|p| p.locality == locality_name(self.mapped_locality()))
         {
             let eager = Self::cell(pf, 1);
-            out += &format!(
-                "unexpected_copy_rate = \"{} B/s\"   # not in these data: one copy at the eager R_b of {}\n",
-                rate_bps(eager.beta_s_per_b),
-                pf.locality
-            );
+            match &self.copy_rate {
+                Some((rate, sizes)) => {
+                    out += &format!(
+                        "unexpected_copy_rate = \"{} B/s\"   # hvpp-unexpected against hvpp-posted streams at {:?} B\n",
+                        rate.round() as u64,
+                        sizes
+                    )
+                }
+                None => {
+                    out += &format!(
+                        "unexpected_copy_rate = \"{} B/s\"   # not in these data: one copy at the eager R_b of {}\n",
+                        rate_bps(eager.beta_s_per_b),
+                        pf.locality
+                    )
+                }
+            }
         }
         let min_ps = self.gamma.map_or(
             mpi_layer::MpiParams::blue_waters()

@@ -480,3 +480,30 @@ fn hvpp_only_and_two_locality_data_still_run() {
     );
     check_scenario(&t, "t.toml", Path::new(".")).unwrap();
 }
+
+/// The unexpected path's copy: streams that differ by 100 ns + s / 4 GB/s
+/// per message give 4 GB/s from the two smallest sizes; a larger size past
+/// eager_max, or a difference that does not grow, gives none.
+#[test]
+fn copy_rate_from_the_two_smallest_streams() {
+    let st = |kind, size: u64, per_msg: f64| StreamFit {
+        kind,
+        size,
+        a: 0.0,
+        b: 2.0 * per_msg,
+        points: 5,
+    };
+    let posted = |s: u64| 150e-9 + s as f64 / 10e9;
+    let unexp = |s: u64| posted(s) + 100e-9 + s as f64 / 4e9;
+    let mut v = vec![];
+    for s in [8u64, 1024, 16384] {
+        v.push(st(Kind::HvppPosted, s, posted(s)));
+        v.push(st(Kind::HvppUnexpected, s, unexp(s)));
+    }
+    let (rate, sizes) = fit_copy_rate(&v, 8192).unwrap();
+    assert!((rate / 4e9 - 1.0).abs() < 1e-9, "{rate}");
+    assert_eq!(sizes, [8, 1024]);
+    assert_eq!(fit_copy_rate(&v, 100), None);
+    v[3] = st(Kind::HvppUnexpected, 1024, posted(1024));
+    assert_eq!(fit_copy_rate(&v, 8192), None);
+}
