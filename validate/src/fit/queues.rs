@@ -346,3 +346,34 @@ pub(super) fn weighted_ls(
     }
     Some((0..m).map(|i| a[i][m] / a[i][i]).collect())
 }
+
+/// The copy an unexpected message costs per byte: in order, a stream of
+/// `hvpp-unexpected` differs from one of `hvpp-posted` at the same size by
+/// the unexpected path's work per message, which grows by `s / rate`
+/// (the copy out of the library's buffer). Taken from the two smallest
+/// sizes both kinds measured up to `eager_max` (small messages are copied;
+/// a larger one may go by a rendezvous the ping-pong does not show, as
+/// MPICH's 16 KiB do); `None` with fewer than two such sizes or a
+/// difference that does not grow with size.
+pub fn fit_copy_rate(streams: &[StreamFit], eager_max: u64) -> Option<(f64, Vec<u64>)> {
+    let per_msg = |k: Kind, size: u64| {
+        streams
+            .iter()
+            .find(|s| s.kind == k && s.size == size)
+            .map(|s| s.b / 2.0)
+    };
+    let mut pts: Vec<(u64, f64)> = streams
+        .iter()
+        .filter(|s| s.kind == Kind::HvppUnexpected && s.size <= eager_max)
+        .filter_map(|s| {
+            let d = per_msg(Kind::HvppUnexpected, s.size)? - per_msg(Kind::HvppPosted, s.size)?;
+            Some((s.size, d))
+        })
+        .collect();
+    pts.sort_by_key(|p| p.0);
+    let [(s1, d1), (s2, d2), ..] = pts[..] else {
+        return None;
+    };
+    let k = (d2 - d1) / (s2 - s1) as f64;
+    (k > 0.0).then(|| (1.0 / k, vec![s1, s2]))
+}
