@@ -305,12 +305,22 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
                 print!("{scenario}");
                 written.push((state.clone(), *n, path));
             }
-            Err(e) => {
+            Err(validate::fit::Failure::Input(e)) => {
+                // Too few or contradictory rows in one state: said, and
+                // the other states' fits stand.
+                log(&format!("state {state}: not fitted: {e}"));
+            }
+            Err(validate::fit::Failure::Rejected(e)) => {
                 ok = false;
-                let (validate::fit::Failure::Input(e) | validate::fit::Failure::Rejected(e)) = e;
                 log(&format!("state {state}: the fit failed: {e}"));
             }
         }
+    }
+    if written.is_empty() {
+        return Err((
+            2,
+            format!("no placement state's rows could be fitted (see {name} and the log)"),
+        ));
     }
     // The state with the most rows, under a name that does not depend on
     // the state: the one to run.
