@@ -28,7 +28,7 @@
 //!
 //! [`Sharing::Asymmetric`]: crate::machine::Sharing::Asymmetric
 
-use super::{FlowNet, State};
+use super::{FlowNet, State, pop_lowest};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -265,19 +265,7 @@ impl FlowNet {
         caps.sort_unstable();
         let mut next_cap = 0;
         self.heap = BinaryHeap::from(entries);
-        loop {
-            let from_heap = match (self.heap.peek(), caps.get(next_cap)) {
-                (None, None) => break,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some(Reverse(h)), Some(c)) => h < c,
-            };
-            let (key, tag) = if from_heap {
-                self.heap.pop().expect("peeked").0
-            } else {
-                next_cap += 1;
-                caps[next_cap - 1]
-            };
+        while let Some((key, tag)) = pop_lowest(&mut self.heap, &caps, &mut next_cap) {
             if tag & CAP_TAG != 0 {
                 let f = (tag & !CAP_TAG) as u32;
                 if self.unfixed(f) {

@@ -94,6 +94,30 @@ use std::collections::BinaryHeap;
 
 mod cut;
 mod sweep;
+/// The lowest entry of the heap and of the sorted `caps[*next..]`
+/// together (ties: the cap first, as `(key, tag)` orders them), removed;
+/// `None` when both are exhausted. The one merge the sweep and the cut
+/// both run.
+#[inline]
+fn pop_lowest(
+    heap: &mut BinaryHeap<Reverse<(u64, u64)>>,
+    caps: &[(u64, u64)],
+    next: &mut usize,
+) -> Option<(u64, u64)> {
+    let from_heap = match (heap.peek(), caps.get(*next)) {
+        (None, None) => return None,
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+        (Some(Reverse(h)), Some(c)) => h < c,
+    };
+    if from_heap {
+        heap.pop().map(|e| e.0)
+    } else {
+        *next += 1;
+        Some(caps[*next - 1])
+    }
+}
+
 #[cfg(test)]
 mod tests;
 

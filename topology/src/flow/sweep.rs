@@ -58,7 +58,7 @@
 //!
 //! [`Sharing::Fair`]: crate::machine::Sharing::Fair
 
-use super::{FlowNet, State};
+use super::{FlowNet, State, pop_lowest};
 use std::cmp::Reverse;
 
 /// A re-fixed flow within this relative distance of its old rate keeps
@@ -174,19 +174,7 @@ impl FlowNet {
         }
         self.sweep.pending.clear();
 
-        loop {
-            let from_heap = match (self.heap.peek(), caps.get(next_cap)) {
-                (None, None) => break,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some(Reverse(h)), Some(c)) => h < c,
-            };
-            let (key, tag) = if from_heap {
-                self.heap.pop().expect("peeked").0
-            } else {
-                next_cap += 1;
-                caps[next_cap - 1]
-            };
+        while let Some((key, tag)) = pop_lowest(&mut self.heap, &caps, &mut next_cap) {
             let x = f64::from_bits(key);
             if x > self.sweep.cur {
                 self.sweep.cur = x;
