@@ -76,10 +76,7 @@ mod cli {
     /// A file of the shared data folder (`NETSIM_SHARED`, else
     /// `../shared` beside the workspace); missing data fail the test.
     fn shared(rel: &str) -> String {
-        let root = std::env::var_os("NETSIM_SHARED")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-        let p = root.join(rel);
+        let p = validate::cases::amg::shared_dir().join(rel);
         assert!(
             p.exists(),
             "{} not found: set NETSIM_SHARED to the shared data folder",

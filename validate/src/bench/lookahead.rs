@@ -16,10 +16,9 @@
 //! with its nodes), `block` (2x2x2 routers with their nodes), `half`
 //! (the torus cut in two across its longest dimension).
 
-use super::suite::{crate_shared, per_gemini, timed};
+use super::suite::{amg, halo27, per_gemini, timed};
 use mpi_layer::MpiParams;
-use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
-use scenarios::workloads::{Collective, Halo, Stencil, collective, grid_dims, random_pairs};
+use scenarios::workloads::{Collective, collective, grid_dims, random_pairs};
 use sim_core::{EventId, Schedule, Time};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -228,17 +227,7 @@ pub fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
             let progs = if name == "alltoall-torus" {
                 collective(Collective::Alltoall, p, 1024, 1)
             } else {
-                Halo {
-                    dims: grid_dims(p),
-                    stencil: Stencil::Point27,
-                    face_bytes: 4096,
-                    edge_bytes: 256,
-                    corner_bytes: 16,
-                    periodic: true,
-                    iters: 10,
-                    compute: Time::ZERO,
-                }
-                .programs()
+                halo27(p, 10).programs()
             };
             (pl, net, progs)
         }
@@ -255,22 +244,7 @@ pub fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
         }
         "amg-spmv" => {
             let p = 8192;
-            let path = crate_shared()
-                .join("workloads/amg-elasticity")
-                .join(format!("P{p}-level2-spmv.csv"));
-            let cfg = MessageListConfig {
-                num_ranks: Some(p),
-                recv_order: ListOrder::AsListed,
-                tag: 0,
-            };
-            let list = MessageList::read(&path, &cfg).map_err(|e| e.to_string())?;
-            let m = TorusParams::blue_waters_dims([8, 8, 4])
-                .build()
-                .map_err(|e| e.to_string())?;
-            let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
-            let pl = Placement::map(p, &nodes, 16, 2, Mapping::Block).map_err(|e| e.to_string())?;
-            let net =
-                Network::new(m, NetConfig::with_mode(Mode::Packet)).map_err(|e| e.to_string())?;
+            let (pl, net, list) = amg(p, &format!("P{p}-level2-spmv.csv"), Mode::Packet)?;
             let (probe, tally, parts) = probe_of(net, scheme)?;
             let r = mpi_layer::run(pl, probe, list.programs(), bw()).map_err(|e| e.to_string())?;
             return Ok(finish(r.events, r.makespan, tally, parts));

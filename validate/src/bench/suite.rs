@@ -356,17 +356,12 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
         "halo27" | "halo27-512" => {
             let (pl, net) = per_gemini(p, mode_or(mode)?)?;
             let iters = if quick { 1 } else { 10 };
-            let h = Halo {
-                dims: grid_dims(p),
-                stencil: Stencil::Point27,
-                face_bytes: 4096,
-                edge_bytes: 256,
-                corner_bytes: 16,
-                periodic: true,
-                iters,
-                compute: Time::ZERO,
-            };
-            timed(pl, net, h.programs(), MpiParams::blue_waters())
+            timed(
+                pl,
+                net,
+                halo27(p, iters).programs(),
+                MpiParams::blue_waters(),
+            )
         }
         "random-pairs" => {
             let m = TorusParams::blue_waters_dims(grid_dims(p.div_ceil(2)))
@@ -414,21 +409,7 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
             } else {
                 format!("P{p}-level0-spgemm.csv")
             };
-            let path = crate_shared().join("workloads/amg-elasticity").join(file);
-            let cfg = MessageListConfig {
-                num_ranks: Some(p),
-                recv_order: ListOrder::AsListed,
-                tag: 0,
-            };
-            let list = MessageList::read(&path, &cfg).map_err(|e| e.to_string())?;
-            let dims = if p >= 8192 { [8, 8, 4] } else { [4, 2, 2] };
-            let m = TorusParams::blue_waters_dims(dims)
-                .build()
-                .map_err(|e| e.to_string())?;
-            let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
-            let pl = Placement::map(p, &nodes, 16, 2, Mapping::Block).map_err(|e| e.to_string())?;
-            let net =
-                Network::new(m, NetConfig::with_mode(mode_or(mode)?)).map_err(|e| e.to_string())?;
+            let (pl, net, list) = amg(p, &file, mode_or(mode)?)?;
             let t = Instant::now();
             let r = mpi_layer::run(pl, net, list.programs(), MpiParams::blue_waters())
                 .map_err(|e| e.to_string())?;
@@ -439,10 +420,46 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
     }
 }
 
-pub(super) fn crate_shared() -> PathBuf {
-    std::env::var_os("NETSIM_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
+/// The bench's 27-point halo: 4 KiB faces, 256 B edges, 16 B corners,
+/// periodic, on the most cubic grid of `p` ranks.
+pub(super) fn halo27(p: u32, iters: u32) -> Halo {
+    Halo {
+        dims: grid_dims(p),
+        stencil: Stencil::Point27,
+        face_bytes: 4096,
+        edge_bytes: 256,
+        corner_bytes: 16,
+        periodic: true,
+        iters,
+        compute: Time::ZERO,
+    }
+}
+
+/// The AMG message list `file` of `p` ranks (shared data,
+/// `cases::amg::shared_dir`), 16 ranks per node on a Blue Waters torus
+/// (8 x 8 x 4 from 8192 ranks, else 4 x 2 x 2) in `mode`.
+pub(super) fn amg(
+    p: u32,
+    file: &str,
+    mode: Mode,
+) -> Result<(Placement, Network, MessageList), String> {
+    let path = validate::cases::amg::shared_dir()
+        .join("workloads/amg-elasticity")
+        .join(file);
+    let cfg = MessageListConfig {
+        num_ranks: Some(p),
+        recv_order: ListOrder::AsListed,
+        tag: 0,
+    };
+    let list = MessageList::read(&path, &cfg).map_err(|e| e.to_string())?;
+    let dims = if p >= 8192 { [8, 8, 4] } else { [4, 2, 2] };
+    let m = TorusParams::blue_waters_dims(dims)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
+    let pl = Placement::map(p, &nodes, 16, 2, Mapping::Block).map_err(|e| e.to_string())?;
+    let net = Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())?;
+    Ok((pl, net, list))
 }
 
 fn of(r: &RunResults, t: Instant) -> Figures {
