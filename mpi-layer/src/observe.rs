@@ -49,15 +49,18 @@ pub enum Step {
     Completed,
 }
 
-/// A message at one step. `(src, dst, seq)` names the message for the
-/// whole run.
+/// A message at one step. `id` names the message from its post to its
+/// completion (a later message may take the number again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MessageStep {
+    /// The message's number while it lives.
+    pub id: u32,
     /// Sending world rank.
     pub src: u32,
     /// Receiving world rank.
     pub dst: u32,
-    /// The message's sequence number in its pair (send order from 0).
+    /// The message's sequence number in its pair: send order from 0,
+    /// counted again from 0 once the pair has nothing in flight.
     pub seq: u32,
     /// User tag (collectives use a reserved space).
     pub tag: i32,

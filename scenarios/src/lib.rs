@@ -56,6 +56,7 @@ pub mod recorded;
 pub mod scenario;
 pub mod sweep;
 pub mod ti;
+pub mod timeline;
 pub mod trace;
 pub mod workloads;
 

@@ -96,6 +96,79 @@ mod cli {
         serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
     }
 
+    /// `--timeline` and `--messages`: what happened when, with the
+    /// hand-computed times of the ping-pong (alpha + s / R_b each way),
+    /// and observing changes nothing in the report.
+    #[test]
+    fn timeline_and_message_record_show_when() {
+        let ex = example("ping-pong-ideal.toml");
+        let d = scratch("timeline");
+        let (tl, msgs) = (d.join("t.json"), d.join("m.csv"));
+        let (tl_s, msgs_s) = (tl.display().to_string(), msgs.display().to_string());
+        let plain = ok(&["run", &ex, "--json", "--no-wall"]);
+        let observed = ok(&[
+            "run",
+            &ex,
+            "--json",
+            "--no-wall",
+            "--timeline",
+            &tl_s,
+            "--messages",
+            &msgs_s,
+        ]);
+        assert_eq!(plain, observed, "observing changes nothing");
+        // Short 8 B between nodes: alpha 2.3 us + 8 B / 1.3 GB/s =
+        // 2,306,154 ps; it reaches rank 1 after the ideal wire's 500 ns
+        // + 8 B / 1.3 GB/s. Rendezvous 64 KiB: 3 us + 65536 B / 2.9 GB/s.
+        let csv = std::fs::read_to_string(&msgs).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            rows[0],
+            "src,dst,seq,tag,bytes,protocol,locality,posted_ps,departed_ps,arrived_ps,matched_ps,visited,completed_ps"
+        );
+        assert_eq!(
+            rows[1],
+            "0,1,0,0,8,short,other_node,0,0,506154,506154,1,2306154"
+        );
+        assert_eq!(rows.len(), 5, "{csv}");
+        assert!(rows[3].starts_with("0,1,0,1,65536,rendezvous,other_node,4612308,"));
+        assert!(rows[4].ends_with(",55809550"), "{csv}");
+        let v = json(&std::fs::read_to_string(&tl).unwrap());
+        let evs = v["traceEvents"].as_array().unwrap();
+        // Rank 1 waits in its first receive until the 8 B message is in.
+        let wait = evs
+            .iter()
+            .find(|e| e["cat"] == "wait" && e["tid"] == 1)
+            .expect("rank 1 blocked");
+        assert_eq!(wait["name"], "blocked in recv");
+        assert_eq!(
+            (wait["ts"].as_f64(), wait["dur"].as_f64()),
+            (Some(0.0), Some(2.306154))
+        );
+        let ops = evs.iter().filter(|e| e["cat"] == "op").count();
+        assert_eq!(ops, 8, "2 ranks x (send, recv) x 2 sizes");
+        // A deadlocked run still writes its timeline, up to the deadlock.
+        let t = d.join("dl.txt");
+        std::fs::write(&t, "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n").unwrap();
+        let e = fails(&[
+            "replay",
+            "--machine",
+            "ideal",
+            &t.display().to_string(),
+            "--timeline",
+            &tl_s,
+        ]);
+        assert!(e.contains("deadlock"), "{e}");
+        let v = json(&std::fs::read_to_string(&tl).unwrap());
+        let waits = v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "wait")
+            .count();
+        assert_eq!(waits, 2, "both ranks blocked in recv");
+    }
+
     #[test]
     fn run_json_is_deterministic_and_exact() {
         let ex = example("ping-pong-ideal.toml");

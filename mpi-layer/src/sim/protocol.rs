@@ -124,6 +124,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if O::ENABLED {
             let msg = &self.msgs[m as usize];
             let e = MessageStep {
+                id: m,
                 src: msg.src,
                 dst: msg.dst,
                 seq: msg.seq,

@@ -39,11 +39,9 @@
 
 use std::path::{Path, PathBuf};
 
-use mpi_layer::{MpiParams, RunError, RunResults, Simulation};
+use mpi_layer::{NoObserver, Observer, RunError, Simulation};
 use sim_core::Time;
-use topology::{IdealNetwork, NetConfig, Network, Placement, Transport};
-
-use crate::trace::BoxedStream;
+use topology::{IdealNetwork, NetConfig, Network};
 
 mod error;
 mod machine;
@@ -204,6 +202,34 @@ impl Scenario {
         progress_every: u64,
         progress: impl FnMut(Time, u64),
     ) -> Result<Outcome, ScenarioError> {
+        self.run_observed(file, progress_every, progress, NoObserver)
+            .0
+    }
+
+    /// As [`Scenario::run`], reporting what happens to `obs` (a timeline,
+    /// a message record: [`crate::timeline`]). The observer comes back
+    /// whenever the simulation started, also when it failed (a deadlock's
+    /// timeline shows how it came about).
+    pub fn run_observed<O: Observer>(
+        &self,
+        file: &ScenarioFile,
+        progress_every: u64,
+        progress: impl FnMut(Time, u64),
+        obs: O,
+    ) -> (Result<Outcome, ScenarioError>, Option<O>) {
+        let mut back = None;
+        let r = self.build_and_run(file, progress_every, progress, obs, &mut back);
+        (r, back)
+    }
+
+    fn build_and_run<O: Observer>(
+        &self,
+        file: &ScenarioFile,
+        progress_every: u64,
+        progress: impl FnMut(Time, u64),
+        obs: O,
+        back: &mut Option<O>,
+    ) -> Result<Outcome, ScenarioError> {
         let params = self.mpi_params(file)?;
         let progs = self.programs(file)?;
         let ranks = progs.streams.len() as u32;
@@ -238,15 +264,10 @@ impl Scenario {
         };
         let net = transport(file, machine, cfg)?;
         let wall = std::time::Instant::now();
-        let (outcome, net) = simulate(
-            placement,
-            net,
-            progs.streams,
-            params,
-            progress_every,
-            progress,
-        )
-        .map_err(|e| file.plain(e))?;
+        let sim = Simulation::with_observer(placement, net, progs.streams, params, obs)
+            .map_err(|e| file.plain(e.to_string()))?;
+        let (outcome, net, obs) = sim.run_full(progress_every, progress);
+        *back = Some(obs);
         let wall_s = wall.elapsed().as_secs_f64();
         let results = outcome.map_err(|e| file.plain(run_error_text(&e)))?;
         let (links, torus) = match net.links_machine() {
@@ -318,18 +339,6 @@ pub fn run_error_text(e: &RunError) -> String {
         RunError::Deadlock(d) => format!("the run deadlocked\n{d}"),
         other => other.to_string(),
     }
-}
-
-fn simulate<T: Transport>(
-    placement: Placement,
-    net: T,
-    streams: Vec<BoxedStream>,
-    params: MpiParams,
-    every: u64,
-    progress: impl FnMut(Time, u64),
-) -> Result<(Result<RunResults, RunError>, T), String> {
-    let sim = Simulation::new(placement, net, streams, params).map_err(|e| e.to_string())?;
-    Ok(sim.run_observed(every, progress))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use scenarios::scenario::{
     self, MachinePreset, MpiPreset, Outcome, ScenarioError, ScenarioFile, parse_assignment,
 };
 use scenarios::sweep::{self, Axis, Row, Shard};
+use scenarios::timeline::{MessageLog, Tap, Timeline};
 use scenarios::trace::TraceFormat;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,15 @@ pub struct OutputOpts {
     /// longer than a second).
     #[arg(long)]
     quiet: bool,
+    /// Write a timeline of every rank's operations, waits and host work
+    /// (Chrome trace-event JSON: open in ui.perfetto.dev), also for a run
+    /// that deadlocks.
+    #[arg(long, value_name = "FILE.json")]
+    timeline: Option<PathBuf>,
+    /// Write one CSV row per message: when it was posted, left, arrived,
+    /// was matched (and the search length) and completed.
+    #[arg(long, value_name = "FILE.csv")]
+    messages: Option<PathBuf>,
 }
 
 impl OutputOpts {
@@ -239,7 +249,35 @@ fn run_table(
     let sets = overrides(&opts.set)?;
     let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
     let mut progress = Progress::new(opts.quiet);
-    let result = sc.run(src, PROGRESS_EVERY, |now, ev| progress.tick(now, ev));
+    let tick = |now, ev| progress.tick(now, ev);
+    let result = if opts.timeline.is_none() && opts.messages.is_none() {
+        sc.run(src, PROGRESS_EVERY, tick)
+    } else {
+        let create = |p: &Path| {
+            std::fs::File::create(p)
+                .map(std::io::BufWriter::new)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        };
+        let tap = Tap {
+            timeline: opts
+                .timeline
+                .as_deref()
+                .map(create)
+                .transpose()?
+                .map(Timeline::new),
+            messages: opts
+                .messages
+                .as_deref()
+                .map(create)
+                .transpose()?
+                .map(MessageLog::new),
+        };
+        let (result, tap) = sc.run_observed(src, PROGRESS_EVERY, tick, tap);
+        if let Some(tap) = tap {
+            finish_tap(tap, opts)?;
+        }
+        result
+    };
     progress.finish();
     let mut outcome = result.map_err(scenario_err)?;
     if opts.no_wall {
@@ -321,6 +359,24 @@ pub fn replay(a: ReplayArgs) -> Result<(), String> {
     // Options, not a file: errors name the trace and the field.
     let src = ScenarioFile::default();
     run_table(&src, &t, &a.out, Path::new(""))
+}
+
+/// Ends the timeline and message files, naming the file a write failed
+/// on.
+fn finish_tap(
+    tap: Tap<std::io::BufWriter<std::fs::File>>,
+    opts: &OutputOpts,
+) -> Result<(), String> {
+    let named = |p: &Option<PathBuf>, e: std::io::Error| {
+        format!("{}: {e}", p.as_deref().unwrap_or(Path::new("")).display())
+    };
+    if let Some(t) = tap.timeline {
+        t.finish().map_err(|e| named(&opts.timeline, e))?;
+    }
+    if let Some(m) = tap.messages {
+        m.finish().map_err(|e| named(&opts.messages, e))?;
+    }
+    Ok(())
 }
 
 /// A command-line value as the TOML a scenario file would hold.
