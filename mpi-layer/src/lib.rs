@@ -144,5 +144,5 @@ pub use params::{
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,
-    Simulation, Traffic, run,
+    Simulation, Traffic, Truncation, run,
 };

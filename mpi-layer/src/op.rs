@@ -301,6 +301,64 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// Checks the operation's sizes and durations against the limits of
+    /// [`sim_core::limits`] (every message or per-rank size at most
+    /// [`MAX_MESSAGE_BYTES`](sim_core::limits::MAX_MESSAGE_BYTES), every
+    /// computation or sleep at most
+    /// [`MAX_DURATION`](sim_core::limits::MAX_DURATION)): the one check
+    /// every reader and workload passes through, so that no time derived
+    /// from an operation can overflow. The error names the field.
+    pub fn check_limits(&self) -> Result<(), String> {
+        use sim_core::limits::{check_bytes, check_duration};
+        let one = |what: &str, b: u64| check_bytes(b).map_err(|m| format!("{what}: {m}"));
+        let all = |what: &str, v: &[u64]| v.iter().try_for_each(|&b| one(what, b));
+        match self {
+            Op::Send { bytes, .. }
+            | Op::Recv { bytes, .. }
+            | Op::Isend { bytes, .. }
+            | Op::Irecv { bytes, .. }
+            | Op::Bcast { bytes, .. }
+            | Op::Reduce { bytes, .. }
+            | Op::Allreduce { bytes, .. }
+            | Op::Scan { bytes, .. }
+            | Op::Gather { bytes, .. }
+            | Op::Scatter { bytes, .. }
+            | Op::Allgather { bytes, .. }
+            | Op::Alltoall { bytes, .. } => one("message size", *bytes),
+            Op::Sendrecv {
+                send_bytes,
+                recv_bytes,
+                ..
+            } => {
+                one("send size", *send_bytes)?;
+                one("receive size", *recv_bytes)
+            }
+            Op::Gatherv { counts, .. }
+            | Op::Scatterv { counts, .. }
+            | Op::Allgatherv { counts, .. }
+            | Op::ReduceScatter { counts, .. } => all("counts", counts),
+            Op::Alltoallv { send, recv, .. } => {
+                all("send counts", send)?;
+                all("receive counts", recv)
+            }
+            Op::Compute { duration } | Op::Sleep { duration } => {
+                check_duration(*duration).map_err(|m| format!("duration: {m}"))
+            }
+            Op::Wait { .. }
+            | Op::Waitall { .. }
+            | Op::WaitallPending
+            | Op::Waitany { .. }
+            | Op::Test { .. }
+            | Op::RegionBegin { .. }
+            | Op::RegionEnd { .. }
+            | Op::Barrier { .. }
+            | Op::CommDup { .. }
+            | Op::CommSplit { .. } => Ok(()),
+        }
+    }
+}
+
 /// Where an operation came from, for error messages: a file and line, or
 /// a built-in workload's name and operation index.
 #[derive(Clone, Debug, PartialEq, Eq)]

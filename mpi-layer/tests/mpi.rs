@@ -58,11 +58,13 @@ fn send(dst: u32, tag: i32, bytes: u64) -> Op {
         comm: W,
     }
 }
+/// A blocking receive with a buffer large enough for any message (a
+/// smaller one than the message is MPI_ERR_TRUNCATE).
 fn recv(src: u32, tag: i32) -> Op {
     Op::Recv {
         src: Source::Rank(src),
         tag: TagSel::Tag(tag),
-        bytes: 0,
+        bytes: sim_core::limits::MAX_MESSAGE_BYTES,
         comm: W,
     }
 }
@@ -466,10 +468,12 @@ fn random_program(seed: u64, p: u32) -> Vec<VecProgram> {
         });
         let q = next_req[b as usize];
         next_req[b as usize] += 1;
+        // Wildcard receives may match any message: every buffer holds
+        // the largest size (a smaller one would be MPI_ERR_TRUNCATE).
         recvs[b as usize].push(Op::Irecv {
             src,
             tag: rtag,
-            bytes,
+            bytes: 20_000,
             comm,
             req: ReqId(q),
         });

@@ -68,6 +68,7 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::time::Time;
 
 use crate::text::{error_at, file_error, open, parse_int, path_name};
+use sim_core::limits;
 
 /// Parameters of GOAL replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -166,6 +167,7 @@ impl GoalSchedule {
                 [] => {}
                 ["num_ranks", n] => {
                     let n: u32 = parse_int(n, "num_ranks").map_err(err)?;
+                    limits::check_ranks(n.into()).map_err(|m| err(format!("num_ranks: {m}")))?;
                     num_ranks = Some(n);
                     blocks = vec![None; n as usize];
                 }
@@ -340,7 +342,9 @@ fn parse_goal_op(t: &[&str], num_ranks: u32) -> Result<Kind, String> {
         if num.starts_with('-') {
             return Err(format!("size must not be negative, found `{tok}`"));
         }
-        parse_int(num, "size")
+        let b = parse_int(num, "size")?;
+        limits::check_bytes(b).map_err(|m| format!("size: {m}"))?;
+        Ok(b)
     };
     let peer = |tok: Option<&&str>, any: bool| -> Result<Option<Rank>, String> {
         let tok = tok.ok_or("missing peer rank")?;
@@ -514,11 +518,15 @@ fn linearize(
             },
             Kind::Calc { amount } => {
                 let ps = (amount as u128) * (cfg.calc_unit.as_ps() as u128);
-                let ps = u64::try_from(ps)
-                    .map_err(|_| error_at(source, nodes[i].line, "calc amount too large"))?;
-                Op::Compute {
-                    duration: Time::from_ps(ps),
-                }
+                let duration = u64::try_from(ps).map(Time::from_ps).unwrap_or(Time::MAX);
+                limits::check_duration(duration).map_err(|m| {
+                    error_at(
+                        source,
+                        nodes[i].line,
+                        format!("calc {amount} (x {} ps): {m}", cfg.calc_unit.as_ps()),
+                    )
+                })?;
+                Op::Compute { duration }
             }
         };
         issued += 1;

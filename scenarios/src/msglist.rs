@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
+use sim_core::limits;
 use sim_core::rng::{Rng, RngStreams};
 
 use crate::text::{Lines, file_error, parse_int};
@@ -98,6 +99,10 @@ struct Inner {
 impl MessageList {
     /// Reads `path` (see the module docs).
     pub fn read(path: &Path, config: &MessageListConfig) -> Result<MessageList, ProgramError> {
+        if let Some(p) = config.num_ranks {
+            limits::check_ranks(p.into())
+                .map_err(|m| file_error(path, format!("num_ranks: {m}")))?;
+        }
         let mut lines = Lines::open(path)?;
         let (mut src, mut dst, mut bytes, mut line) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -122,10 +127,14 @@ impl MessageList {
             };
             let s: u32 = parse_int(s, "src").map_err(|m| lines.error(m))?;
             let d: u32 = parse_int(d, "dst").map_err(|m| lines.error(m))?;
+            for r in [s, d] {
+                limits::check_rank(r.into()).map_err(|m| lines.error(m))?;
+            }
             if b.starts_with('-') {
                 return Err(lines.error(format!("bytes must not be negative, found `{b}`")));
             }
             let b: u64 = parse_int(b, "bytes").map_err(|m| lines.error(m))?;
+            limits::check_bytes(b).map_err(|m| lines.error(format!("bytes: {m}")))?;
             if let Some(p) = config.num_ranks {
                 if s >= p || d >= p {
                     return Err(lines.error(format!(
@@ -199,9 +208,13 @@ impl MessageList {
         self.inner.src.len()
     }
 
-    /// Total bytes of all messages.
+    /// Total bytes of all messages (saturating at `u64::MAX`; each
+    /// message is at most [`limits::MAX_MESSAGE_BYTES`]).
     pub fn total_bytes(&self) -> u64 {
-        self.inner.bytes.iter().sum()
+        self.inner
+            .bytes
+            .iter()
+            .fold(0u64, |a, &b| a.saturating_add(b))
     }
 
     /// Every message as `(src, dst, bytes)`, in file order.

@@ -61,6 +61,7 @@
 use std::path::{Path, PathBuf};
 
 use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
+use sim_core::limits;
 use sim_core::time::Time;
 
 use crate::text::{Lines, file_error, parse_int};
@@ -85,6 +86,7 @@ impl NativeTrace {
             };
             let r: u32 = parse_int(first, "the rank (first field of a shared trace)")
                 .map_err(|m| lines.error(m))?;
+            limits::check_rank(r.into()).map_err(|m| lines.error(m))?;
             max = Some(max.map_or(r, |m| m.max(r)));
         }
         let Some(max) = max else {
@@ -241,7 +243,9 @@ impl<'a> Fields<'a> {
         if v.starts_with('-') {
             return Err(format!("{key} must not be negative, found `{v}`"));
         }
-        parse_int(v, key)
+        let b = parse_int(v, key)?;
+        limits::check_bytes(b).map_err(|m| format!("{key}: {m}"))?;
+        Ok(b)
     }
 
     fn list(&mut self, key: &str) -> Result<Vec<u64>, String> {
@@ -304,7 +308,9 @@ impl<'a> Fields<'a> {
             return Err("expected one duration with a unit, e.g. `2.5us`".into());
         }
         let t = self.positional.remove(0);
-        parse_duration(t)
+        let d = parse_duration(t)?;
+        limits::check_duration(d)?;
+        Ok(d)
     }
 
     fn finish(self) -> Result<(), String> {
@@ -318,10 +324,23 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Parses `2.5us`, `100ns`, `3s`, ...
+/// Parses `2.5us`, `100ns`, `3s`, `1e-3s`, ...
 pub fn parse_duration(t: &str) -> Result<Time, String> {
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic())
+    // The unit starts at the first letter that is not a number's exponent
+    // (`1e-3s`: the `e` of `e-3` is followed by a digit or a signed digit).
+    let b = t.as_bytes();
+    let exponent = |i: usize| {
+        matches!(b[i], b'e' | b'E')
+            && i > 0
+            && (b[i - 1].is_ascii_digit() || b[i - 1] == b'.')
+            && match b.get(i + 1) {
+                Some(d) if d.is_ascii_digit() => true,
+                Some(b'+' | b'-') => b.get(i + 2).is_some_and(u8::is_ascii_digit),
+                _ => false,
+            }
+    };
+    let split = (0..b.len())
+        .find(|&i| b[i].is_ascii_alphabetic() && !exponent(i))
         .ok_or_else(|| format!("duration `{t}` needs a unit (ps, ns, us, ms, s)"))?;
     let (num, unit) = t.split_at(split);
     let scale = match unit {
@@ -679,6 +698,15 @@ mod tests {
         assert_eq!(parse_duration("2.5us"), Ok(Time::from_ns(2500)));
         assert_eq!(parse_duration("7ps"), Ok(Time::from_ps(7)));
         assert_eq!(parse_duration("1s"), Ok(Time::from_secs_f64(1.0)));
+        // Scientific notation, as TRACE-FORMAT.md documents it.
+        assert_eq!(parse_duration("1e-3s"), Ok(Time::from_ms(1)));
+        assert_eq!(parse_duration("2.5E+3ns"), Ok(Time::from_ns(2500)));
+        assert_eq!(parse_duration("4e2us"), Ok(Time::from_us(400)));
+        assert!(
+            parse_duration("1es")
+                .unwrap_err()
+                .contains("unknown time unit `es`")
+        );
         assert!(parse_duration("3").unwrap_err().contains("needs a unit"));
         assert!(
             parse_duration("3h")

@@ -390,8 +390,10 @@ impl State {
     }
 
     fn compute(&self, flops: f64) -> Result<Time, String> {
-        Time::try_from_secs_f64(flops / self.host_speed)
-            .ok_or_else(|| format!("{flops} flops is too long a computation"))
+        let d = Time::try_from_secs_f64(flops / self.host_speed)
+            .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
+        sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;
+        Ok(d)
     }
 
     fn push_compute(&mut self, flops: f64, origin: &Origin) -> Result<(), String> {
@@ -668,9 +670,11 @@ fn bytes(count: f64, dt: u64) -> Result<u64, String> {
     if count >= u64::MAX as f64 {
         return Err(format!("count {count} too large"));
     }
-    (count as u64)
+    let b = (count as u64)
         .checked_mul(dt)
-        .ok_or_else(|| format!("size of {count} elements overflows"))
+        .ok_or_else(|| format!("size of {count} elements overflows"))?;
+    sim_core::limits::check_bytes(b).map_err(|m| format!("size of {count} elements: {m}"))?;
+    Ok(b)
 }
 
 fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, String> {

@@ -580,7 +580,7 @@ fn every_op() -> Vec<Op> {
         Op::Isend {
             dst: 3,
             tag: 0,
-            bytes: u64::MAX,
+            bytes: sim_core::limits::MAX_MESSAGE_BYTES, // the largest a reader accepts
             comm: c,
             req: ReqId(11),
         },

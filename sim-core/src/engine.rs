@@ -186,6 +186,11 @@ impl<E> Engine<E> {
         self.events
     }
 
+    /// The time of the next pending event, if any.
+    pub fn next_time(&self) -> Option<Time> {
+        self.queue.peek_time()
+    }
+
     /// Events pending.
     pub fn pending(&self) -> usize {
         self.queue.len()

@@ -16,6 +16,8 @@
 //!   and `rand_distr` re-exported for service-time laws;
 //! * [`stats`]: summaries and log-binned histograms, both
 //!   mergeable;
+//! * [`limits`]: the limits every input is checked against (ranks,
+//!   nodes, message size, durations, the simulated-time horizon);
 //! * [`units`]: times, rates and sizes written with their units
 //!   (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`), for every input format.
 //!
@@ -27,6 +29,7 @@
 
 pub mod engine;
 pub mod hold;
+pub mod limits;
 pub mod queue;
 pub mod rng;
 pub mod stats;

@@ -22,10 +22,12 @@ pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 /// A point in simulated time, or a span of it, in integer picoseconds.
 ///
 /// One type serves for instants and durations, as in the papers' formulas
-/// (`T = alpha + s / R_b` adds a duration to a start time). Arithmetic
-/// panics on overflow in debug builds like any integer; use the
-/// `saturating_*` / `checked_*` forms where an operand comes from user
-/// input.
+/// (`T = alpha + s / R_b` adds a duration to a start time). Addition and
+/// multiplication saturate at [`Time::MAX`] in every build (never wrap to
+/// an earlier time): [`Time::MAX`] lies beyond the horizon
+/// [`crate::limits::MAX_SIM_TIME`], so a time that overflowed stops the
+/// run with an error instead of being used as a value. Use the
+/// `checked_*` forms to detect overflow where it happens.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
 #[serde(transparent)]
 pub struct Time(u64);
@@ -111,12 +113,12 @@ impl Time {
 impl Add for Time {
     type Output = Time;
     fn add(self, rhs: Time) -> Time {
-        Time(self.0 + rhs.0)
+        Time(self.0.saturating_add(rhs.0))
     }
 }
 impl AddAssign for Time {
     fn add_assign(&mut self, rhs: Time) {
-        self.0 += rhs.0;
+        self.0 = self.0.saturating_add(rhs.0);
     }
 }
 impl Sub for Time {
@@ -133,7 +135,7 @@ impl SubAssign for Time {
 impl Mul<u64> for Time {
     type Output = Time;
     fn mul(self, rhs: u64) -> Time {
-        Time(self.0 * rhs)
+        Time(self.0.saturating_mul(rhs))
     }
 }
 impl std::iter::Sum for Time {

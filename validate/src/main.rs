@@ -24,7 +24,10 @@ mod cli;
              (Gemini 3-D torus, two-rack Ethernet, InfiniBand). Start with `netsim run \
              examples/halo-torus.toml` or `netsim replay TRACE`; docs/SCENARIOS.md has the \
              scenario format.",
-    long_about = None
+    long_about = None,
+    after_help = "Exit codes: 0 success; 1 a validation row or a check failed; \
+                  2 bad input or configuration (files, options, trace lines, limits); \
+                  3 the simulation deadlocked."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -466,43 +469,37 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result: Result<bool, (u8, String)> = match cli.command {
         Command::Validate {
             cases,
             list,
             json,
             figures,
             quick,
-        } => validate_cmd(cases, list, json, figures, quick),
-        Command::Fit(a) => match fit_cmd(a) {
-            Ok(ok) => Ok(ok),
-            Err((code, e)) => {
-                eprintln!("netsim: error: {e}");
-                return ExitCode::from(code);
-            }
-        },
-        Command::Calibrate(a) => match calibrate_cmd(a) {
-            Ok(ok) => Ok(ok),
-            Err((code, e)) => {
-                eprintln!("netsim: error: {e}");
-                return ExitCode::from(code);
-            }
-        },
-        Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
-        Command::Run(a) => cli::run(a).map(|()| true),
-        Command::Replay(a) => cli::replay(a).map(|()| true),
+        } => validate_cmd(cases, list, json, figures, quick).map_err(|e| (cli::EXIT_INPUT, e)),
+        Command::Fit(a) => fit_cmd(a),
+        Command::Calibrate(a) => calibrate_cmd(a),
+        Command::Bench { suite, what } => bench::run(suite, what)
+            .map(|()| true)
+            .map_err(|e| (cli::EXIT_INPUT, e)),
+        Command::Run(a) => cli::run(a).map(|()| true).map_err(cli_err),
+        Command::Replay(a) => cli::replay(a).map(|()| true).map_err(cli_err),
         Command::Presets => {
             print!("{}", cli::presets());
             Ok(true)
         }
-        Command::Sweep(a) => cli::sweep(a).map(|()| true),
+        Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
+        Ok(false) => ExitCode::from(cli::EXIT_CHECK_FAILED),
+        Err((code, e)) => {
             eprintln!("netsim: error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(code)
         }
     }
+}
+
+fn cli_err(e: cli::CliError) -> (u8, String) {
+    (e.code, e.message)
 }

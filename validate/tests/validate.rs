@@ -680,3 +680,179 @@ mod cli {
         );
     }
 }
+
+// ------------------------------------------------------------ bad input
+
+/// Every class of bad input of `docs/BAD-INPUT.md`: the input, the exit
+/// code and the message. Each test writes its file, runs `netsim`, and
+/// checks the code, the message, and that nothing panicked.
+mod bad_input {
+    use std::process::Command;
+
+    /// Writes `contents` to `file` in a fresh folder, runs `netsim CMD
+    /// FILE ARGS...` and checks the exit code and that stderr holds
+    /// `message`; returns stdout.
+    fn check(
+        test: &str,
+        file: &str,
+        contents: &str,
+        cmd: &str,
+        args: &[&str],
+        code: i32,
+        message: &str,
+    ) -> String {
+        let dir = std::env::temp_dir().join(format!("netsim-bad-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(file);
+        std::fs::write(&path, contents).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+            .arg(cmd)
+            .arg(&path)
+            .arg("--quiet")
+            .args(args)
+            .output()
+            .expect("netsim runs");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!err.contains("panicked"), "{test}: netsim panicked:\n{err}");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{test}: exit code; stderr:\n{err}"
+        );
+        assert!(
+            err.contains(message),
+            "{test}: stderr lacks `{message}`:\n{err}"
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+
+    macro_rules! bad_input {
+        ($($name:ident: $file:expr, $contents:expr, $cmd:expr, [$($arg:expr),*], $code:expr, $message:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                check(stringify!($name), $file, $contents, $cmd, &[$($arg),*], $code, $message);
+            }
+        )*};
+    }
+
+    bad_input! {
+        finding3_csv_rank_u32_max_is_a_range_error: "x.csv", "0,4294967295,8\n", "replay", [], 2, "x.csv:1: rank 4294967295 exceeds the limit of 4194304 ranks (netsim's MAX_RANKS";
+        finding2_csv_u64_max_message_no_past_event: "x.csv", "0,1,18446744073709551615\n", "replay", [], 2, "x.csv:1: bytes: 18446744073709551615 bytes exceeds the limit of 1099511627776 bytes (1 TiB, netsim's MAX_MESSAGE_BYTES)";
+        finding2_csv_1e18_bytes_no_1ps_inversion: "x.csv", "0,1,1000000000000000000\n1,0,1000000000000000000\n", "replay", ["--mode", "flow"], 2, "x.csv:1: bytes: 1000000000000000000 bytes exceeds the limit of 1099511627776 bytes";
+        csv_negative_bytes: "x.csv", "0,1,-8\n", "replay", [], 2, "x.csv:1: bytes must not be negative, found `-8`";
+        csv_bad_header: "x.csv", "a,b,c\n0,1,8\n", "replay", [], 2, "x.csv:1: expected the header `src,dst,bytes` or a message, found `a,b,c`";
+        csv_wrong_field_count: "x.csv", "0,1\n", "replay", [], 2, "x.csv:1: expected 3 fields `src,dst,bytes`, found `0,1`";
+        csv_rank_not_an_integer: "x.csv", "0,x,8\n", "replay", [], 2, "x.csv:1: dst must be an integer in range, found `x`";
+        finding6_truncated_recv_is_mpi_err_truncate: "x.trace", "0 send dst=1 tag=0 bytes=16\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:2: recv: message truncated (MPI_ERR_TRUNCATE): rank 0 sent 16 bytes (tag 0) to rank 1, whose recv holds 8 bytes";
+        finding6_truncated_irecv_rendezvous: "x.trace", "0 isend dst=1 tag=3 bytes=100000 req=1\n0 wait req=1\n1 irecv src=0 tag=3 bytes=64 req=7\n1 wait req=7\n", "replay", [], 2, "x.trace:3: irecv: message truncated (MPI_ERR_TRUNCATE): rank 0 sent 100000 bytes (tag 3) to rank 1, whose irecv holds 64 bytes";
+        native_unknown_time_unit: "x.trace", "0 compute 5h\n", "replay", [], 2, "x.trace:1: compute: unknown time unit `h` (ps, ns, us, ms, s)";
+        native_duration_without_unit: "x.trace", "0 compute 5\n", "replay", [], 2, "x.trace:1: compute: duration `5` needs a unit (ps, ns, us, ms, s)";
+        finding2_native_compute_above_duration_limit: "x.trace", "0 compute 18000000s\n", "replay", [], 2, "x.trace:1: compute: 18000000000000000000 ps exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_DURATION)";
+        finding2_json_never_prints_a_saturated_makespan: "x.trace", "0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n0 compute 900000s\n", "replay", ["--json"], 2, "simulated time exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_SIM_TIME)";
+        native_rank_beyond_rank_limit: "x.trace", "4294967295 barrier\n", "replay", [], 2, "x.trace:1: rank 4294967295 exceeds the limit of 4194304 ranks";
+        native_unknown_operation: "x.trace", "0 fly\n", "replay", [], 2, "x.trace:1: fly: unknown operation";
+        native_missing_field: "x.trace", "0 send dst=1 tag=0\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:1: send: missing field `bytes=`";
+        native_field_given_twice: "x.trace", "0 send dst=1 tag=0 tag=1 bytes=8\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:1: send: field `tag` given twice";
+        native_unknown_field: "x.trace", "0 send dst=1 tag=0 bytes=8 color=red\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:1: send: unknown field `color`";
+        native_destination_names_no_rank: "x.trace", "0 send dst=5 tag=0 bytes=8\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:1: send: dst=5 names no rank (the trace has ranks 0..2)";
+        native_negative_bytes: "x.trace", "0 send dst=1 tag=0 bytes=-8\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 2, "x.trace:1: send: bytes must not be negative, found `-8`";
+        native_bytes_above_size_limit: "x.trace", "0 send dst=1 tag=0 bytes=2000000000000\n1 recv src=0 tag=0 bytes=2000000000000\n", "replay", [], 2, "x.trace:1: send: bytes: 2000000000000 bytes exceeds the limit of 1099511627776 bytes";
+        native_request_already_in_flight: "x.trace", "0 irecv src=1 tag=0 bytes=8 req=1\n0 irecv src=1 tag=0 bytes=8 req=1\n1 barrier\n", "replay", [], 2, "x.trace:2: request 1 is already in flight";
+        finding8_deadlock_exits_3: "x.trace", "0 recv src=1 tag=0 bytes=8\n1 recv src=0 tag=0 bytes=8\n", "replay", [], 3, "the run deadlocked";
+        finding4_goal_num_ranks_above_rank_limit: "x.goal", "num_ranks 4294967295\n", "replay", [], 2, "x.goal:1: num_ranks: 4294967295 ranks exceeds the limit of 4194304 ranks (netsim's MAX_RANKS)";
+        goal_rank_block_before_num_ranks: "x.goal", "rank 0 {\n}\nnum_ranks 1\n", "replay", [], 2, "x.goal:1: `rank` block before `num_ranks`";
+        goal_rank_does_not_exist: "x.goal", "num_ranks 2\nrank 5 {\n}\n", "replay", [], 2, "x.goal:2: rank 5 does not exist (num_ranks 2)";
+        goal_size_above_size_limit: "x.goal", "num_ranks 2\nrank 0 {\n  s: send 18446744073709551615b to 1 tag 0\n}\nrank 1 {\n  r: recv 18446744073709551615b from 0 tag 0\n}\n", "replay", [], 2, "x.goal:3: size: 18446744073709551615 bytes exceeds the limit of 1099511627776 bytes";
+        goal_size_without_b: "x.goal", "num_ranks 2\nrank 0 {\n  s: send 8 to 1 tag 0\n}\nrank 1 {\n}\n", "replay", [], 2, "x.goal:3: size `8` must be bytes, e.g. `8b`";
+        goal_calc_above_duration_limit: "x.goal", "num_ranks 1\nrank 0 {\n  c: calc 18446744073709551615\n}\n", "replay", [], 2, "x.goal:3: calc 18446744073709551615 (x 1000 ps): 18446744073709551615 ps exceeds the limit of 1000000000000000000 ps";
+        goal_without_num_ranks: "x.goal", "// nothing\n", "replay", [], 2, "x.goal: no `num_ranks` line";
+        goal_block_never_closed: "x.goal", "num_ranks 1\nrank 0 {\n  c: calc 5\n", "replay", [], 2, "x.goal:2: `rank` block is never closed with `}`";
+        ti_size_above_size_limit: "x.ti", "0 send 1 0 1e19\n1 recv 0 0 1e19\n", "replay", [], 2, "x.ti:1: send: size of 10000000000000000000 elements: 10000000000000000000 bytes exceeds the limit of 1099511627776 bytes";
+        ti_compute_too_long: "x.ti", "0 compute 1e30\n1 compute 1\n", "replay", [], 2, "x.ti:1: compute: 1000000000000000000000000000000 flops is too long a computation";
+        ti_negative_flops: "x.ti", "0 compute -5\n1 compute 1\n", "replay", [], 2, "x.ti:1: compute: flops must not be negative, found `-5`";
+        dumpi_numprocs_above_rank_limit: "x.meta", "numprocs=4294967295\nfileprefix=d\n", "replay", [], 2, "x.meta:1: numprocs: 4294967295 ranks exceeds the limit of 4194304 ranks";
+        dumpi_without_numprocs: "x.meta", "fileprefix=d\n", "replay", [], 2, "x.meta: no `numprocs=` line";
+        finding4_ethernet_racks_times_nodes_above_node_limit: "x.toml", "[machine]\npreset = \"ethernet-zhu\"\nracks = 100000\nnodes_per_rack = 100000\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:4: `machine.nodes_per_rack`: 100000 racks x 100000 nodes: 10000000000 nodes exceeds the limit of 4194304 nodes (netsim's MAX_NODES)";
+        finding4_ethernet_routing_table_above_limit: "x.toml", "[machine]\npreset = \"ethernet-zhu\"\nracks = 10000\nnodes_per_rack = 100\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.racks`: 10000 racks x 1000000 nodes needs a routing table of 10000000000 entries, above the limit of 268435456 (netsim's MAX_ROUTE_TABLE_ENTRIES)";
+        finding4_blue_waters_nodes_per_router_above_node_limit: "x.toml", "[machine]\npreset = \"blue-waters\"\ndims = [2, 2, 2]\nnodes_per_router = 4294967295\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:4: `machine.nodes_per_router`: 4294967295 per router x 8 routers: 34359738360 nodes exceeds the limit of 4194304 nodes";
+        scenario_torus_routers_above_limit: "x.toml", "[machine]\npreset = \"blue-waters\"\ndims = [2000, 2000, 2000]\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.dims`: 8000000000 routers exceeds the limit of 1048576 routers (netsim's MAX_ROUTERS)";
+        scenario_ideal_nodes_above_node_limit: "x.toml", "[machine]\npreset = \"ideal\"\nnodes = 100000000\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.nodes`: 100000000 nodes exceeds the limit of 4194304 nodes";
+        scenario_infiniband_nodes_above_node_limit: "x.toml", "[machine]\npreset = \"infiniband-qdr\"\nnodes = 100000000\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.nodes`: 100000000 nodes exceeds the limit of 4194304 nodes";
+        finding2_scenario_compute_above_duration_limit: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"halo\"\nprocs = 8\ncompute = \"2e6 s\"\n", "run", [], 2, "x.toml:6: `2e6 s`: 2000000000000000000 ps exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_DURATION)";
+        finding2_scenario_computes_past_horizon: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"halo\"\nprocs = 8\niters = 30\ncompute = \"900000 s\"\n", "run", [], 2, "simulated time exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_SIM_TIME)";
+        scenario_workload_size_above_size_limit: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"ping-pong\"\nsizes = [\"2000 GiB\"]\nreps = 1\n", "run", [], 2, "message size: 2147483648000 bytes exceeds the limit of 1099511627776 bytes";
+        scenario_size_beyond_u64: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"ping-pong\"\nsizes = [\"1e30 B\"]\nreps = 1\n", "run", [], 2, "x.toml:5: `1e30 B`: a size must be between 0 and 2^64 bytes";
+        scenario_latency_above_duration_limit: "x.toml", "[machine]\npreset = \"ideal\"\nlatency = \"1e7 s\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `1e7 s`: 10000000000000000000 ps exceeds the limit of 1000000000000000000 ps";
+        scenario_time_without_unit: "x.toml", "[machine]\npreset = \"ideal\"\nlatency = 5\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: time 5 has no unit: write e.g. \"5 ns\" or \"5 us\"";
+        scenario_unknown_time_unit: "x.toml", "[machine]\npreset = \"ideal\"\nlatency = \"5 fortnights\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `5 fortnights`: unknown time unit `fortnights` (ps, ns, us, ms, s)";
+        scenario_unknown_field: "x.toml", "[machine]\npreset = \"ideal\"\ncolour = \"red\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: unknown field `colour`";
+        scenario_negative_size: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"ping-pong\"\nsizes = [-8]\nreps = 1\n", "run", [], 2, "x.toml:5: size -8 is negative; sizes are 0 or more bytes";
+        scenario_zero_rate: "x.toml", "[machine]\npreset = \"ideal\"\nbandwidth = \"0 B/s\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `0 B/s`: a rate must be at least 1 B/s";
+        scenario_bad_toml: "x.toml", "[machine\n", "run", [], 2, "x.toml:1: unclosed table, expected `]`";
+        scenario_unknown_workload_kind: "x.toml", "[workload]\nkind = \"dance\"\n", "run", [], 2, "x.toml:2: unknown variant `dance`";
+    }
+
+    /// Finding 2: `--json` prints no report (no saturated makespan) when
+    /// the run passes the horizon.
+    #[test]
+    fn finding2_json_prints_nothing_past_the_horizon() {
+        let out = check(
+            "json-nothing",
+            "x.trace",
+            &"0 compute 900000s\n".repeat(25),
+            "replay",
+            &["--json"],
+            2,
+            "MAX_SIM_TIME",
+        );
+        assert!(out.is_empty(), "no report: {out}");
+    }
+
+    /// Finding 5: the documented `1e-3s` is read (exit 0) and timed.
+    #[test]
+    fn finding5_native_scientific_duration_is_accepted() {
+        let out = check(
+            "sci",
+            "x.trace",
+            "0 compute 1e-3s\n1 compute 2.5E+3ns\n",
+            "replay",
+            &["--json", "--no-wall"],
+            0,
+            "",
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["makespan_ps"], 1_000_000_000u64);
+    }
+
+    /// Finding 8: a valid run exits 0, a missing file 2, a deadlock 3
+    /// (above); `--help` documents the codes.
+    #[test]
+    fn finding8_exit_codes_success_input_and_help() {
+        check("ok", "x.csv", "0,1,8\n", "replay", &[], 0, "");
+        let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+            .args(["replay", "/nonexistent/netsim/x.trace"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open trace file"));
+        let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+            .args(["validate", "--case", "no-such-case"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let help = Command::new(env!("CARGO_BIN_EXE_netsim"))
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&help.stdout);
+        assert!(
+            help.contains(
+                "Exit codes: 0 success; 1 a validation row or a check failed; 2 bad input"
+            ),
+            "{help}"
+        );
+        assert!(help.contains("3 the simulation deadlocked"), "{help}");
+    }
+}

@@ -30,7 +30,7 @@ mod shm;
 
 pub use protocol::MsgState;
 pub use report::{
-    BlockedRank, ConfigError, DeadlockReport, RegionTime, RunError, RunResults, Traffic,
+    BlockedRank, ConfigError, DeadlockReport, RegionTime, RunError, RunResults, Traffic, Truncation,
 };
 
 use crate::collectives::P2p;
@@ -44,9 +44,9 @@ use order::Order;
 use protocol::Msg;
 use ranks::{Comm, PendingCreate, RankState};
 use report::Stats;
-use requests::Req;
+use requests::{RecvCheck, Req};
 use rustc_hash::FxHashMap;
-use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time};
+use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, limits};
 use std::cmp::Reverse;
 use topology::{Delivery, Placement, Transport};
 
@@ -128,6 +128,8 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     reqs: Vec<Req>,
+    /// Receive buffer sizes and origins by request (see [`RecvCheck`]).
+    recvs: Vec<RecvCheck>,
     free_reqs: Vec<u32>,
     user: FxHashMap<(u32, u64), u32>,
     /// Per rank, ids of requests a `Test` completed and freed: MPI sets the
@@ -196,10 +198,10 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
                 ),
             });
         }
-        if n > (u32::MAX / 2) as usize {
+        if let Err(message) = limits::check_ranks(n as u64) {
             return Err(ConfigError::Invalid {
                 name: "programs",
-                message: format!("{n} ranks is too many"),
+                message,
             });
         }
         let nodes = transport.nodes();
@@ -270,6 +272,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             msgs: Vec::new(),
             free_msgs: Vec::new(),
             reqs: Vec::new(),
+            recvs: Vec::new(),
             free_reqs: Vec::new(),
             user: FxHashMap::default(),
             tested: FxHashMap::default(),
@@ -327,14 +330,28 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
         // A countdown, not `seen % every`: no division per event.
         let every = every.max(1);
         let (mut seen, mut next) = (0u64, every);
-        self.engine.run_while(&mut self.state, |m, now| {
+        // The horizon: an event beyond `MAX_SIM_TIME` (a time that
+        // overflowed saturates at `Time::MAX`, beyond it) ends the run
+        // with an error before it is handled, so no saturated time is ever
+        // used or reported as a result.
+        while let Some(at) = self.engine.next_time() {
+            if self.state.error.is_some() {
+                break;
+            }
+            if at > limits::MAX_SIM_TIME {
+                self.state.error = Some(RunError::TimeLimit {
+                    now: self.engine.now(),
+                    at,
+                });
+                break;
+            }
             seen += 1;
             if seen == next {
-                progress(now, seen);
+                progress(self.engine.now(), seen);
                 next = next.saturating_add(every);
             }
-            m.error.is_none()
-        });
+            self.engine.step(&mut self.state);
+        }
         let now = self.engine.now();
         let mut sim = self.state;
         let outcome = sim.results(now);
@@ -438,5 +455,7 @@ mod tests {
         assert!(per_rank <= 344, "RankState is {per_rank} B");
         assert!(std::mem::size_of::<Msg>() <= 64);
         assert!(std::mem::size_of::<Req>() <= 16);
+        // Beside each request slot: a receive's size and origin.
+        assert!(std::mem::size_of::<RecvCheck>() <= 48);
     }
 }

@@ -35,7 +35,7 @@
 
 use super::host::{End, Job, NONE, Plan};
 use super::local::Loc;
-use super::{Ev, NetSched, Sim};
+use super::{Ev, NetSched, RunError, Sim, Truncation};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};
 use crate::observe::{MessageStep, Observer, Step};
 use crate::op::OpStream;
@@ -573,6 +573,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 now,
             );
         }
+        if let Some(p) = found.found {
+            self.check_truncation(m, p.req);
+        }
         match found.found {
             Some(p) if proto == Protocol::Rendezvous => {
                 self.msgs[m as usize].recv_req = p.req;
@@ -589,6 +592,29 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
         }
         Plan { cpu, delay, end }
+    }
+
+    /// Message `m` matched receive request `req`: a message longer than
+    /// the receive's buffer is MPI_ERR_TRUNCATE, an error of the run
+    /// (MPI's default error handler aborts). A longer buffer is fine.
+    fn check_truncation(&mut self, m: u32, req: u32) {
+        let (msg, rq) = (&self.msgs[m as usize], &self.recvs[req as usize]);
+        if msg.bytes <= rq.cap || self.error.is_some() {
+            return;
+        }
+        let (op, origin) = rq
+            .posted
+            .clone()
+            .map_or(("receive", None), |(w, o)| (w, Some(o)));
+        self.error = Some(RunError::Truncated(Box::new(Truncation {
+            sender: msg.src,
+            receiver: msg.dst,
+            tag: msg.tag,
+            send_bytes: msg.bytes,
+            recv_bytes: rq.cap,
+            op,
+            origin,
+        })));
     }
 
     /// [`Job::Data`] starts: the receive overhead of rendezvous data.
@@ -642,6 +668,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let mut end = End::NOTHING;
         match found.found {
             Some(e) => {
+                self.check_truncation(e.msg, p.req);
                 self.note(
                     e.msg,
                     Step::Matched {

@@ -14,7 +14,9 @@ use super::{Ev, RunError, Sim};
 use crate::collectives::{self, CollRun};
 use crate::matching::{PostedRecv, Queues};
 use crate::observe::Observer;
-use crate::op::{CommId, GraphOp, Op, OpStream, Origin, Rank, Ready, ReqId, Source, TagSel};
+use crate::op::{
+    CommId, GraphOp, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, TagSel,
+};
 use crate::params::MatcherKind;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
 use topology::Transport;
@@ -248,6 +250,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     break;
                 }
                 Ok(Some((op, origin))) => {
+                    if let Err(message) = op.check_limits() {
+                        self.error = Some(RunError::Program {
+                            rank: r,
+                            error: ProgramError { origin, message },
+                        });
+                        break;
+                    }
                     if O::ENABLED {
                         self.obs.op(r, &op, &origin, s.now());
                     }
@@ -284,6 +293,16 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Issues graph operation `g` of rank `r`.
     fn graph_issue(&mut self, s: &mut Sch<'_, T::Event>, r: u32, g: GraphOp) {
+        if let Err(message) = g.op.check_limits() {
+            self.error = Some(RunError::Program {
+                rank: r,
+                error: ProgramError {
+                    origin: g.origin,
+                    message,
+                },
+            });
+            return;
+        }
         let req = self.new_req(r);
         self.reqs[req as usize].graph = g.id;
         self.ranks[r as usize].graph_live += 1;
@@ -300,7 +319,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.post_send(s, r, d, 2 * cg, tag, bytes, req, false, (g.cpu, g.nic));
                 Ok(())
             }),
-            Op::Irecv { src, tag, comm, .. } => {
+            Op::Irecv {
+                src,
+                tag,
+                comm,
+                bytes,
+                ..
+            } => {
+                self.mark_recv(req, bytes, "irecv", origin);
                 self.posted_recv(r, src, tag, comm, origin, req).map(|p| {
                     self.post_recv(s, r, p, false, g.cpu);
                 })
@@ -555,9 +581,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 src,
                 tag,
                 comm,
-                bytes: _,
+                bytes,
             } => {
                 let req = self.internal_req(r);
+                self.mark_recv(req, bytes, "recv", origin);
                 self.block(r, Resume::Internal, 1);
                 self.irecv(s, r, src, tag, comm, origin, req, false)?;
                 Ok(Flow::Blocked)
@@ -568,11 +595,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 send_bytes,
                 src,
                 recv_tag,
-                recv_bytes: _,
+                recv_bytes,
                 comm,
             } => {
                 let a = self.internal_req(r);
                 let b = self.internal_req(r);
+                self.mark_recv(b, recv_bytes, "sendrecv", origin);
                 self.block(r, Resume::Internal, 2);
                 self.isend(s, r, dst, send_tag, send_bytes, comm, origin, a, false)?;
                 self.irecv(s, r, src, recv_tag, comm, origin, b, false)?;
@@ -597,13 +625,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 tag,
                 comm,
                 req,
-                bytes: _,
+                bytes,
             } => {
                 let (g, _, size) = self.resolve(r, comm, origin)?;
                 if let Source::Rank(x) = src {
                     self.peer(r, g, size, x, origin)?;
                 }
                 let i = self.user_req(r, req, origin)?;
+                self.mark_recv(i, bytes, "irecv", origin);
                 let done = self.irecv(s, r, src, tag, comm, origin, i, true)?;
                 Ok(self.go_on(r, done))
             }

@@ -202,6 +202,63 @@ pub enum RunError {
     /// Ranks are blocked and nothing is left to happen.
     #[error("{0}")]
     Deadlock(DeadlockReport),
+    /// A message matched a receive whose buffer is smaller
+    /// (MPI_ERR_TRUNCATE).
+    #[error("{0}")]
+    Truncated(Box<Truncation>),
+    /// Simulated time would pass the horizon
+    /// [`sim_core::limits::MAX_SIM_TIME`]: the input's sizes or durations
+    /// add up to more than the simulator's time can hold (a time that
+    /// overflowed saturates beyond the horizon, so it lands here too).
+    #[error(
+        "simulated time exceeds the limit of {} ps (10^6 s, netsim's MAX_SIM_TIME): the next event is at {} ps, the run had reached {} ps; the input's sizes or durations are too large",
+        sim_core::limits::MAX_SIM_TIME.as_ps(), .at.as_ps(), .now.as_ps()
+    )]
+    TimeLimit {
+        /// The time of the last event handled.
+        now: Time,
+        /// The time of the event beyond the horizon.
+        at: Time,
+    },
+}
+
+/// A message longer than the receive it matched: MPI_ERR_TRUNCATE.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// World rank of the sender.
+    pub sender: Rank,
+    /// World rank of the receiver.
+    pub receiver: Rank,
+    /// The message's tag.
+    pub tag: i32,
+    /// The message's size \[bytes\].
+    pub send_bytes: u64,
+    /// The receive buffer's size \[bytes\].
+    pub recv_bytes: u64,
+    /// The receiving operation (`recv`, `irecv`, `sendrecv`).
+    pub op: &'static str,
+    /// Where the receive came from (trace file and line), if known.
+    pub origin: Option<Origin>,
+}
+
+impl std::fmt::Display for Truncation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rank {}: ", self.receiver)?;
+        if let Some(o) = &self.origin {
+            write!(f, "{o}: ")?;
+        }
+        write!(
+            f,
+            "{}: message truncated (MPI_ERR_TRUNCATE): rank {} sent {} bytes (tag {}) to rank {}, whose {} holds {} bytes",
+            self.op,
+            self.sender,
+            self.send_bytes,
+            self.tag,
+            self.receiver,
+            self.op,
+            self.recv_bytes
+        )
+    }
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {

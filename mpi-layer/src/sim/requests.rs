@@ -23,6 +23,25 @@ pub(super) struct Req {
     pub live: bool,
 }
 
+/// A program's receive, beside its request (same index; kept apart so
+/// that [`Req`] stays 16 bytes on the hot path): its buffer size and where
+/// it came from, for MPI_ERR_TRUNCATE.
+#[derive(Clone, Debug)]
+pub(super) struct RecvCheck {
+    /// The receive buffer \[bytes\]: a message that matches it with more
+    /// bytes is an error. `u64::MAX` for sends and collectives' receives.
+    pub cap: u64,
+    /// The receiving operation's name and origin.
+    pub posted: Option<(&'static str, Origin)>,
+}
+
+impl RecvCheck {
+    const NONE: RecvCheck = RecvCheck {
+        cap: u64::MAX,
+        posted: None,
+    };
+}
+
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn new_req(&mut self, owner: u32) -> u32 {
         let r = Req {
@@ -39,14 +58,27 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
             None => {
                 self.reqs.push(r);
+                self.recvs.push(RecvCheck::NONE);
                 (self.reqs.len() - 1) as u32
             }
         }
     }
 
+    /// Request `i` is the program's receive `what` at `origin` with a
+    /// buffer of `cap` bytes: a longer message matching it is an error.
+    pub(super) fn mark_recv(&mut self, i: u32, cap: u64, what: &'static str, origin: &Origin) {
+        self.recvs[i as usize] = RecvCheck {
+            cap,
+            posted: Some((what, origin.clone())),
+        };
+    }
+
     pub(super) fn free_req(&mut self, i: u32) {
         debug_assert!(self.reqs[i as usize].live);
         self.reqs[i as usize].live = false;
+        if self.recvs[i as usize].posted.is_some() {
+            self.recvs[i as usize] = RecvCheck::NONE;
+        }
         self.free_reqs.push(i);
     }
 

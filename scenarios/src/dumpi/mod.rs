@@ -138,9 +138,11 @@ impl DumpiTrace {
             if let Some((k, v)) = l.split_once('=') {
                 match k.trim() {
                     "numprocs" => {
-                        numprocs = Some(
-                            parse_int::<u32>(v.trim(), "numprocs").map_err(|m| lines.error(m))?,
-                        )
+                        let n =
+                            parse_int::<u32>(v.trim(), "numprocs").map_err(|m| lines.error(m))?;
+                        sim_core::limits::check_ranks(n.into())
+                            .map_err(|m| lines.error(format!("numprocs: {m}")))?;
+                        numprocs = Some(n)
                     }
                     "fileprefix" => prefix = Some(v.trim().to_string()),
                     _ => {}

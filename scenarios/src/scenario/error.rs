@@ -13,6 +13,10 @@ pub struct ScenarioError {
     pub line: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// The simulation ran and deadlocked (ranks blocked, nothing left to
+    /// happen), as opposed to bad input or configuration: the command
+    /// line exits with a code of its own for it.
+    pub deadlock: bool,
 }
 
 fn location(file: &str, line: &Option<usize>) -> String {
@@ -80,6 +84,7 @@ impl ScenarioFile {
             file: self.name.clone(),
             line: key_line(&self.text, section, key),
             message: format!("`{name}`: {}", message.into()),
+            deadlock: false,
         }
     }
     /// An error about the whole scenario (no line).
@@ -88,6 +93,7 @@ impl ScenarioFile {
             file: self.name.clone(),
             line: None,
             message: message.into(),
+            deadlock: false,
         }
     }
 }
@@ -105,6 +111,7 @@ pub(super) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Scenari
         file: file.into(),
         line,
         message,
+        deadlock: false,
     }
 }
 

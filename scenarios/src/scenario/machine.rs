@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
-use sim_core::{Bandwidth, Time};
+use sim_core::{Bandwidth, Time, limits};
 use topology::{
     Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
 };
@@ -444,9 +444,24 @@ impl TorusSpec {
             tp.cores_per_socket = v;
         }
         let routers: u64 = tp.dims.iter().map(|&d| d as u64).product();
-        if routers > 1 << 20 {
-            return Err(err("dims", format!("{routers} routers is too many")));
+        if routers > limits::MAX_ROUTERS {
+            return Err(err(
+                "dims",
+                format!(
+                    "{routers} routers exceeds the limit of {} routers (netsim's MAX_ROUTERS)",
+                    limits::MAX_ROUTERS
+                ),
+            ));
         }
+        limits::check_nodes(routers * tp.nodes_per_router as u64).map_err(|m| {
+            err(
+                "nodes_per_router",
+                format!(
+                    "{} per router x {routers} routers: {m}",
+                    tp.nodes_per_router
+                ),
+            )
+        })?;
         tp.build().map_err(|e| err("dims", e.to_string()))
     }
 }
@@ -478,6 +493,25 @@ impl EthernetSpec {
         if let Some(v) = self.cores_per_socket {
             ep.cores_per_socket = v;
         }
+        let hosts = ep.racks as u64 * ep.nodes_per_rack as u64;
+        limits::check_nodes(hosts).map_err(|m| {
+            err(
+                "nodes_per_rack",
+                format!("{} racks x {} nodes: {m}", ep.racks, ep.nodes_per_rack),
+            )
+        })?;
+        // Table routing: one entry per (switch, host).
+        if ep.racks as u64 * hosts > limits::MAX_ROUTE_TABLE_ENTRIES {
+            return Err(err(
+                "racks",
+                format!(
+                    "{} racks x {hosts} nodes needs a routing table of {} entries, above the limit of {} (netsim's MAX_ROUTE_TABLE_ENTRIES)",
+                    ep.racks,
+                    ep.racks as u64 * hosts,
+                    limits::MAX_ROUTE_TABLE_ENTRIES
+                ),
+            ));
+        }
         ep.build().map_err(|e| err("", e.to_string()))
     }
 }
@@ -502,9 +536,7 @@ impl InfinibandSpec {
         if let Some(v) = self.cores_per_socket {
             ip.cores_per_socket = v;
         }
-        if ip.nodes > 1 << 20 {
-            return Err(err("nodes", "too many nodes".into()));
-        }
+        limits::check_nodes(ip.nodes.into()).map_err(|m| err("nodes", m))?;
         ip.build().map_err(|e| err("nodes", e.to_string()))
     }
 }
@@ -512,9 +544,7 @@ impl InfinibandSpec {
 impl IdealSpec {
     fn build(&self, err: FieldErr, nodes_needed: u32) -> Result<BuiltMachine, ScenarioError> {
         let n = self.nodes.unwrap_or(nodes_needed);
-        if n > 1 << 24 {
-            return Err(err("nodes", "too many nodes".into()));
-        }
+        limits::check_nodes(n.into()).map_err(|m| err("nodes", m))?;
         Ok(BuiltMachine {
             fabric: Fabric::Ideal {
                 nodes: n,

@@ -99,6 +99,7 @@ pub fn read_table(path: &Path) -> Result<(ScenarioFile, toml::Table), ScenarioEr
         file: file.clone(),
         line: None,
         message: format!("cannot read scenario: {e}"),
+        deadlock: false,
     })?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
     Ok((ScenarioFile { name: file, text }, table))
@@ -269,7 +270,10 @@ impl Scenario {
         let (outcome, net, obs) = sim.run_full(progress_every, progress);
         *back = Some(obs);
         let wall_s = wall.elapsed().as_secs_f64();
-        let results = outcome.map_err(|e| file.plain(run_error_text(&e)))?;
+        let results = outcome.map_err(|e| ScenarioError {
+            deadlock: matches!(e, RunError::Deadlock(_)),
+            ..file.plain(run_error_text(&e))
+        })?;
         let (links, torus) = match net.links_machine() {
             Some(m) => (
                 Some(LinkInfo {

@@ -3,7 +3,7 @@
 //! [`sim_core::units`], and refuse bare numbers where a unit is needed.
 
 use serde::{Deserialize, Deserializer};
-use sim_core::{Bandwidth, Time, units};
+use sim_core::{Bandwidth, Time, limits, units};
 
 /// A time with a unit (`"2.3 us"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,10 @@ impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match UnitValue::deserialize(d)? {
             UnitValue::Text(s) => units::parse_time(&s)
-                .map(Dur)
+                .and_then(|t| {
+                    limits::check_duration(t).map_err(|m| format!("`{s}`: {m}"))?;
+                    Ok(Dur(t))
+                })
                 .map_err(serde::de::Error::custom),
             UnitValue::Int(i) => Err(serde::de::Error::custom(format!(
                 "time {i} has no unit: write e.g. \"{i} ns\" or \"{i} us\""

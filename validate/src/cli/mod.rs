@@ -182,8 +182,61 @@ pub enum SweepCommand {
     },
 }
 
-fn scenario_err(e: ScenarioError) -> String {
-    e.to_string()
+/// Exit code: a validation row or a check failed.
+pub const EXIT_CHECK_FAILED: u8 = 1;
+/// Exit code: bad input or configuration (a file, an option, a trace
+/// line, a limit), including a run stopped by an input error.
+pub const EXIT_INPUT: u8 = 2;
+/// Exit code: the simulation deadlocked (ranks blocked, nothing left to
+/// happen).
+pub const EXIT_DEADLOCK: u8 = 3;
+
+/// A command's error: the message and the exit code it maps to
+/// ([`EXIT_INPUT`] or [`EXIT_DEADLOCK`]).
+#[derive(Debug)]
+pub struct CliError {
+    /// The process exit code.
+    pub code: u8,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for CliError {
+    fn from(message: String) -> Self {
+        CliError {
+            code: EXIT_INPUT,
+            message,
+        }
+    }
+}
+
+impl From<&str> for CliError {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
+impl From<ScenarioError> for CliError {
+    fn from(e: ScenarioError) -> Self {
+        CliError {
+            code: if e.deadlock {
+                EXIT_DEADLOCK
+            } else {
+                EXIT_INPUT
+            },
+            message: e.to_string(),
+        }
+    }
+}
+
+fn scenario_err(e: ScenarioError) -> CliError {
+    e.into()
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, Value)>, String> {
@@ -245,7 +298,7 @@ fn run_table(
     table: &Table,
     opts: &OutputOpts,
     dir: &Path,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let sets = overrides(&opts.set)?;
     let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
     let mut progress = Progress::new(opts.quiet);
@@ -286,7 +339,7 @@ fn run_table(
     emit(&outcome, opts)
 }
 
-fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), String> {
+fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), CliError> {
     match opts.format() {
         Format::Table => print!("{}", render::table(&o.report)),
         Format::Json => println!(
@@ -304,7 +357,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), String> {
 }
 
 /// `netsim run`.
-pub fn run(a: RunArgs) -> Result<(), String> {
+pub fn run(a: RunArgs) -> Result<(), CliError> {
     let (src, table) = scenario::read_table(&a.scenario).map_err(scenario_err)?;
     let dir = a.scenario.parent().unwrap_or(Path::new(".")).to_path_buf();
     run_table(&src, &table, &a.out, &dir)
@@ -312,7 +365,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
 
 /// `netsim replay`: the options become a scenario table with a `trace`
 /// workload, so `--set` reaches every scenario field.
-pub fn replay(a: ReplayArgs) -> Result<(), String> {
+pub fn replay(a: ReplayArgs) -> Result<(), CliError> {
     let mut t = Table::new();
     // Each option goes in as the value serde writes for it: the same
     // name a scenario file uses, since the types are the file's.
@@ -325,7 +378,7 @@ pub fn replay(a: ReplayArgs) -> Result<(), String> {
             return Err("--dims applies to --machine blue-waters".into());
         }
         if d.len() != 3 {
-            return Err(format!("--dims: expected X,Y,Z, got {} values", d.len()));
+            return Err(format!("--dims: expected X,Y,Z, got {} values", d.len()).into());
         }
         set("machine.dims", d)?;
     } else if a.machine == MachinePreset::BlueWaters {
@@ -428,7 +481,7 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
 }
 
 /// `netsim sweep` and `netsim sweep merge`.
-pub fn sweep(a: SweepArgs) -> Result<(), String> {
+pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepCommand::Merge { shards, rows: o }) = a.merge {
         let mut inputs = Vec::new();
         for p in &shards {
@@ -437,7 +490,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             inputs.push((name, text));
         }
         let rows = sweep::merge(&inputs)?;
-        return write_rows(&rows, &o);
+        return Ok(write_rows(&rows, &o)?);
     }
     let path = a.scenario.ok_or("sweep needs a scenario file")?;
     let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
@@ -488,7 +541,10 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
     for (p, r) in pts.iter().zip(results) {
         let result = r.map_err(|e| {
             let params: Vec<String> = p.assignment.iter().map(|a| a.to_string()).collect();
-            format!("point {} ({}): {e}", p.index, params.join(", "))
+            CliError {
+                code: e.code,
+                message: format!("point {} ({}): {e}", p.index, params.join(", ")),
+            }
         })?;
         rows.push(Row {
             sweep: id.clone(),
@@ -498,7 +554,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), String> {
             result,
         });
     }
-    write_rows(&rows, &a.rows)
+    Ok(write_rows(&rows, &a.rows)?)
 }
 
 fn run_point(
@@ -506,7 +562,7 @@ fn run_point(
     base: &Table,
     dir: &Path,
     p: &sweep::Point,
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, CliError> {
     let t = sweep::apply(base, p)?;
     // The point's table stands alone: its errors cannot point at lines of
     // the base file.
@@ -517,7 +573,7 @@ fn run_point(
     let sc = scenario::from_table(&bare, &t, &[], dir).map_err(scenario_err)?;
     let mut o = sc.run(&bare, u64::MAX, |_, _| {}).map_err(scenario_err)?;
     o.report.wall = None;
-    serde_json::to_value(&o.report).map_err(|e| e.to_string())
+    Ok(serde_json::to_value(&o.report).map_err(|e| e.to_string())?)
 }
 
 fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {

@@ -1,0 +1,153 @@
+//! The limits every user input is checked against: one policy for every
+//! reader (CSV message lists, GOAL, native, TI and DUMPI traces), scenario
+//! files and the command line.
+//!
+//! Simulated time is a `u64` of picoseconds ([`Time`]): about 1.8e7 s.
+//! The limits below keep every quantity a run derives from its input (a
+//! message's time on a link, a sum of computations, a collective's bytes
+//! times its ranks) far inside that range, so that arithmetic on them
+//! cannot overflow, and keep the memory a run needs per rank and per node
+//! within what one machine holds. Readers check counts, sizes, times and
+//! ranks when they parse them and name the file and line (or the
+//! parameter) and the limit; what can only be known while running (a sum
+//! of many computations) is caught by [`MAX_SIM_TIME`], the horizon at
+//! which a run stops with an error instead of printing a saturated time.
+
+use crate::time::{PS_PER_SEC, Time};
+
+/// The largest number of ranks of one run: 4,194,304 (2^22).
+///
+/// A rank costs about 470 bytes of simulation state plus its program
+/// (measured: 4,194,304 idle ranks of a CSV message list on the ideal
+/// machine peak at 1.9 GB), so this keeps a run within a few GB. Ranks
+/// are `u32` in the MPI layer; a rank number must be below this.
+pub const MAX_RANKS: u32 = 1 << 22;
+
+/// The largest number of nodes (hosts) of a machine: 4,194,304 (2^22),
+/// the same as [`MAX_RANKS`] (at one rank per node, every rank has a
+/// node). Checked from the family's sizes (torus dimensions times nodes
+/// per router, racks times nodes per rack, `nodes`) before any vertex is
+/// allocated.
+pub const MAX_NODES: u32 = 1 << 22;
+
+/// The largest number of routers of a torus: 1,048,576 (2^20; Blue
+/// Waters has 12,696). Each router has a vertex, seven link pairs and its
+/// coordinates.
+pub const MAX_ROUTERS: u64 = 1 << 20;
+
+/// The largest next-hop table of table routing (Ethernet racks, machine
+/// files): switches times hosts entries of 4 bytes, 2^28 entries (1 GiB).
+/// Ten thousand racks of ten thousand nodes would need 4e8 GB.
+pub const MAX_ROUTE_TABLE_ENTRIES: u64 = 1 << 28;
+
+/// The largest message, and the largest per-rank size of a collective:
+/// 1 TiB (2^40 bytes).
+///
+/// At 1 GB/s such a message takes 1,100 s (1.1e15 ps), four orders of
+/// magnitude below the `u64` picosecond range, and times a full
+/// [`MAX_RANKS`] collective its bytes (2^62) still fit a `u64`. MPI's own
+/// counts are `int` elements (2^31 times the datatype size).
+pub const MAX_MESSAGE_BYTES: u64 = 1 << 40;
+
+/// The longest simulated time a run may reach, and the longest single
+/// computation, sleep or time parameter: 10^6 s (about 11.6 days),
+/// 1e18 ps, a factor 18 below the `u64` picosecond range (1.8e19 ps), so
+/// that a time below it plus any one step derived from limited inputs
+/// cannot wrap.
+///
+/// A run whose next event lies beyond this stops with an error naming
+/// the limit (`RunError::TimeLimit` in the MPI layer).
+pub const MAX_SIM_TIME: Time = Time::from_ps(1_000_000 * PS_PER_SEC);
+
+/// The longest single duration read from input (a `compute`, a `sleep`,
+/// a scenario's time parameter): [`MAX_SIM_TIME`].
+pub const MAX_DURATION: Time = MAX_SIM_TIME;
+
+/// Checks a rank count against [`MAX_RANKS`]; the error names the limit.
+pub fn check_ranks(n: u64) -> Result<(), String> {
+    if n > MAX_RANKS as u64 {
+        return Err(format!(
+            "{n} ranks exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS)"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a rank number (0-based) against [`MAX_RANKS`].
+pub fn check_rank(r: u64) -> Result<(), String> {
+    if r >= MAX_RANKS as u64 {
+        return Err(format!(
+            "rank {r} exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS; ranks are 0..{MAX_RANKS})"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a node count against [`MAX_NODES`].
+pub fn check_nodes(n: u64) -> Result<(), String> {
+    if n > MAX_NODES as u64 {
+        return Err(format!(
+            "{n} nodes exceeds the limit of {MAX_NODES} nodes (netsim's MAX_NODES)"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a message size against [`MAX_MESSAGE_BYTES`].
+pub fn check_bytes(b: u64) -> Result<(), String> {
+    if b > MAX_MESSAGE_BYTES {
+        return Err(format!(
+            "{b} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes (1 TiB, netsim's MAX_MESSAGE_BYTES)"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a duration against [`MAX_DURATION`].
+pub fn check_duration(t: Time) -> Result<(), String> {
+    if t > MAX_DURATION {
+        return Err(format!(
+            "{} ps exceeds the limit of {} ps (10^6 s, netsim's MAX_DURATION)",
+            t.as_ps(),
+            MAX_DURATION.as_ps()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_leave_room_in_u64_picoseconds() {
+        // A limited message at 1 MB/s still fits below the horizon's slack.
+        let t = crate::transfer_time(
+            MAX_MESSAGE_BYTES,
+            crate::Bandwidth::bytes_per_sec(1_000_000),
+        );
+        assert!(t.as_ps() < u64::MAX - MAX_SIM_TIME.as_ps());
+        // Per-rank bytes times every rank fits a u64.
+        assert!(MAX_MESSAGE_BYTES.checked_mul(MAX_RANKS as u64).is_some());
+        assert!(MAX_SIM_TIME.as_ps().checked_mul(16).is_some());
+    }
+
+    #[test]
+    fn checks_name_the_limit() {
+        assert!(check_rank(4_294_967_295).unwrap_err().contains("MAX_RANKS"));
+        assert!(check_rank(MAX_RANKS as u64 - 1).is_ok());
+        assert!(check_ranks(MAX_RANKS as u64).is_ok());
+        assert!(check_nodes(1 << 30).unwrap_err().contains("MAX_NODES"));
+        assert!(check_bytes(MAX_MESSAGE_BYTES).is_ok());
+        assert!(
+            check_bytes(u64::MAX)
+                .unwrap_err()
+                .contains("MAX_MESSAGE_BYTES")
+        );
+        assert!(
+            check_duration(Time::MAX)
+                .unwrap_err()
+                .contains("MAX_DURATION")
+        );
+    }
+}
