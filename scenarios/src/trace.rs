@@ -63,6 +63,11 @@ pub struct TraceConfig {
     pub msglist: MessageListConfig,
 }
 
+/// The most ranks a trace may have: a larger rank in a trace is an error
+/// naming its line. Each rank costs its stream, its MPI state and a place
+/// on the machine, about 1 KB in all; 2^20 ranks stay near 1 GB.
+pub const MAX_TRACE_RANKS: u32 = 1 << 20;
+
 /// A rank's program from any reader.
 pub type BoxedStream = Box<dyn OpStream>;
 
