@@ -209,7 +209,7 @@ impl PooledLines {
             end,
             ahead: Vec::new(),
             pos: 0,
-            chunk: (READ_AHEAD_BUDGET / streams.max(1)).clamp(512, 64 << 10),
+            chunk: read_ahead(streams),
             buf: String::new(),
         }
     }
@@ -292,6 +292,69 @@ impl PooledLines {
             source: self.source.clone(),
             line: self.line,
         }
+    }
+}
+
+/// Each stream's share of [`READ_AHEAD_BUDGET`] when `streams` read.
+fn read_ahead(streams: usize) -> usize {
+    (READ_AHEAD_BUDGET / streams.max(1)).clamp(512, 64 << 10)
+}
+
+/// The bytes of one file of a [`FilePool`] from an offset on, through a
+/// small read-ahead buffer (the binary readers' [`PooledLines`]). Holds
+/// no open file.
+pub(crate) struct PooledReader {
+    pool: Arc<Mutex<FilePool>>,
+    file: usize,
+    /// File offset just past `ahead`.
+    next: u64,
+    ahead: Vec<u8>,
+    pos: usize,
+    chunk: usize,
+}
+
+impl PooledReader {
+    /// Reads file `file` of `pool` from byte `offset`; `streams` readers
+    /// share the read-ahead budget.
+    pub(crate) fn new(
+        pool: &Arc<Mutex<FilePool>>,
+        file: usize,
+        offset: u64,
+        streams: usize,
+    ) -> PooledReader {
+        PooledReader {
+            pool: pool.clone(),
+            file,
+            next: offset,
+            ahead: Vec::new(),
+            pos: 0,
+            chunk: read_ahead(streams),
+        }
+    }
+}
+
+impl std::io::Read for PooledReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.ahead.len() {
+            self.ahead.resize(self.chunk, 0);
+            self.pos = 0;
+            let n = self
+                .pool
+                .lock()
+                .map_err(|_| std::io::Error::other("file pool poisoned"))?
+                .read_at(self.file, self.next, &mut self.ahead);
+            let n = n.inspect_err(|_| self.ahead.clear())?;
+            self.ahead.truncate(n);
+            self.next += n as u64;
+            if n == 0 {
+                self.ahead = Vec::new();
+                return Ok(0);
+            }
+        }
+        let n = out.len().min(self.ahead.len() - self.pos);
+        out[..n].copy_from_slice(&self.ahead[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
 }
 

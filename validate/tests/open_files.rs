@@ -142,3 +142,33 @@ fn ti_rank_4000000_is_a_range_error() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The DUMPI reader too: 2,000 copies of one rank's file of the shared
+/// test trace open and replay under the limit. (Every rank then runs rank
+/// 0's program, which waits for messages the copies never send: the run
+/// ends in the deadlock report, after every file was opened and read.)
+#[test]
+fn dumpi_2000_ranks_under_open_file_limit() {
+    let shared = std::env::var_os("NETSIM_SHARED").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+        PathBuf::from,
+    );
+    let bin = shared.join("traces/dumpi/sst-macro-testtrace/testtrace-0000.bin");
+    assert!(
+        bin.is_file(),
+        "{} is missing (the shared data: ../shared beside the workspace, or $NETSIM_SHARED)",
+        bin.display()
+    );
+    let d = dir("dumpi");
+    for r in 0..RANKS {
+        std::fs::copy(&bin, d.join(format!("t-{r:04}.bin"))).unwrap();
+    }
+    let meta = d.join("t.meta");
+    std::fs::write(&meta, format!("numprocs={RANKS}\nfileprefix=t\n")).unwrap();
+    let o = replay_limited(&[meta.to_str().unwrap(), "--machine", "ideal"]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(!out.contains("Too many open files"), "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+    assert!(out.contains("rank 1999 blocked in"), "{out}");
+    let _ = std::fs::remove_dir_all(&d);
+}
