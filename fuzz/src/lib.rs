@@ -18,8 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use mpi_layer::OpStream;
 
+/// A target's function: bytes in, nothing out (it must not panic).
+pub type Feed = fn(&[u8]);
+
 /// The targets, by name, with the function each feeds.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Feed)] = &[
     ("ti", ti),
     ("native", native),
     ("goal", goal),
