@@ -379,3 +379,53 @@ pub(crate) fn parse_nonneg_f64(token: &str, what: &str) -> Result<f64, String> {
     }
     Ok(v)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 12, finding 1: streams over more files than the pool keeps
+    /// open read every line of their own file, in turn, while the pool
+    /// never holds more than [`MAX_OPEN_FILES`] handles; a stream on a span
+    /// of a shared file reads that span only, numbering lines from its
+    /// first.
+    #[test]
+    fn pooled_lines_keep_open_files_bounded() {
+        let dir = std::env::temp_dir().join(format!("netsim-pool-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = 3 * MAX_OPEN_FILES;
+        let paths: Vec<PathBuf> = (0..n)
+            .map(|i| {
+                let p = dir.join(format!("f{i}"));
+                // The last line has no newline.
+                std::fs::write(&p, format!("{i} a\n{i} b\r\n\n{i} c")).unwrap();
+                p
+            })
+            .collect();
+        let pool = FilePool::new(paths);
+        let mut streams: Vec<PooledLines> = (0..n)
+            .map(|i| PooledLines::new(&pool, i, (0, u64::MAX), 1, n))
+            .collect();
+        for (k, want) in ["a", "b", "", "c"].iter().enumerate() {
+            for (i, s) in streams.iter_mut().enumerate() {
+                assert!(s.advance().unwrap());
+                let expect = if want.is_empty() {
+                    String::new()
+                } else {
+                    format!("{i} {want}")
+                };
+                assert_eq!(s.current(), expect);
+                assert_eq!(s.line, k as u64 + 1);
+                assert!(pool.lock().unwrap().open.len() <= MAX_OPEN_FILES);
+            }
+        }
+        assert!(streams.iter_mut().all(|s| !s.advance().unwrap()));
+
+        // A span: bytes 4.. up to the end of the second line, from line 2.
+        let mut span = PooledLines::new(&pool, 1, (4, 9), 2, 1);
+        assert!(span.advance().unwrap());
+        assert_eq!((span.current(), span.line), ("1 b", 2));
+        assert!(!span.advance().unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
