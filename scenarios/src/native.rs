@@ -59,49 +59,66 @@
 //! gives the operation back.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
 use sim_core::limits;
 use sim_core::time::Time;
 
-use crate::text::{Lines, file_error, parse_int};
+use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
+use crate::ti::{Span, check_rank};
+use crate::trace::MAX_TRACE_RANKS;
 
 /// A native trace: one shared file or one file per rank.
+///
+/// The streams share one pool of open files (32 at most, whatever the
+/// number of ranks): a stream remembers its byte offset and reopens its
+/// file when the pool closed it.
 #[derive(Clone, Debug)]
 pub struct NativeTrace {
-    files: Vec<PathBuf>,
-    shared: bool,
+    files: Arc<Mutex<FilePool>>,
+    /// Shared file: each rank's span of lines; per-rank files: `None`.
+    spans: Option<Arc<Vec<Span>>>,
     num_ranks: u32,
 }
 
 impl NativeTrace {
     /// Opens a file holding every rank's operations (rank column first).
-    /// Reads it once to find the number of ranks; memory stays one line.
+    /// Reads it once to find the number of ranks and where each rank's
+    /// lines are; memory stays one line and 24 bytes per rank.
     pub fn open(path: &Path) -> Result<NativeTrace, ProgramError> {
         let mut lines = Lines::open(path)?;
-        let mut max: Option<u32> = None;
+        let mut spans: Vec<Span> = Vec::new();
         while lines.advance()? {
             let Some(first) = strip_comment(lines.current()).split_whitespace().next() else {
                 continue;
             };
             let r: u32 = parse_int(first, "the rank (first field of a shared trace)")
                 .map_err(|m| lines.error(m))?;
-            limits::check_rank(r.into()).map_err(|m| lines.error(m))?;
-            max = Some(max.map_or(r, |m| m.max(r)));
+            check_rank(r).map_err(|m| lines.error(m))?;
+            Span::extend(&mut spans, r, &lines);
         }
-        let Some(max) = max else {
+        if spans.is_empty() {
             return Err(file_error(path, "the trace holds no operations"));
-        };
+        }
         Ok(NativeTrace {
-            files: vec![path.to_path_buf()],
-            shared: true,
-            num_ranks: max + 1,
+            files: FilePool::new(vec![path.to_path_buf()]),
+            num_ranks: spans.len() as u32,
+            spans: Some(Arc::new(spans)),
         })
     }
 
     /// One file per rank, without rank column: `paths[i]` is rank `i`'s.
     /// Every file must exist.
     pub fn from_rank_files(paths: Vec<PathBuf>) -> Result<NativeTrace, ProgramError> {
+        if let Some(p) = paths.get(MAX_TRACE_RANKS as usize) {
+            return Err(file_error(
+                p,
+                format!(
+                    "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
+                ),
+            ));
+        }
         for p in &paths {
             if !p.is_file() {
                 return Err(file_error(p, "per-rank trace file does not exist"));
@@ -109,8 +126,8 @@ impl NativeTrace {
         }
         Ok(NativeTrace {
             num_ranks: paths.len() as u32,
-            files: paths,
-            shared: false,
+            files: FilePool::new(paths),
+            spans: None,
         })
     }
 
@@ -125,15 +142,18 @@ impl NativeTrace {
     /// If `rank >= self.num_ranks()`.
     pub fn rank_stream(&self, rank: Rank) -> Result<NativeStream, ProgramError> {
         assert!(rank < self.num_ranks, "rank {rank} out of range");
-        let path = if self.shared {
-            &self.files[0]
-        } else {
-            &self.files[rank as usize]
+        let streams = self.num_ranks as usize;
+        let lines = match &self.spans {
+            Some(spans) => {
+                let s = spans[rank as usize];
+                PooledLines::new(&self.files, 0, (s.start, s.end), s.first_line, streams)
+            }
+            None => PooledLines::new(&self.files, rank as usize, (0, u64::MAX), 1, streams),
         };
         Ok(NativeStream {
-            lines: Lines::open(path)?,
+            lines,
             rank,
-            shared: self.shared,
+            shared: self.spans.is_some(),
             num_ranks: self.num_ranks,
         })
     }
@@ -146,7 +166,7 @@ impl NativeTrace {
 
 /// One rank's operations from a native trace.
 pub struct NativeStream {
-    lines: Lines,
+    lines: PooledLines,
     rank: Rank,
     shared: bool,
     num_ranks: u32,

@@ -82,11 +82,15 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
 use sim_core::time::Time;
 
-use crate::text::{Lines, error_at, file_error, parse_int, parse_nonneg_f64, path_name};
+use crate::text::{
+    FilePool, Lines, PooledLines, error_at, file_error, parse_int, parse_nonneg_f64, path_name,
+};
+use crate::trace::MAX_TRACE_RANKS;
 
 /// Parameters of TI replay.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,14 +126,21 @@ pub fn simgrid_datatype_size(id: u32) -> Option<u64> {
 
 #[derive(Clone, Debug)]
 enum Layout {
-    Shared(PathBuf),
-    PerRank(Vec<PathBuf>),
+    /// One file; each rank's lines lie in its span.
+    Shared(Arc<Vec<Span>>),
+    /// File `i` of the pool is rank `i`'s.
+    PerRank,
 }
 
 /// A TI trace: where each rank's actions are, and how many ranks there are.
+///
+/// The streams share one pool of open files (32 at most, whatever the
+/// number of ranks): a stream remembers its byte offset and
+/// reopens its file when the pool closed it.
 #[derive(Clone, Debug)]
 pub struct TiTrace {
     layout: Layout,
+    files: Arc<Mutex<FilePool>>,
     num_ranks: u32,
     config: TiConfig,
 }
@@ -143,7 +154,7 @@ impl TiTrace {
         check_config(&config, path)?;
         let mut lines = Lines::open(path)?;
         let mut first: Option<bool> = None; // Some(true): shared trace
-        let mut max_rank: Option<u32> = None;
+        let mut spans: Vec<Span> = Vec::new();
         let mut files = Vec::new();
         while lines.advance()? {
             let Some(first_field) = first_field(lines.current()) else {
@@ -154,14 +165,20 @@ impl TiTrace {
             if shared {
                 let r: u32 =
                     parse_int(first_field, "the rank (first field)").map_err(|m| lines.error(m))?;
-                max_rank = Some(max_rank.map_or(r, |m| m.max(r)));
+                check_rank(r).map_err(|m| lines.error(m))?;
+                Span::extend(&mut spans, r, &lines);
             } else {
+                if files.len() >= MAX_TRACE_RANKS as usize {
+                    return Err(lines.error(format!(
+                        "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
+                    )));
+                }
                 files.push((lines.line, resolve(path, first_field)));
             }
         }
-        let layout = match first {
+        let (layout, paths) = match first {
             None => return Err(file_error(path, "the trace holds no actions")),
-            Some(true) => Layout::Shared(path.to_path_buf()),
+            Some(true) => (Layout::Shared(Arc::new(spans)), vec![path.to_path_buf()]),
             Some(false) => {
                 let source = path_name(path);
                 for (line, file) in &files {
@@ -173,15 +190,16 @@ impl TiTrace {
                         ));
                     }
                 }
-                Layout::PerRank(files.into_iter().map(|(_, f)| f).collect())
+                (Layout::PerRank, files.into_iter().map(|(_, f)| f).collect())
             }
         };
         let num_ranks = match &layout {
-            Layout::Shared(_) => max_rank.map_or(0, |m| m + 1),
-            Layout::PerRank(f) => f.len() as u32,
+            Layout::Shared(spans) => spans.len() as u32,
+            Layout::PerRank => paths.len() as u32,
         };
         Ok(TiTrace {
             layout,
+            files: FilePool::new(paths),
             num_ranks,
             config,
         })
@@ -191,6 +209,14 @@ impl TiTrace {
     /// Every file must exist (checked here, so a missing rank is reported
     /// before the replay starts).
     pub fn from_rank_files(paths: Vec<PathBuf>, config: TiConfig) -> Result<TiTrace, ProgramError> {
+        if let Some(p) = paths.get(MAX_TRACE_RANKS as usize) {
+            return Err(file_error(
+                p,
+                format!(
+                    "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
+                ),
+            ));
+        }
         for p in &paths {
             if !p.is_file() {
                 return Err(file_error(p, "per-rank trace file does not exist"));
@@ -201,7 +227,8 @@ impl TiTrace {
         }
         Ok(TiTrace {
             num_ranks: paths.len() as u32,
-            layout: Layout::PerRank(paths),
+            layout: Layout::PerRank,
+            files: FilePool::new(paths),
             config,
         })
     }
@@ -217,13 +244,19 @@ impl TiTrace {
     /// If `rank >= self.num_ranks()`.
     pub fn rank_stream(&self, rank: Rank) -> Result<TiStream, ProgramError> {
         assert!(rank < self.num_ranks, "rank {rank} out of range");
-        let (path, shared) = match &self.layout {
-            Layout::Shared(p) => (p.as_path(), true),
-            Layout::PerRank(f) => (f[rank as usize].as_path(), false),
+        let streams = self.num_ranks as usize;
+        let lines = match &self.layout {
+            Layout::Shared(spans) => {
+                let s = spans[rank as usize];
+                PooledLines::new(&self.files, 0, (s.start, s.end), s.first_line, streams)
+            }
+            Layout::PerRank => {
+                PooledLines::new(&self.files, rank as usize, (0, u64::MAX), 1, streams)
+            }
         };
         Ok(TiStream {
-            lines: Lines::open(path)?,
-            shared,
+            lines,
+            shared: matches!(self.layout, Layout::Shared(_)),
             finished: false,
             state: State {
                 rank,
@@ -258,6 +291,38 @@ fn check_config(config: &TiConfig, path: &Path) -> Result<(), ProgramError> {
     Ok(())
 }
 
+/// Where one rank's lines lie in a shared trace: the byte range from its
+/// first line to the end of its last, and the first line's number (a
+/// rank without lines has an empty range). A stream reads only its span,
+/// so a trace written rank after rank is read once in all.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Span {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) first_line: u64,
+}
+
+impl Span {
+    /// Adds the current line of `lines` to rank `r`'s span in `spans`.
+    pub(crate) fn extend(spans: &mut Vec<Span>, r: u32, lines: &Lines) {
+        let r = r as usize;
+        if spans.len() <= r {
+            spans.resize(r + 1, Span::default());
+        }
+        let s = &mut spans[r];
+        if s.first_line == 0 {
+            s.start = lines.start;
+            s.first_line = lines.line;
+        }
+        s.end = lines.next_offset();
+    }
+}
+
+/// Refuses a rank beyond [`MAX_TRACE_RANKS`].
+pub(crate) fn check_rank(r: u32) -> Result<(), String> {
+    sim_core::limits::check_rank(r.into())
+}
+
 /// The first field of an action line, `None` for blank and `#` lines.
 fn first_field(line: &str) -> Option<&str> {
     let f = line.split_whitespace().next()?;
@@ -281,7 +346,7 @@ fn resolve(list: &Path, entry: &str) -> PathBuf {
 
 /// One rank's TI actions as operations, read one line at a time.
 pub struct TiStream {
-    lines: Lines,
+    lines: PooledLines,
     /// True for a shared trace (skip other ranks' lines), false for a
     /// per-rank file (every line must be this rank's).
     shared: bool,

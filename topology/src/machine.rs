@@ -166,8 +166,9 @@ impl MachineBuilder {
     ///
     /// Checks: at least two hosts; every host has exactly one cable and
     /// it leads to a router or switch; no self-loops; every host reaches
-    /// every other. Cost: `O(H * (V + E))` time and `O(S * H)` table
-    /// memory for `H` hosts, `S` routers/switches.
+    /// every other. Cost: `O(H * (S + E_S))` time and `O(S * H)` table
+    /// memory for `H` hosts, `S` routers/switches and `E_S` links between
+    /// them (linear in `H` for one switch).
     pub fn build(self, sharing: Sharing) -> Result<Machine, MachineError> {
         self.build_with(sharing, None)
     }

@@ -5,15 +5,15 @@
 //! big-endian; the layout is in the module docs of [`super`].
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use mpi_layer::ProgramError;
 
 use super::Clock;
 use super::calls::{NUM_FUNCTIONS, Role, Val, function_name, layout, role};
-use crate::text::{error_at, file_error, path_name};
+use crate::text::{FilePool, PooledReader, error_at, file_error, path_name};
 
 const FUNCTION_ENTER: u16 = 291;
 const FUNCTION_EXIT: u16 = 292;
@@ -61,7 +61,8 @@ fn read_u32_at(f: &mut File, off: u64) -> std::io::Result<u32> {
 /// A rank's file being decoded.
 pub(super) struct RankFile {
     source: Arc<str>,
-    reader: BufReader<File>,
+    /// The records, read through the trace's pool of open files.
+    reader: PooledReader,
     /// Byte offset of the next unread byte.
     pos: u64,
     /// Offset where the current record starts.
@@ -79,9 +80,16 @@ pub(super) struct RankFile {
 }
 
 impl RankFile {
-    /// Opens one rank's binary file and positions it at the first record;
-    /// `clock` is the clock whose times [`RankFile::record`] returns.
-    pub(super) fn open(path: &Path, clock: Clock) -> Result<RankFile, ProgramError> {
+    /// Opens one rank's binary file, file `file_index` of `pool` (read by
+    /// `streams` streams), and positions it at the first record; `clock`
+    /// is the clock whose times [`RankFile::record`] returns. The file is
+    /// open only while its header is read; records are read through the
+    /// pool.
+    pub(super) fn open(
+        path: &Path,
+        clock: Clock,
+        (pool, file_index, streams): (&Arc<Mutex<FilePool>>, usize, usize),
+    ) -> Result<RankFile, ProgramError> {
         let ioerr = |what: &str, e: std::io::Error| file_error(path, format!("{what}: {e}"));
         let mut f = File::open(path).map_err(|e| ioerr("cannot open DUMPI file", e))?;
         let len = f
@@ -166,11 +174,10 @@ impl RankFile {
                 format!("no footer magic at byte offset {footer}"),
             ));
         }
-        f.seek(SeekFrom::Start(body))
-            .map_err(|e| ioerr("cannot seek to body", e))?;
+        drop(f);
         let mut s = RankFile {
             source: path_name(path),
-            reader: BufReader::with_capacity(64 * 1024, f),
+            reader: PooledReader::new(pool, file_index, body, streams),
             pos: body,
             rec_pos: body,
             rec_no: 0,

@@ -63,12 +63,14 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use mpi_layer::{Op, OpStream, Origin, ProgramError, Rank};
 use sim_core::time::Time;
 
 use crate::recorded::CallMapper;
-use crate::text::{Lines, file_error, parse_int};
+use crate::text::{FilePool, Lines, file_error, parse_int};
+use crate::trace::MAX_TRACE_RANKS;
 
 pub mod calls;
 mod decode;
@@ -111,9 +113,14 @@ impl Default for DumpiConfig {
 }
 
 /// A DUMPI trace: its `.meta` file and per-rank binary files.
+///
+/// The streams share one pool of open files (32 at most, whatever the
+/// number of ranks): a stream remembers its byte offset and reopens its
+/// file when the pool closed it.
 #[derive(Clone, Debug)]
 pub struct DumpiTrace {
     files: Vec<PathBuf>,
+    pool: Arc<Mutex<FilePool>>,
     config: DumpiConfig,
 }
 
@@ -152,6 +159,14 @@ impl DumpiTrace {
         let numprocs = numprocs.ok_or_else(|| file_error(meta, "no `numprocs=` line"))?;
         let prefix = prefix.ok_or_else(|| file_error(meta, "no `fileprefix=` line"))?;
         let dir = meta.parent().unwrap_or(Path::new("."));
+        if numprocs > MAX_TRACE_RANKS {
+            return Err(file_error(
+                meta,
+                format!(
+                    "numprocs {numprocs} is more than the {MAX_TRACE_RANKS} ranks a trace may have"
+                ),
+            ));
+        }
         let mut files = Vec::new();
         for r in 0..numprocs {
             let f = dir.join(format!("{prefix}-{r:04}.bin"));
@@ -163,7 +178,11 @@ impl DumpiTrace {
             }
             files.push(f);
         }
-        Ok(DumpiTrace { files, config })
+        Ok(DumpiTrace {
+            pool: FilePool::new(files.clone()),
+            files,
+            config,
+        })
     }
 
     /// The number of ranks.
@@ -176,11 +195,16 @@ impl DumpiTrace {
     /// # Panics
     /// If `rank >= self.num_ranks()`.
     pub fn rank_stream(&self, rank: Rank) -> Result<DumpiStream, ProgramError> {
-        DumpiStream::open(
+        let file = RankFile::open(
             &self.files[rank as usize],
+            self.config.clock,
+            (&self.pool, rank as usize, self.files.len()),
+        )?;
+        Ok(DumpiStream::from_file(
+            file,
             self.num_ranks(),
             self.config.clone(),
-        )
+        ))
     }
 
     /// One stream per rank, rank order.
@@ -208,8 +232,13 @@ impl DumpiStream {
         num_ranks: u32,
         config: DumpiConfig,
     ) -> Result<DumpiStream, ProgramError> {
-        let file = RankFile::open(path, config.clock)?;
-        Ok(DumpiStream {
+        let pool = FilePool::new(vec![path.to_path_buf()]);
+        let file = RankFile::open(path, config.clock, (&pool, 0, 1))?;
+        Ok(DumpiStream::from_file(file, num_ranks, config))
+    }
+
+    fn from_file(file: RankFile, num_ranks: u32, config: DumpiConfig) -> DumpiStream {
+        DumpiStream {
             calls: CallMapper::new(num_ranks, file.sizes.clone()),
             file,
             config,
@@ -217,7 +246,7 @@ impl DumpiStream {
             pending: VecDeque::new(),
             last_stop_ns: None,
             done: false,
-        })
+        }
     }
 
     /// Call counts per function label from the file's footer (what the

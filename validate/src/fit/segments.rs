@@ -174,6 +174,13 @@ pub fn fit_postal(
         .min_by(|&a, &b| criterion(seg.sse[a], m, a).total_cmp(&criterion(seg.sse[b], m, b)))
         .unwrap_or(1);
     let regimes = segments_of(&pts, &seg.starts[k], alpha_min);
+    if regimes.is_empty() {
+        // No segmentation had a finite error (times such as 1e-227 s):
+        // nothing to map onto protocols.
+        return Err(format!(
+            "{name}: no line fits the ping-pong times (are they in seconds?)"
+        ));
+    }
     let (segments, notes) = map_protocols(&pts, &regimes, &seg, alpha_min);
     Ok(PostalFit {
         locality: name.to_string(),

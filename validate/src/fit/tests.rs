@@ -507,3 +507,14 @@ fn copy_rate_from_the_two_smallest_streams() {
     v[3] = st(Kind::HvppUnexpected, 1024, posted(1024));
     assert_eq!(fit_copy_rate(&v, 8192), None);
 }
+
+/// Fuzzing (issue 12): ping-pong times for which no segmentation has a
+/// finite error (one time of 2.3e-227 s among microseconds) left the fit
+/// with no segment, and mapping the protocols underflowed
+/// (`Fit::cell`). The fit now says no line fits.
+#[test]
+fn fit_csv_without_a_finite_segmentation_is_an_error() {
+    let crash = include_str!("../../../fuzz/regressions/fit/crash-empty-postal-fit.csv");
+    let e = fit_text(crash, &FitOptions::default()).unwrap_err();
+    assert!(e.contains("no line fits"), "{e}");
+}
