@@ -5,8 +5,9 @@
 //! when the last has arrived the new communicators exist and every member
 //! goes on at that instant (no cost, no messages).
 //!
-//! Topology rules: no constructor reorders ranks (`reorder` is ignored,
-//! as MPICH's and Open MPI's default topology components do); Cartesian
+//! Topology rules: no constructor reorders ranks (`reorder` is ignored;
+//! the standard allows `MPI_Cart_map` to return the calling rank, and no
+//! machine-aware remapping is modelled); Cartesian
 //! coordinates are row-major; a Cartesian rank's neighbours are, per
 //! dimension, the `-1` then the `+1` neighbour (`MPI_Cart_shift` by one),
 //! a missing one (non-periodic edge) is `MPI_PROC_NULL`.

@@ -166,7 +166,9 @@ pub enum Role {
     CartSub,
     /// `MPI_Graph_create`.
     GraphCreate,
-    /// `MPI_Intercomm_create`, `MPI_Intercomm_merge`: rejected.
+    /// `MPI_Intercomm_create`, `MPI_Intercomm_merge`, and the dynamic
+    /// process calls that make intercommunicators (`Comm_accept`,
+    /// `Comm_connect`, `Comm_join`): rejected.
     Intercomm,
     /// `MPI_Type_contiguous`.
     TypeContiguous,
@@ -710,11 +712,11 @@ const FUNCTIONS: [(&str, &str, Role); NUM_FUNCTIONS] = {
         ("MPI_Abort", "si", Other),                           // 127
         ("MPI_Pcontrol", "?", Other),                         // 128
         ("MPI_Close_port", "C", Other),                       // 129
-        ("MPI_Comm_accept", "Csiss", Other),                  // 130
-        ("MPI_Comm_connect", "Csiss", Other),                 // 131
+        ("MPI_Comm_accept", "Csiss", Intercomm),              // 130
+        ("MPI_Comm_connect", "Csiss", Intercomm),             // 131
         ("MPI_Comm_disconnect", "s", Other),                  // 132
         ("MPI_Comm_get_parent", "s", Other),                  // 133
-        ("MPI_Comm_join", "is", Other),                       // 134
+        ("MPI_Comm_join", "is", Intercomm),                   // 134
         ("MPI_Comm_spawn", "?", Other),                       // 135
         ("MPI_Comm_spawn_multiple", "?", Other),              // 136
         ("MPI_Lookup_name", "CsC", Other),                    // 137

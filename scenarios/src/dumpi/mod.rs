@@ -71,6 +71,7 @@ use crate::recorded::CallMapper;
 use crate::text::{Lines, file_error, parse_int};
 
 pub mod calls;
+pub mod coverage;
 mod decode;
 
 pub use calls::{NUM_FUNCTIONS, function_name};
