@@ -18,7 +18,9 @@ use super::{Ev, Sim};
 use crate::matching::PostedRecv;
 use crate::observe::Observer;
 use crate::op::{CommId, GroupId, Op, OpStream, Origin, Rank};
+use rustc_hash::FxHashSet;
 use sim_core::{Schedule, Scheduler};
+use std::sync::Arc;
 use topology::Transport;
 
 type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
@@ -33,7 +35,7 @@ pub(super) struct Comm {
 }
 
 /// A communicator's process topology.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) enum Topo {
     #[default]
     None,
@@ -51,8 +53,9 @@ enum Shape {
     Plain,
     /// Its group has this many members (checked against the class).
     Group(u32),
-    /// The new communicator's topology (same at every member).
-    Whole(Topo),
+    /// The new communicator's topology (same at every member: equal
+    /// ones are shared while the creation waits).
+    Whole(Arc<Topo>),
     /// This rank's own neighbours.
     Adjacent(Vec<u32>, Vec<u32>),
     /// Edges this rank contributes (source, destination).
@@ -135,9 +138,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         })
     }
 
-    fn group(&mut self, r: u32, id: GroupId, origin: &Origin) -> Result<Vec<u32>, Flow> {
+    fn group(&mut self, r: u32, id: GroupId, origin: &Origin) -> Result<Arc<[u32]>, Flow> {
         if id == GroupId::EMPTY {
-            return Ok(Vec::new());
+            return Ok(Arc::from([]));
         }
         match self.groups.get(&(r, id.0)) {
             Some(g) => Ok(g.clone()),
@@ -159,7 +162,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 "cannot redefine MPI_GROUP_EMPTY (group id 0)".into(),
             ));
         }
-        self.groups.insert((r, id.0), members);
+        let list = match self.group_lists.get(&members[..]) {
+            Some(l) => l.clone(),
+            None => {
+                let l: Arc<[u32]> = members.into();
+                self.group_lists.insert(l.clone());
+                l
+            }
+        };
+        self.groups.insert((r, id.0), list);
         Ok(Flow::Continue)
     }
 
@@ -177,7 +188,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 // A duplicate keeps the parent's topology.
                 let shape = match &self.comms[g as usize].topo {
                     Topo::None => Shape::Plain,
-                    t => Shape::Whole(t.clone()),
+                    t => Shape::Whole(Arc::new(t.clone())),
                 };
                 self.create(s, r, *comm, (0, me as i32), *new, shape, origin)
             }),
@@ -215,16 +226,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
                 };
+                let in_a: FxHashSet<u32> = ga.iter().copied().collect();
+                let in_b: FxHashSet<u32> = gb.iter().copied().collect();
                 let members: Vec<u32> = match op {
                     Op::GroupUnion { .. } => {
-                        let mut m = ga.clone();
-                        m.extend(gb.iter().filter(|x| !ga.contains(x)));
+                        let mut m = ga.to_vec();
+                        m.extend(gb.iter().filter(|x| !in_a.contains(x)));
                         m
                     }
                     Op::GroupIntersection { .. } => {
-                        ga.iter().copied().filter(|x| gb.contains(x)).collect()
+                        ga.iter().copied().filter(|x| in_b.contains(x)).collect()
                     }
-                    _ => ga.iter().copied().filter(|x| !gb.contains(x)).collect(),
+                    _ => ga.iter().copied().filter(|x| !in_b.contains(x)).collect(),
                 };
                 self.define_group(r, *new, members, origin)
             }
@@ -288,7 +301,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     dims: dims.clone(),
                     periods: periods.clone(),
                 };
-                self.create(s, r, *comm, (color, me as i32), *new, Shape::Whole(topo), origin)
+                self.create(s, r, *comm, (color, me as i32), *new, Shape::Whole(Arc::new(topo)), origin)
             }),
             Op::CartSub { comm, remain, new } => self.cart_sub(s, r, *comm, remain, *new, origin),
             Op::GraphCreate {
@@ -316,7 +329,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     index: index.clone(),
                     edges: edges.clone(),
                 };
-                self.create(s, r, *comm, (color, me as i32), *new, Shape::Whole(topo), origin)
+                self.create(s, r, *comm, (color, me as i32), *new, Shape::Whole(Arc::new(topo)), origin)
             }),
             Op::DistGraphAdjacent {
                 comm,
@@ -439,7 +452,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             new,
             shape: Shape::Plain,
         };
-        self.join_creation(s, r, g, Over::Group(members, tag), arrival, origin)
+        self.join_creation(s, r, g, Over::Group(members.to_vec(), tag), arrival, origin)
     }
 
     /// Checks that every world rank in `members` belongs to communicator
@@ -452,13 +465,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         members: &[u32],
         origin: &Origin,
     ) -> Result<(), Flow> {
-        let inside = |w: u32| {
-            if g == 0 {
-                w < size
-            } else {
-                self.comms[g as usize].members.contains(&w)
-            }
+        let set: FxHashSet<u32> = if g == 0 {
+            FxHashSet::default()
+        } else {
+            self.comms[g as usize].members.iter().copied().collect()
         };
+        let inside = |w: u32| if g == 0 { w < size } else { set.contains(&w) };
         let bad = members.iter().copied().find(|&w| !inside(w));
         match bad {
             Some(w) => Err(self.fail(
@@ -518,7 +530,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             comm,
             (color, me as i32),
             new,
-            Shape::Whole(topo),
+            Shape::Whole(Arc::new(topo)),
             origin,
         )
     }
@@ -576,6 +588,20 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 *counter += 1;
                 let size = self.comms[g as usize].size as usize;
                 let pending = self.creates.entry((g, seq)).or_default();
+                let mut arrival = arrival;
+                // A graph's or grid's lists once per creation, not per rank.
+                if let (
+                    Shape::Whole(t),
+                    Some(Arrival {
+                        shape: Shape::Whole(u),
+                        ..
+                    }),
+                ) = (&arrival.shape, pending.arrived.last())
+                {
+                    if t == u {
+                        arrival.shape = Shape::Whole(u.clone());
+                    }
+                }
                 pending.arrived.push(arrival);
                 if pending.arrived.len() < size {
                     return Ok(self.block(r, Resume::Nothing, 0));
@@ -722,7 +748,7 @@ fn topology(class: &[Arrival]) -> Result<Topo, String> {
             }
             Topo::None
         }
-        Shape::Whole(t) => t.clone(),
+        Shape::Whole(t) => Topo::clone(t),
         Shape::Adjacent(..) => Topo::Dist(
             class
                 .iter()

@@ -131,8 +131,11 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     creates: FxHashMap<(u32, u32), PendingCreate>,
     /// `CommCreateGroup`s in progress, by (parent, tag, members).
     group_creates: FxHashMap<(u32, i32, Vec<u32>), PendingCreate>,
-    /// Groups by (rank, group id): world ranks in group order.
-    groups: FxHashMap<(u32, u32), Vec<u32>>,
+    /// Groups by (rank, group id): world ranks in group order, interned
+    /// (every rank's `MPI_Comm_group(MPI_COMM_WORLD)` is one list).
+    groups: FxHashMap<(u32, u32), std::sync::Arc<[u32]>>,
+    /// Every distinct group list made so far.
+    group_lists: rustc_hash::FxHashSet<std::sync::Arc<[u32]>>,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     reqs: Vec<Req>,
@@ -278,6 +281,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             creates: FxHashMap::default(),
             group_creates: FxHashMap::default(),
             groups: FxHashMap::default(),
+            group_lists: Default::default(),
             msgs: Vec::new(),
             free_msgs: Vec::new(),
             reqs: Vec::new(),
