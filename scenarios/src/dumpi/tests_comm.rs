@@ -65,7 +65,8 @@ fn recv(src: i32, comm: u16) -> (&'static str, Vec<Arg>) {
 
 /// Every rank's records. Groups: 3 = world, 4 = range_incl (3, 1, -1) =
 /// [3, 2, 1], 5 = incl [2, 0], 6 = union(5, 4) = [2, 0, 3, 1], 7 =
-/// difference(4, 5) = [3, 1]. Communicators: 4 = create(6) (world 2 is
+/// difference(4, 5) = [3, 1], 8 = excl [0] = [1, 2, 3], 9 = range_excl
+/// (0, 3, 2) = [1, 3], 10 = intersection(8, 9) = [1, 3]. Communicators: 4 = create(6) (world 2 is
 /// rank 0, world 1 rank 3), 5 = create(7) ([3, 1]; MPI_COMM_NULL at
 /// ranks 0 and 2), 6 = 2 x 2 grid, 7 = its rows ([0 1], [2 3]), 4 again
 /// (freed, then a dup of 7), 8 = graph of pairs 0 <-> 1, 2 <-> 3.
@@ -90,8 +91,21 @@ fn program(r: u32) -> Vec<(&'static str, Vec<Arg>)> {
             "MPI_Comm_create",
             vec![S(WORLD), S(7), S(if r % 2 == 1 { 5 } else { NULL })],
         ),
+        ("MPI_Group_excl", vec![S(3), I(1), A(vec![0]), S(8)]),
+        (
+            "MPI_Group_range_excl",
+            vec![S(3), I(1), G(vec![vec![0, 3, 2]]), S(9)],
+        ),
+        ("MPI_Group_intersection", vec![S(8), S(9), S(10)]),
+        // Communicator 11 = create(10) = [1, 3], freed at once.
+        (
+            "MPI_Comm_create",
+            vec![S(WORLD), S(10), S(if r % 2 == 1 { 11 } else { NULL })],
+        ),
+        ("MPI_Comm_free", vec![S(if r % 2 == 1 { 11 } else { NULL })]),
         ("MPI_Group_free", vec![S(4)]),
         ("MPI_Group_free", vec![S(5)]),
+        ("MPI_Group_free", vec![S(2)]), // MPI_GROUP_EMPTY: nothing
     ];
     match r {
         2 => v.push(send(3, 4)),
@@ -147,6 +161,19 @@ fn dumpi_communicators_every_way_with_hand_computed_times() {
         group: GroupId(3),
         ranges: vec![[3, 1, -1]],
         new: GroupId(4),
+    }));
+    assert!(ops.contains(&Op::GroupRangeExcl {
+        group: GroupId(3),
+        ranges: vec![[0, 3, 2]],
+        new: GroupId(9),
+    }));
+    assert!(ops.contains(&Op::GroupIntersection {
+        a: GroupId(8),
+        b: GroupId(9),
+        new: GroupId(10),
+    }));
+    assert!(!ops.contains(&Op::GroupFree {
+        group: GroupId::EMPTY
     }));
     assert!(ops.contains(&Op::CommCreate {
         comm: CommId::WORLD,
