@@ -144,3 +144,32 @@ fn native_communicator_lines_with_bad_fields_name_the_line() {
     assert!(e.contains("bad2.trace:2"), "{e}");
     assert!(e.contains("3 numbers separated by `:`"), "{e}");
 }
+
+#[test]
+fn native_graph_communicators_and_neighbour_collectives() {
+    // 1 = graph of pairs 0 <-> 1, 2 <-> 3: one 64-byte message each way,
+    // all at once: everyone is done at T(64).
+    // 2 = directed ring r -> r + 1 (adjacent form), rank r sends 8 (r + 1)
+    // bytes: it exists at T(64); rank 0 gets rank 3's 32 B at
+    // T(64) + T(32), the last arrival at 3 = the general form's creation.
+    // 3 = the same ring (general form: each rank names its own edge);
+    // 16 B each: rank 0 done at T(64) + T(32) + T(16).
+    let text: String = (0..4u32)
+        .map(|r| {
+            let (prev, next) = ((r + 3) % 4, (r + 1) % 4);
+            format!(
+                "{r} graph_create index=1,2,3,4 edges=1,0,3,2 new=1\n\
+                 {r} neighbor_allgather bytes=64 comm=1\n\
+                 {r} dist_graph_adjacent sources={prev} destinations={next} new=2\n\
+                 {r} neighbor_alltoallv send={} comm=2\n\
+                 {r} dist_graph edges={r}:{next} new=3\n\
+                 {r} neighbor_allgather bytes=16 comm=3\n",
+                8 * (r + 1)
+            )
+        })
+        .collect();
+    let r = replay("graphs.trace", &text).unwrap();
+    assert_eq!(r.messages(), 4 + 4 + 4);
+    assert_eq!(r.finish[0], t(64) + t(32) + t(16));
+    assert_eq!(r.makespan, t(64) + t(32) + t(16));
+}
