@@ -103,8 +103,14 @@
 //! ## Simplifications (stated, not hidden)
 //! * A receive's size is not checked against the message's: the message
 //!   is the sender's size (no truncation errors).
-//! * `CommDup` / `CommSplit` synchronize the parent's members (each waits
-//!   until all have called it) but cost no time and send no messages.
+//! * Communicator constructors (`CommDup`, `CommSplit`, `CommCreate`,
+//!   the topology constructors; `CommCreateGroup` over the group's
+//!   members) synchronize the members (each waits until all have called
+//!   it) but cost no time and send no messages; group operations and
+//!   `CommFree` are local and free. Topology constructors never reorder
+//!   ranks. Neighbour collectives are one round of point-to-point
+//!   messages (every receive posted, then every send, then wait for
+//!   all), as MPICH and Open MPI implement them by default.
 //! * RTS and CTS carry zero payload bytes; they are counted in
 //!   `RunResults::control_messages`, not in the traffic table.
 //! * A rendezvous send completes when its data is delivered (the
@@ -135,8 +141,8 @@ pub use collectives::CollAlg;
 pub use matching::{MatchQueue, Queues};
 pub use observe::{MessageStep, NoObserver, Observer, Step, Work};
 pub use op::{
-    CommId, GraphOp, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, Tag, TagSel,
-    VecProgram,
+    CommId, GraphOp, GroupId, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, Tag,
+    TagSel, VecProgram,
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, Postal, Progress,

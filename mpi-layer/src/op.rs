@@ -25,6 +25,18 @@ impl CommId {
     pub const WORLD: CommId = CommId(0);
 }
 
+/// A process group, named by the program (`MPI_Group`): a rank-local
+/// list of processes. [`GroupId::EMPTY`] is `MPI_GROUP_EMPTY`; the group
+/// operations ([`Op::CommGroup`], [`Op::GroupIncl`], ...) introduce new
+/// ids, and [`Op::GroupFree`] forgets one (a later group may reuse it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupId(pub u32);
+
+impl GroupId {
+    /// `MPI_GROUP_EMPTY`.
+    pub const EMPTY: GroupId = GroupId(0);
+}
+
 /// A request handle, chosen by the program and unique among the rank's
 /// requests in flight (trace readers reuse the recorded handles).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -298,6 +310,211 @@ pub enum Op {
         key: i32,
         /// The id the program gives the new communicator.
         new: CommId,
+    },
+    /// `MPI_Comm_group`: `new` names the members of `comm` in rank order.
+    /// Local, no cost (as every group operation).
+    CommGroup {
+        /// Communicator.
+        comm: CommId,
+        /// The id the program gives the group.
+        new: GroupId,
+    },
+    /// `MPI_Group_incl`: the members of `group` at positions `ranks`, in
+    /// that order.
+    GroupIncl {
+        /// The group.
+        group: GroupId,
+        /// Positions in `group` (distinct).
+        ranks: Vec<Rank>,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_excl`: the members of `group` except those at positions
+    /// `ranks`, in `group`'s order.
+    GroupExcl {
+        /// The group.
+        group: GroupId,
+        /// Positions in `group` (distinct).
+        ranks: Vec<Rank>,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_range_incl`: the members at the positions the ranges
+    /// `(first, last, stride)` enumerate, range after range.
+    GroupRangeIncl {
+        /// The group.
+        group: GroupId,
+        /// `(first, last, stride)` triples.
+        ranges: Vec<[i32; 3]>,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_range_excl`: the members except those the ranges
+    /// enumerate, in `group`'s order.
+    GroupRangeExcl {
+        /// The group.
+        group: GroupId,
+        /// `(first, last, stride)` triples.
+        ranges: Vec<[i32; 3]>,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_union`: the members of `a`, then those of `b` not in
+    /// `a`, in `b`'s order.
+    GroupUnion {
+        /// First group.
+        a: GroupId,
+        /// Second group.
+        b: GroupId,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_intersection`: the members of `a` that are in `b`, in
+    /// `a`'s order.
+    GroupIntersection {
+        /// First group.
+        a: GroupId,
+        /// Second group.
+        b: GroupId,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_difference`: the members of `a` that are not in `b`, in
+    /// `a`'s order.
+    GroupDifference {
+        /// First group.
+        a: GroupId,
+        /// Second group.
+        b: GroupId,
+        /// The id the program gives the result.
+        new: GroupId,
+    },
+    /// `MPI_Group_free`: `group` no longer names a group.
+    GroupFree {
+        /// The group.
+        group: GroupId,
+    },
+    /// `MPI_Comm_create`: collective over `comm`; the ranks in `group`
+    /// (which must be members of `comm`) get a communicator `new` ranked
+    /// in the group's order, the others none. Groups given by different
+    /// ranks are the same or disjoint (MPI 2.2): each group becomes its
+    /// own communicator. Modelled as [`Op::CommSplit`].
+    CommCreate {
+        /// The parent communicator.
+        comm: CommId,
+        /// The members of the new communicator (this rank's view).
+        group: GroupId,
+        /// The id the program gives the new communicator (unused where
+        /// the rank is not in `group`).
+        new: CommId,
+    },
+    /// `MPI_Comm_create_group`: collective over the members of `group`
+    /// only (a subset of `comm`, including the calling rank), matched by
+    /// `tag`.
+    CommCreateGroup {
+        /// The parent communicator.
+        comm: CommId,
+        /// The members of the new communicator.
+        group: GroupId,
+        /// Distinguishes concurrent creations over the same group.
+        tag: Tag,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Comm_free`: `comm` no longer names a communicator at this
+    /// rank (a later creation may reuse the id). Local, no cost.
+    CommFree {
+        /// The communicator (not `MPI_COMM_WORLD`).
+        comm: CommId,
+    },
+    /// `MPI_Cart_create` with a grid of `dims`: collective over `comm`;
+    /// ranks `0..prod(dims)` keep their rank (no reordering) in `new`,
+    /// row-major coordinates; the others get no communicator.
+    CartCreate {
+        /// The parent communicator.
+        comm: CommId,
+        /// Extent of each dimension (each at least 1).
+        dims: Vec<u32>,
+        /// Whether each dimension wraps around.
+        periods: Vec<bool>,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Cart_sub` of Cartesian communicator `comm`: ranks that agree
+    /// in the dropped dimensions' coordinates form one communicator,
+    /// ordered by parent rank, with the kept dimensions.
+    CartSub {
+        /// A communicator made by [`Op::CartCreate`] or [`Op::CartSub`].
+        comm: CommId,
+        /// Per dimension of `comm`: kept (`true`) or dropped.
+        remain: Vec<bool>,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Graph_create`: collective over `comm`; ranks
+    /// `0..index.len()` keep their rank in `new`, whose neighbours are
+    /// the graph's (node `i`'s are `edges[index[i-1]..index[i]]`); the
+    /// others get no communicator.
+    GraphCreate {
+        /// The parent communicator.
+        comm: CommId,
+        /// Cumulative degrees, one per node.
+        index: Vec<u32>,
+        /// Neighbour lists, concatenated.
+        edges: Vec<Rank>,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Dist_graph_create_adjacent`: collective over `comm`; every
+    /// rank keeps its rank in `new` and names its own in-neighbours
+    /// (`sources`) and out-neighbours (`destinations`).
+    DistGraphAdjacent {
+        /// The parent communicator.
+        comm: CommId,
+        /// Ranks this rank receives from, in neighbour order.
+        sources: Vec<Rank>,
+        /// Ranks this rank sends to, in neighbour order.
+        destinations: Vec<Rank>,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Dist_graph_create`: collective over `comm`; every rank keeps
+    /// its rank in `new` and contributes edges `[source, destination]`
+    /// (MPI's `sources`, `degrees`, `destinations` flattened). A rank's
+    /// neighbours are the edges that name it, ordered by (contributing
+    /// rank, position).
+    DistGraph {
+        /// The parent communicator.
+        comm: CommId,
+        /// The edges this rank contributes.
+        edges: Vec<[Rank; 2]>,
+        /// The id the program gives the new communicator.
+        new: CommId,
+    },
+    /// `MPI_Neighbor_allgather` on a topology communicator: `bytes` to
+    /// every out-neighbour, `bytes` from every in-neighbour.
+    NeighborAllgather {
+        /// Size \[bytes\] per neighbour.
+        bytes: u64,
+        /// Communicator.
+        comm: CommId,
+    },
+    /// `MPI_Neighbor_alltoall`: a block of `bytes` to each out-neighbour
+    /// and from each in-neighbour.
+    NeighborAlltoall {
+        /// Size \[bytes\] per neighbour.
+        bytes: u64,
+        /// Communicator.
+        comm: CommId,
+    },
+    /// `MPI_Neighbor_alltoallv` (and `MPI_Neighbor_allgatherv` with the
+    /// same `send` entry for every out-neighbour): `send[j]` bytes to the
+    /// `j`-th out-neighbour.
+    NeighborAlltoallv {
+        /// Bytes per out-neighbour, in neighbour order.
+        send: Vec<u64>,
+        /// Communicator.
+        comm: CommId,
     },
 }
 

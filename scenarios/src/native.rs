@@ -53,6 +53,10 @@
 //! | `reducescatter counts=` | [`Op::ReduceScatter`] |
 //! | `comm_dup new=` | [`Op::CommDup`] |
 //! | `comm_split color= key= new=` | [`Op::CommSplit`] |
+//! | `comm_group new=`, `group_incl group= ranks= new=`, `group_excl ..`, `group_range_incl group= ranges=f:l:s,.. new=`, `group_range_excl ..`, `group_union a= b= new=`, `group_intersection ..`, `group_difference ..`, `group_free group=` | the group operations ([`Op::CommGroup`], ...) |
+//! | `comm_create group= new=`, `comm_create_group group= tag= new=`, `comm_free comm=` | [`Op::CommCreate`], [`Op::CommCreateGroup`], [`Op::CommFree`] |
+//! | `cart_create dims= periods= new=`, `cart_sub remain= new=`, `graph_create index= edges= new=`, `dist_graph_adjacent sources= destinations= new=`, `dist_graph edges=s:d,.. new=` | the topology constructors |
+//! | `neighbor_allgather bytes=`, `neighbor_alltoall bytes=`, `neighbor_alltoallv send=` | the neighbour collectives |
 //!
 //! Every line also accepts `comm=` where the operation has a communicator.
 //! [`format_op`] writes an operation in this format; parsing its output
@@ -68,6 +72,8 @@ use sim_core::time::Time;
 use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
 use crate::ti::{Span, check_rank};
 use crate::trace::MAX_TRACE_RANKS;
+
+mod comms;
 
 /// A native trace: one shared file or one file per rank.
 ///
@@ -518,7 +524,10 @@ fn parse_fields<'a>(
             key: f.int("key")?,
             new: CommId(f.int("new")?),
         },
-        _ => return Err("unknown operation".into()),
+        _ => match comms::parse(name, &mut f) {
+            Some(op) => op?,
+            None => return Err("unknown operation".into()),
+        },
     };
     f.finish()?;
     Ok(op)
@@ -706,6 +715,7 @@ pub fn format_op(op: &Op) -> String {
             new.0,
             comm(*c)
         ),
+        _ => comms::format(op).expect("every operation has a line"),
     }
 }
 

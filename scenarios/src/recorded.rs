@@ -26,8 +26,16 @@
 //!   `Gatherv`'s counts (and `Scatterv`'s) are known only at the root:
 //!   elsewhere the counts hold the rank's own contribution and zeros.
 //!   Collectives on `MPI_COMM_SELF` are local and dropped.
-//! - `Comm_dup`, `Comm_split` -> `CommDup`, `CommSplit`; `Comm_create` is
-//!   an error (groups are not modelled).
+//! - `Comm_dup`, `Comm_split` -> `CommDup`, `CommSplit`; the group calls
+//!   (`Comm_group`, `Group_incl` / `excl` / `range_incl` / `range_excl` /
+//!   `union` / `intersection` / `difference` / `free`) -> the group
+//!   operations (resolved by the MPI layer, which knows the members);
+//!   `Comm_create` -> `CommCreate`; `Comm_free` -> `CommFree`;
+//!   `Cart_create`, `Cart_sub`, `Graph_create` -> the topology
+//!   constructors (never reordered). A new handle of `MPI_COMM_NULL` or
+//!   `MPI_GROUP_NULL` names nothing; `MPI_GROUP_EMPTY` is
+//!   [`GroupId::EMPTY`]. Intercommunicator calls are errors naming the
+//!   call. See [`comms`](self) and `docs/DUMPI-COVERAGE.md`.
 //! - Derived datatypes record their sizes (the sum over their blocks of
 //!   count times the block type's size); a message of a type of unknown
 //!   size is an error.
@@ -38,7 +46,9 @@
 
 use std::collections::HashMap;
 
-use mpi_layer::{CommId, Op, Rank, ReqId, Source, TagSel};
+use mpi_layer::{CommId, GroupId, Op, Rank, ReqId, Source, TagSel};
+
+mod comms;
 
 /// A communicator as recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +83,26 @@ pub struct Count {
     pub count: i64,
     /// Their type.
     pub datatype: Datatype,
+}
+
+/// A group as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// `MPI_GROUP_NULL` (no group).
+    Null,
+    /// A group by netsim's id ([`GroupId::EMPTY`] for `MPI_GROUP_EMPTY`).
+    Id(GroupId),
+}
+
+/// Which set operation makes a group from two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOp {
+    /// `MPI_Group_union`.
+    Union,
+    /// `MPI_Group_intersection`.
+    Intersection,
+    /// `MPI_Group_difference`.
+    Difference,
 }
 
 /// One recorded MPI call, in MPI's terms. Calls that produce no
@@ -212,8 +242,65 @@ pub enum RecordedCall {
         key: i32,
         new: Option<CommId>,
     },
-    /// `MPI_Comm_create`: not in netsim's vocabulary.
-    CommCreate,
+    /// `MPI_Comm_group`.
+    CommGroup { comm: Comm, new: Group },
+    /// `MPI_Group_incl`, or `MPI_Group_excl` (`excl`).
+    GroupRanks {
+        group: Group,
+        ranks: Vec<i64>,
+        new: Group,
+        excl: bool,
+    },
+    /// `MPI_Group_range_incl`, or `MPI_Group_range_excl` (`excl`):
+    /// `(first, last, stride)` per range.
+    GroupRanges {
+        group: Group,
+        ranges: Vec<Vec<i64>>,
+        new: Group,
+        excl: bool,
+    },
+    /// `MPI_Group_union`, `_intersection`, `_difference`.
+    GroupSet {
+        a: Group,
+        b: Group,
+        new: Group,
+        set: SetOp,
+    },
+    /// `MPI_Group_free`.
+    GroupFree { group: Group },
+    /// `MPI_Comm_create`; `new` is `None` for `MPI_COMM_NULL` (the rank
+    /// is outside the group).
+    CommCreate {
+        comm: Comm,
+        group: Group,
+        new: Option<CommId>,
+    },
+    /// `MPI_Comm_free` (`None`: `MPI_COMM_NULL`).
+    CommFree { comm: Option<Comm> },
+    /// `MPI_Cart_create` (`reorder` is not recorded: netsim never
+    /// reorders).
+    CartCreate {
+        comm: Comm,
+        dims: Vec<i64>,
+        periods: Vec<i64>,
+        new: Option<CommId>,
+    },
+    /// `MPI_Cart_sub`.
+    CartSub {
+        comm: Comm,
+        remain: Vec<i64>,
+        new: Option<CommId>,
+    },
+    /// `MPI_Graph_create`.
+    GraphCreate {
+        comm: Comm,
+        index: Vec<i64>,
+        edges: Vec<i64>,
+        new: Option<CommId>,
+    },
+    /// A call netsim cannot replay (intercommunicators): an error saying
+    /// `why` (the reader names the call, rank and record).
+    Unsupported { why: &'static str },
     /// A derived datatype: `new` holds `count` elements of each block's
     /// type.
     DefineType {
@@ -647,9 +734,17 @@ impl CallMapper {
                     });
                 }
             }
-            C::CommCreate => {
-                return Err("MPI_Comm_create has no operation in netsim's vocabulary (groups are not modelled)".into());
-            }
+            C::CommGroup { .. }
+            | C::GroupRanks { .. }
+            | C::GroupRanges { .. }
+            | C::GroupSet { .. }
+            | C::GroupFree { .. }
+            | C::CommCreate { .. }
+            | C::CommFree { .. }
+            | C::CartCreate { .. }
+            | C::CartSub { .. }
+            | C::GraphCreate { .. }
+            | C::Unsupported { .. } => comms::ops(call, out)?,
             C::DefineType { new, blocks } => {
                 let size = blocks
                     .iter()
@@ -675,124 +770,4 @@ impl CallMapper {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const BYTE: Datatype = Datatype(0);
-    fn n(count: i64) -> Count {
-        Count {
-            count,
-            datatype: BYTE,
-        }
-    }
-    fn run(calls: Vec<RecordedCall>) -> Result<Vec<Op>, String> {
-        let mut m = CallMapper::new(4, vec![1]);
-        let mut out = Vec::new();
-        for c in calls {
-            m.ops(c, &mut out)?;
-        }
-        Ok(out)
-    }
-    const WORLD: Comm = Comm::Id(CommId::WORLD);
-
-    #[test]
-    fn persistent_requests_post_at_each_start() {
-        let ops = run(vec![
-            RecordedCall::Isend {
-                data: n(8),
-                dst: Peer::Rank(1),
-                tag: 3,
-                comm: WORLD,
-                req: 5,
-                persistent: true,
-            },
-            RecordedCall::Start { reqs: vec![5, 6] },
-            RecordedCall::Start { reqs: vec![5] },
-            RecordedCall::RequestFree { req: 5 },
-            RecordedCall::Start { reqs: vec![5] },
-        ])
-        .unwrap();
-        let isend = Op::Isend {
-            dst: 1,
-            tag: 3,
-            bytes: 8,
-            comm: CommId::WORLD,
-            req: ReqId(5),
-        };
-        assert_eq!(ops, vec![isend.clone(), isend]);
-    }
-
-    #[test]
-    fn proc_null_halves_and_self_collectives_vanish() {
-        let ops = run(vec![
-            RecordedCall::Sendrecv {
-                send: n(4),
-                dst: Peer::Null,
-                send_tag: 1,
-                recv: n(2),
-                src: Peer::Any,
-                recv_tag: TagSel::Any,
-                comm: WORLD,
-            },
-            RecordedCall::Allreduce {
-                data: n(8),
-                comm: Comm::SelfOnly,
-            },
-            RecordedCall::Any {
-                reqs: vec![None, Some(ReqId(9))],
-                index: 1,
-                completed: false,
-                wait: false,
-            },
-            RecordedCall::Some {
-                reqs: vec![Some(ReqId(2)), None, Some(ReqId(3))],
-                indices: vec![2, 1, 7],
-                wait: false,
-            },
-        ])
-        .unwrap();
-        assert_eq!(
-            ops,
-            vec![
-                Op::Recv {
-                    src: Source::Any,
-                    tag: TagSel::Any,
-                    bytes: 2,
-                    comm: CommId::WORLD
-                },
-                Op::Test { req: ReqId(3) },
-            ]
-        );
-    }
-
-    #[test]
-    fn bad_ranks_roots_and_counts_are_errors() {
-        let send = |dst, count| RecordedCall::Send {
-            data: n(count),
-            dst,
-            tag: 0,
-            comm: WORLD,
-        };
-        let e = run(vec![send(Peer::Rank(4), 1)]).unwrap_err();
-        assert_eq!(e, "rank 4 does not exist (the trace has 4 ranks)");
-        assert_eq!(
-            run(vec![send(Peer::Rank(1), -1)]).unwrap_err(),
-            "negative count -1"
-        );
-        let e = run(vec![RecordedCall::Bcast {
-            data: n(1),
-            root: -2,
-            comm: WORLD,
-        }])
-        .unwrap_err();
-        assert_eq!(e, "invalid root -2");
-        let e = run(vec![RecordedCall::Send {
-            data: n(1),
-            dst: Peer::Rank(1),
-            tag: 0,
-            comm: Comm::SelfOnly,
-        }])
-        .unwrap_err();
-        assert!(e.contains("MPI_COMM_SELF"), "{e}");
-    }
-}
+mod tests;

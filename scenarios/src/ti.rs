@@ -30,7 +30,7 @@
 //! | action | fields after the name | operations |
 //! |---|---|---|
 //! | `init` | `[any]` | none; sets the default datatype |
-//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) |
+//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) (2) |
 //! | `send`/`isend` | `dst tag count [dt]` | `Send` / `Isend` |
 //! | `recv`/`irecv` | `src tag count [dt]` | `Recv` / `Irecv` |
 //! | `test` | `src dst tag` | `Test` |
@@ -56,6 +56,14 @@
 //! (1) SimGrid's replay (up to the versions read for this reader) registers
 //! no `scan`/`exscan` action; netsim accepts them with `allreduce`'s
 //! fields. Blank lines and lines starting with `#` are skipped.
+//!
+//! (2) The TI format cannot build communicators: SimGrid's tracer writes
+//! `comm_split` and `comm_dup` with no color, key or new communicator,
+//! its replay (`action_comm_split`, `action_comm_dup`) only logs them,
+//! and every other action names no communicator (SimGrid replays all of
+//! them on `MPI_COMM_WORLD`). netsim does the same: a TI trace runs on
+//! `MPI_COMM_WORLD` only. Traces with communicators replay from DUMPI or
+//! the native format (`docs/DUMPI-COVERAGE.md`, `TRACE-FORMAT.md`).
 //!
 //! # Requests: how `wait` and `test` find theirs
 //!

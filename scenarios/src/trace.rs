@@ -1,7 +1,16 @@
 //! One entry point for every trace format: pick (or detect) the format,
 //! get one [`OpStream`] per rank.
+//!
+//! A directory is accepted where a trace is expected ([`open_path`],
+//! [`resolve_dir`]): one holding exactly one DUMPI `.meta` file is that
+//! DUMPI trace; one whose trace files are `<prefix><rank><suffix>` for
+//! ranks `0..n` (SimGrid's per-rank TI files, e.g. `ti_trace0.txt` ..
+//! `ti_trace31.txt`; `README*`, `ORIGIN*` and `*.md` files aside) is that
+//! TI trace; one holding exactly one `.trace`, `.goal` or `.csv` file is
+//! that file. Anything else is refused with a message saying what to
+//! pass.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mpi_layer::{OpStream, ProgramError};
 
@@ -9,6 +18,7 @@ use crate::dumpi::{DumpiConfig, DumpiTrace};
 use crate::goal::{GoalConfig, GoalSchedule};
 use crate::msglist::{MessageList, MessageListConfig};
 use crate::native::NativeTrace;
+use crate::text::file_error;
 use crate::ti::{TiConfig, TiTrace};
 
 /// The trace formats netsim reads, named `ti`, `dumpi`, `goal`, `native`
@@ -71,16 +81,158 @@ pub const MAX_TRACE_RANKS: u32 = sim_core::limits::MAX_RANKS;
 /// A rank's program from any reader.
 pub type BoxedStream = Box<dyn OpStream>;
 
+fn boxed<S: OpStream + 'static>(v: Vec<S>) -> Vec<BoxedStream> {
+    v.into_iter().map(|s| Box::new(s) as BoxedStream).collect()
+}
+
+/// What a directory given as a trace holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirTrace {
+    /// One trace file, of this format.
+    File(PathBuf, TraceFormat),
+    /// SimGrid TI per-rank files, rank order.
+    TiRankFiles(Vec<PathBuf>),
+}
+
+/// The trace in directory `dir` (see the module docs); `format`, if
+/// given, is the only layout looked for. Errors say what the directory
+/// holds and what to pass instead.
+pub fn resolve_dir(dir: &Path, format: Option<TraceFormat>) -> Result<DirTrace, ProgramError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| file_error(dir, format!("cannot list the directory: {e}")))?;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for e in entries {
+        let p = e
+            .map_err(|e| file_error(dir, format!("cannot list the directory: {e}")))?
+            .path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let doc = name.starts_with('.')
+            || name.starts_with("README")
+            || name.starts_with("ORIGIN")
+            || name.ends_with(".md");
+        if p.is_file() && !doc {
+            files.push(p);
+        }
+    }
+    files.sort();
+    let with = |ext: &str| -> Vec<PathBuf> {
+        files
+            .iter()
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some(ext))
+            .cloned()
+            .collect()
+    };
+    let names = |v: &[PathBuf]| -> String {
+        v.iter()
+            .filter_map(|p| p.file_name()?.to_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let wants = |f: TraceFormat| format.is_none_or(|g| g == f);
+    if wants(TraceFormat::Dumpi) {
+        let metas = with("meta");
+        match metas.len() {
+            1 => return Ok(DirTrace::File(metas[0].clone(), TraceFormat::Dumpi)),
+            0 => {}
+            _ => {
+                return Err(file_error(
+                    dir,
+                    format!(
+                        "is a directory holding {} DUMPI traces ({}): pass the .meta file of one",
+                        metas.len(),
+                        names(&metas)
+                    ),
+                ));
+            }
+        }
+    }
+    if wants(TraceFormat::SimGridTi) {
+        if let Some(ranks) = rank_files(&files) {
+            return Ok(DirTrace::TiRankFiles(ranks));
+        }
+    }
+    for (ext, f) in [
+        ("trace", TraceFormat::Native),
+        ("goal", TraceFormat::Goal),
+        ("csv", TraceFormat::MessageList),
+    ] {
+        let v = with(ext);
+        if wants(f) && v.len() == 1 {
+            return Ok(DirTrace::File(v[0].clone(), f));
+        }
+    }
+    let shown = if files.len() > 6 {
+        format!("{}, ...", names(&files[..6]))
+    } else {
+        names(&files)
+    };
+    Err(file_error(
+        dir,
+        format!(
+            "is a directory, and its {} files ({shown}) are not one trace: pass a trace file \
+             (a DUMPI .meta, a TI shared or list file, a .trace, .goal or .csv file), or a \
+             directory holding one DUMPI .meta or only the TI per-rank files <prefix>0<suffix> \
+             .. <prefix>N-1<suffix>",
+            files.len()
+        ),
+    ))
+}
+
+/// `files` as per-rank files, if every one is `<prefix><rank><suffix>`
+/// with one prefix and suffix and ranks exactly `0..n`.
+fn rank_files(files: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    let mut key: Option<(String, String)> = None;
+    let mut ranked: Vec<(usize, PathBuf)> = Vec::new();
+    for p in files {
+        let name = p.file_name()?.to_str()?;
+        let stem_end = name.find('.').unwrap_or(name.len());
+        let (stem, suffix) = name.split_at(stem_end);
+        let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return None;
+        }
+        let (prefix, num) = stem.split_at(stem.len() - digits);
+        let k = (prefix.to_string(), suffix.to_string());
+        if key.get_or_insert_with(|| k.clone()) != &k {
+            return None;
+        }
+        ranked.push((num.parse().ok()?, p.clone()));
+    }
+    ranked.sort();
+    let contiguous = ranked.iter().enumerate().all(|(i, (r, _))| *r == i);
+    (!ranked.is_empty() && contiguous).then(|| ranked.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Opens the trace at `path`: a file (of `format`, or the format its name
+/// says), or a directory holding one trace (see the module docs).
+pub fn open_path(
+    path: &Path,
+    format: Option<TraceFormat>,
+    config: &TraceConfig,
+) -> Result<Vec<BoxedStream>, ProgramError> {
+    if !path.is_dir() {
+        let f = format.unwrap_or_else(|| TraceFormat::detect(path));
+        return open_streams(path, f, config);
+    }
+    match resolve_dir(path, format)? {
+        DirTrace::File(p, f) => open_streams(&p, f, config),
+        DirTrace::TiRankFiles(fs) => Ok(boxed(
+            TiTrace::from_rank_files(fs, config.ti.clone())?.streams()?,
+        )),
+    }
+}
+
 /// Opens `path` as `format` and returns one stream per rank, rank order.
 /// Opening checks what can be checked up front (files exist, headers,
-/// rank counts); the rest is checked as each stream is read.
+/// rank counts); the rest is checked as each stream is read. A directory
+/// is looked into for a trace of `format` ([`open_path`]).
 pub fn open_streams(
     path: &Path,
     format: TraceFormat,
     config: &TraceConfig,
 ) -> Result<Vec<BoxedStream>, ProgramError> {
-    fn boxed<S: OpStream + 'static>(v: Vec<S>) -> Vec<BoxedStream> {
-        v.into_iter().map(|s| Box::new(s) as BoxedStream).collect()
+    if path.is_dir() {
+        return open_path(path, Some(format), config);
     }
     Ok(match format {
         TraceFormat::SimGridTi => boxed(TiTrace::open(path, config.ti.clone())?.streams()?),

@@ -688,6 +688,103 @@ fn every_op() -> Vec<Op> {
             new: CommId(6),
         },
     ]
+    .into_iter()
+    .chain(communicator_ops())
+    .collect()
+}
+
+/// The group, constructor, topology and neighbour operations.
+fn communicator_ops() -> Vec<Op> {
+    use mpi_layer::GroupId as G;
+    let c = CommId(3);
+    vec![
+        Op::CommGroup { comm: c, new: G(1) },
+        Op::GroupIncl {
+            group: G(1),
+            ranks: vec![2, 0],
+            new: G(2),
+        },
+        Op::GroupExcl {
+            group: G(1),
+            ranks: vec![],
+            new: G(3),
+        },
+        Op::GroupRangeIncl {
+            group: G(1),
+            ranges: vec![[3, 1, -1], [0, 0, 1]],
+            new: G(4),
+        },
+        Op::GroupRangeExcl {
+            group: G(0),
+            ranges: vec![],
+            new: G(5),
+        },
+        Op::GroupUnion {
+            a: G(1),
+            b: G(2),
+            new: G(6),
+        },
+        Op::GroupIntersection {
+            a: G(1),
+            b: G(2),
+            new: G(7),
+        },
+        Op::GroupDifference {
+            a: G(1),
+            b: G(2),
+            new: G(8),
+        },
+        Op::GroupFree { group: G(8) },
+        Op::CommCreate {
+            comm: W,
+            group: G(2),
+            new: CommId(7),
+        },
+        Op::CommCreateGroup {
+            comm: c,
+            group: G(2),
+            tag: 4,
+            new: CommId(8),
+        },
+        Op::CommFree { comm: CommId(8) },
+        Op::CartCreate {
+            comm: W,
+            dims: vec![2, 2],
+            periods: vec![true, false],
+            new: CommId(9),
+        },
+        Op::CartSub {
+            comm: CommId(9),
+            remain: vec![false, true],
+            new: CommId(10),
+        },
+        Op::GraphCreate {
+            comm: W,
+            index: vec![1, 2],
+            edges: vec![1, 0],
+            new: CommId(11),
+        },
+        Op::DistGraphAdjacent {
+            comm: W,
+            sources: vec![3],
+            destinations: vec![1, 2],
+            new: CommId(12),
+        },
+        Op::DistGraph {
+            comm: c,
+            edges: vec![[0, 1], [1, 0]],
+            new: CommId(13),
+        },
+        Op::NeighborAllgather {
+            bytes: 8,
+            comm: CommId(12),
+        },
+        Op::NeighborAlltoall { bytes: 16, comm: W },
+        Op::NeighborAlltoallv {
+            send: vec![1, 2],
+            comm: CommId(12),
+        },
+    ]
 }
 
 #[test]

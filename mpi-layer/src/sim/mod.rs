@@ -14,10 +14,13 @@
 //! * `order.rs`: non-overtaking per (source, destination) pair.
 //! * `shm.rs`: a node's memory, the shared-memory path within a node.
 //! * `requests.rs`: requests, wait, waitall, waitany, test.
-//! * `ranks.rs`: programs, blocking calls, collectives, communicators.
+//! * `ranks.rs`: programs, blocking calls, collectives.
+//! * `comms.rs`: communicators, groups, process topologies, neighbour
+//!   collectives.
 //! * `local.rs`: the layer's own event queue.
 //! * `report.rs`: results, errors, the deadlock report.
 
+mod comms;
 mod costs;
 mod host;
 mod local;
@@ -37,12 +40,13 @@ use crate::collectives::P2p;
 use crate::observe::{NoObserver, Observer};
 use crate::op::{OpStream, Origin};
 use crate::params::{MpiParams, Progress};
+use comms::{Comm, PendingCreate};
 use costs::CellCosts;
 use host::{Job, Server};
 use local::{Loc, LocalQueue};
 use order::Order;
 use protocol::Msg;
-use ranks::{Comm, PendingCreate, RankState};
+use ranks::RankState;
 use report::Stats;
 use requests::{RecvCheck, Req};
 use rustc_hash::FxHashMap;
@@ -125,6 +129,13 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     ranks: Vec<RankState>,
     comms: Vec<Comm>,
     creates: FxHashMap<(u32, u32), PendingCreate>,
+    /// `CommCreateGroup`s in progress, by (parent, tag, members).
+    group_creates: FxHashMap<(u32, i32, Vec<u32>), PendingCreate>,
+    /// Groups by (rank, group id): world ranks in group order, interned
+    /// (every rank's `MPI_Comm_group(MPI_COMM_WORLD)` is one list).
+    groups: FxHashMap<(u32, u32), std::sync::Arc<[u32]>>,
+    /// Every distinct group list made so far.
+    group_lists: rustc_hash::FxHashSet<std::sync::Arc<[u32]>>,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     reqs: Vec<Req>,
@@ -267,8 +278,12 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             comms: vec![Comm {
                 size: n as u32,
                 members: Vec::new(),
+                topo: comms::Topo::None,
             }],
             creates: FxHashMap::default(),
+            group_creates: FxHashMap::default(),
+            groups: FxHashMap::default(),
+            group_lists: Default::default(),
             msgs: Vec::new(),
             free_msgs: Vec::new(),
             reqs: Vec::new(),

@@ -54,12 +54,15 @@ pub(super) enum Flow {
     Blocked,
 }
 
+/// A communicator as one rank knows it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct CommEntry {
     pub id: CommId,
     pub global: u32,
     pub me: u32,
     pub creations: u32,
+    /// Collectives started on it (wrapping, as `coll_seq`).
+    pub colls: u16,
 }
 
 pub(super) struct RankState {
@@ -75,7 +78,12 @@ pub(super) struct RankState {
     pub finish: Time,
     pub cur: Option<(Op, Origin)>,
     pub coll: Option<Box<CollRun>>,
-    pub coll_seq: u32,
+    /// Sequence number of the collective in progress on its
+    /// communicator (part of its tags, which keep its low 11 bits: u16
+    /// wraps at a multiple of 2048, so nothing is lost).
+    pub coll_seq: u16,
+    /// Collectives started on `MPI_COMM_WORLD` (wrapping, as `coll_seq`).
+    pub world_colls: u16,
     pub world_creations: u32,
     pub comms: Vec<CommEntry>,
     pub queues: Queues,
@@ -99,6 +107,7 @@ impl RankState {
             cur: None,
             coll: None,
             coll_seq: 0,
+            world_colls: 0,
             world_creations: 0,
             comms: Vec::new(),
             queues: Queues::new(matcher),
@@ -115,17 +124,6 @@ impl RankState {
 pub(super) struct Port {
     pub send_free: Time,
     pub recv_free: Time,
-}
-
-pub(super) struct Comm {
-    pub size: u32,
-    /// World rank of each member; empty for `MPI_COMM_WORLD` (identity).
-    pub members: Vec<u32>,
-}
-
-#[derive(Default)]
-pub(super) struct PendingCreate {
-    arrived: Vec<(u32, i32, i32, CommId)>,
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
@@ -388,7 +386,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.scratch = out;
                 return self.fail(r, &origin, format!("unknown communicator {comm_id:?}"));
             };
-            let seq = self.ranks[r as usize].coll_seq;
+            let seq = self.ranks[r as usize].coll_seq as u32;
             let tag = (((seq & 0x7ff) << 20) | (step & 0xf_ffff)) as i32;
             let ctx = 2 * g + 1;
             let n = out.len() as u32;
@@ -419,38 +417,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     // ----- communicators -------------------------------------------------
 
-    /// (global index, my rank, size) of communicator `c` at rank `r`.
-    pub(super) fn comm(&self, r: u32, c: CommId) -> Option<(u32, u32, u32)> {
-        if c == CommId::WORLD {
-            return Some((0, r, self.comms[0].size));
-        }
-        self.ranks[r as usize]
-            .comms
-            .iter()
-            .rev()
-            .find(|e| e.id == c)
-            .map(|e| (e.global, e.me, self.comms[e.global as usize].size))
-    }
-
-    pub(super) fn member(&self, g: u32, i: u32) -> u32 {
-        if g == 0 {
-            i
-        } else {
-            self.comms[g as usize].members[i as usize]
-        }
-    }
-
-    fn resolve(&mut self, r: u32, c: CommId, origin: &Origin) -> Result<(u32, u32, u32), Flow> {
-        self.comm(r, c).ok_or_else(|| {
-            self.fail(
-                r,
-                origin,
-                format!("communicator {} is unknown to this rank", c.0),
-            )
-        })
-    }
-
-    fn peer(
+    pub(super) fn peer(
         &mut self,
         r: u32,
         g: u32,
@@ -734,16 +701,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     None => Err(self.fail(r, origin, format!("region {id} ended but not begun"))),
                 }
             }
-            Op::CommDup { comm, new } => {
-                let (_, me, _) = self.resolve(r, comm, origin)?;
-                self.comm_create(s, r, comm, 0, me as i32, new, origin)
-            }
-            Op::CommSplit {
-                comm,
-                color,
-                key,
-                new,
-            } => self.comm_create(s, r, comm, color, key, new, origin),
+            _ if comm_of(op).is_none() => self
+                .comm_op(s, r, op, origin)
+                .expect("every other operation is a communicator operation"),
             _ => {
                 let comm = comm_of(op).expect("collective");
                 let (_, me, size) = self.resolve(r, comm, origin)?;
@@ -768,79 +728,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 let alg =
                     collectives::choose(op, size, &self.params.collectives).expect("collective op");
                 let run = CollRun::new(alg, op.clone(), size, me);
+                self.ranks[r as usize].coll_seq = self.next_coll_seq(r, comm);
                 let rk = &mut self.ranks[r as usize];
-                rk.coll_seq = rk.coll_seq.wrapping_add(1);
                 rk.coll = Some(Box::new(run));
                 rk.cur = Some((op.clone(), origin.clone()));
                 Ok(Flow::Continue)
             }
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn comm_create(
-        &mut self,
-        s: &mut Sch<'_, T::Event>,
-        r: u32,
-        comm: CommId,
-        color: i32,
-        key: i32,
-        new: CommId,
-        origin: &Origin,
-    ) -> Result<Flow, Flow> {
-        if new == CommId::WORLD {
-            return Err(self.fail(r, origin, "cannot redefine MPI_COMM_WORLD (id 0)".into()));
-        }
-        let (g, me, size) = self.resolve(r, comm, origin)?;
-        let counter = if comm == CommId::WORLD {
-            &mut self.ranks[r as usize].world_creations
-        } else {
-            let e = self.ranks[r as usize]
-                .comms
-                .iter_mut()
-                .rev()
-                .find(|e| e.id == comm)
-                .expect("resolved");
-            &mut e.creations
-        };
-        let seq = *counter;
-        *counter += 1;
-        let pending = self.creates.entry((g, seq)).or_default();
-        pending.arrived.push((me, color, key, new));
-        if pending.arrived.len() == size as usize {
-            let mut all = self.creates.remove(&(g, seq)).expect("pending").arrived;
-            // Ranks of the new communicators: by (color, key, parent rank).
-            all.sort_by_key(|&(m, c, k, _)| (c, k, m));
-            let mut i = 0;
-            while i < all.len() {
-                let c = all[i].1;
-                let j = i + all[i..].iter().take_while(|x| x.1 == c).count();
-                if c >= 0 {
-                    let members: Vec<u32> = all[i..j].iter().map(|x| self.member(g, x.0)).collect();
-                    let global = self.comms.len() as u32;
-                    for (k, &w) in members.iter().enumerate() {
-                        let id = all[i + k].3;
-                        self.ranks[w as usize].comms.push(CommEntry {
-                            id,
-                            global,
-                            me: k as u32,
-                            creations: 0,
-                        });
-                    }
-                    self.comms.push(Comm {
-                        size: members.len() as u32,
-                        members,
-                    });
-                }
-                i = j;
-            }
-            for &(m, ..) in &all {
-                let w = self.member(g, m);
-                let now = s.now();
-                self.push_local(s, now, Loc::Wake(w));
-            }
-        }
-        Ok(self.block(r, Resume::Nothing, 0))
     }
 }
 

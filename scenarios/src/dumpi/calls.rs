@@ -3,9 +3,9 @@
 //! and its [`Role`], which says how the decoded arguments read as a
 //! [`RecordedCall`] (`recorded_call`).
 
-use mpi_layer::{CommId, ReqId, TagSel};
+use mpi_layer::{CommId, GroupId, ReqId, TagSel};
 
-use crate::recorded::{Comm, Count, Datatype, Peer, RecordedCall};
+use crate::recorded::{Comm, Count, Datatype, Group, Peer, RecordedCall, SetOp};
 
 /// An argument as a record holds it, read by the decoder following the
 /// function's layout.
@@ -15,6 +15,8 @@ pub(crate) enum Val {
     I(i64),
     /// An array of integers or handles.
     A(Vec<i64>),
+    /// An array of integer arrays (`Group_range_*`'s ranges).
+    G(Vec<Vec<i64>>),
     /// A field read past (statuses, strings, ...).
     Skip,
 }
@@ -138,6 +140,36 @@ pub enum Role {
     CommSplit,
     /// `MPI_Comm_create`.
     CommCreate,
+    /// `MPI_Comm_group`.
+    CommGroup,
+    /// `MPI_Group_incl`.
+    GroupIncl,
+    /// `MPI_Group_excl`.
+    GroupExcl,
+    /// `MPI_Group_range_incl`.
+    GroupRangeIncl,
+    /// `MPI_Group_range_excl`.
+    GroupRangeExcl,
+    /// `MPI_Group_union`.
+    GroupUnion,
+    /// `MPI_Group_intersection`.
+    GroupIntersection,
+    /// `MPI_Group_difference`.
+    GroupDifference,
+    /// `MPI_Group_free`.
+    GroupFree,
+    /// `MPI_Comm_free`.
+    CommFree,
+    /// `MPI_Cart_create`.
+    CartCreate,
+    /// `MPI_Cart_sub`.
+    CartSub,
+    /// `MPI_Graph_create`.
+    GraphCreate,
+    /// `MPI_Intercomm_create`, `MPI_Intercomm_merge`, and the dynamic
+    /// process calls that make intercommunicators (`Comm_accept`,
+    /// `Comm_connect`, `Comm_join`): rejected.
+    Intercomm,
     /// `MPI_Type_contiguous`.
     TypeContiguous,
     /// `MPI_Type_vector`, `Type_hvector`, `Type_create_hvector`.
@@ -162,6 +194,27 @@ pub enum Role {
 /// The role of label `f`.
 pub(super) fn role(f: usize) -> Role {
     FUNCTIONS[f].2
+}
+
+const COMM_NULL: u16 = 1;
+const GROUP_NULL: u16 = 1;
+const GROUP_EMPTY: u16 = 2;
+
+/// A communicator a call creates: `None` for `MPI_COMM_NULL`.
+fn new_comm(v: &Val) -> Option<CommId> {
+    match v.i() as u16 {
+        x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(x as u32)),
+        _ => None,
+    }
+}
+
+fn group(v: &Val) -> Result<Group, String> {
+    match v.i() as u16 {
+        GROUP_NULL => Ok(Group::Null),
+        GROUP_EMPTY => Ok(Group::Id(GroupId::EMPTY)),
+        x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(x as u32))),
+        x => Err(format!("invalid group {x}")),
+    }
 }
 
 fn comm(v: &Val) -> Result<Comm, String> {
@@ -408,12 +461,78 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Strin
             comm: comm(&v[0])?,
             color: v[1].i() as i32,
             key: v[2].i() as i32,
-            new: match v[3].i() as u16 {
-                x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(x as u32)),
-                _ => None,
+            new: new_comm(&v[3]),
+        },
+        // Comm_create: oldcomm, group, newcomm.
+        Role::CommCreate => C::CommCreate {
+            comm: comm(&v[0])?,
+            group: group(&v[1])?,
+            new: new_comm(&v[2]),
+        },
+        Role::CommGroup => C::CommGroup {
+            comm: comm(&v[0])?,
+            new: group(&v[1])?,
+        },
+        // Group_incl / excl: group, count, ranks, newgroup.
+        Role::GroupIncl | Role::GroupExcl => C::GroupRanks {
+            group: group(&v[0])?,
+            ranks: v[2].a().to_vec(),
+            new: group(&v[3])?,
+            excl: role == Role::GroupExcl,
+        },
+        // Group_range_incl / excl: group, count, ranges[count][3], newgroup.
+        Role::GroupRangeIncl | Role::GroupRangeExcl => C::GroupRanges {
+            group: group(&v[0])?,
+            ranges: match &v[2] {
+                Val::G(g) => g.clone(),
+                _ => Vec::new(),
+            },
+            new: group(&v[3])?,
+            excl: role == Role::GroupRangeExcl,
+        },
+        Role::GroupUnion | Role::GroupIntersection | Role::GroupDifference => C::GroupSet {
+            a: group(&v[0])?,
+            b: group(&v[1])?,
+            new: group(&v[2])?,
+            set: match role {
+                Role::GroupUnion => SetOp::Union,
+                Role::GroupIntersection => SetOp::Intersection,
+                _ => SetOp::Difference,
             },
         },
-        Role::CommCreate => C::CommCreate,
+        Role::GroupFree => C::GroupFree {
+            group: group(&v[0])?,
+        },
+        Role::CommFree => C::CommFree {
+            comm: match v[0].i() as u16 {
+                COMM_NULL => None,
+                _ => Some(comm(&v[0])?),
+            },
+        },
+        // Cart_create: oldcomm, ndim, dims, periods, reorder, newcomm.
+        Role::CartCreate => C::CartCreate {
+            comm: comm(&v[0])?,
+            dims: v[2].a().to_vec(),
+            periods: v[3].a().to_vec(),
+            new: new_comm(&v[5]),
+        },
+        // Cart_sub: ndim, oldcomm, remain_dims, newcomm.
+        Role::CartSub => C::CartSub {
+            comm: comm(&v[1])?,
+            remain: v[2].a().to_vec(),
+            new: new_comm(&v[3]),
+        },
+        // Graph_create: numedges, oldcomm, nodes, index, edges, reorder,
+        // newcomm.
+        Role::GraphCreate => C::GraphCreate {
+            comm: comm(&v[1])?,
+            index: v[3].a().to_vec(),
+            edges: v[4].a().to_vec(),
+            new: new_comm(&v[6]),
+        },
+        Role::Intercomm => C::Unsupported {
+            why: "intercommunicators are not modelled (netsim replays intracommunicators only)",
+        },
         Role::TypeContiguous => define(&v[2], v[0].i(), &v[1]),
         Role::TypeVector => define(&v[4], v[0].i() * v[1].i(), &v[3]),
         Role::TypeIndexed => C::DefineType {
@@ -535,36 +654,36 @@ const FUNCTIONS: [(&str, &str, Role); NUM_FUNCTIONS] = {
         ("MPI_Group_rank", "si", Other),                      // 69
         ("MPI_Group_translate_ranks", "siAsA", Other),        // 70
         ("MPI_Group_compare", "ssb", Other),                  // 71
-        ("MPI_Comm_group", "ss", Other),                      // 72
-        ("MPI_Group_union", "sss", Other),                    // 73
-        ("MPI_Group_intersection", "sss", Other),             // 74
-        ("MPI_Group_difference", "sss", Other),               // 75
-        ("MPI_Group_incl", "siAs", Other),                    // 76
-        ("MPI_Group_excl", "siAs", Other),                    // 77
-        ("MPI_Group_range_incl", "siGs", Other),              // 78
-        ("MPI_Group_range_excl", "siGs", Other),              // 79
-        ("MPI_Group_free", "s", Other),                       // 80
+        ("MPI_Comm_group", "ss", CommGroup),                  // 72
+        ("MPI_Group_union", "sss", GroupUnion),               // 73
+        ("MPI_Group_intersection", "sss", GroupIntersection), // 74
+        ("MPI_Group_difference", "sss", GroupDifference),     // 75
+        ("MPI_Group_incl", "siAs", GroupIncl),                // 76
+        ("MPI_Group_excl", "siAs", GroupExcl),                // 77
+        ("MPI_Group_range_incl", "siGs", GroupRangeIncl),     // 78
+        ("MPI_Group_range_excl", "siGs", GroupRangeExcl),     // 79
+        ("MPI_Group_free", "s", GroupFree),                   // 80
         ("MPI_Comm_size", "si", Other),                       // 81
         ("MPI_Comm_rank", "si", Other),                       // 82
         ("MPI_Comm_compare", "ssb", Other),                   // 83
         ("MPI_Comm_dup", "ss", CommDup),                      // 84
         ("MPI_Comm_create", "sss", CommCreate),               // 85
         ("MPI_Comm_split", "siis", CommSplit),                // 86
-        ("MPI_Comm_free", "s", Other),                        // 87
+        ("MPI_Comm_free", "s", CommFree),                     // 87
         ("MPI_Comm_test_inter", "si", Other),                 // 88
         ("MPI_Comm_remote_size", "si", Other),                // 89
         ("MPI_Comm_remote_group", "ss", Other),               // 90
-        ("MPI_Intercomm_create", "sisiis", Other),            // 91
-        ("MPI_Intercomm_merge", "sis", Other),                // 92
+        ("MPI_Intercomm_create", "sisiis", Intercomm),        // 91
+        ("MPI_Intercomm_merge", "sis", Intercomm),            // 92
         ("MPI_Keyval_create", "s", Other),                    // 93
         ("MPI_Keyval_free", "s", Other),                      // 94
         ("MPI_Attr_put", "si", Other),                        // 95
         ("MPI_Attr_get", "sii", Other),                       // 96
         ("MPI_Attr_delete", "si", Other),                     // 97
         ("MPI_Topo_test", "sb", Other),                       // 98
-        ("MPI_Cart_create", "siAAis", Other),                 // 99
+        ("MPI_Cart_create", "siAAis", CartCreate),            // 99
         ("MPI_Dims_create", "iiAA", Other),                   // 100
-        ("MPI_Graph_create", "isiAAis", Other),               // 101
+        ("MPI_Graph_create", "isiAAis", GraphCreate),         // 101
         ("MPI_Graphdims_get", "sii", Other),                  // 102
         ("MPI_Graph_get", "iisiiAA", Other),                  // 103
         ("MPI_Cartdim_get", "si", Other),                     // 104
@@ -574,7 +693,7 @@ const FUNCTIONS: [(&str, &str, Role); NUM_FUNCTIONS] = {
         ("MPI_Graph_neighbors_count", "sii", Other),          // 108
         ("MPI_Graph_neighbors", "isiiA", Other),              // 109
         ("MPI_Cart_shift", "siiii", Other),                   // 110
-        ("MPI_Cart_sub", "isAs", Other),                      // 111
+        ("MPI_Cart_sub", "isAs", CartSub),                    // 111
         ("MPI_Cart_map", "siAAi", Other),                     // 112
         ("MPI_Graph_map", "isiAAi", Other),                   // 113
         ("MPI_Get_processor_name", "Ci", Other),              // 114
@@ -593,11 +712,11 @@ const FUNCTIONS: [(&str, &str, Role); NUM_FUNCTIONS] = {
         ("MPI_Abort", "si", Other),                           // 127
         ("MPI_Pcontrol", "?", Other),                         // 128
         ("MPI_Close_port", "C", Other),                       // 129
-        ("MPI_Comm_accept", "Csiss", Other),                  // 130
-        ("MPI_Comm_connect", "Csiss", Other),                 // 131
+        ("MPI_Comm_accept", "Csiss", Intercomm),              // 130
+        ("MPI_Comm_connect", "Csiss", Intercomm),             // 131
         ("MPI_Comm_disconnect", "s", Other),                  // 132
         ("MPI_Comm_get_parent", "s", Other),                  // 133
-        ("MPI_Comm_join", "is", Other),                       // 134
+        ("MPI_Comm_join", "is", Intercomm),                   // 134
         ("MPI_Comm_spawn", "?", Other),                       // 135
         ("MPI_Comm_spawn_multiple", "?", Other),              // 136
         ("MPI_Lookup_name", "CsC", Other),                    // 137

@@ -374,10 +374,11 @@ impl RankFile {
                         }
                         b'G' => {
                             let n = self.count(4)?;
+                            let mut g = Vec::with_capacity(n.min(1024) as usize);
                             for _ in 0..n {
-                                self.int_array()?;
+                                g.push(self.int_array()?);
                             }
-                            Val::Skip
+                            Val::G(g)
                         }
                         b'I' => {
                             let argc = self.count(4)?;

@@ -73,6 +73,7 @@ use crate::text::{FilePool, Lines, file_error, parse_int};
 use crate::trace::MAX_TRACE_RANKS;
 
 pub mod calls;
+pub mod coverage;
 mod decode;
 
 pub use calls::{NUM_FUNCTIONS, function_name};
@@ -317,12 +318,15 @@ impl OpStream for DumpiStream {
 }
 
 #[cfg(test)]
+mod tests_comm;
+
+#[cfg(test)]
 mod tests {
     use super::decode::{END_OF_STREAM, FOOT_MAGIC, HEAD_MAGIC};
     use super::*;
     use mpi_layer::{CommId, ReqId, Source, TagSel};
 
-    fn label(name: &str) -> u16 {
+    pub(super) fn label(name: &str) -> u16 {
         (0..NUM_FUNCTIONS)
             .find(|&f| function_name(f) == name)
             .expect(name) as u16
@@ -330,18 +334,18 @@ mod tests {
 
     /// A minimal writer of the layout described in the module docs, for
     /// records this crate's test trace does not contain.
-    struct Writer {
+    pub(super) struct Writer {
         body: Vec<u8>,
         clock_us: u64,
     }
 
     impl Writer {
-        fn new() -> Writer {
+        pub(super) fn new() -> Writer {
             let mut body = HEAD_MAGIC.to_be_bytes().to_vec();
             body.extend([0u8; 8]); // preamble
             Writer { body, clock_us: 0 }
         }
-        fn rec(&mut self, name: &str, gap_us: u64, args: &[Arg]) {
+        pub(super) fn rec(&mut self, name: &str, gap_us: u64, args: &[Arg]) {
             self.body.extend(label(name).to_be_bytes());
             self.body.push(0x08); // wall clock only, no statuses
             self.clock_us += gap_us;
@@ -361,10 +365,19 @@ mod tests {
                             self.body.extend((*x as u32).to_be_bytes());
                         }
                     }
+                    Arg::G(g) => {
+                        self.body.extend((g.len() as u32).to_be_bytes());
+                        for v in g {
+                            self.body.extend((v.len() as u32).to_be_bytes());
+                            for x in v.iter() {
+                                self.body.extend((*x as u32).to_be_bytes());
+                            }
+                        }
+                    }
                 }
             }
         }
-        fn finish(mut self) -> Vec<u8> {
+        pub(super) fn finish(mut self) -> Vec<u8> {
             let mut b = std::mem::take(&mut self.body);
             b.extend(END_OF_STREAM.to_be_bytes());
             let header = b.len() as u64;
@@ -386,11 +399,13 @@ mod tests {
     }
 
     #[derive(Clone)]
-    enum Arg {
+    pub(super) enum Arg {
         I(i32),
         S(u16),
         B(u8),
         A(Vec<i32>),
+        /// An array of int arrays.
+        G(Vec<Vec<i32>>),
     }
     use Arg::*;
 
@@ -504,6 +519,12 @@ mod tests {
                     new: CommId(4)
                 },
                 Op::Barrier { comm: CommId(4) },
+                Op::CartCreate {
+                    comm: world,
+                    dims: vec![2, 2],
+                    periods: vec![false, false],
+                    new: CommId(5)
+                },
                 Op::Allreduce {
                     bytes: 32,
                     comm: world

@@ -9,7 +9,7 @@ use sim_core::Time;
 
 use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
-use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_streams};
+use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_path};
 use crate::workloads::{self, Collective, Halo, Stencil, ZhuPattern};
 
 /// The programs of a workload and what the mapping needs to know.
@@ -299,8 +299,7 @@ impl Scenario {
                 let streams = match (path, files) {
                     (Some(p), None) => {
                         let p = self.resolve(p);
-                        let f = format.unwrap_or_else(|| TraceFormat::detect(&p));
-                        open_streams(&p, f, &cfg).map_err(|e| file.plain(e.to_string()))?
+                        open_path(&p, *format, &cfg).map_err(|e| file.plain(e.to_string()))?
                     }
                     (None, Some(fs)) => {
                         need(

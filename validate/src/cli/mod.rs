@@ -96,7 +96,8 @@ pub struct ReplayArgs {
     #[arg(long, value_enum)]
     format: Option<TraceFormat>,
     /// The trace: one file (TI shared or list file, DUMPI .meta, GOAL,
-    /// native, CSV), or several TI per-rank files in rank order.
+    /// native, CSV), a directory holding one trace (one DUMPI .meta, or
+    /// only TI per-rank files), or several TI per-rank files in rank order.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Machine preset.
