@@ -542,7 +542,10 @@ impl Op {
             | Op::Gather { bytes, .. }
             | Op::Scatter { bytes, .. }
             | Op::Allgather { bytes, .. }
-            | Op::Alltoall { bytes, .. } => one("message size", *bytes),
+            | Op::Alltoall { bytes, .. }
+            | Op::NeighborAllgather { bytes, .. }
+            | Op::NeighborAlltoall { bytes, .. } => one("message size", *bytes),
+            Op::NeighborAlltoallv { send, .. } => all("send counts", send),
             Op::Sendrecv {
                 send_bytes,
                 recv_bytes,
@@ -571,7 +574,24 @@ impl Op {
             | Op::RegionEnd { .. }
             | Op::Barrier { .. }
             | Op::CommDup { .. }
-            | Op::CommSplit { .. } => Ok(()),
+            | Op::CommSplit { .. }
+            | Op::CommGroup { .. }
+            | Op::GroupIncl { .. }
+            | Op::GroupExcl { .. }
+            | Op::GroupRangeIncl { .. }
+            | Op::GroupRangeExcl { .. }
+            | Op::GroupUnion { .. }
+            | Op::GroupIntersection { .. }
+            | Op::GroupDifference { .. }
+            | Op::GroupFree { .. }
+            | Op::CommCreate { .. }
+            | Op::CommCreateGroup { .. }
+            | Op::CommFree { .. }
+            | Op::CartCreate { .. }
+            | Op::CartSub { .. }
+            | Op::GraphCreate { .. }
+            | Op::DistGraphAdjacent { .. }
+            | Op::DistGraph { .. } => Ok(()),
         }
     }
 }
