@@ -1826,3 +1826,7 @@ fn regions_time_what_the_program_marks() {
         "rank 0: rank0:2: region 5 begun again before it ended"
     );
 }
+
+// The crate's other integration tests, as modules of this one binary.
+#[path = "mpi/comms.rs"]
+mod comms;

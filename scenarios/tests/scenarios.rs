@@ -2208,3 +2208,11 @@ mod scenario_files {
         assert_eq!(g[0].per_rank_ps[0].1, 24_922_668);
     }
 }
+
+// The crate's other integration tests, as modules of this one binary.
+#[path = "scenarios/communicators.rs"]
+mod communicators;
+#[path = "scenarios/dumpi_coverage.rs"]
+mod dumpi_coverage;
+#[path = "scenarios/trace_dirs.rs"]
+mod trace_dirs;

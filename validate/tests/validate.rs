@@ -856,3 +856,11 @@ mod bad_input {
         assert!(help.contains("3 the simulation deadlocked"), "{help}");
     }
 }
+
+// The crate's other integration tests, as modules of this one binary.
+#[path = "validate/bench_smoke.rs"]
+mod bench_smoke;
+#[path = "validate/fuzz_regressions.rs"]
+mod fuzz_regressions;
+#[path = "validate/open_files.rs"]
+mod open_files;

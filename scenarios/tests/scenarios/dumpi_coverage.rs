@@ -1,7 +1,7 @@
 //! `docs/DUMPI-COVERAGE.md` holds the reader's coverage table exactly:
 //! every function DUMPI labels and what the replay does with it. When the
 //! reader changes, this test fails until the document says the same
-//! (`NETSIM_WRITE_COVERAGE=1 cargo test --test dumpi_coverage` rewrites
+//! (`NETSIM_WRITE_COVERAGE=1 cargo test -p scenarios --test scenarios dumpi_coverage` rewrites
 //! the table between its markers).
 
 use scenarios::dumpi::coverage::coverage_table;

@@ -117,27 +117,30 @@ fn native_2000_ranks_under_open_file_limit() {
 }
 
 #[test]
-fn ti_rank_4000000_is_a_range_error() {
+fn ti_rank_above_the_rank_limit_is_a_range_error() {
+    // The rank 4,000,000 gave "Too many open files"; it is now
+    // below netsim's one rank limit (MAX_RANKS = 2^22) and would replay,
+    // so the range error is checked just above the limit.
     let d = dir("ti-big-rank");
     let trace = d.join("big.ti");
-    std::fs::write(&trace, "0 init\n0 compute 10\n4000000 compute 10\n").unwrap();
+    std::fs::write(&trace, "0 init\n0 compute 10\n5000000 compute 10\n").unwrap();
     let o = replay_limited(&[trace.to_str().unwrap(), "--machine", "ideal"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "should fail");
     assert!(!err.contains("panicked"), "{err}");
     assert!(
-        err.contains(&format!("{}:3:", trace.display())) && err.contains("rank 4000000"),
+        err.contains(&format!("{}:3:", trace.display())) && err.contains("rank 5000000"),
         "{err}"
     );
     assert!(!err.contains("Too many open files"), "{err}");
 
     let native = d.join("big.trace");
-    std::fs::write(&native, "0 compute 1us\n4000000 compute 1us\n").unwrap();
+    std::fs::write(&native, "0 compute 1us\n5000000 compute 1us\n").unwrap();
     let o = replay_limited(&[native.to_str().unwrap(), "--machine", "ideal"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "should fail");
     assert!(
-        err.contains(&format!("{}:2:", native.display())) && err.contains("rank 4000000"),
+        err.contains(&format!("{}:2:", native.display())) && err.contains("rank 5000000"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&d);

@@ -51,7 +51,8 @@ fn recv(src: u32, comm: CommId) -> Op {
     Op::Recv {
         src: Source::Rank(src),
         tag: TagSel::Tag(1),
-        bytes: 0,
+        // A buffer that holds any message (a smaller one is MPI_ERR_TRUNCATE).
+        bytes: sim_core::limits::MAX_MESSAGE_BYTES,
         comm,
     }
 }

@@ -5,7 +5,7 @@
 //! on each; a panic fails the test with the file's name. See
 //! `docs/FUZZING.md`.
 
-#[path = "../../fuzz/src/lib.rs"]
+#[path = "../../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
 mod harness;
 
