@@ -8,10 +8,12 @@
 //! pulls what the reader produced, and ignores the `Result`: a reader may
 //! return `Ok` or `Err`, never panic, abort or hang.
 //!
-//! Inputs that only trip the limits of issue 12's finding 4 (rank counts
-//! so large that building them exhausts memory, owned by the input-limit
-//! work) are skipped by [`too_many_ranks`] so that fuzzing finds other
-//! bugs; remove the filter once every reader checks its limits.
+//! Inputs naming more than 2^16 ranks are skipped by [`too_many_ranks`]:
+//! up to `sim_core::limits::MAX_RANKS` (2^22) such a trace is valid and
+//! takes gigabytes and seconds to build, which the fuzzer would report as
+//! out-of-memory or a timeout, not a bug. Ranks above the limit are
+//! refused at file:line by every reader, which the `bad_input` CLI tests
+//! check (finding 3: CSV rank 4294967295; finding 4: GOAL `num_ranks`).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
