@@ -231,30 +231,37 @@ impl<E> Engine<E> {
     /// Handles every event with time `<= limit`. If events remain beyond
     /// the limit, the clock is advanced to `limit` and `TimeLimit` returned.
     pub fn run_until<M: Model<Event = E>>(&mut self, model: &mut M, limit: Time) -> Stop {
-        loop {
-            match self.queue.peek_time() {
-                None => return Stop::Exhausted,
-                Some(t) if t > limit => {
-                    self.now = self.now.max(limit);
-                    return Stop::TimeLimit;
-                }
-                Some(_) => {
-                    self.step(model);
-                }
-            }
+        let stop = self.run_while_until(model, limit, |_, _| true);
+        if stop == Stop::TimeLimit {
+            self.now = self.now.max(limit);
         }
+        stop
     }
 
     /// Handles events while `cond(model, now)` holds; the condition is
     /// checked before each event.
-    pub fn run_while<M, F>(&mut self, model: &mut M, mut cond: F) -> Stop
+    pub fn run_while<M, F>(&mut self, model: &mut M, cond: F) -> Stop
+    where
+        M: Model<Event = E>,
+        F: FnMut(&M, Time) -> bool,
+    {
+        self.run_while_until(model, Time::MAX, cond)
+    }
+
+    /// Handles events while the next one's time is `<= limit` and
+    /// `cond(model, now)` holds (checked before each event, after the
+    /// limit). On `TimeLimit` the clock stays at the last event handled
+    /// and [`Engine::next_time`] gives the event beyond the limit.
+    pub fn run_while_until<M, F>(&mut self, model: &mut M, limit: Time, mut cond: F) -> Stop
     where
         M: Model<Event = E>,
         F: FnMut(&M, Time) -> bool,
     {
         loop {
-            if self.queue.is_empty() {
-                return Stop::Exhausted;
+            match self.queue.peek_time() {
+                None => return Stop::Exhausted,
+                Some(t) if t > limit => return Stop::TimeLimit,
+                Some(_) => {}
             }
             if !cond(model, self.now) {
                 return Stop::Condition;

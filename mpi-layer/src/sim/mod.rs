@@ -50,7 +50,7 @@ use ranks::RankState;
 use report::Stats;
 use requests::{RecvCheck, Req};
 use rustc_hash::FxHashMap;
-use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Time, limits};
+use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Stop, Time, limits};
 use std::cmp::Reverse;
 use topology::{Delivery, Placement, Transport};
 
@@ -349,23 +349,21 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
         // overflowed saturates at `Time::MAX`, beyond it) ends the run
         // with an error before it is handled, so no saturated time is ever
         // used or reported as a result.
-        while let Some(at) = self.engine.next_time() {
-            if self.state.error.is_some() {
-                break;
-            }
-            if at > limits::MAX_SIM_TIME {
-                self.state.error = Some(RunError::TimeLimit {
-                    now: self.engine.now(),
-                    at,
-                });
-                break;
-            }
-            seen += 1;
-            if seen == next {
-                progress(self.engine.now(), seen);
-                next = next.saturating_add(every);
-            }
-            self.engine.step(&mut self.state);
+        let stop = self
+            .engine
+            .run_while_until(&mut self.state, limits::MAX_SIM_TIME, |m, now| {
+                seen += 1;
+                if seen == next {
+                    progress(now, seen);
+                    next = next.saturating_add(every);
+                }
+                m.error.is_none()
+            });
+        if stop == Stop::TimeLimit && self.state.error.is_none() {
+            self.state.error = Some(RunError::TimeLimit {
+                now: self.engine.now(),
+                at: self.engine.next_time().expect("an event beyond the limit"),
+            });
         }
         let now = self.engine.now();
         let mut sim = self.state;
