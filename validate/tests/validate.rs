@@ -76,13 +76,10 @@ mod cli {
     /// A file of the shared data folder (`NETSIM_SHARED`, else
     /// `../shared` beside the workspace); missing data fail the test.
     fn shared(rel: &str) -> String {
-        let p = validate::cases::amg::shared_dir().join(rel);
-        assert!(
-            p.exists(),
-            "{} not found: set NETSIM_SHARED to the shared data folder",
-            p.display()
-        );
-        p.display().to_string()
+        scenarios::shared::shared_path(rel)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .display()
+            .to_string()
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -860,6 +857,8 @@ mod bad_input {
 // The crate's other integration tests, as modules of this one binary.
 #[path = "validate/bench_smoke.rs"]
 mod bench_smoke;
+#[path = "validate/first_steps.rs"]
+mod first_steps;
 #[path = "validate/fuzz_regressions.rs"]
 mod fuzz_regressions;
 #[path = "validate/open_files.rs"]
