@@ -293,6 +293,31 @@ mod cli {
             one,
             "shards merged = whole sweep"
         );
+        // The README's `sweep merge s*.jsonl --out sweep.jsonl` run again:
+        // the glob now matches the earlier output, which is not a shard.
+        let s = |f: &str| d.join(f).to_str().unwrap().to_string();
+        ok(&[
+            "sweep",
+            "merge",
+            &s("m.jsonl"),
+            &s("s0.jsonl"),
+            &s("s1.jsonl"),
+            "--out",
+            &s("m.jsonl"),
+        ]);
+        assert_eq!(std::fs::read(&merged).unwrap(), one, "merged again");
+        // Another whole copy among the shards: both places are named.
+        let e = fails(&[
+            "sweep",
+            "merge",
+            &s("s0.jsonl"),
+            &s("s1.jsonl"),
+            &s("a.jsonl"),
+        ]);
+        assert!(
+            e.contains("appears twice") && e.contains("a.jsonl:") && e.contains("s0.jsonl:"),
+            "{e}"
+        );
         let text = String::from_utf8(one).unwrap();
         let rows: Vec<serde_json::Value> = text.lines().map(json).collect();
         assert_eq!(rows.len(), 6);
