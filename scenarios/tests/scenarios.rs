@@ -2005,7 +2005,8 @@ mod scenario_files {
         ));
         assert!(e.contains("deadlock"), "{e}");
         assert!(
-            e.contains("rank 0 blocked in Recv") && e.contains("t.txt:3"),
+            e.contains("rank 0 blocked in MPI_Recv(source 1, tag 0, 8 B, MPI_COMM_WORLD) at")
+                && e.contains("t.txt:3"),
             "{e}"
         );
     }

@@ -687,7 +687,11 @@ mod cli {
         let t = w("dl.txt", "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n");
         let e = fails(&["replay", "--machine", "ideal", &t]);
         assert!(
-            e.contains("deadlock") && e.contains("rank 1 blocked in Recv"),
+            e.contains("deadlock")
+                && e.contains(
+                    "rank 1 blocked in MPI_Recv(source 0, tag 0, 8 B, MPI_COMM_WORLD) at"
+                )
+                && e.contains("dl.txt:4"),
             "{e}"
         );
         let e = fails(&[
