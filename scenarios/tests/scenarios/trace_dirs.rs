@@ -4,7 +4,7 @@
 //! otherwise. Uses the shared data folder (`NETSIM_SHARED`, else
 //! `../shared` beside the workspace; the tests fail without it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scenarios::trace::{DirTrace, TraceConfig, TraceFormat, open_path, resolve_dir};
 
