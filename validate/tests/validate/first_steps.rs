@@ -50,3 +50,32 @@ fn installed_binary_finds_shared_data_at_run_time() {
     assert!(text.contains("5 passed, 0 failed"), "{text}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Shell completions and manual pages come from the command definitions.
+#[test]
+fn completions_and_man_pages_are_generated() {
+    let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("_netsim()") && text.contains("replay"),
+        "{text}"
+    );
+    let d = outside("man");
+    let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .args(["man", d.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(d.join("netsim-replay.1")).unwrap();
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
+    assert!(page.contains("Replay an MPI trace"), "{page}");
+    let _ = std::fs::remove_dir_all(&d);
+}
