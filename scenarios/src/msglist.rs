@@ -103,6 +103,10 @@ impl MessageList {
             limits::check_ranks(p.into())
                 .map_err(|m| file_error(path, format!("num_ranks: {m}")))?;
         }
+        // Read by hand, line by line, not with the `csv` crate: a row is
+        // three integers (no quoting to handle), and the crate's record
+        // positions count from where its read began, so a row after a
+        // blank line or a comment would be reported on the wrong line.
         let mut lines = Lines::open(path)?;
         let (mut src, mut dst, mut bytes, mut line) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());

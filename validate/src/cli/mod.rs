@@ -586,7 +586,7 @@ fn run_point(
 
 fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
     let text = if o.csv {
-        render::sweep_csv(rows)
+        render::sweep_csv(rows)?
     } else {
         let mut s = String::new();
         for r in rows {

@@ -172,12 +172,19 @@ pub fn table(r: &Report) -> String {
     o
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// Records as CSV text, quoted where needed by the `csv` crate.
+fn csv_text<I, R>(records: I) -> Result<String, String>
+where
+    I: IntoIterator<Item = R>,
+    R: IntoIterator,
+    R::Item: AsRef<[u8]>,
+{
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in records {
+        w.write_record(r).map_err(|e| e.to_string())?;
     }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
 /// Every leaf of a JSON document with its dotted path, in document
@@ -228,18 +235,12 @@ fn leaf_text(v: &serde_json::Value) -> String {
 /// of its dotted path.
 pub fn csv(r: &Report) -> Result<String, String> {
     let json = serde_json::to_value(r).map_err(|e| e.to_string())?;
-    let mut o = String::from("section,key,value\n");
-    for (path, v) in leaves(&json) {
+    let rows = leaves(&json).into_iter().map(|(path, v)| {
         let (section, key) = path.split_once('.').unwrap_or(("run", &path));
-        let _ = writeln!(
-            o,
-            "{},{},{}",
-            csv_field(section),
-            csv_field(key),
-            csv_field(&leaf_text(v))
-        );
-    }
-    Ok(o)
+        [section.to_string(), key.to_string(), leaf_text(v)]
+    });
+    let header = ["section", "key", "value"].map(String::from);
+    csv_text(std::iter::once(header).chain(rows))
 }
 
 /// The report values of the sweep CSV, by dotted path.
@@ -255,33 +256,26 @@ const SWEEP_COLUMNS: [&str; 7] = [
 
 /// A sweep as CSV: one row per point, its axis values, then the main
 /// figures of its report ([`SWEEP_COLUMNS`], named by their paths).
-pub fn sweep_csv(rows: &[Row]) -> String {
-    let mut o = String::from("index");
+pub fn sweep_csv(rows: &[Row]) -> Result<String, String> {
+    let mut header = vec!["index".to_string()];
     if let Some(r) = rows.first() {
-        for p in &r.params {
-            o += &format!(",{}", csv_field(&p.path));
-        }
+        header.extend(r.params.iter().map(|p| p.path.clone()));
     }
-    for c in SWEEP_COLUMNS {
-        o += &format!(",{c}");
-    }
-    o.push('\n');
-    for r in rows {
-        let _ = write!(o, "{}", r.index);
-        for p in &r.params {
-            let _ = write!(o, ",{}", csv_field(&p.value_text()));
-        }
+    header.extend(SWEEP_COLUMNS.map(String::from));
+    let body = rows.iter().map(|r| {
         let values = leaves(&r.result);
-        for c in SWEEP_COLUMNS {
-            let v = values
+        let mut rec = vec![r.index.to_string()];
+        rec.extend(r.params.iter().map(|p| p.value_text()));
+        rec.extend(SWEEP_COLUMNS.iter().map(|c| {
+            values
                 .iter()
                 .find(|(p, _)| p == c)
-                .map(|(_, v)| leaf_text(v));
-            let _ = write!(o, ",{}", csv_field(&v.unwrap_or_default()));
-        }
-        o.push('\n');
-    }
-    o
+                .map(|(_, v)| leaf_text(v))
+                .unwrap_or_default()
+        }));
+        rec
+    });
+    csv_text(std::iter::once(header).chain(body))
 }
 
 fn host_text(p: &MpiParams, proto: mpi_layer::Protocol, loc: topology::Locality) -> String {
