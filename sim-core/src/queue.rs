@@ -516,6 +516,27 @@ impl<E> EventQueue<E> {
         })
     }
 
+    /// The time of the next event to pop, like [`EventQueue::peek_time`],
+    /// but it may prepare the pop: it drops stale entries at the front and
+    /// settles the radix heap's smallest bucket, work the next pop then
+    /// does not repeat (`peek_time` scans that bucket without moving it,
+    /// and the pop scans it again). The order is unchanged. For the
+    /// engine's run loop, which looks at every event's time before it
+    /// pops it.
+    pub fn front_time(&mut self) -> Option<Time> {
+        while let Some(Reverse(e)) = self.heap.peek() {
+            if self.is_live(e) {
+                return Some(e.key.time());
+            }
+            self.heap.pop();
+            self.stale -= 1;
+        }
+        if !self.radix || !self.settle() {
+            return None;
+        }
+        self.buckets[0].last().map(|e| e.key.time())
+    }
+
     /// The time of the next event to pop, without removing it. `O(k)` for
     /// `k` entries in the smallest non-empty bucket (it finds the minimum
     /// without moving anything).
