@@ -8,8 +8,8 @@
 //! order of floating-point additions.
 //!
 //! Rates are whole bytes per second ([`Bandwidth`]). The one place where
-//! bytes and a rate become a duration is [`transfer_time`], which computes in
-//! `u128` and rounds up, so a transfer is never credited as finished before
+//! bytes and a rate become a duration is [`transfer_time`], which computes
+//! exactly (in `u64` when the product fits, else in `u128`) and rounds up, so a transfer is never credited as finished before
 //! its last byte could have moved.
 
 use std::fmt;
