@@ -78,14 +78,17 @@
 //! so the pop that follows takes bucket 0's entry without scanning the
 //! bucket a second time.
 //!
-//! Measured with the hold model (`netsim bench engine`, 5 M events per
-//! size, events per CPU second, 2-core machine, issue 13): 10.4 M with
-//! 1 000 pending (posted or with handles), 5.4 M posted and 4.4 M with
-//! handles with 100 000 pending, 4.6 M posted and 3.4 M with handles with
-//! 1 000 000 pending, against 1.0 M and 0.5 M for the binary heap and the
-//! `priority-queue` crate's indexed heap this replaced (measured when
-//! they were replaced, commit 3a9d8b9; the indexed heap hashed every
-//! handle).
+//! Measured with the hold model (`netsim bench engine --child`, 5 M
+//! events per size, events per CPU second, median of 5 runs alternated
+//! with the previous build on the 2-core machine under a load of about 9,
+//! issue 13): posted / with handles, 10.2 M / 8.9 M with 1 000 pending
+//! (the binary heap, unchanged), 7.0 M / 5.1 M with 100 000 and 4.8 M /
+//! 3.5 M with 1 000 000, against 5.2 M / 3.6 M and 4.0 M / 2.8 M for the
+//! radix heap on the whole `(time, seq)` key in the same runs. That one
+//! had replaced `std`'s binary heap for posted events and the
+//! `priority-queue` crate's indexed heap for handles, which gave 1.0 M and
+//! 0.5 M with 1 000 000 pending (commit 3a9d8b9; the indexed heap hashed
+//! every handle).
 
 use crate::time::Time;
 use std::cmp::{Ordering, Reverse};
