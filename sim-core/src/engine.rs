@@ -258,7 +258,7 @@ impl<E> Engine<E> {
         F: FnMut(&M, Time) -> bool,
     {
         loop {
-            match self.queue.peek_time() {
+            match self.queue.front_time() {
                 None => return Stop::Exhausted,
                 Some(t) if t > limit => return Stop::TimeLimit,
                 Some(_) => {}

@@ -29,24 +29,38 @@
 //!
 //! * **Small queues: a binary heap** (`std`'s), as long as it holds at
 //!   most 32 Ki entries: it fits in cache, and nothing beats it there.
-//! * **Large queues: a radix heap** (Ahuja, Mehlhorn, Orlin and Tarjan,
-//!   J. ACM 1990). It remembers the key `last` of the last event popped;
-//!   a pending key `k >= last` lives in bucket `b(k) = bit length of
-//!   (k XOR last)` (0 to 128), so bucket 0 holds `last` itself and bucket
-//!   `i` the keys that first differ from `last` at bit `i - 1`. Every key
-//!   of bucket `i` is smaller than every key of bucket `j > i`. Push is an
-//!   append to a vector; pop takes the smallest non-empty bucket (a bit
-//!   mask finds it), finds its minimum, makes that the new `last`, and
-//!   redistributes the bucket's keys into lower buckets. A key only ever
-//!   moves down, so at most 128 times, in practice a handful (its
+//! * **Large queues: a radix heap on the time** (Ahuja, Mehlhorn, Orlin
+//!   and Tarjan, J. ACM 1990). It remembers the time `last` of the last
+//!   event popped; a pending event at `t >= last` lives in bucket
+//!   `b(t) = bit length of (t XOR last)` (0 to 64), so bucket 0 (`front`)
+//!   holds the events at `last` itself and bucket `i` the times that
+//!   first differ from `last` at bit `i - 1`. Every time of bucket `i` is
+//!   smaller than every time of bucket `j > i`. Push is an append to a
+//!   vector; pop takes the front's first event or, when the front is
+//!   empty, the smallest non-empty bucket (a bit mask finds it), finds
+//!   its minimum time, makes that the new `last`, and redistributes the
+//!   bucket's events into lower buckets, in order. An event only ever
+//!   moves down, so at most 64 times, in practice a handful (its
 //!   distance to `last` halves with each move at least); the moves are
 //!   sequential appends, which is why this beats a binary heap once the
 //!   queue no longer fits in cache: a binary heap's pop is a path of
-//!   cache misses from the root to a leaf. Keys below `last` (a time
-//!   before the last pop; never through the engine) go to the binary
-//!   heap, which then pops first: they are smaller than every bucket's.
-//!   Below 8 Ki live events the entries go back to the binary heap; the
-//!   gap keeps a queue that hovers near one size from switching.
+//!   cache misses from the root to a leaf.
+//!
+//!   **Ties need no sorting**: within every bucket, events of equal time
+//!   lie in sequence order. An append carries the largest sequence number
+//!   yet; a redistribution moves a bucket in order into buckets that are
+//!   empty (they lie below the smallest non-empty one), and events of one
+//!   time always share a bucket. So the front, all at time `last`, is a
+//!   FIFO in sequence order, and many events at one instant (every rank
+//!   acting at a collective's step) cost no moves among themselves; a
+//!   radix heap on the whole `(time, seq)` key moved each of them once
+//!   per bit in which its sequence number differed.
+//!
+//!   Times below `last` (before the last pop; never through the engine)
+//!   go to the binary heap, which then pops first: they are smaller than
+//!   every bucket's. Below 8 Ki live events the entries go back to the
+//!   binary heap; the gap keeps a queue that hovers near one size from
+//!   switching.
 //!
 //! Events with a handle ([`EventQueue::schedule`]) keep their payload in a
 //! slot table indexed by the handle; the store holds `(key, slot)`. A slot
@@ -59,16 +73,26 @@
 //! slots of a small bucket about to be popped are read ahead, together
 //! (`WARM`), so that their misses overlap.
 //!
-//! Measured with the hold model (`netsim bench engine`, figures in
-//! `docs/PEERS.md`): with 1 000 000 pending, 4 to 5 M events per CPU
-//! second posted and 3.5 M with handles, against 1.0 M and 0.5 M for the
-//! binary and indexed heaps this replaced; equal speed with 1 000
-//! pending posted, twice the speed with handles (the `priority-queue`
-//! crate's indexed heap hashed every handle).
+//! The engine's run loop looks at the next time before every pop
+//! ([`EventQueue::front_time`]); that peek settles the smallest bucket,
+//! so the pop that follows takes bucket 0's entry without scanning the
+//! bucket a second time.
+//!
+//! Measured with the hold model (`netsim bench engine --child`, 5 M
+//! events per size, events per CPU second, median of 5 runs alternated
+//! with the previous build on the 2-core machine under a load of about 9,
+//! issue 13): posted / with handles, 10.2 M / 8.9 M with 1 000 pending
+//! (the binary heap, unchanged), 7.0 M / 5.1 M with 100 000 and 4.8 M /
+//! 3.5 M with 1 000 000, against 5.2 M / 3.6 M and 4.0 M / 2.8 M for the
+//! radix heap on the whole `(time, seq)` key in the same runs. That one
+//! had replaced `std`'s binary heap for posted events and the
+//! `priority-queue` crate's indexed heap for handles, which gave 1.0 M and
+//! 0.5 M with 1 000 000 pending (commit 3a9d8b9; the indexed heap hashed
+//! every handle).
 
 use crate::time::Time;
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Handle of a scheduled event, used to cancel or reschedule it. A handle
 /// names one scheduled event: it is never reused within one queue (the
@@ -106,10 +130,6 @@ impl Key {
     #[inline]
     fn new(time: Time, seq: u64) -> Self {
         Key((time.as_ps() as u128) << 64 | seq as u128)
-    }
-    #[inline]
-    fn wide(self) -> u128 {
-        self.0
     }
     #[inline]
     fn time(self) -> Time {
@@ -175,8 +195,9 @@ const WARM: usize = 512;
 /// Entries a drained bucket keeps room for.
 const KEEP_CAPACITY: usize = 4096;
 
-/// Number of buckets: bucket 0 for `last`, 1 to 128 by bit length.
-const BUCKETS: usize = 129;
+/// Number of buckets: bucket 0 (the `front`) for `last`, 1 to 64 by bit
+/// length of the time's difference.
+const BUCKETS: usize = 65;
 
 /// Pending events of type `E`, ordered by (time, sequence number).
 pub struct EventQueue<E> {
@@ -185,13 +206,17 @@ pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
     /// Whether the buckets are in use.
     radix: bool,
+    /// Bucket 0: the entries at time `last`, in sequence order.
+    front: VecDeque<Entry<E>>,
+    /// Buckets 1 to 64 (index 0 unused), each with equal times in
+    /// sequence order.
     buckets: Vec<Vec<Entry<E>>>,
-    /// Bit `i - 1` set when bucket `i` (1 to 128) is not empty.
-    nonempty: u128,
-    /// The radix of the buckets: the key of the last popped event, or of a
-    /// stale entry that was the smallest when the buckets were last
-    /// redistributed (never above a pending key).
-    last: u128,
+    /// Bit `i - 1` set when bucket `i` (1 to 64) is not empty.
+    nonempty: u64,
+    /// The radix of the buckets \[ps\]: the time of the last popped event,
+    /// or of a stale entry that was the smallest when the buckets were
+    /// last redistributed (never above a pending time).
+    last: u64,
     slots: Vec<Slot<E>>,
     free_slots: Vec<u32>,
     /// Events pending (stale entries not counted).
@@ -208,8 +233,16 @@ impl<E> Default for EventQueue<E> {
 }
 
 #[inline]
-fn bucket_of(key: u128, last: u128) -> usize {
-    (128 - (key ^ last).leading_zeros()) as usize
+fn bucket_of(time: u64, last: u64) -> usize {
+    (64 - (time ^ last).leading_zeros()) as usize
+}
+
+impl<E> Entry<E> {
+    /// The time in picoseconds (the radix heap's key).
+    #[inline]
+    fn ps(&self) -> u64 {
+        (self.key.0 >> 64) as u64
+    }
 }
 
 impl<E> EventQueue<E> {
@@ -224,6 +257,7 @@ impl<E> EventQueue<E> {
         EventQueue {
             heap: BinaryHeap::new(),
             radix: false,
+            front: VecDeque::new(),
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             nonempty: 0,
             last: 0,
@@ -243,19 +277,27 @@ impl<E> EventQueue<E> {
 
     #[inline]
     fn insert(&mut self, entry: Entry<E>) {
-        let k = entry.key.wide();
-        if !self.radix || k < self.last {
+        let t = entry.ps();
+        if !self.radix || t < self.last {
             self.heap.push(Reverse(entry));
             if !self.radix && self.heap.len() > TO_RADIX {
                 self.grow_into_radix();
             }
             return;
         }
-        let b = bucket_of(k, self.last);
-        if b > 0 {
+        self.place(entry, t);
+    }
+
+    /// Appends `entry` (at time `t >= last`) to its bucket.
+    #[inline]
+    fn place(&mut self, entry: Entry<E>, t: u64) {
+        let b = bucket_of(t, self.last);
+        if b == 0 {
+            self.front.push_back(entry);
+        } else {
             self.nonempty |= 1 << (b - 1);
+            self.buckets[b].push(entry);
         }
-        self.buckets[b].push(entry);
     }
 
     /// Whether a heap entry is the live key of its event.
@@ -373,9 +415,10 @@ impl<E> EventQueue<E> {
             Item::Posted(_) => true,
             Item::Handle(s) => slots[s as usize].seq == e.key.seq(),
         };
-        for (i, b) in self.buckets.iter_mut().enumerate() {
+        self.front.retain(live);
+        for (i, b) in self.buckets.iter_mut().enumerate().skip(1) {
             b.retain(live);
-            if i > 0 && b.is_empty() {
+            if b.is_empty() {
                 self.nonempty &= !(1 << (i - 1));
             }
         }
@@ -389,19 +432,15 @@ impl<E> EventQueue<E> {
     /// The queue outgrew the binary heap: every entry moves to the
     /// buckets, around the smallest key.
     fn grow_into_radix(&mut self) {
-        let entries = std::mem::take(&mut self.heap).into_vec();
-        self.last = entries
-            .iter()
-            .map(|Reverse(e)| e.key.wide())
-            .min()
-            .unwrap_or(0);
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        // In key order, so that equal times enter their buckets in
+        // sequence order.
+        entries.sort_unstable_by_key(|Reverse(e)| e.key);
+        self.last = entries.first().map_or(0, |Reverse(e)| e.ps());
         self.radix = true;
         for Reverse(e) in entries {
-            let b = bucket_of(e.key.wide(), self.last);
-            if b > 0 {
-                self.nonempty |= 1 << (b - 1);
-            }
-            self.buckets[b].push(e);
+            let t = e.ps();
+            self.place(e, t);
         }
     }
 
@@ -410,29 +449,31 @@ impl<E> EventQueue<E> {
     /// The queue shrank: every entry goes back to the binary heap.
     fn shrink_into_heap(&mut self) {
         let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.extend(self.front.drain(..).map(Reverse));
         for b in &mut self.buckets {
             entries.extend(b.drain(..).map(Reverse));
         }
         self.buckets
             .iter_mut()
             .for_each(|b| b.shrink_to(KEEP_CAPACITY));
+        self.front.shrink_to(KEEP_CAPACITY);
         self.nonempty = 0;
         self.radix = false;
         self.heap = BinaryHeap::from(entries);
     }
 
-    /// Makes bucket 0 hold the smallest live key of the buckets, if any:
-    /// redistributes the smallest non-empty bucket around its minimum,
-    /// and drops a stale entry that reaches bucket 0. Liveness is looked
-    /// up only there: a lookup per moved entry would be a random access
-    /// into the slot table for every move.
+    /// Makes the front start with the smallest live key of the buckets,
+    /// if any: drops stale entries at the front; when it is empty,
+    /// redistributes the smallest non-empty bucket around its minimum
+    /// time. Liveness is looked up only at the front: a lookup per moved
+    /// entry would be a random access into the slot table for every move.
     fn settle(&mut self) -> bool {
         loop {
-            if let Some(e) = self.buckets[0].last() {
+            if let Some(e) = self.front.front() {
                 if self.is_live(e) {
                     return true;
                 }
-                self.buckets[0].pop();
+                self.front.pop_front();
                 self.stale -= 1;
                 continue;
             }
@@ -442,7 +483,7 @@ impl<E> EventQueue<E> {
             let i = self.nonempty.trailing_zeros() as usize + 1;
             self.nonempty &= !(1 << (i - 1));
             let mut b = std::mem::take(&mut self.buckets[i]);
-            let min = b.iter().map(|e| e.key.wide()).min().expect("non-empty");
+            let min = b.iter().map(Entry::ps).min().expect("non-empty");
             self.last = min;
             if b.len() <= WARM {
                 // These entries pop within the next few pops, and each pop
@@ -460,21 +501,20 @@ impl<E> EventQueue<E> {
                 // their doubling does not hold up to twice the queue.
                 let mut count = [0usize; BUCKETS];
                 for e in &b {
-                    count[bucket_of(e.key.wide(), min)] += 1;
+                    count[bucket_of(e.ps(), min)] += 1;
                 }
-                for (k, &c) in count.iter().enumerate().take(i) {
+                self.front.reserve_exact(count[0]);
+                for (k, &c) in count.iter().enumerate().take(i).skip(1) {
                     if c > 0 {
                         self.buckets[k].reserve_exact(c);
                     }
                 }
             }
+            // In order: equal times keep their sequence order.
             for e in b.drain(..) {
-                let k = bucket_of(e.key.wide(), min);
-                debug_assert!(k < i, "a key only moves down");
-                if k > 0 {
-                    self.nonempty |= 1 << (k - 1);
-                }
-                self.buckets[k].push(e);
+                let t = e.ps();
+                debug_assert!(bucket_of(t, min) < i, "a key only moves down");
+                self.place(e, t);
             }
             // Keep a small allocation for the bucket's next use; a large
             // one would hold memory that the lower buckets now need.
@@ -499,7 +539,7 @@ impl<E> EventQueue<E> {
             if !self.radix || !self.settle() {
                 return None;
             }
-            break self.buckets[0].pop().expect("settled");
+            break self.front.pop_front().expect("settled");
         };
         self.live -= 1;
         if self.radix && self.live < TO_HEAP {
@@ -514,6 +554,27 @@ impl<E> EventQueue<E> {
                 (time, Some(id), ev)
             }
         })
+    }
+
+    /// The time of the next event to pop, like [`EventQueue::peek_time`],
+    /// but it may prepare the pop: it drops stale entries at the front and
+    /// settles the radix heap's smallest bucket, work the next pop then
+    /// does not repeat (`peek_time` scans that bucket without moving it,
+    /// and the pop scans it again). The order is unchanged. For the
+    /// engine's run loop, which looks at every event's time before it
+    /// pops it.
+    pub fn front_time(&mut self) -> Option<Time> {
+        while let Some(Reverse(e)) = self.heap.peek() {
+            if self.is_live(e) {
+                return Some(e.key.time());
+            }
+            self.heap.pop();
+            self.stale -= 1;
+        }
+        if !self.radix || !self.settle() {
+            return None;
+        }
+        self.front.front().map(|e| e.key.time())
     }
 
     /// The time of the next event to pop, without removing it. `O(k)` for
@@ -534,33 +595,24 @@ impl<E> EventQueue<E> {
         if early.is_some() || !self.radix {
             return early.map(Key::time);
         }
-        let mut mask = self.nonempty << 1 | !self.buckets[0].is_empty() as u128;
-        // Bucket 128 has no bit in the shifted mask.
-        let top = !self.buckets[BUCKETS - 1].is_empty();
-        loop {
-            let i = if mask != 0 {
-                mask.trailing_zeros() as usize
-            } else if top {
-                BUCKETS - 1
-            } else {
-                return None;
-            };
+        // Every front entry is at `last`: one live entry gives the time.
+        if self.front.iter().any(|e| self.is_live(e)) {
+            return Some(Time::from_ps(self.last));
+        }
+        let mut mask = self.nonempty;
+        while mask != 0 {
+            let i = mask.trailing_zeros() as usize + 1;
             let min = self.buckets[i]
                 .iter()
                 .filter(|e| self.is_live(e))
-                .map(|e| e.key)
+                .map(Entry::ps)
                 .min();
-            if let Some(k) = min {
-                return Some(k.time());
+            if let Some(t) = min {
+                return Some(Time::from_ps(t));
             }
-            if i == BUCKETS - 1 {
-                return None;
-            }
-            mask &= !(1 << i);
-            if mask == 0 && !top {
-                return None;
-            }
+            mask &= mask - 1;
         }
+        None
     }
 
     /// Whether the radix heap holds the events (the queue outgrew the
@@ -686,7 +738,8 @@ mod tests {
                 assert!(q.reschedule(id, Time::from_ns(2_000 + round)));
             }
         }
-        let held: usize = q.buckets.iter().map(Vec::len).sum::<usize>() + q.heap.len();
+        let held: usize =
+            q.buckets.iter().map(Vec::len).sum::<usize>() + q.front.len() + q.heap.len();
         assert!(held <= 2 * 1024 + 10, "{held} entries held for 10 events");
         assert_eq!(q.len(), 10);
         let order: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(_, _, e)| e).collect();
@@ -694,7 +747,7 @@ mod tests {
         assert_eq!(q.stale, 0);
     }
 
-    /// Extremes of the key: time zero and `Time::MAX` (bucket 128), and a
+    /// Extremes of the key: time zero and `Time::MAX` (bucket 64), and a
     /// peek that has to skip a bucket of stale entries.
     #[test]
     fn extreme_times_and_stale_buckets() {

@@ -8,8 +8,8 @@
 //! order of floating-point additions.
 //!
 //! Rates are whole bytes per second ([`Bandwidth`]). The one place where
-//! bytes and a rate become a duration is [`transfer_time`], which computes in
-//! `u128` and rounds up, so a transfer is never credited as finished before
+//! bytes and a rate become a duration is [`transfer_time`], which computes
+//! exactly (in `u64` when the product fits, else in `u128`) and rounds up, so a transfer is never credited as finished before
 //! its last byte could have moved.
 
 use std::fmt;
@@ -303,6 +303,11 @@ impl PerByte {
     /// The cost of `bytes` bytes: `ceil(bytes * fs / 1000)` picoseconds,
     /// exact in `u128`; saturates at [`Time::MAX`].
     pub fn cost(self, bytes: u64) -> Time {
+        // The same value in `u64` when the product fits (a `u128`
+        // division is a library call, a hot one in the MPI layer).
+        if let Some(p) = bytes.checked_mul(self.0) {
+            return Time(p.div_ceil(1000));
+        }
         let ps = (bytes as u128 * self.0 as u128).div_ceil(1000);
         Time(u64::try_from(ps).unwrap_or(u64::MAX))
     }
@@ -336,6 +341,11 @@ impl fmt::Debug for PerByte {
 /// have moved. Saturates at [`Time::MAX`] (only reachable with absurd
 /// inputs: 18 EB at 1 B/s).
 pub fn transfer_time(bytes: u64, rate: Bandwidth) -> Time {
+    // The same value in `u64` when `bytes * 10^12` fits (up to about
+    // 18 MB; a `u128` division is a library call).
+    if let Some(num) = bytes.checked_mul(PS_PER_SEC) {
+        return Time(num.div_ceil(rate.as_bytes_per_sec()));
+    }
     let num = bytes as u128 * PS_PER_SEC as u128;
     let den = rate.as_bytes_per_sec() as u128;
     let ps = num.div_ceil(den);
@@ -411,6 +421,51 @@ mod tests {
         );
         assert_eq!(PerByte::try_from_secs_f64(-1.0), None);
         assert_eq!(PerByte::from_ps(5).to_string(), "5 ps/B");
+    }
+
+    /// The `u64` fast paths of `transfer_time` and `PerByte::cost` give
+    /// the `u128` formula's value on both sides of where the product
+    /// stops fitting in 64 bits (`bytes * 10^12` overflows above
+    /// 18 446 744 bytes).
+    #[test]
+    fn fast_paths_equal_the_wide_formula() {
+        let edge = u64::MAX / PS_PER_SEC;
+        let sizes = [
+            0,
+            1,
+            7,
+            4096,
+            1 << 20,
+            edge - 1,
+            edge,
+            edge + 1,
+            1 << 40,
+            u64::MAX,
+        ];
+        let rates = [
+            1,
+            3,
+            1_000_000_007,
+            2_900_000_000,
+            100_000_000_000,
+            u64::MAX,
+        ];
+        for &b in &sizes {
+            for &r in &rates {
+                let wide = (b as u128 * PS_PER_SEC as u128).div_ceil(r as u128);
+                let want = Time(u64::try_from(wide).unwrap_or(u64::MAX));
+                assert_eq!(
+                    transfer_time(b, Bandwidth::bytes_per_sec(r)),
+                    want,
+                    "{b} B at {r} B/s"
+                );
+            }
+            for fs in [0, 1, 999, 344_828, 1 << 32, u64::MAX / 3, u64::MAX] {
+                let wide = (b as u128 * fs as u128).div_ceil(1000);
+                let want = Time(u64::try_from(wide).unwrap_or(u64::MAX));
+                assert_eq!(PerByte::from_fs(fs).cost(b), want, "{b} B at {fs} fs/B");
+            }
+        }
     }
 
     #[test]

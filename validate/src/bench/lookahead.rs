@@ -10,34 +10,58 @@
 //! partition where it will be handled ([`PacketNet::event_vertex`]), and
 //! the time distance `at - now`. MPI-layer events stay on their rank's
 //! node, so they never cross. Nothing here runs in a normal simulation.
+//! The ideal network (the `allreduce` bench workload) runs behind
+//! [`IdealProbe`] the same way: its one event, an arrival, is scheduled
+//! on the sending node and handled on the receiving one.
 //!
 //! Partitions of a torus (logical processes, LPs, grouped):
 //! `node` (every host and every router its own LP), `router` (a Gemini
 //! with its nodes), `block` (2x2x2 routers with their nodes), `half`
-//! (the torus cut in two across its longest dimension).
+//! (the torus cut in two across its longest dimension). Of the ideal
+//! network's nodes, in node order: `node` (one each), `router` (2, as a
+//! Gemini's), `block` (16, as 2x2x2 Geminis' nodes), `half` (two halves).
 
-use super::suite::{amg, halo27, per_gemini, timed};
+use super::suite::{amg, halo27, ideal, per_gemini, timed};
 use mpi_layer::MpiParams;
 use scenarios::workloads::{Collective, collective, grid_dims, random_pairs};
-use sim_core::{EventId, Schedule, Time};
+use sim_core::{Bandwidth, EventId, Schedule, Time};
 use std::cell::RefCell;
 use std::rc::Rc;
 use topology::{
-    Delivery, Machine, Mapping, Mode, NetConfig, Network, NodeId, PacketEvent, PacketNet,
-    Placement, TorusParams, Transfer, Transport,
+    Delivery, IdealNetwork, Machine, Mapping, Mode, NetConfig, Network, NodeId, PacketEvent,
+    PacketNet, Placement, TorusParams, Transfer, Transport,
 };
 
 /// The partition schemes measured.
 pub const SCHEMES: [&str; 4] = ["node", "router", "block", "half"];
 
-/// The workloads measured (torus workloads of `netsim bench`).
-pub const WORKLOADS: [&str; 5] = [
+/// The workloads measured: the torus workloads of `netsim bench`, the
+/// bench's `allreduce` (ideal network; at P = 65 536 here) and the same
+/// allreduce on the packet model, one rank per Gemini of an 8x8x8 torus.
+pub const WORKLOADS: [&str; 7] = [
     "alltoall-torus",
     "halo27-512",
     "random-pairs",
     "amg-spmv",
     "halo27",
+    "allreduce",
+    "allreduce-torus",
 ];
+
+/// Ranks of the `allreduce` lookahead workload (16 per node: 4096 nodes).
+pub const ALLREDUCE_RANKS: u32 = 65_536;
+
+/// Partition of the ideal network's `nodes` nodes under `scheme` (groups
+/// of consecutive nodes, see the module doc).
+pub fn node_partition(nodes: u32, scheme: &str) -> Vec<u32> {
+    let group = match scheme {
+        "node" => 1,
+        "router" => 2,
+        "block" => 16,
+        _ => nodes.div_ceil(2).max(1),
+    };
+    (0..nodes).map(|v| v / group).collect()
+}
 
 /// Partition of every vertex of `m` (a torus) under `scheme`.
 pub fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
@@ -78,7 +102,7 @@ pub fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
 /// Distances (ps) of the events one run scheduled, split by whether they
 /// cross partitions.
 #[derive(Default)]
-struct Tally {
+pub struct Tally {
     cross: Vec<u64>,
     local: u64,
 }
@@ -185,6 +209,52 @@ impl Transport for Probe {
     }
 }
 
+/// The ideal network, recording where its arrivals go: scheduled on the
+/// sending node's partition, handled on the receiving node's.
+pub struct IdealProbe {
+    net: IdealNetwork,
+    part: Vec<u32>,
+    tally: Rc<RefCell<Tally>>,
+}
+
+impl Transport for IdealProbe {
+    type Event = <IdealNetwork as Transport>::Event;
+
+    fn nodes(&self) -> u32 {
+        self.net.nodes()
+    }
+
+    fn start(
+        &mut self,
+        sched: &mut impl Schedule<Self::Event>,
+        t: Transfer,
+        out: &mut Vec<Delivery>,
+    ) {
+        let d = self.net.idle_time(t.src, t.dst, t.bytes, t.rate_cap);
+        let mut tally = self.tally.borrow_mut();
+        if self.part[t.src.0 as usize] != self.part[t.dst.0 as usize] {
+            tally.cross.push(d.as_ps());
+        } else {
+            tally.local += 1;
+        }
+        drop(tally);
+        self.net.start(sched, t, out);
+    }
+
+    fn handle(
+        &mut self,
+        sched: &mut impl Schedule<Self::Event>,
+        ev: Self::Event,
+        out: &mut Vec<Delivery>,
+    ) {
+        self.net.handle(sched, ev, out);
+    }
+
+    fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
+        self.net.idle_time(src, dst, bytes, rate_cap)
+    }
+}
+
 /// One workload under one partition scheme: the run's figures and the
 /// distances of the events that crossed.
 pub struct Measured {
@@ -242,6 +312,27 @@ pub fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
                 Network::new(m, NetConfig::with_mode(Mode::Packet)).map_err(|e| e.to_string())?;
             (pl, net, random_pairs(p, 100, 64 << 10, 1))
         }
+        "allreduce" => {
+            let p = ALLREDUCE_RANKS;
+            let nodes = p.div_ceil(16);
+            let net = ideal(nodes);
+            let part = node_partition(nodes, scheme);
+            let parts = part.iter().max().map_or(0, |&m| m + 1);
+            let tally = Rc::new(RefCell::new(Tally::default()));
+            let probe = IdealProbe {
+                net,
+                part,
+                tally: tally.clone(),
+            };
+            let progs = collective(Collective::Allreduce, p, 8, 1);
+            let f = timed(Placement::block(p, 16, 2), probe, progs, bw())?;
+            return Ok(finish(f.events, f.makespan, tally, parts));
+        }
+        "allreduce-torus" => {
+            let p = 512;
+            let (pl, net) = per_gemini(p, Mode::Packet)?;
+            (pl, net, collective(Collective::Allreduce, p, 8, 1))
+        }
         "amg-spmv" => {
             let p = 8192;
             let (pl, net, list) = amg(p, &format!("P{p}-level2-spmv.csv"), Mode::Packet)?;
@@ -274,10 +365,30 @@ fn finish(events: u64, makespan: Time, tally: Rc<RefCell<Tally>>, parts: u32) ->
     }
 }
 
-/// Prints one row per workload and scheme.
-pub fn report(workloads: &[String], schemes: &[String]) -> Result<(), String> {
+/// Counts of `sorted` distances (ps) per power-of-two bin of
+/// nanoseconds: bin 0 is `[0, 1)` ns, bin `k` is `[2^(k-1), 2^k)` ns.
+pub fn octaves(sorted: &[u64]) -> Vec<(u64, u64, u64)> {
+    let mut bins: Vec<(u64, u64, u64)> = Vec::new();
+    for &d in sorted {
+        let k = 64 - (d / 1000).leading_zeros();
+        let (lo, hi) = if k == 0 {
+            (0, 1)
+        } else {
+            (1u64 << (k - 1), 1u64 << k)
+        };
+        match bins.last_mut() {
+            Some(b) if b.0 == lo => b.2 += 1,
+            _ => bins.push((lo, hi, 1)),
+        }
+    }
+    bins
+}
+
+/// Prints one row per workload and scheme; with `histogram`, each row is
+/// followed by the distances' counts per power-of-two bin of nanoseconds.
+pub fn report(workloads: &[String], schemes: &[String], histogram: bool) -> Result<(), String> {
     println!(
-        "cross-partition event distances, packet model (cut-through, 4 KiB packets), Blue Waters torus"
+        "cross-partition event distances: packet model (cut-through, 4 KiB packets) on a Blue Waters torus; `allreduce`: the ideal network (500 ns, 100 GB/s)"
     );
     println!(
         "{:<15} {:>7} {:>6} {:>11} {:>11} {:>7} {:>9} {:>9} {:>9} {:>9} {:>10} {:>12}",
@@ -328,7 +439,57 @@ pub fn report(workloads: &[String], schemes: &[String]) -> Result<(), String> {
                 windows,
                 m.events as f64 / windows.max(1) as f64
             );
+            if histogram {
+                let n = m.cross.len().max(1) as f64;
+                let bins: Vec<String> = octaves(&m.cross)
+                    .iter()
+                    .map(|&(lo, hi, c)| format!("[{lo},{hi}) {:.2}%", 100.0 * c as f64 / n))
+                    .collect();
+                println!("    ns: {}", bins.join("  "));
+            }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octaves_bin_by_powers_of_two_ns() {
+        // 0.5 ns -> [0,1); 1 ns and 1.999 ns -> [1,2); 105 ns -> [64,128);
+        // 128 ns -> [128,256).
+        let d = [500, 1_000, 1_999, 105_000, 128_000];
+        assert_eq!(
+            octaves(&d),
+            vec![(0, 1, 1), (1, 2, 2), (64, 128, 1), (128, 256, 1)]
+        );
+        assert!(octaves(&[]).is_empty());
+    }
+
+    #[test]
+    fn node_groups() {
+        assert_eq!(node_partition(4, "node"), vec![0, 1, 2, 3]);
+        assert_eq!(node_partition(5, "router"), vec![0, 0, 1, 1, 2]);
+        assert_eq!(node_partition(5, "half"), vec![0, 0, 0, 1, 1]);
+        assert_eq!(node_partition(33, "block").last(), Some(&2));
+    }
+
+    /// Between Geminis, nothing crosses sooner than one router-to-router
+    /// hop (105 ns, `GEMINI_HOP_LATENCY_NS`); the recursive-doubling
+    /// allreduce of 512 ranks has 9 rounds of 512 messages, every one of
+    /// them between two Geminis.
+    #[test]
+    fn torus_allreduce_crosses_no_sooner_than_a_hop() {
+        let m = measure("allreduce-torus", "router").unwrap();
+        assert_eq!(m.parts, 512);
+        assert!(!m.cross.is_empty());
+        assert_eq!(m.cross[0], 105_000, "the smallest distance is one hop");
+        let whole = measure("allreduce-torus", "half").unwrap();
+        assert_eq!(whole.parts, 2);
+        assert!(whole.cross.len() < m.cross.len(), "coarser cuts cross less");
+        assert_eq!(whole.events, m.events, "the probe does not change the run");
+        assert_eq!(whole.makespan, m.makespan);
+    }
 }

@@ -39,15 +39,19 @@ pub enum BenchCommand {
         handles: bool,
     },
     /// Cross-partition event distances of the packet model on the torus
-    /// workloads (the lookahead a parallel run could use; see
+    /// workloads and of the ideal network on the allreduce (the lookahead a parallel run could use; see
     /// docs/PARALLEL.md). Instrumentation, not a speed benchmark.
     Lookahead {
-        /// Workloads: alltoall-torus, halo27-512, random-pairs, amg-spmv, halo27.
+        /// Workloads: alltoall-torus, halo27-512, random-pairs, amg-spmv,
+        /// halo27, allreduce (ideal network, P = 65 536), allreduce-torus.
         #[arg(long, value_delimiter = ',', default_values_t = lookahead::WORKLOADS.map(String::from))]
         only: Vec<String>,
         /// Partition schemes: node, router, block, half.
         #[arg(long, value_delimiter = ',', default_values_t = lookahead::SCHEMES.map(String::from))]
         schemes: Vec<String>,
+        /// After each row, the distances per power-of-two bin of ns.
+        #[arg(long)]
+        histogram: bool,
     },
     /// Random permutation traffic on a Blue Waters Gemini torus (every
     /// node sends one message), in the packet and the flow model, each in
@@ -84,7 +88,11 @@ pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
         return suite::run(args);
     };
     match cmd {
-        BenchCommand::Lookahead { only, schemes } => lookahead::report(&only, &schemes),
+        BenchCommand::Lookahead {
+            only,
+            schemes,
+            histogram,
+        } => lookahead::report(&only, &schemes, histogram),
         BenchCommand::Net {
             dims,
             bytes,

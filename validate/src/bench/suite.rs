@@ -527,7 +527,7 @@ impl OpStream for Program {
     }
 }
 
-fn ideal(nodes: u32) -> IdealNetwork {
+pub(super) fn ideal(nodes: u32) -> IdealNetwork {
     IdealNetwork::new(
         nodes,
         Time::from_ns(500),
