@@ -144,6 +144,11 @@ const NOT_AS_WRITTEN: &[(&str, Option<&str>, &str)] = &[
         "5 M events at 1 M pending take a while; the same program, smaller",
     ),
     (
+        "cargo run --release -- bench lookahead",
+        Some("netsim bench lookahead --histogram --only halo27-512"),
+        "all seven workloads take minutes and a GB; one of them",
+    ),
+    (
         "cargo run --release -- bench  ",
         Some("netsim bench --quick --only alltoall-switch"),
         "the full set takes several minutes",
