@@ -335,7 +335,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             // A graph program waits for the operations it has in flight;
             // its posted receives below say where each came from.
             None if rk.graph_live > 0 => (
-                format!("a graph program with {} operation(s) in flight", rk.graph_live),
+                format!(
+                    "a graph program with {} operation(s) in flight",
+                    rk.graph_live
+                ),
                 "-".into(),
             ),
             None => ("(no operation)".into(), "-".into()),
@@ -348,7 +351,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         for p in ps.iter().take(LIMIT) {
             let src = p.src.map_or("ANY_SOURCE".into(), |x| format!("rank {x}"));
             let tag = p.tag.map_or("ANY_TAG".into(), |x| format!("tag {x}"));
-            let posted_at = self.recvs.get(p.req as usize).and_then(|c| c.posted.as_ref());
+            let posted_at = self
+                .recvs
+                .get(p.req as usize)
+                .and_then(|c| c.posted.as_ref());
             let at = match posted_at {
                 // A graph program has no current operation: say where each
                 // receive came from.

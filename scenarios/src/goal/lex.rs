@@ -119,7 +119,10 @@ impl<'a> Cur<'a> {
             self.i += 1;
         }
         if self.i == start {
-            return Err(format!("expected {what} (an integer), found {}", self.found()));
+            return Err(format!(
+                "expected {what} (an integer), found {}",
+                self.found()
+            ));
         }
         Ok(v)
     }
@@ -180,7 +183,10 @@ pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
         b"rank" => {
             let r = c.int("a rank")?;
             if !c.kw("{") {
-                return Err(format!("expected `{{` after `rank {r}`, found {}", c.found()));
+                return Err(format!(
+                    "expected `{{` after `rank {r}`, found {}",
+                    c.found()
+                ));
             }
             c.end("the end of the line after `rank R {`")?;
             return Ok(Item::Open(r));
@@ -254,10 +260,8 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
     o.size = c.int("a size")?;
     if !c.kw("b") {
         return Err(format!(
-            "size `{}` must be bytes, e.g. `{}b`, found {} after it",
-            o.size,
-            o.size,
-            c.found()
+            "size `{}` must be bytes, e.g. `{}b`",
+            o.size, o.size
         ));
     }
     let (dir, any) = if kind == Kind::Send {
@@ -378,7 +382,10 @@ mod tests {
         assert_eq!(line(b"a irequires b").unwrap(), Item::Dep(b"a", b"b", true));
         assert_eq!(line(b"a requires b").unwrap(), Item::Dep(b"a", b"b", false));
         // `tag` and `b` are labels at the start of an item.
-        assert_eq!(line(b"tag requires b").unwrap(), Item::Dep(b"tag", b"b", false));
+        assert_eq!(
+            line(b"tag requires b").unwrap(),
+            Item::Dep(b"tag", b"b", false)
+        );
     }
 
     #[test]
@@ -386,7 +393,11 @@ mod tests {
         let e = |s: &str| line(s.as_bytes()).unwrap_err();
         // `rank0` and `send8b` are one identifier each, as in txt2bin.
         assert!(e("send8b to 1").contains("unknown operation `send8b`"));
-        assert!(e("rank0 {").contains("unknown operation `rank0`"), "{}", e("rank0 {"));
+        assert!(
+            e("rank0 {").contains("unknown operation `rank0`"),
+            "{}",
+            e("rank0 {")
+        );
         assert!(e("send 8b to 1 tag -1").contains("wildcard"));
         assert!(e("send 8b to 1 cpu 256").contains("cpu 256 is larger than 255"));
         assert!(e("send 8b to 1 tag 4294967296").contains("larger than 4294967295"));

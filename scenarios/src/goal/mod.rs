@@ -115,6 +115,8 @@ struct Block {
     lookahead: u32,
     /// The item of the last operation that depends on nothing, or `NONE`.
     last_root: u32,
+    /// Every label has at most 16 bytes.
+    short_labels: bool,
 }
 
 /// What every stream of a schedule shares.
@@ -228,8 +230,7 @@ fn check_op(o: &OpSpec, num_ranks: u32, calc_unit: Time) -> Result<(), String> {
 fn calc_time(amount: u64, unit: Time) -> Result<Time, String> {
     let ps = u128::from(amount) * u128::from(unit.as_ps());
     let d = u64::try_from(ps).map(Time::from_ps).unwrap_or(Time::MAX);
-    limits::check_duration(d)
-        .map_err(|m| format!("calc {amount} (x {} ps): {m}", unit.as_ps()))?;
+    limits::check_duration(d).map_err(|m| format!("calc {amount} (x {} ps): {m}", unit.as_ps()))?;
     Ok(d)
 }
 
@@ -303,6 +304,7 @@ impl GoalSchedule {
                                 line,
                                 lookahead: 0,
                                 last_root: NONE,
+                                short_labels: true,
                             },
                             items: 0,
                             labels: std::mem::replace(&mut labels, Labels::new()),
@@ -311,7 +313,7 @@ impl GoalSchedule {
                     }
                     _ => {
                         return Err(err(format!(
-                            "expected `num_ranks N` or `rank R {{` outside a rank block, found `{}`",
+                            "expected `num_ranks N` or `rank R {{`, found `{}`",
                             String::from_utf8_lossy(text).trim()
                         )));
                     }
@@ -341,6 +343,9 @@ impl GoalSchedule {
                 }
                 Item::Op(label, o) => {
                     check_op(&o, num_ranks.unwrap_or(0), config.calc_unit).map_err(err)?;
+                    if label.is_some_and(|l| l.len() > 16) {
+                        b.start.short_labels = false;
+                    }
                     let named = label.is_some_and(|l| b.labels.insert_first(l, (k, false)));
                     if !named {
                         b.last_unlabeled = k;

@@ -15,8 +15,15 @@ use super::lex::{self, ANY, Item, Kind};
 use super::{Block, Labels, NONE, Shared, calc_time, check_op};
 use crate::text::error_at;
 
-/// Bytes read per positioned read (more when a line is longer).
-const CHUNK: usize = 4096;
+/// Bytes per line a positioned read assumes (Schedgen's lines are 20 to
+/// 35 bytes), and the least and most it reads at once (more when a line
+/// is longer): reading only about what is needed keeps the copies small,
+/// since a stream keeps no buffer between reads.
+const LINE_GUESS: usize = 40;
+/// Items read at least per read (when the block has them).
+const BATCH: u32 = 8;
+const MIN_CHUNK: usize = 256;
+const MAX_CHUNK: usize = 64 * 1024;
 
 const STARTED: u8 = 1;
 const DONE: u8 = 2;
@@ -40,6 +47,27 @@ struct Node {
     flags: u8,
 }
 
+/// The largest `D + 1` read through a ring of labels.
+const RING_MAX: u32 = 32;
+
+/// One item's label in the ring (`len` 0: none).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u128,
+    item: u32,
+    op: u32,
+    len: u8,
+}
+
+/// A label of at most 16 bytes as (bytes, length).
+fn short_key(l: &[u8]) -> Option<(u128, u8)> {
+    (l.len() <= 16).then(|| {
+        let mut b = [0u8; 16];
+        b[..l.len()].copy_from_slice(l);
+        (u128::from_le_bytes(b), l.len() as u8)
+    })
+}
+
 /// `to` waits for the start (`start`) or the completion of the edge's
 /// owner; `next` threads the owner's edges.
 #[derive(Clone, Copy)]
@@ -57,12 +85,20 @@ struct Live {
     /// Operations whose dependencies are met, not yet handed out, by kind
     /// (send, recv, calc); entries are checked when taken.
     ready: [VecDeque<u32>; 3],
-    /// Label -> (operation number, item).
+    /// Label -> (operation number, item), when the labels are not in
+    /// `ring`.
     labels: Labels<(u32, u32)>,
+    /// The labels of the last `D + 1` items, slot `item % (D + 1)`, when
+    /// `D` is small and every label short (Schedgen's output): a line
+    /// names only labels at most `D` items back, so a scan of these few
+    /// slots replaces the table.
+    ring: Vec<Slot>,
     /// Label count at which labels out of reach are dropped.
     label_gc: usize,
     edges: Vec<Edge>,
     free_edge: u32,
+    /// Scratch: the operations one start or completion made ready.
+    freed: Vec<u32>,
     /// Operations handed out and not completed.
     in_flight: u32,
 }
@@ -106,6 +142,12 @@ impl GoalStream {
         }
     }
 
+    /// The operations read and not yet completed: the live window (0 when
+    /// the rank has not started or has ended).
+    pub fn live_operations(&self) -> usize {
+        self.live.as_ref().map_or(0, |l| l.nodes.len())
+    }
+
     fn lookahead(&self) -> u32 {
         self.block.map_or(0, |b| b.lookahead)
     }
@@ -119,9 +161,13 @@ impl GoalStream {
         if self.ended || self.next_item > self.want {
             return Ok(());
         }
+        // Read at least a few items at a time: fewer positioned reads for
+        // a little more window.
+        self.want = self.want.max(self.next_item.saturating_add(BATCH - 1));
         BUFS.with(|b| {
             let (buf, strip) = &mut *b.borrow_mut();
-            let mut chunk = CHUNK;
+            let need = (self.want - self.next_item) as usize + 1;
+            let mut chunk = need.saturating_mul(LINE_GUESS).clamp(MIN_CHUNK, MAX_CHUNK);
             while !self.ended && self.next_item <= self.want {
                 buf.resize(chunk, 0);
                 let n = self
@@ -165,6 +211,7 @@ impl GoalStream {
     fn item(&mut self, text: &[u8]) -> Result<(), ProgramError> {
         let line = self.line;
         let d = self.lookahead();
+        let last_root = self.block.map_or(NONE, |b| b.last_root);
         let k = self.next_item;
         let sh = &self.sh;
         let err = |m: String| error_at(&sh.source, line, m);
@@ -182,7 +229,18 @@ impl GoalStream {
             Item::Op(label, o) => {
                 check_op(&o, sh.num_ranks, sh.calc_unit).map_err(err)?;
                 let id = live.base + live.nodes.len() as u32;
-                if let Some(l) = label {
+                if !live.ring.is_empty() {
+                    let n = live.ring.len() as u32;
+                    live.ring[(k % n) as usize] = match label.and_then(short_key) {
+                        Some((key, len)) => Slot {
+                            key,
+                            item: k,
+                            op: id,
+                            len,
+                        },
+                        None => Slot::default(),
+                    };
+                } else if let Some(l) = label {
                     live.labels.insert_first(l, (id, k));
                     if live.labels.len() >= live.label_gc {
                         // Labels more than `D` items back are named by no
@@ -206,11 +264,28 @@ impl GoalStream {
                     nic: o.nic,
                     flags: 0,
                 });
-                live.ready[o.kind as usize].push_back(id);
+                // An operation after the last root depends on something,
+                // named within `D` items: it is queued when that line is
+                // read (below) or when the dependency is met (`release`).
+                if k <= last_root {
+                    live.ready[o.kind as usize].push_back(id);
+                }
             }
             Item::Dep(a, b, start) => {
                 let find = |l: &[u8]| {
-                    live.labels.get(l).map(|v| v.0).ok_or_else(|| {
+                    let found = if live.ring.is_empty() {
+                        live.labels.get(l).map(|v| v.0)
+                    } else {
+                        // The first definition: the earliest match.
+                        short_key(l).and_then(|(key, len)| {
+                            live.ring
+                                .iter()
+                                .filter(|x| x.len == len && x.key == key && x.item < k)
+                                .min_by_key(|x| x.item)
+                                .map(|x| x.op)
+                        })
+                    };
+                    found.ok_or_else(|| {
                         err(format!(
                             "dependency names label `{}`, undefined above",
                             String::from_utf8_lossy(l)
@@ -226,7 +301,15 @@ impl GoalStream {
                 };
                 let met = flags & if start { STARTED } else { DONE } != 0;
                 // The scan's look-ahead guarantees `a` is not handed out yet.
-                if !met && ia >= live.base {
+                if met {
+                    // Already met: `a` may be ready (checked when taken).
+                    if ia >= live.base {
+                        let n = &live.nodes[(ia - live.base) as usize];
+                        if n.unmet == 0 && n.flags & ISSUED == 0 {
+                            live.ready[n.kind as usize].push_back(ia);
+                        }
+                    }
+                } else if ia >= live.base {
                     let e = Edge {
                         to: ia,
                         next: live.nodes[(ib - live.base) as usize].child,
@@ -243,6 +326,10 @@ impl GoalStream {
                     };
                     live.nodes[(ib - live.base) as usize].child = ei;
                     live.nodes[(ia - live.base) as usize].unmet += 1;
+                }
+                if !live.ring.is_empty() {
+                    let n = live.ring.len() as u32;
+                    live.ring[(k % n) as usize] = Slot::default();
                 }
             }
         }
@@ -261,7 +348,7 @@ impl GoalStream {
                 let n = &mut live.nodes[(to - live.base) as usize];
                 n.unmet -= 1;
                 if n.unmet == 0 {
-                    live.ready[n.kind as usize].push_back(to);
+                    live.freed.push(to);
                 }
             }
             if !start {
@@ -273,6 +360,15 @@ impl GoalStream {
         if !start {
             live.nodes[(id - live.base) as usize].child = NONE;
         }
+        // Edges are listed newest first: queue what became ready in file
+        // order (LogGOPSim lists a host's executable operations in order).
+        live.freed.sort_unstable();
+        for i in 0..live.freed.len() {
+            let to = live.freed[i];
+            let kind = live.nodes[(to - live.base) as usize].kind;
+            live.ready[kind as usize].push_back(to);
+        }
+        live.freed.clear();
     }
 
     /// The next operation to hand out: met dependencies, and the block read
@@ -383,9 +479,15 @@ impl OpStream for GoalStream {
                 nodes: VecDeque::new(),
                 ready: Default::default(),
                 labels: Labels::new(),
+                ring: if block.short_labels && block.lookahead < RING_MAX {
+                    vec![Slot::default(); block.lookahead as usize + 1]
+                } else {
+                    Vec::new()
+                },
                 label_gc: 64,
                 edges: Vec::new(),
                 free_edge: NONE,
+                freed: Vec::new(),
                 in_flight: 0,
             }));
             self.want = if block.last_root == NONE {
