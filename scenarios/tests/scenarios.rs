@@ -1374,7 +1374,7 @@ fn goal_example_in_graph_order() {
         comm: W,
         req: ReqId(req),
     };
-    let mut s0 = g.rank_stream(0).unwrap();
+    let s0 = g.rank_stream(0).unwrap();
     assert!(s0.is_graph());
     assert_eq!(
         ops(s0),

@@ -15,7 +15,7 @@
 //! }
 //! ```
 //!
-//! The grammar is that of LogGOPSim's converter `txt2bin` ([`lex`] says
+//! The grammar is that of LogGOPSim's converter `txt2bin` (`goal/lex.rs` says
 //! exactly what it accepts): `num_ranks N` before the first block; one
 //! `rank R { ... }` block per rank; inside, one item per line: an
 //! operation with an optional label `l:`, `send <n>b to <r> [tag <t>] [cpu
@@ -29,7 +29,7 @@
 //!
 //! # Execution: a graph, as LogGOPSim runs it
 //!
-//! Each rank's stream is a graph program ([`OpStream::is_graph`]): the MPI
+//! Each rank's stream is a graph program ([`mpi_layer::OpStream::is_graph`]): the MPI
 //! layer runs every operation whose dependencies are met at once,
 //! nonblocking (`send` as `Isend`, `recv` as `Irecv`, `calc n` as
 //! `Compute` of `n` x [`GoalConfig::calc_unit`]), on the rank's CPU `cpu`
@@ -40,7 +40,7 @@
 //! sends are handed out before receives before computations, in file
 //! order within each kind (LogGOPSim sorts its newly free operations by
 //! type). A message is handled at the receiver on the CPU and interface
-//! of the sender's indices, as in LogGOPSim. [`OpStream::next_op`] gives
+//! of the sender's indices, as in LogGOPSim. [`mpi_layer::OpStream::next_op`] gives
 //! the operations in one order the graph allows, as if each completed when
 //! handed out (for tools; a run uses the graph).
 //!

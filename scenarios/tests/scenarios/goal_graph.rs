@@ -307,7 +307,7 @@ fn window_is_bounded_by_the_lookahead() {
     let g = GoalSchedule::open(&p, GoalConfig::default()).unwrap();
     let mut s = g.rank_stream(0).unwrap();
     let (mut n, mut most) = (0, 0);
-    while let Some(_) = s.next_op().unwrap() {
+    while s.next_op().unwrap().is_some() {
         n += 1;
         most = most.max(s.live_operations());
     }
