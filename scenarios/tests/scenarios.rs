@@ -1402,7 +1402,7 @@ fn goal_example_in_graph_order() {
     let mut s2 = g.rank_stream(2).unwrap();
     let (first, o) = s2.next_op().unwrap().unwrap();
     assert_eq!(first, irecv(Source::Rank(0), TagSel::Tag(5), 8, 0));
-    assert!(o.to_string().ends_with("goal-small.goal:25"), "{o}");
+    assert!(o.to_string().ends_with("goal-small.goal:30"), "{o}");
     assert_eq!(
         ops(s2),
         vec![
