@@ -145,8 +145,34 @@ pub fn goal(data: &[u8]) {
             if let Ok(s) = t.streams() {
                 drain(s);
             }
+            // As the MPI layer runs a graph: everything ready handed out,
+            // then started and completed newest first.
+            if let Ok(s) = t.streams() {
+                drain_graph(s);
+            }
         }
     });
+}
+
+/// Runs graph programs: hands out what is ready, then starts and
+/// completes the newest operation in flight, up to [`MAX_OPS`] steps.
+fn drain_graph<S: OpStream>(streams: Vec<S>) {
+    for mut s in streams {
+        let mut flight = Vec::new();
+        for _ in 0..MAX_OPS {
+            match s.next_ready() {
+                Ok(mpi_layer::Ready::Op(g)) => flight.push(g.id),
+                Ok(mpi_layer::Ready::Wait) => match flight.pop() {
+                    Some(id) => {
+                        s.started(id);
+                        s.completed(id);
+                    }
+                    None => break,
+                },
+                Ok(mpi_layer::Ready::End) | Err(_) => break,
+            }
+        }
+    }
 }
 
 /// One DUMPI rank file (`.bin`) of a 4-rank trace.

@@ -1343,8 +1343,11 @@ fn dumpi_malformed_inputs_name_file_and_record() {
 
 use scenarios::goal::{GoalConfig, GoalSchedule};
 
+/// The example read in one order its graph allows (`next_op`: each
+/// operation completes when handed out; among ready ones sends go before
+/// receives before computations).
 #[test]
-fn goal_example_linearizes() {
+fn goal_example_in_graph_order() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/goal-small.goal");
     let g = GoalSchedule::open(&p, GoalConfig::default()).unwrap();
     assert_eq!(g.num_ranks(), 3);
@@ -1362,45 +1365,39 @@ fn goal_example_linearizes() {
         comm: W,
         req: ReqId(req),
     };
+    let s0 = g.rank_stream(0).unwrap();
+    assert!(s0.is_graph());
     assert_eq!(
-        ops(g.rank_stream(0).unwrap()),
+        ops(s0),
         vec![
             Op::Compute {
                 duration: Time::from_ns(100)
             },
             isend(1, 5, 1),
             isend(2, 5, 2),
-            Op::Waitall {
-                reqs: vec![ReqId(1), ReqId(2)]
-            },
         ]
     );
     assert_eq!(
         ops(g.rank_stream(1).unwrap()),
         vec![
             irecv(Source::Rank(0), TagSel::Tag(5), 8, 0),
-            // The independent receive is posted before anything waits.
+            // The independent receive is posted before the computation
+            // that became ready with it.
             irecv(Source::Any, TagSel::Any, 16, 3),
-            Op::Wait { req: ReqId(0) },
             Op::Compute {
                 duration: Time::from_ns(50)
             },
             isend(2, 6, 2),
-            Op::Waitall {
-                reqs: vec![ReqId(2), ReqId(3)]
-            },
         ]
     );
     let mut s2 = g.rank_stream(2).unwrap();
     let (first, o) = s2.next_op().unwrap().unwrap();
     assert_eq!(first, irecv(Source::Rank(0), TagSel::Tag(5), 8, 0));
-    assert!(o.to_string().ends_with("goal-small.goal:25"), "{o}");
+    assert!(o.to_string().ends_with("goal-small.goal:30"), "{o}");
     assert_eq!(
         ops(s2),
         vec![
             irecv(Source::Rank(1), TagSel::Tag(6), 8, 1),
-            Op::Wait { req: ReqId(0) },
-            Op::Wait { req: ReqId(1) },
             Op::Compute {
                 duration: Time::from_ns(10)
             },
@@ -1422,8 +1419,8 @@ fn goal_example_linearizes() {
     );
 }
 
-/// A binomial-tree broadcast written as GOAL: every rank's stream posts its
-/// receive, waits for it, then sends to its children.
+/// A binomial-tree broadcast written as GOAL: a rank's sends follow its
+/// receive.
 #[test]
 fn goal_binomial_tree() {
     let s = scratch("goal-tree");
@@ -1449,7 +1446,7 @@ fn goal_binomial_tree() {
     let f = write(&s, "tree.goal", &text);
     let g = GoalSchedule::open(&f, GoalConfig::default()).unwrap();
     let r0 = ops(g.rank_stream(0).unwrap());
-    assert_eq!(r0.len(), 4);
+    assert_eq!(r0.len(), 3);
     assert!(matches!(r0[0], Op::Isend { dst: 4, .. }));
     let r2 = ops(g.rank_stream(2).unwrap());
     assert_eq!(
@@ -1462,7 +1459,6 @@ fn goal_binomial_tree() {
                 comm: W,
                 req: ReqId(0)
             },
-            Op::Wait { req: ReqId(0) },
             Op::Isend {
                 dst: 3,
                 tag: 0,
@@ -1470,12 +1466,29 @@ fn goal_binomial_tree() {
                 comm: W,
                 req: ReqId(1)
             },
-            Op::Waitall {
-                reqs: vec![ReqId(1)]
-            },
         ]
     );
-    assert_eq!(ops(g.rank_stream(7).unwrap()).len(), 2);
+    assert_eq!(ops(g.rank_stream(7).unwrap()).len(), 1);
+}
+
+/// Drains every rank of `text` in graph order; the first error.
+fn goal_error(s: &Path, text: &str) -> String {
+    let f = write(s, "g.goal", text);
+    let g = match GoalSchedule::open(&f, GoalConfig::default()) {
+        Ok(g) => g,
+        Err(e) => return e.to_string(),
+    };
+    for r in 0..g.num_ranks() {
+        let mut st = g.rank_stream(r).unwrap();
+        loop {
+            match st.next_op() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => return e.to_string(),
+            }
+        }
+    }
+    panic!("no error in {text}");
 }
 
 #[test]
@@ -1491,8 +1504,16 @@ fn goal_malformed_inputs_name_file_and_line() {
             "g.goal:3: rank 2 does not exist (num_ranks 2)",
         ),
         (
+            "num_ranks 2\nrank 0 {\n recv 8b from 4294967294\n}\n",
+            "g.goal:3: rank 4294967294 does not exist (num_ranks 2)",
+        ),
+        (
             "num_ranks 2\nrank 0 {\n l1: jump 8b\n}\n",
-            "g.goal:3: unknown operation `jump` (send, recv, calc, or a dependency)",
+            "g.goal:3: expected `send`, `recv` or `calc` after the label, found `jump`",
+        ),
+        (
+            "num_ranks 2\nrank 0 {\n jump 8b\n}\n",
+            "g.goal:3: unknown operation `jump` (send, recv, calc, a label `l:`, or a dependency `a requires b`)",
         ),
         (
             "num_ranks 2\nrank 0 {\n l1: calc 5\n l1 requires l9\n}\n",
@@ -1503,21 +1524,17 @@ fn goal_malformed_inputs_name_file_and_line() {
             "g.goal:3: dependency cycle: this operation can never start",
         ),
         (
+            "num_ranks 1\nrank 0 {\n x: calc 1\n a: calc 1\n b: calc 2\n a requires b\n b requires a\n}\n",
+            "g.goal:4: dependency cycle: this operation can never start",
+        ),
+        (
             "num_ranks 2\nrank 0 {\n l1: send -8b to 1\n}\n",
             "g.goal:3: size must not be negative, found `-8b`",
         ),
-    ];
-    for (text, want) in cases {
-        let f = write(&s, "g.goal", text);
-        let e = GoalSchedule::open(&f, GoalConfig::default())
-            .unwrap()
-            .rank_stream(0)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.ends_with(want), "got `{e}`, want `{want}`");
-    }
-    let opens = [
+        (
+            "num_ranks 2\nrank 0 {\n l1: send 8b to 1 tag -1\n}\n",
+            "g.goal:3: a send's tag 4294967295 (-1) is LogGOPSim's wildcard, which netsim's sends do not have",
+        ),
         ("rank 0 {\n}\n", "g.goal:1: `rank` block before `num_ranks`"),
         (
             "num_ranks 2\nrank 5 {\n}\n",
@@ -1532,11 +1549,8 @@ fn goal_malformed_inputs_name_file_and_line() {
             "g.goal:2: expected `num_ranks N` or `rank R {`, found `send 8b to 1`",
         ),
     ];
-    for (text, want) in opens {
-        let f = write(&s, "g.goal", text);
-        let e = GoalSchedule::open(&f, GoalConfig::default())
-            .unwrap_err()
-            .to_string();
+    for (text, want) in cases {
+        let e = goal_error(&s, text);
         assert!(e.ends_with(want), "got `{e}`, want `{want}`");
     }
 }
@@ -2206,5 +2220,7 @@ mod scenario_files {
 mod communicators;
 #[path = "scenarios/dumpi_coverage.rs"]
 mod dumpi_coverage;
+#[path = "scenarios/goal_graph.rs"]
+mod goal_graph;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;

@@ -612,7 +612,7 @@ mod cli {
         let g = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/examples/goal-small.goal");
         let e = fails(&["replay", "--format", "goal", g.to_str().unwrap()]);
         assert!(
-            e.contains("deadlock") && e.contains("goal-small.goal:21"),
+            e.contains("deadlock") && e.contains("goal-small.goal:26"),
             "{e}"
         );
     }

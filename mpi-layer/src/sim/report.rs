@@ -334,6 +334,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let rk = &self.ranks[r as usize];
         let (op, origin) = match &rk.cur {
             Some((op, o)) => (op.to_string(), o.to_string()),
+            // A graph program waits for the operations it has in flight;
+            // its posted receives below say where each came from.
+            None if rk.graph_live > 0 => (
+                format!(
+                    "a graph program with {} operation(s) in flight",
+                    rk.graph_live
+                ),
+                "-".into(),
+            ),
             None => ("(no operation)".into(), "-".into()),
         };
         const LIMIT: usize = 16;
@@ -346,8 +355,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 .src
                 .map_or("MPI_ANY_SOURCE".into(), |x| format!("source {x}"));
             let tag = p.tag.map_or("MPI_ANY_TAG".into(), |x| format!("tag {x}"));
+            let posted_at = self
+                .recvs
+                .get(p.req as usize)
+                .and_then(|c| c.posted.as_ref());
+            let at = match posted_at {
+                // A graph program has no current operation: say where each
+                // receive came from.
+                Some((what, o)) if self.graphs => format!(" ({what} at {o})"),
+                _ => String::new(),
+            };
             posted.push(format!(
-                "receive from {src}, {tag}, {}",
+                "receive from {src}, {tag}, {}{at}",
                 self.describe_ctx(p.ctx)
             ));
         }

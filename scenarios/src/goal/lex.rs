@@ -1,0 +1,422 @@
+//! One line of a GOAL schedule, read as LogGOPSim's converter `txt2bin`
+//! reads it (its re2c scanner, `src/LogGOPSim/txt2bin.re`).
+//!
+//! The scanner is a state machine over bytes, not over blank-separated
+//! words: blanks between tokens are optional wherever the next token
+//! cannot be confused with the previous one (`send 8 b`, `send 8b`,
+//! `l1:send`, `l1 : send`, `rank 0{`, `tag 5cpu 1` are all one thing), a
+//! word at the start of an item is a keyword only if it is exactly one
+//! (`send`, `recv`, `calc`, `rank`, `num_ranks`; `sendx` is a label), and
+//! after a label's `:` or inside an operation the keywords are matched as
+//! prefixes, as re2c does in states without an identifier rule. Numbers
+//! are unsigned decimals; `-1` is the only negative (any source, any tag).
+//!
+//! Differences, all on input `txt2bin` rejects or misreads: comments may
+//! also end a line (`txt2bin` allows them only where an item starts);
+//! `rank R {` and `num_ranks N` end their line; numbers that do not fit
+//! (a size beyond 2^64 - 1, a tag beyond 2^32 - 1, a `cpu` or `nic`
+//! beyond 255, which `txt2bin` truncates silently) are errors; a send
+//! with tag `-1` (LogGOPSim's wildcard, which would match any receive) is
+//! an error.
+
+/// What one line holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Item<'a> {
+    /// Blank, or only a comment.
+    Empty,
+    /// `num_ranks N`.
+    NumRanks(u64),
+    /// `rank R {`.
+    Open(u64),
+    /// `}`.
+    Close,
+    /// An operation, with its label.
+    Op(Option<&'a [u8]>, OpSpec),
+    /// `a requires b` (`start`: false) or `a irequires b` (true).
+    Dep(&'a [u8], &'a [u8], bool),
+}
+
+/// What an operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// `send`.
+    Send,
+    /// `recv`.
+    Recv,
+    /// `calc`.
+    Calc,
+}
+
+/// An operation's fields as written: `peer` is `u32::MAX` for any source,
+/// `tag` `u32::MAX` for any tag; `size` is bytes or calc units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct OpSpec {
+    pub kind: Kind,
+    pub size: u64,
+    pub peer: u32,
+    pub tag: u32,
+    pub cpu: u8,
+    pub nic: u8,
+}
+
+/// LogGOPSim's wildcard, for a source and for a tag (`-1`, `~0`).
+pub(super) const ANY: u32 = u32::MAX;
+
+struct Cur<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t') {
+            self.i += 1;
+        }
+    }
+    /// At the end of the line (after blanks and a `\r`).
+    fn at_end(&mut self) -> bool {
+        self.ws();
+        let rest = &self.s[self.i..];
+        rest.is_empty() || rest == b"\r"
+    }
+    /// Consumes `kw` if the line continues with it (after blanks).
+    fn kw(&mut self, kw: &str) -> bool {
+        self.ws();
+        if self.s[self.i..].starts_with(kw.as_bytes()) {
+            self.i += kw.len();
+            true
+        } else {
+            false
+        }
+    }
+    /// `[a-zA-Z][a-zA-Z0-9_]*` (after blanks), or `None`.
+    fn ident(&mut self) -> Option<&'a [u8]> {
+        self.ws();
+        let s = self.s;
+        let start = self.i;
+        if start < s.len() && s[start].is_ascii_alphabetic() {
+            let mut j = start + 1;
+            while j < s.len() && (s[j].is_ascii_alphanumeric() || s[j] == b'_') {
+                j += 1;
+            }
+            self.i = j;
+            Some(&s[start..j])
+        } else {
+            None
+        }
+    }
+    /// `[0-9]+` (after blanks) as a `u64`; `what` names it in errors.
+    fn int(&mut self, what: &str) -> Result<u64, String> {
+        self.ws();
+        let s = self.s;
+        let start = self.i;
+        let mut v: u64 = 0;
+        while self.i < s.len() && s[self.i].is_ascii_digit() {
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(s[self.i] - b'0')))
+                .ok_or_else(|| format!("{what} is larger than 2^64 - 1"))?;
+            self.i += 1;
+        }
+        if self.i == start {
+            return Err(format!(
+                "expected {what} (an integer), found {}",
+                self.found()
+            ));
+        }
+        Ok(v)
+    }
+    /// `-1` (after blanks).
+    fn minus_one(&mut self) -> bool {
+        self.kw("-1")
+    }
+    /// What is at the cursor, for an error message.
+    fn found(&mut self) -> String {
+        self.ws();
+        let rest = String::from_utf8_lossy(&self.s[self.i..]);
+        let rest = rest.trim_end();
+        match rest.split_whitespace().next() {
+            None => "the end of the line".into(),
+            Some(w) => format!("`{w}`"),
+        }
+    }
+    fn end(&mut self, expected: &str) -> Result<(), String> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(format!("expected {expected}, found {}", self.found()))
+        }
+    }
+}
+
+fn small(v: u64, what: &str, max: u64) -> Result<u64, String> {
+    if v > max {
+        Err(format!("{what} {v} is larger than {max}"))
+    } else {
+        Ok(v)
+    }
+}
+
+/// Reads one line (comments already removed, no `\n`).
+pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
+    let mut c = Cur { s, i: 0 };
+    if c.at_end() {
+        return Ok(Item::Empty);
+    }
+    if c.s[c.i] == b'}' {
+        c.i += 1;
+        c.end("the end of the line after `}`")?;
+        return Ok(Item::Close);
+    }
+    let Some(word) = c.ident() else {
+        return Err(format!(
+            "expected `send`, `recv`, `calc`, a label, a dependency, `rank R {{`, `num_ranks N` or `}}`, found {}",
+            c.found()
+        ));
+    };
+    let item = match word {
+        b"num_ranks" => {
+            let n = c.int("the number of ranks")?;
+            c.end("the end of the line after `num_ranks N`")?;
+            return Ok(Item::NumRanks(n));
+        }
+        b"rank" => {
+            let r = c.int("a rank")?;
+            if !c.kw("{") {
+                return Err(format!(
+                    "expected `{{` after `rank {r}`, found {}",
+                    c.found()
+                ));
+            }
+            c.end("the end of the line after `rank R {`")?;
+            return Ok(Item::Open(r));
+        }
+        b"send" => Item::Op(None, op(&mut c, Kind::Send)?),
+        b"recv" => Item::Op(None, op(&mut c, Kind::Recv)?),
+        b"calc" => Item::Op(None, op(&mut c, Kind::Calc)?),
+        label => {
+            if c.kw(":") {
+                let kind = if c.kw("send") {
+                    Kind::Send
+                } else if c.kw("recv") {
+                    Kind::Recv
+                } else if c.kw("calc") {
+                    Kind::Calc
+                } else {
+                    return Err(format!(
+                        "expected `send`, `recv` or `calc` after the label, found {}",
+                        c.found()
+                    ));
+                };
+                Item::Op(Some(label), op(&mut c, kind)?)
+            } else {
+                let start = if c.kw("requires") {
+                    false
+                } else if c.kw("irequires") {
+                    true
+                } else {
+                    return Err(format!(
+                        "unknown operation `{}` (send, recv, calc, a label `l:`, or a dependency `a requires b`)",
+                        String::from_utf8_lossy(label)
+                    ));
+                };
+                let Some(other) = c.ident() else {
+                    return Err(format!(
+                        "expected a label after `{}`, found {}",
+                        if start { "irequires" } else { "requires" },
+                        c.found()
+                    ));
+                };
+                c.end("the end of the line after a dependency")?;
+                return Ok(Item::Dep(label, other, start));
+            }
+        }
+    };
+    Ok(item)
+}
+
+/// The rest of an operation after its keyword.
+fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
+    let mut o = OpSpec {
+        kind,
+        size: 0,
+        peer: 0,
+        tag: 0,
+        cpu: 0,
+        nic: 0,
+    };
+    if kind == Kind::Calc {
+        o.size = c.int("the amount of computation")?;
+        if c.kw("cpu") {
+            o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
+        }
+        c.end("`cpu` or the end of the line")?;
+        return Ok(o);
+    }
+    c.ws();
+    if c.s[c.i..].starts_with(b"-") {
+        return Err(format!("size must not be negative, found {}", c.found()));
+    }
+    o.size = c.int("a size")?;
+    if !c.kw("b") {
+        return Err(format!(
+            "size `{}` must be bytes, e.g. `{}b`",
+            o.size, o.size
+        ));
+    }
+    let (dir, any) = if kind == Kind::Send {
+        ("to", false)
+    } else {
+        ("from", true)
+    };
+    if !c.kw(dir) {
+        return Err(format!(
+            "expected `{dir}` after the size, found {}",
+            c.found()
+        ));
+    }
+    o.peer = if any && c.minus_one() {
+        ANY
+    } else {
+        let r = c.int("a rank")?;
+        u32::try_from(r)
+            .ok()
+            .filter(|&r| r != ANY)
+            .ok_or_else(|| format!("rank {r} does not exist"))?
+    };
+    if c.kw("tag") {
+        o.tag = if c.minus_one() {
+            ANY
+        } else {
+            small(c.int("a tag")?, "tag", u64::from(u32::MAX))? as u32
+        };
+        if kind == Kind::Send && o.tag == ANY {
+            return Err(
+                "a send's tag 4294967295 (-1) is LogGOPSim's wildcard, which netsim's sends do not have"
+                    .into(),
+            );
+        }
+    }
+    if c.kw("cpu") {
+        o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
+    }
+    if c.kw("nic") {
+        o.nic = small(c.int("a nic")?, "nic", 255)? as u8;
+    }
+    c.end("`tag`, `cpu`, `nic` (in that order) or the end of the line")?;
+    Ok(o)
+}
+
+/// Removes comments (`// ...`, `/* ... */`, the latter across lines with
+/// `in_block`) from `line` into `out`; returns whether there were any
+/// (when not, `out` is untouched and the line is read as it is).
+pub(super) fn strip_comments(line: &[u8], in_block: &mut bool, out: &mut Vec<u8>) -> bool {
+    if !*in_block && !line.contains(&b'/') {
+        return false;
+    }
+    out.clear();
+    let mut i = 0;
+    while i < line.len() {
+        if *in_block {
+            match line[i..].windows(2).position(|w| w == b"*/") {
+                Some(p) => {
+                    i += p + 2;
+                    *in_block = false;
+                }
+                None => return true,
+            }
+        } else if line[i..].starts_with(b"//") {
+            return true;
+        } else if line[i..].starts_with(b"/*") {
+            out.push(b' ');
+            i += 2;
+            *in_block = true;
+        } else {
+            out.push(line[i]);
+            i += 1;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(s: &str) -> OpSpec {
+        match line(s.as_bytes()).unwrap() {
+            Item::Op(_, o) => o,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn spellings_txt2bin_accepts() {
+        let send = OpSpec {
+            kind: Kind::Send,
+            size: 8,
+            peer: 1,
+            tag: 0,
+            cpu: 0,
+            nic: 0,
+        };
+        // A blank before `b`, none at all, none after a label's colon.
+        assert_eq!(op("send 8 b to 1"), send);
+        assert_eq!(op("send 8b to 1"), send);
+        assert_eq!(
+            line(b"l1:send 8b to 1").unwrap(),
+            Item::Op(Some(b"l1"), send)
+        );
+        assert_eq!(
+            line(b"l1 : send 8b to 1").unwrap(),
+            Item::Op(Some(b"l1"), send)
+        );
+        assert_eq!(line(b"rank 0{").unwrap(), Item::Open(0));
+        assert_eq!(line(b"rank 0 {\r").unwrap(), Item::Open(0));
+        assert_eq!(op("send 8b to 1 tag 4294967294").tag, 4294967294);
+        assert_eq!(op("recv 8b from 1 tag 4294967295").tag, ANY);
+        assert_eq!(op("recv 8b from -1 tag -1").peer, ANY);
+        let o = op("send 8b to 1tag 3cpu 2nic 1");
+        assert_eq!((o.tag, o.cpu, o.nic), (3, 2, 1));
+        assert_eq!(op("calc 5 cpu 3").cpu, 3);
+        assert_eq!(line(b"a irequires b").unwrap(), Item::Dep(b"a", b"b", true));
+        assert_eq!(line(b"a requires b").unwrap(), Item::Dep(b"a", b"b", false));
+        // `tag` and `b` are labels at the start of an item.
+        assert_eq!(
+            line(b"tag requires b").unwrap(),
+            Item::Dep(b"tag", b"b", false)
+        );
+    }
+
+    #[test]
+    fn what_it_refuses() {
+        let e = |s: &str| line(s.as_bytes()).unwrap_err();
+        // `rank0` and `send8b` are one identifier each, as in txt2bin.
+        assert!(e("send8b to 1").contains("unknown operation `send8b`"));
+        assert!(
+            e("rank0 {").contains("unknown operation `rank0`"),
+            "{}",
+            e("rank0 {")
+        );
+        assert!(e("send 8b to 1 tag -1").contains("wildcard"));
+        assert!(e("send 8b to 1 cpu 256").contains("cpu 256 is larger than 255"));
+        assert!(e("send 8b to 1 tag 4294967296").contains("larger than 4294967295"));
+        assert!(e("send 8b to 1 nic 1 cpu 1").contains("in that order"));
+        assert!(e("calc 5 nic 1").contains("`cpu` or the end"));
+        assert!(e("send 8 to 1").contains("must be bytes"));
+        assert!(e("send 8b to -1").contains("a rank"));
+    }
+
+    #[test]
+    fn comments() {
+        let (mut b, mut out) = (false, Vec::new());
+        assert!(!strip_comments(b"calc 5", &mut b, &mut out));
+        assert!(strip_comments(b"calc 5 // x", &mut b, &mut out));
+        assert_eq!(out, b"calc 5 ");
+        assert!(strip_comments(b"calc /* x", &mut b, &mut out));
+        assert!(b);
+        assert!(strip_comments(b"y */ 5", &mut b, &mut out));
+        assert_eq!(out, b" 5");
+        assert!(!b);
+    }
+}
