@@ -93,7 +93,7 @@ pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use routing::Router;
 pub use stats::{LinkSeries, LinkStat};
-pub use torus::{Dim, TorusGeom, TorusParams};
+pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 
 display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
 pub use transport::{Delivery, NodeId, Transfer, Transport};

@@ -62,6 +62,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -101,6 +102,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -165,6 +167,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -264,6 +267,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 }

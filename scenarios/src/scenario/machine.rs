@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{Bandwidth, Time, limits};
 use topology::{
-    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
+    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TieRule,
+    TorusParams,
 };
 
 use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
@@ -97,8 +98,9 @@ pub struct TorusSpec {
     pub side: Option<u32>,
     /// Hosts per torus router; default 2 (Gemini).
     pub nodes_per_router: Option<u32>,
-    /// Torus link rate per direction: one value for all dimensions or
-    /// three (x, y, z).
+    /// Torus link rate per direction: one value for all dimensions
+    /// (`"9.375 GB/s"` or `["9.375 GB/s"]`) or three (x, y, z).
+    #[serde(default, deserialize_with = "one_or_list")]
     pub link_bandwidth: Option<Vec<Rate>>,
     /// Torus router-to-router hop latency.
     pub hop_latency: Option<Dur>,
@@ -112,6 +114,25 @@ pub struct TorusSpec {
     pub sockets: Option<u16>,
     /// Cores per socket (override).
     pub cores_per_socket: Option<u16>,
+    /// Dimension order's way at a half-ring tie: `"plus"` (default),
+    /// `"minus"`, or `"simgrid"` (plus, except from coordinate k/2).
+    pub tie: Option<TieRule>,
+}
+
+/// A rate or a list of rates (`link_bandwidth`).
+fn one_or_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Rate>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrList {
+        List(Vec<toml::Value>),
+        One(toml::Value),
+    }
+    use serde::de::Error;
+    let rate = |v: toml::Value| Rate::deserialize(v).map_err(|e| D::Error::custom(e.message().trim()));
+    match OneOrList::deserialize(d)? {
+        OneOrList::List(v) => v.into_iter().map(rate).collect::<Result<_, _>>().map(Some),
+        OneOrList::One(v) => Ok(Some(vec![rate(v)?])),
+    }
 }
 
 /// `preset = "ethernet-zhu"`: Zhu et al.'s two-rack cluster
@@ -443,6 +464,9 @@ impl TorusSpec {
         if let Some(v) = self.cores_per_socket {
             tp.cores_per_socket = v;
         }
+        if let Some(v) = self.tie {
+            tp.tie = v;
+        }
         let routers: u64 = tp.dims.iter().map(|&d| d as u64).product();
         if routers > limits::MAX_ROUTERS {
             return Err(err(
@@ -588,7 +612,47 @@ mod tests {
                 "cores_per_socket"
             ]
         );
-        assert_eq!(MachinePreset::BlueWaters.fields().len(), 14);
+        assert_eq!(MachinePreset::BlueWaters.fields().len(), 15);
         assert_eq!(serde_fields::<FileSpec>(), FILE_FIELDS);
+    }
+
+    #[test]
+    fn link_bandwidth_takes_one_rate_or_a_list() {
+        let read = |t: &str| -> Result<MachineSpec, String> {
+            toml::from_str::<toml::Table>(t)
+                .unwrap()
+                .get("machine")
+                .cloned()
+                .unwrap()
+                .try_into()
+                .map_err(|e: toml::de::Error| e.message().to_string())
+        };
+        let rates = |t: &str| match read(t).unwrap() {
+            MachineSpec::BlueWaters(s) => s.link_bandwidth.unwrap(),
+            _ => panic!("not a torus"),
+        };
+        let gb = |x: u64| Rate(Bandwidth::bytes_per_sec(x * 1_000_000_000));
+        assert_eq!(rates("[machine]\nlink_bandwidth = \"2 GB/s\"\n"), vec![gb(2)]);
+        assert_eq!(rates("[machine]\nlink_bandwidth = [\"2 GB/s\"]\n"), vec![gb(2)]);
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = [\"1 GB/s\", \"2 GB/s\", \"3 GB/s\"]\n"),
+            vec![gb(1), gb(2), gb(3)]
+        );
+        // A bad rate still names what is wrong.
+        let e = read("[machine]\nlink_bandwidth = 5\n").unwrap_err();
+        assert!(e.contains("unit"), "{e}");
+        // The single value builds a torus whose three dimensions have it.
+        let MachineSpec::BlueWaters(t) =
+            read("[machine]\ndims = [2, 2, 2]\nlink_bandwidth = \"2 GB/s\"\n").unwrap()
+        else {
+            panic!()
+        };
+        let f = ScenarioFile::default();
+        let m = t.build(&|k, e| f.err("machine", k, e)).unwrap();
+        let g = m.torus().unwrap();
+        for port in [0, 2, 4] {
+            let l = g.port_link(0, port).unwrap();
+            assert_eq!(m.link(l).bandwidth, gb(2).0);
+        }
     }
 }

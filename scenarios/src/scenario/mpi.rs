@@ -73,6 +73,9 @@ pub struct MpiSpec {
     pub gamma_unexpected_bands: Option<Vec<(u64, Dur)>>,
     /// Fixed cost per successful match.
     pub match_base: Option<Dur>,
+    /// Bytes added to every message on the network (the library's
+    /// header): SMPI 16, Open MPI ob1/vader 56; default 0.
+    pub header_bytes: Option<Bytes>,
     /// Receiver's copy rate for unexpected short and eager messages, or
     /// `"none"` (no copy charged).
     pub unexpected_copy_rate: Option<Limit>,
@@ -491,6 +494,9 @@ impl Scenario {
         }
         if let Some(v) = m.match_base {
             p.match_base = v.0;
+        }
+        if let Some(v) = m.header_bytes {
+            p.header_bytes = v.0;
         }
         if let Some(v) = m.unexpected_copy_rate {
             p.unexpected_copy_rate = v.0;
