@@ -73,6 +73,7 @@ pub mod machine;
 pub mod network;
 pub mod packet;
 pub mod placement;
+pub mod platform;
 pub mod routing;
 pub mod stats;
 pub mod torus;

@@ -237,7 +237,11 @@ mod tests {
         };
         for (a, b) in [(0, 2), (1, 3), (2, 0), (3, 1)] {
             assert_eq!(first_hop(TieRule::Plus, a, b), (a + 1) % 4, "plus {a}->{b}");
-            assert_eq!(first_hop(TieRule::Minus, a, b), (a + 3) % 4, "minus {a}->{b}");
+            assert_eq!(
+                first_hop(TieRule::Minus, a, b),
+                (a + 3) % 4,
+                "minus {a}->{b}"
+            );
         }
         // SimGrid: + except from coordinate k / 2 = 2, which goes -.
         assert_eq!(first_hop(TieRule::Simgrid, 0, 2), 1);

@@ -87,7 +87,15 @@ pub struct TorusGeom {
 /// when both ways are `k / 2` hops long. The name in scenario files
 /// (`machine.tie`) and platform imports.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum TieRule {

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{Bandwidth, Time, limits};
 use topology::{
-    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TieRule,
-    TorusParams,
+    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TieRule, TorusParams,
 };
 
 use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
@@ -71,6 +70,8 @@ pub enum MachineSpec {
     Ideal(IdealSpec),
     /// `file = "m.txt"`: any graph from a machine file.
     File(FileSpec),
+    /// `platform = "p.xml"`: a SimGrid platform (`topology::platform`).
+    Platform(PlatformSpec),
 }
 
 impl Default for MachineSpec {
@@ -128,7 +129,8 @@ fn one_or_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Rate>>, D::
         One(toml::Value),
     }
     use serde::de::Error;
-    let rate = |v: toml::Value| Rate::deserialize(v).map_err(|e| D::Error::custom(e.message().trim()));
+    let rate =
+        |v: toml::Value| Rate::deserialize(v).map_err(|e| D::Error::custom(e.message().trim()));
     match OneOrList::deserialize(d)? {
         OneOrList::List(v) => v.into_iter().map(rate).collect::<Result<_, _>>().map(Some),
         OneOrList::One(v) => Ok(Some(vec![rate(v)?])),
@@ -202,6 +204,16 @@ pub struct FileSpec {
     pub file: PathBuf,
 }
 
+/// `platform = "p.xml"`: a SimGrid platform file (version 4.1), imported
+/// by `topology::platform`; its hosts' speed is the TI replay's host
+/// speed unless the workload gives one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformSpec {
+    /// The file, relative to the scenario.
+    pub platform: PathBuf,
+}
+
 impl<'de> Deserialize<'de> for MachineSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -213,6 +225,9 @@ impl<'de> Deserialize<'de> for MachineSpec {
         let (fields, what): (&[&str], String) = match preset {
             Some(p) => (p.fields(), format!("preset `{p}`")),
             None if table.contains_key("file") => (FILE_FIELDS, "a machine file".into()),
+            None if table.contains_key("platform") => {
+                (PLATFORM_FIELDS, "a SimGrid platform".into())
+            }
             None => (
                 MachinePreset::BlueWaters.fields(),
                 "preset `blue-waters`".into(),
@@ -228,7 +243,8 @@ impl<'de> Deserialize<'de> for MachineSpec {
         ];
         for key in table.keys() {
             let elsewhere = all.iter().any(|p| p.fields().contains(&key.as_str()))
-                || FILE_FIELDS.contains(&key.as_str());
+                || FILE_FIELDS.contains(&key.as_str())
+                || PLATFORM_FIELDS.contains(&key.as_str());
             if elsewhere && !fields.contains(&key.as_str()) {
                 return Err(D::Error::custom(format!(
                     "`machine.{key}`: does not apply to {what}; fields that do: {}",
@@ -254,12 +270,16 @@ impl<'de> Deserialize<'de> for MachineSpec {
             None if fields == FILE_FIELDS => {
                 MachineSpec::File(FileSpec::deserialize(rest).map_err(family)?)
             }
+            None if fields == PLATFORM_FIELDS => {
+                MachineSpec::Platform(PlatformSpec::deserialize(rest).map_err(family)?)
+            }
             None => MachineSpec::BlueWaters(TorusSpec::deserialize(rest).map_err(family)?),
         })
     }
 }
 
 const FILE_FIELDS: &[&str] = &["file"];
+const PLATFORM_FIELDS: &[&str] = &["platform"];
 
 impl MachinePreset {
     /// The `[machine]` fields of this preset's family, in the order of
@@ -370,8 +390,29 @@ impl MachineSpec {
             MachineSpec::EthernetZhu(_) => Some(MachinePreset::EthernetZhu),
             MachineSpec::InfinibandQdr(_) => Some(MachinePreset::InfinibandQdr),
             MachineSpec::Ideal(_) => Some(MachinePreset::Ideal),
-            MachineSpec::File(_) => None,
+            MachineSpec::File(_) | MachineSpec::Platform(_) => None,
         }
+    }
+
+    /// Imports the SimGrid platform of `platform = ...` (`None` for the
+    /// other kinds), before the programs: its host speed is the TI
+    /// replay's default.
+    pub(super) fn platform(
+        &self,
+        file: &ScenarioFile,
+        base_dir: &Path,
+    ) -> Result<Option<topology::platform::Platform>, ScenarioError> {
+        let MachineSpec::Platform(p) = self else {
+            return Ok(None);
+        };
+        let path = if p.platform.is_absolute() {
+            p.platform.clone()
+        } else {
+            base_dir.join(&p.platform)
+        };
+        topology::platform::load(&path)
+            .map(Some)
+            .map_err(|e| file.plain(e.to_string()))
     }
 
     /// Builds the machine; `nodes_needed` sizes the families whose node
@@ -382,9 +423,14 @@ impl MachineSpec {
         file: &ScenarioFile,
         base_dir: &Path,
         nodes_needed: u32,
+        platform: Option<topology::platform::Platform>,
     ) -> Result<BuiltMachine, ScenarioError> {
         let err = |key: &str, e: String| file.err("machine", key, e);
         let (machine, partition) = match self {
+            MachineSpec::Platform(_) => (
+                platform.expect("imported by MachineSpec::platform").machine,
+                None,
+            ),
             MachineSpec::File(f) => {
                 let path = if f.file.is_absolute() {
                     f.file.clone()
@@ -632,8 +678,14 @@ mod tests {
             _ => panic!("not a torus"),
         };
         let gb = |x: u64| Rate(Bandwidth::bytes_per_sec(x * 1_000_000_000));
-        assert_eq!(rates("[machine]\nlink_bandwidth = \"2 GB/s\"\n"), vec![gb(2)]);
-        assert_eq!(rates("[machine]\nlink_bandwidth = [\"2 GB/s\"]\n"), vec![gb(2)]);
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = \"2 GB/s\"\n"),
+            vec![gb(2)]
+        );
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = [\"2 GB/s\"]\n"),
+            vec![gb(2)]
+        );
         assert_eq!(
             rates("[machine]\nlink_bandwidth = [\"1 GB/s\", \"2 GB/s\", \"3 GB/s\"]\n"),
             vec![gb(1), gb(2), gb(3)]

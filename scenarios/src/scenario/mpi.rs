@@ -25,6 +25,9 @@ pub enum MpiPreset {
     InfinibandQdr,
     /// Zhu et al. (`MpiParams::ethernet_zhu`).
     EthernetZhu,
+    /// SimGrid's SMPI on CM02 (`MpiParams::smpi`): the network alone,
+    /// 16-byte header; the default on a SimGrid platform.
+    Smpi,
 }
 
 impl MpiPreset {
@@ -35,6 +38,7 @@ impl MpiPreset {
             MpiPreset::Bgp => MpiParams::bgp(),
             MpiPreset::InfinibandQdr => MpiParams::infiniband_qdr(),
             MpiPreset::EthernetZhu => MpiParams::ethernet_zhu(),
+            MpiPreset::Smpi => MpiParams::smpi(),
         }
     }
     /// The name in scenario files.
@@ -44,6 +48,7 @@ impl MpiPreset {
             MpiPreset::Bgp => "bgp",
             MpiPreset::InfinibandQdr => "infiniband-qdr",
             MpiPreset::EthernetZhu => "ethernet-zhu",
+            MpiPreset::Smpi => "smpi",
         }
     }
 }
@@ -428,6 +433,9 @@ impl Scenario {
             Some(p) => (p, false),
             None => (
                 match self.machine.preset() {
+                    None if matches!(self.machine, super::MachineSpec::Platform(_)) => {
+                        MpiPreset::Smpi
+                    }
                     Some(super::MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
                     Some(super::MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
                     _ => MpiPreset::BlueWaters,
