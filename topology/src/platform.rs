@@ -277,3 +277,6 @@ impl<'i> Cx<'_, 'i> {
 fn machine_msg(e: MachineError) -> String {
     e.to_string()
 }
+
+#[cfg(test)]
+mod tests;

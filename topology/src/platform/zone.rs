@@ -319,7 +319,7 @@ impl<'i> Cx<'_, 'i> {
                 }
                 _ => {}
             }
-            for (id, dir, l) in &ls[1..ls.len().saturating_sub(1)] {
+            for (id, dir, l) in ls.get(1..ls.len().saturating_sub(1)).unwrap_or(&[]) {
                 if ends.contains(&(*id, *dir)) {
                     continue;
                 }
