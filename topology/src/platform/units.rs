@@ -6,7 +6,7 @@
 use sim_core::{Bandwidth, Time, limits};
 
 /// Longest suffixes first, so that `MBps` is not read as `Bps`.
-fn split<'a>(text: &'a str, units: &[(&str, f64)]) -> Option<(f64, f64)> {
+fn split(text: &str, units: &[(&str, f64)]) -> Option<(f64, f64)> {
     let t = text.trim();
     let mut best: Option<(&str, f64)> = None;
     for &(u, f) in units {
@@ -80,7 +80,7 @@ pub fn rate(text: &str) -> Result<Bandwidth, String> {
         )
     })?;
     let b = v * f;
-    if !(b.is_finite() && b >= 0.5 && b < 1.8e19) {
+    if !(0.5..1.8e19).contains(&b) {
         return Err(format!(
             "bandwidth `{text}`: must be at least 1 B/s and below 1.8e19 B/s"
         ));
@@ -98,7 +98,7 @@ pub fn time(text: &str) -> Result<Time, String> {
         )
     })?;
     let ps = v * f * 1e12;
-    if !(ps.is_finite() && ps >= 0.0 && ps < 1.8e19) {
+    if !(0.0..1.8e19).contains(&ps) {
         return Err(format!("time `{text}`: must be 0 or more and finite"));
     }
     let t = Time::from_ps(ps.round() as u64);

@@ -9,6 +9,10 @@ use roxmltree::Node;
 use sim_core::{Time, limits};
 use std::collections::HashMap;
 
+/// A route as read: source, destination, its links with their direction
+/// (0 none, 1 UP, 2 DOWN), and its element (for error lines).
+type Route<'s, 'n> = (&'s str, &'s str, Vec<(&'s str, u8, SgLink)>, Node<'n, 'n>);
+
 impl<'i> Cx<'_, 'i> {
     // ------------------------------------------------------- zones
 
@@ -186,7 +190,7 @@ impl<'i> Cx<'_, 'i> {
         z: Node,
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
-        routes: &[(&str, &str, Vec<(&str, u8, SgLink)>, Node)],
+        routes: &[Route<'_, '_>],
         speed: f64,
     ) -> Result<Platform, MachineFileError> {
         let mut used: HashMap<&str, Node> = HashMap::new();
@@ -223,7 +227,7 @@ impl<'i> Cx<'_, 'i> {
         z: Node,
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
-        routes: &[(&str, &str, Vec<(&str, u8, SgLink)>, Node)],
+        routes: &[Route<'_, '_>],
         speed: f64,
     ) -> Result<Platform, MachineFileError> {
         type End<'s> = Option<((&'s str, u8), SgLink)>;
