@@ -707,4 +707,25 @@ mod tests {
             assert_eq!(m.link(l).bandwidth, gb(2).0);
         }
     }
+
+    #[test]
+    fn torus_tie_is_a_field() {
+        let t: toml::Table = toml::from_str("dims = [4, 1, 1]\ntie = \"simgrid\"\n").unwrap();
+        let MachineSpec::BlueWaters(spec) = toml::Value::Table(t).try_into().unwrap() else {
+            panic!()
+        };
+        let f = ScenarioFile::default();
+        let m = spec.build(&|k, e| f.err("machine", k, e)).unwrap();
+        assert_eq!(m.torus().unwrap().tie(), TieRule::Simgrid);
+        // Default: plus.
+        let MachineSpec::BlueWaters(spec) =
+            toml::Value::Table(toml::Table::new()).try_into().unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(spec.tie, None);
+        let bad: Result<MachineSpec, _> =
+            toml::Value::Table(toml::from_str("tie = \"sideways\"\n").unwrap()).try_into();
+        assert!(bad.unwrap_err().to_string().contains("sideways"));
+    }
 }
