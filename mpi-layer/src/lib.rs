@@ -136,6 +136,7 @@ pub mod observe;
 pub mod op;
 pub mod params;
 mod sim;
+mod words;
 
 pub use collectives::CollAlg;
 pub use matching::{MatchQueue, Queues};

@@ -881,14 +881,17 @@ fn unmatched_receive_ends_with_a_deadlock_report() {
     let b = &rep.blocked[0];
     assert_eq!(b.rank, 0);
     assert_eq!(b.origin, "rank0:1");
-    assert!(b.op.starts_with("Recv"), "{}", b.op);
-    assert_eq!(b.posted_recvs, vec!["recv from rank 1 tag 7 on comm #0"]);
+    assert!(b.op.starts_with("MPI_Recv(source 1, tag 7"), "{}", b.op);
+    assert_eq!(
+        b.posted_recvs,
+        vec!["receive from source 1, tag 7, MPI_COMM_WORLD"]
+    );
     assert_eq!(
         b.unexpected_msgs,
-        vec!["Short message from rank 1 tag 8 (16 B) on comm #0"]
+        vec!["short message from rank 1, tag 8, 16 B, MPI_COMM_WORLD"]
     );
     let text = err.to_string();
-    assert!(text.contains("rank 0 blocked in Recv"), "{text}");
+    assert!(text.contains("rank 0 blocked in MPI_Recv("), "{text}");
     assert!(text.contains("at rank0:1"), "{text}");
 }
 
@@ -1236,12 +1239,12 @@ fn a_rank_missing_from_a_barrier_is_reported() {
     let ranks: Vec<u32> = rep.blocked.iter().map(|b| b.rank).collect();
     assert_eq!(ranks, vec![0, 1, 2]);
     for b in &rep.blocked {
-        assert_eq!(b.op, "Barrier { comm: CommId(0) }");
+        assert_eq!(b.op, "MPI_Barrier(MPI_COMM_WORLD)");
         assert_eq!(b.origin, format!("rank{}:1", b.rank));
     }
     assert_eq!(
         rep.blocked[0].posted_recvs,
-        vec!["recv from rank 3 tag 1048576 on comm #0 (collective)"]
+        vec!["receive from source 3, tag 1048576, MPI_COMM_WORLD (collective)"]
     );
 }
 

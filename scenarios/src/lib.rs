@@ -19,6 +19,8 @@
 //! - [`scenario`]: scenario files (TOML): machine, transport, mapping,
 //!   MPI parameters, seed and workload, run into a [`scenario::Report`];
 //! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
+//! - [`shared`]: where the shared data (seed workloads, recorded traces)
+//!   is found at run time;
 //!
 //! [`trace::open_streams`] opens any of them (format chosen or detected from
 //! the file name with [`trace::TraceFormat::detect`]):
@@ -54,6 +56,7 @@ pub mod msglist;
 pub mod native;
 pub mod recorded;
 pub mod scenario;
+pub mod shared;
 pub mod sweep;
 pub mod ti;
 pub mod timeline;

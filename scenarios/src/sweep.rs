@@ -261,8 +261,10 @@ pub fn fingerprint(base: &Table, axes: &[Axis]) -> String {
 /// and missing points.
 pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
     let mut rows: Vec<Row> = Vec::new();
+    // Where each row came from (input, line), in `rows`' order.
+    let mut from: Vec<(usize, usize)> = Vec::new();
     let mut sweep: Option<(String, usize, String)> = None;
-    for (name, text) in inputs {
+    for (input, (name, text)) in inputs.iter().enumerate() {
         for (ln, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -283,17 +285,32 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
                 }
             }
             rows.push(row);
+            from.push((input, ln + 1));
         }
     }
     let Some((_, total, _)) = sweep else {
         return Err("no sweep rows in the inputs".into());
     };
-    rows.sort_by_key(|r| r.index);
-    for w in rows.windows(2) {
-        if w[0].index == w[1].index {
-            return Err(format!("point {} appears twice", w[0].index));
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| rows[i].index);
+    for w in order.windows(2) {
+        if rows[w[0]].index == rows[w[1]].index {
+            let at = |i: usize| format!("{}:{}", inputs[from[i].0].0, from[i].1);
+            return Err(format!(
+                "point {} appears twice: at {} and at {} (is one input an earlier merge of the others?)",
+                rows[w[0]].index,
+                at(w[0]),
+                at(w[1])
+            ));
         }
     }
+    let rows: Vec<Row> = {
+        let mut slots: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
+        order
+            .iter()
+            .map(|&i| slots[i].take().expect("each row once"))
+            .collect()
+    };
     let have: Vec<usize> = rows.iter().map(|r| r.index).collect();
     let missing: Vec<usize> = (0..total)
         .filter(|i| have.binary_search(i).is_err())
@@ -399,6 +416,15 @@ mod tests {
         // A missing shard is named as missing points.
         let e = merge(&inputs[..1]).unwrap_err();
         assert!(e.contains("3 of 6 points missing"), "{e}");
+        // A point twice (an earlier merge among the inputs) names both
+        // places.
+        let mut again = inputs.clone();
+        again.push(("sweep.jsonl".into(), inputs[1].1.clone()));
+        let e = merge(&again).unwrap_err();
+        assert!(
+            e.starts_with("point 1 appears twice: at shard1:1 and at sweep.jsonl:1"),
+            "{e}"
+        );
         // A duplicated shard.
         let e = merge(&[inputs[0].clone(), inputs[0].clone(), inputs[1].clone()]).unwrap_err();
         assert!(e.contains("appears twice"), "{e}");

@@ -1,5 +1,5 @@
 //! Integration tests of the trace readers on the real traces of the
-//! shared data folder (`NETSIM_SHARED`, else `../shared` beside the
+//! shared data folder (found by `scenarios::shared`: `NETSIM_SHARED`, else `shared/` beside the
 //! workspace; the tests fail without it) and on small files written by
 //! the tests.
 
@@ -14,16 +14,7 @@ const W: CommId = CommId::WORLD;
 /// beside the workspace: the rule of ARCHITECTURE.md). Missing data fail
 /// the test: it does not pass without its subject.
 fn data(rel: &str) -> PathBuf {
-    let root = std::env::var_os("NETSIM_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let p = root.join(rel);
-    assert!(
-        p.exists(),
-        "{} not found: set NETSIM_SHARED to the shared data folder",
-        p.display()
-    );
-    p
+    scenarios::shared::shared_path(rel).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A fresh scratch directory for one test.
@@ -2014,7 +2005,8 @@ mod scenario_files {
         ));
         assert!(e.contains("deadlock"), "{e}");
         assert!(
-            e.contains("rank 0 blocked in Recv") && e.contains("t.txt:3"),
+            e.contains("rank 0 blocked in MPI_Recv(source 1, tag 0, 8 B, MPI_COMM_WORLD) at")
+                && e.contains("t.txt:3"),
             "{e}"
         );
     }

@@ -78,6 +78,19 @@ enum Command {
     /// prints the fitted `[mpi]` sections with their reports
     /// (calibrate/README.md).
     Calibrate(CalibrateArgs),
+    /// Print a shell completion script, e.g. `netsim completions bash >
+    /// ~/.local/share/bash-completion/completions/netsim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Write the manual pages (netsim.1 and one per command, e.g.
+    /// netsim-replay.1) into a folder, e.g. `netsim man target/man`, then
+    /// `man -l target/man/netsim.1`.
+    Man {
+        /// The folder to write into (created if missing).
+        dir: PathBuf,
+    },
     /// Benchmark programs that print figures (events/s, peak memory).
     Bench {
         #[command(flatten)]
@@ -489,6 +502,12 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "netsim", &mut std::io::stdout());
+            Ok(true)
+        }
+        Command::Man { dir } => man_pages(&dir).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -498,6 +517,15 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// `netsim man DIR`: the manual pages clap_mangen renders from the
+/// command definitions, so they say what `--help` says.
+fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
+    use clap::CommandFactory;
+    let io = |e: std::io::Error| (1u8, format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    clap_mangen::generate_to(Cli::command(), dir).map_err(io)
 }
 
 fn cli_err(e: cli::CliError) -> (u8, String) {

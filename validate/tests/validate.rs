@@ -76,13 +76,10 @@ mod cli {
     /// A file of the shared data folder (`NETSIM_SHARED`, else
     /// `../shared` beside the workspace); missing data fail the test.
     fn shared(rel: &str) -> String {
-        let p = validate::cases::amg::shared_dir().join(rel);
-        assert!(
-            p.exists(),
-            "{} not found: set NETSIM_SHARED to the shared data folder",
-            p.display()
-        );
-        p.display().to_string()
+        scenarios::shared::shared_path(rel)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .display()
+            .to_string()
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -295,6 +292,31 @@ mod cli {
             std::fs::read(&merged).unwrap(),
             one,
             "shards merged = whole sweep"
+        );
+        // The README's `sweep merge s*.jsonl --out sweep.jsonl` run again:
+        // the glob now matches the earlier output, which is not a shard.
+        let s = |f: &str| d.join(f).to_str().unwrap().to_string();
+        ok(&[
+            "sweep",
+            "merge",
+            &s("m.jsonl"),
+            &s("s0.jsonl"),
+            &s("s1.jsonl"),
+            "--out",
+            &s("m.jsonl"),
+        ]);
+        assert_eq!(std::fs::read(&merged).unwrap(), one, "merged again");
+        // Another whole copy among the shards: both places are named.
+        let e = fails(&[
+            "sweep",
+            "merge",
+            &s("s0.jsonl"),
+            &s("s1.jsonl"),
+            &s("a.jsonl"),
+        ]);
+        assert!(
+            e.contains("appears twice") && e.contains("a.jsonl:") && e.contains("s0.jsonl:"),
+            "{e}"
         );
         let text = String::from_utf8(one).unwrap();
         let rows: Vec<serde_json::Value> = text.lines().map(json).collect();
@@ -665,7 +687,11 @@ mod cli {
         let t = w("dl.txt", "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n");
         let e = fails(&["replay", "--machine", "ideal", &t]);
         assert!(
-            e.contains("deadlock") && e.contains("rank 1 blocked in Recv"),
+            e.contains("deadlock")
+                && e.contains(
+                    "rank 1 blocked in MPI_Recv(source 0, tag 0, 8 B, MPI_COMM_WORLD) at"
+                )
+                && e.contains("dl.txt:4"),
             "{e}"
         );
         let e = fails(&[
@@ -860,6 +886,8 @@ mod bad_input {
 // The crate's other integration tests, as modules of this one binary.
 #[path = "validate/bench_smoke.rs"]
 mod bench_smoke;
+#[path = "validate/first_steps.rs"]
+mod first_steps;
 #[path = "validate/fuzz_regressions.rs"]
 mod fuzz_regressions;
 #[path = "validate/open_files.rs"]

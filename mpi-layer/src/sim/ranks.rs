@@ -337,7 +337,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             ref op => Err(self.fail(
                 r,
                 origin,
-                format!("a graph program runs isend, irecv and compute only, not {op:?}"),
+                format!("a graph program runs isend, irecv and compute only, not {op}"),
             )),
         };
         let _ = issued;

@@ -132,7 +132,7 @@ pub enum ConfigError {
 pub struct BlockedRank {
     /// World rank.
     pub rank: Rank,
-    /// The operation it waits in (Debug form).
+    /// The operation it waits in, in MPI's words (`MPI_Waitall(requests 2, 3)`).
     pub op: String,
     /// Where the operation came from.
     pub origin: String,
@@ -323,15 +323,17 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         })
     }
 
+    /// A matching context in words: the communicator, and whether the
+    /// entry is its collectives' traffic (odd contexts).
     fn describe_ctx(&self, ctx: u32) -> String {
         let kind = if ctx % 2 == 0 { "" } else { " (collective)" };
-        format!("comm #{}{kind}", ctx / 2)
+        format!("{}{kind}", crate::op::CommId(ctx / 2))
     }
 
     fn blocked_report(&self, r: u32) -> BlockedRank {
         let rk = &self.ranks[r as usize];
         let (op, origin) = match &rk.cur {
-            Some((op, o)) => (format!("{op:?}"), o.to_string()),
+            Some((op, o)) => (op.to_string(), o.to_string()),
             None => ("(no operation)".into(), "-".into()),
         };
         const LIMIT: usize = 16;
@@ -340,10 +342,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let q = &rk.queues;
         let ps = q.posted_recvs();
         for p in ps.iter().take(LIMIT) {
-            let src = p.src.map_or("ANY_SOURCE".into(), |x| format!("rank {x}"));
-            let tag = p.tag.map_or("ANY_TAG".into(), |x| format!("tag {x}"));
+            let src = p
+                .src
+                .map_or("MPI_ANY_SOURCE".into(), |x| format!("source {x}"));
+            let tag = p.tag.map_or("MPI_ANY_TAG".into(), |x| format!("tag {x}"));
             posted.push(format!(
-                "recv from {src} {tag} on {}",
+                "receive from {src}, {tag}, {}",
                 self.describe_ctx(p.ctx)
             ));
         }
@@ -354,8 +358,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         for e in us.iter().take(LIMIT) {
             let m = &self.msgs[e.msg as usize];
             unexp.push(format!(
-                "{:?} message from rank {} tag {} ({} B) on {}",
-                m.proto,
+                "{} message from rank {}, tag {}, {} B, {}",
+                ["short", "eager", "rendezvous"][m.proto.index()],
                 e.src,
                 e.tag,
                 m.bytes,

@@ -1,7 +1,8 @@
-//! Errors of scenario files: [`ScenarioError`] is `file:line: what`; the
-//! line of a key is found in the file's text ([`ScenarioFile`]) for errors
-//! found after parsing, and moved from a table's header to the field for
-//! errors the TOML reader places at the header.
+//! Errors of scenario files: [`ScenarioError`] is `file:line: what`. Lines
+//! come from the TOML parser's spans: the error's own span, the span of a
+//! key for errors found after parsing (in the file's text, kept in
+//! [`ScenarioFile`]), and the field's span for errors the TOML reader
+//! places at a table's header.
 
 /// A scenario error: where (file and line when known) and what.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -27,30 +28,42 @@ fn location(file: &str, line: &Option<usize>) -> String {
     }
 }
 
-/// The line of `key` inside table `[section]` of `text` (the first
-/// `key =` after the section header), for errors found after parsing.
+/// The line of `key` inside table `section` (dotted, `""` for the top
+/// level) of `text`, from the TOML parser's spans, for errors found after
+/// parsing; the table's own line when the key is absent.
 pub(super) fn key_line(text: &str, section: &str, key: &str) -> Option<usize> {
-    let mut inside = section.is_empty();
-    let mut section_line = None;
-    for (i, raw) in text.lines().enumerate() {
-        let l = raw.trim();
-        if l.starts_with('[') {
-            let name = l.trim_matches(|c| c == '[' || c == ']').trim();
-            inside = name == section;
-            if inside && section_line.is_none() {
-                section_line = Some(i + 1);
-            }
-            continue;
-        }
-        if inside {
-            if let Some((k, _)) = l.split_once('=') {
-                if k.trim() == key {
-                    return Some(i + 1);
-                }
-            }
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    let mut at = None;
+    for part in section.split('.').filter(|p| !p.is_empty()) {
+        let (k, v) = entry(table, part)?;
+        at = Some(k.span().start);
+        match v.get_ref() {
+            toml::de::DeValue::Table(t) => table = t,
+            _ => return at.map(|a| line_of(text, a)),
         }
     }
-    section_line
+    let start = entry(table, key).map(|(k, _)| k.span().start).or(at)?;
+    Some(line_of(text, start))
+}
+
+type Entry<'a, 'i> = (
+    &'a toml::Spanned<toml::de::DeString<'i>>,
+    &'a toml::Spanned<toml::de::DeValue<'i>>,
+);
+
+/// The key `name` of `table` and its value, with their spans.
+fn entry<'a, 'i>(table: &'a toml::de::DeTable<'i>, name: &str) -> Option<Entry<'a, 'i>> {
+    table.iter().find(|(k, _)| k.get_ref().as_ref() == name)
+}
+
+/// The 1-based line of byte offset `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The scenario file as read, for errors found after parsing: its name
@@ -102,11 +115,7 @@ pub(super) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Scenari
     let message = e.message().trim().to_string();
     let line = e
         .span()
-        .map(|s| {
-            let upto = &text.as_bytes()[..s.start.min(text.len())];
-            upto.iter().filter(|&&b| b == b'\n').count() + 1
-        })
-        .map(|l| refine_line(text, l, &message));
+        .map(|s| refine_line(text, line_of(text, s.start), &message));
     ScenarioError {
         file: file.into(),
         line,
@@ -116,32 +125,37 @@ pub(super) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Scenari
 }
 
 /// The TOML reader reports errors inside `[workload]` (an internally
-/// tagged table, read through a buffer) at the table's header; point at
-/// the field instead: the line of the unknown field, or the first line of
-/// the table that holds the offending value quoted in the message.
+/// tagged table, which serde reads through a buffer without spans) at the
+/// table's header; point at the field instead, by the parser's spans of
+/// that table: the unknown field's key, the key named by its path
+/// (`` `machine.dims`: ... ``), or the value quoted in the message.
 pub(super) fn refine_line(text: &str, line: usize, message: &str) -> usize {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(header) = lines.get(line - 1).map(|l| l.trim()) else {
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
         return line;
     };
-    if !header.starts_with('[') {
+    // The table whose header is on `line`.
+    let Some((section, table)) = doc.get_ref().iter().find_map(|(k, v)| match v.get_ref() {
+        toml::de::DeValue::Table(t) if line_of(text, k.span().start) == line => {
+            Some((k.get_ref().as_ref(), t))
+        }
+        _ => None,
+    }) else {
         return line;
-    }
-    let section = header.trim_matches(|c| c == '[' || c == ']').trim();
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        let key = rest.split('`').next().unwrap_or("");
-        return key_line(text, section, key).unwrap_or(line);
-    }
-    // A message about a field by its path: "`machine.dims`: ...".
-    if let Some(key) = message
-        .strip_prefix('`')
+    };
+    let key = message
+        .strip_prefix("unknown field `")
         .and_then(|r| r.split('`').next())
-        .and_then(|p| p.strip_prefix(section))
-        .and_then(|k| k.strip_prefix('.'))
-    {
-        return key_line(text, section, key).unwrap_or(line);
+        .or_else(|| {
+            message
+                .strip_prefix('`')
+                .and_then(|r| r.split('`').next())
+                .and_then(|p| p.strip_prefix(section))
+                .and_then(|k| k.strip_prefix('.'))
+        });
+    if let Some((k, _)) = key.and_then(|k| entry(table, k)) {
+        return line_of(text, k.span().start);
     }
-    // A value named in the message: `...` or a number such as -5.
+    // A value quoted in the message (`...`), or a number such as -5.
     let needle = message.split('`').nth(1).map(str::to_string).or_else(|| {
         message
             .split_whitespace()
@@ -151,13 +165,21 @@ pub(super) fn refine_line(text: &str, line: usize, message: &str) -> usize {
     let Some(needle) = needle.filter(|n| !n.is_empty()) else {
         return line;
     };
-    for (i, l) in lines.iter().enumerate().skip(line) {
-        if l.trim().starts_with('[') {
-            break;
-        }
-        if l.split('#').next().unwrap_or("").contains(&needle) {
-            return i + 1;
-        }
+    table
+        .iter()
+        .find_map(|(_, v)| quoting(text, v, &needle))
+        .map_or(line, |at| line_of(text, at))
+}
+
+/// The start of the innermost value in `v` (itself, or an element of an
+/// array or table in it) whose text contains `needle`.
+fn quoting(text: &str, v: &toml::Spanned<toml::de::DeValue<'_>>, needle: &str) -> Option<usize> {
+    match v.get_ref() {
+        toml::de::DeValue::Array(a) => a.iter().find_map(|e| quoting(text, e, needle)),
+        toml::de::DeValue::Table(t) => t.iter().find_map(|(_, e)| quoting(text, e, needle)),
+        _ => text
+            .get(v.span())
+            .is_some_and(|raw| raw.contains(needle))
+            .then_some(v.span().start),
     }
-    line
 }

@@ -360,6 +360,12 @@ mod tests {
         assert_eq!(key_line(t, "mpi", "eager_max"), Some(4));
         assert_eq!(key_line(t, "", "seed"), Some(1));
         assert_eq!(key_line(t, "workload", "size"), Some(5));
+        // Nested tables, dotted keys and comments that look like keys.
+        let t = "[mpi]\n# o_send = 1\n[mpi.host]\ng = \"1 us\"\no_send = \"2 us\"\n";
+        assert_eq!(key_line(t, "mpi.host", "o_send"), Some(5));
+        assert_eq!(key_line(t, "mpi", "host"), Some(3));
+        let t = "mpi.eager_max = 5\n";
+        assert_eq!(key_line(t, "mpi", "eager_max"), Some(1));
     }
 
     #[test]

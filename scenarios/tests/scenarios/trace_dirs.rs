@@ -4,17 +4,12 @@
 //! otherwise. Uses the shared data folder (`NETSIM_SHARED`, else
 //! `../shared` beside the workspace; the tests fail without it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scenarios::trace::{DirTrace, TraceConfig, TraceFormat, open_path, resolve_dir};
 
 fn data(rel: &str) -> PathBuf {
-    let root = std::env::var_os("NETSIM_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let p = root.join(rel);
-    assert!(p.exists(), "{} not found: set NETSIM_SHARED", p.display());
-    p
+    scenarios::shared::shared_path(rel).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {

@@ -436,16 +436,14 @@ pub(super) fn halo27(p: u32, iters: u32) -> Halo {
 }
 
 /// The AMG message list `file` of `p` ranks (shared data,
-/// `cases::amg::shared_dir`), 16 ranks per node on a Blue Waters torus
+/// found by `scenarios::shared`), 16 ranks per node on a Blue Waters torus
 /// (8 x 8 x 4 from 8192 ranks, else 4 x 2 x 2) in `mode`.
 pub(super) fn amg(
     p: u32,
     file: &str,
     mode: Mode,
 ) -> Result<(Placement, Network, MessageList), String> {
-    let path = validate::cases::amg::shared_dir()
-        .join("workloads/amg-elasticity")
-        .join(file);
+    let path = scenarios::shared::shared_path("workloads/amg-elasticity")?.join(file);
     let cfg = MessageListConfig {
         num_ranks: Some(p),
         recv_order: ListOrder::AsListed,

@@ -9,7 +9,6 @@ use crate::models::bienz;
 use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
-use std::path::PathBuf;
 use topology::{Mapping, Mode, NetConfig, Network, NodeId, Placement, TorusParams};
 
 pub(super) fn cases() -> Vec<Case> {
@@ -18,14 +17,6 @@ pub(super) fn cases() -> Vec<Case> {
         about: "SpMV and SpGEMM on every AMG level (Bienz Figs. 10, 11), P = 8192 on 512 Blue Waters nodes: simulated vs max-rate + queue search + contention",
         run: amg,
     }]
-}
-
-/// The workload directory: `NETSIM_SHARED` or `../shared` from the
-/// workspace root.
-pub fn shared_dir() -> PathBuf {
-    std::env::var_os("NETSIM_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
 }
 
 /// The model of one phase, per Bienz et al.: the slowest process's max-rate
@@ -96,14 +87,8 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
     } else {
         (8192, [8, 8, 4], (0..=6).collect())
     };
-    let dir = shared_dir().join("workloads/amg-elasticity");
-    if !dir.is_dir() {
-        return Err(format!(
-            "amg: the AMG workload folder {} is missing: put the project's shared data beside \
-             the workspace (../shared) or set NETSIM_SHARED to its path",
-            dir.display()
-        ));
-    }
+    let dir = scenarios::shared::shared_path("workloads/amg-elasticity")
+        .map_err(|e| format!("amg: {e}"))?;
     let mut rows = Vec::new();
     // Per kind: simulated, max-rate, + queue search, + contention by level.
     let mut fig: [[Vec<(f64, f64)>; 4]; 2] = Default::default();

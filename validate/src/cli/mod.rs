@@ -500,8 +500,15 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
 pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepCommand::Merge { shards, rows: o }) = a.merge {
         let mut inputs = Vec::new();
+        // `s*.jsonl --out sweep.jsonl` also matches the output of an
+        // earlier merge: that file is this merge's output, not a shard.
+        let out = o.out.as_ref().and_then(|p| p.canonicalize().ok());
         for p in &shards {
             let name = p.display().to_string();
+            if out.is_some() && p.canonicalize().ok() == out {
+                eprintln!("netsim: note: {name} is this merge's --out file, not read as a shard");
+                continue;
+            }
             let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
             inputs.push((name, text));
         }

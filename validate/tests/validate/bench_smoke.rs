@@ -12,10 +12,6 @@ fn bench_quick_set_prints_figures() {
             "--only",
             "alltoall-switch,hvpp,allreduce",
         ])
-        .env(
-            "NETSIM_SHARED",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"),
-        )
         .output()
         .expect("netsim runs");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -152,16 +152,8 @@ fn ti_rank_above_the_rank_limit_is_a_range_error() {
 /// ends in the deadlock report, after every file was opened and read.)
 #[test]
 fn dumpi_2000_ranks_under_open_file_limit() {
-    let shared = std::env::var_os("NETSIM_SHARED").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-        PathBuf::from,
-    );
-    let bin = shared.join("traces/dumpi/sst-macro-testtrace/testtrace-0000.bin");
-    assert!(
-        bin.is_file(),
-        "{} is missing (the shared data: ../shared beside the workspace, or $NETSIM_SHARED)",
-        bin.display()
-    );
+    let bin = scenarios::shared::shared_path("traces/dumpi/sst-macro-testtrace/testtrace-0000.bin")
+        .unwrap_or_else(|e| panic!("{e}"));
     let d = dir("dumpi");
     for r in 0..RANKS {
         std::fs::copy(&bin, d.join(format!("t-{r:04}.bin"))).unwrap();

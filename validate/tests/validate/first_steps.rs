@@ -1,0 +1,232 @@
+//! A newcomer's first steps: the binary finds the shared data at run
+//! time (no path fixed at build time), and the README's commands run
+//! as written.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A scratch folder outside the checkout (no `shared/` above it).
+fn outside(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("netsim-first-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A copy of `netsim` run from a folder with no shared data above it
+/// loses the AMG case with a message saying what to set (exit 2); with
+/// `NETSIM_SHARED` it runs the case. A compile-time path would have found
+/// the data in both.
+#[test]
+fn installed_binary_finds_shared_data_at_run_time() {
+    let shared = scenarios::shared::shared_dir().unwrap_or_else(|e| panic!("{e}"));
+    let d = outside("installed");
+    let exe = d.join("netsim");
+    std::fs::copy(env!("CARGO_BIN_EXE_netsim"), &exe).unwrap();
+    let run = |env: Option<&PathBuf>| {
+        let mut c = Command::new(&exe);
+        c.args(["validate", "--case", "amg", "--quick"])
+            .current_dir(&d)
+            .env_remove("NETSIM_SHARED");
+        if let Some(p) = env {
+            c.env("NETSIM_SHARED", p);
+        }
+        c.output().unwrap()
+    };
+    let out = run(None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shared data folder was not found") && err.contains("set NETSIM_SHARED"),
+        "{err}"
+    );
+    let out = run(Some(&shared));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("5 passed, 0 failed"), "{text}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Shell completions and manual pages come from the command definitions.
+#[test]
+fn completions_and_man_pages_are_generated() {
+    let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("_netsim()") && text.contains("replay"),
+        "{text}"
+    );
+    let d = outside("man");
+    let out = Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .args(["man", d.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(d.join("netsim-replay.1")).unwrap();
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
+    assert!(page.contains("Replay an MPI trace"), "{page}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The commands of the README's `sh` blocks, `\`-continued lines joined.
+fn readme_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let (mut out, mut in_sh, mut cur) = (Vec::new(), false, String::new());
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh || line.trim().is_empty() {
+            continue;
+        }
+        match line.trim_end().strip_suffix('\\') {
+            Some(head) => cur.push_str(head),
+            None => {
+                cur.push_str(line);
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    out
+}
+
+/// Commands the test does not run as written, by how they begin, with
+/// what it runs instead (`None`: nothing) and why.
+const NOT_AS_WRITTEN: &[(&str, Option<&str>, &str)] = &[
+    ("cargo test", None, "it is the command running this test"),
+    (
+        "cargo install",
+        None,
+        "it builds everything again into ~/.cargo/bin; CI builds the same crate",
+    ),
+    (
+        "cargo run --release -- validate",
+        Some("netsim validate --quick"),
+        "the full suite takes minutes; --quick runs every case",
+    ),
+    (
+        "netsim calibrate",
+        None,
+        "needs an MPI library and minutes of measurement; CI's calibration smoke runs it",
+    ),
+    (
+        "netsim run cal/",
+        None,
+        "reads what `netsim calibrate` wrote",
+    ),
+    (
+        "cargo run --release -- bench --only allreduce",
+        Some("netsim bench --quick --only allreduce"),
+        "1 M ranks take a minute and a GB; --quick runs the same workload smaller",
+    ),
+    (
+        "cargo run --release -- bench --scale",
+        Some("netsim bench --scale --quick --only halo27"),
+        "the full curves take minutes",
+    ),
+    (
+        "cargo run --release -- bench engine",
+        Some("netsim bench engine --n 1000 --events 100000"),
+        "5 M events at 1 M pending take a while; the same program, smaller",
+    ),
+    (
+        "cargo run --release -- bench  ",
+        Some("netsim bench --quick --only alltoall-switch"),
+        "the full set takes several minutes",
+    ),
+];
+
+/// Every command in the README runs as written from a fresh clone (in a
+/// scratch folder holding the checkout's examples and calibration data,
+/// with `netsim` on the PATH), except the few listed above, each with
+/// its reason and, where one exists, a shorter run of the same command.
+#[test]
+fn readme_commands_run_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let d = outside("readme");
+    std::fs::create_dir_all(d.join("bin")).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_netsim"), d.join("bin/netsim")).unwrap();
+    for dir in ["examples", "calibrate"] {
+        std::os::unix::fs::symlink(root.join(dir).canonicalize().unwrap(), d.join(dir)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        d.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let commands = readme_commands();
+    assert!(commands.len() >= 20, "{commands:?}");
+    let mut used = vec![false; NOT_AS_WRITTEN.len()];
+    let mut ran = 0;
+    for c in &commands {
+        let padded = format!("{c}  ");
+        let instead = NOT_AS_WRITTEN
+            .iter()
+            .position(|(p, _, _)| padded.starts_with(p));
+        let run = match instead {
+            Some(i) => {
+                used[i] = true;
+                match NOT_AS_WRITTEN[i].1 {
+                    Some(r) => r.to_string(),
+                    None => continue,
+                }
+            }
+            None => c
+                .strip_prefix("cargo run --release -- ")
+                .map_or(c.clone(), |rest| format!("netsim {rest}")),
+        };
+        assert!(
+            run.starts_with("netsim "),
+            "a README command that is neither netsim nor listed: {c}"
+        );
+        let out = Command::new("sh")
+            .args(["-c", &run])
+            .current_dir(&d)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "README command failed: {run}\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    for (i, u) in used.iter().enumerate() {
+        assert!(
+            u,
+            "no README command begins `{}`: drop it from the list",
+            NOT_AS_WRITTEN[i].0
+        );
+    }
+    // What the commands promise exists.
+    for f in [
+        "halo.svg",
+        "halo.json",
+        "halo.csv",
+        "merged.csv",
+        "sweep.svg",
+        "report.md",
+        "netsim.bash",
+        "man/netsim.1",
+    ] {
+        assert!(d.join(f).is_file(), "{f} was not written");
+    }
+    assert!(ran >= 20, "ran {ran}");
+    let _ = std::fs::remove_dir_all(&d);
+}
