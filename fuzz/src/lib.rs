@@ -32,6 +32,7 @@ pub const TARGETS: &[(&str, Feed)] = &[
     ("msglist", msglist),
     ("scenario", scenario),
     ("machine", machine),
+    ("platform", platform),
     ("map", map),
     ("fit", fit),
 ];
@@ -212,6 +213,13 @@ pub fn scenario(data: &[u8]) {
 pub fn machine(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = topology::file::parse("fuzz.machine", text);
+    }
+}
+
+/// SimGrid platform XML (`topology::platform`).
+pub fn platform(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = topology::platform::parse("fuzz.xml", text);
     }
 }
 

@@ -146,8 +146,8 @@ pub use op::{
     TagSel, VecProgram,
 };
 pub use params::{
-    AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, Postal, Progress,
-    Protocol, Rest, SearchCost, ShmParams,
+    AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, OB1_HEADER_BYTES, Postal,
+    Progress, Protocol, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams,
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,

@@ -73,6 +73,7 @@ pub mod machine;
 pub mod network;
 pub mod packet;
 pub mod placement;
+pub mod platform;
 pub mod routing;
 pub mod stats;
 pub mod torus;
@@ -93,7 +94,7 @@ pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use routing::Router;
 pub use stats::{LinkSeries, LinkStat};
-pub use torus::{Dim, TorusGeom, TorusParams};
+pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 
 display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
 pub use transport::{Delivery, NodeId, Transfer, Transport};

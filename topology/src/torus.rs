@@ -16,7 +16,7 @@ use crate::link::LinkParams;
 use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
 use crate::routing::Router;
 
-pub use crate::torus_geom::{Dim, TorusGeom};
+pub use crate::torus_geom::{Dim, TieRule, TorusGeom};
 use crate::torus_geom::{NO_LINK, step};
 use sim_core::{Bandwidth, Time};
 
@@ -44,6 +44,9 @@ pub struct TorusParams {
     pub sockets: u16,
     /// Cores per socket.
     pub cores_per_socket: u16,
+    /// Dimension order's way at a half-ring tie; default
+    /// [`TieRule::Plus`] (netsim's rule; SimGrid's is [`TieRule::Simgrid`]).
+    pub tie: TieRule,
 }
 
 /// Blue Waters torus size `[X, Y, Z]` in Geminis: 23 x 24 x 24
@@ -100,6 +103,7 @@ impl TorusParams {
             buffer: GEMINI_BUFFER_BYTES,
             sockets: 2,
             cores_per_socket: 16,
+            tie: TieRule::Plus,
         }
     }
 
@@ -187,6 +191,7 @@ impl TorusParams {
             per_router: self.nodes_per_router,
             hosts,
             port_link,
+            tie: self.tie,
         };
         b.build_with(Sharing::Fair, Some(Router::DimensionOrder(geom)))
     }
@@ -213,6 +218,38 @@ mod tests {
         let r = m.route(NodeId(0), NodeId(4));
         assert_eq!(r.len(), 4);
         assert_eq!(m.link(r[1]).to, m.link(r[2]).from);
+    }
+
+    #[test]
+    fn tie_rules_on_a_4_ring() {
+        // One host per router on a ring of 4: host n is router n. The
+        // half-ring pairs are (0, 2), (1, 3) and back; the first hop's
+        // far router says which way the route went.
+        let first_hop = |tie: TieRule, a: u32, b: u32| {
+            let mut p = TorusParams::blue_waters_dims([4, 1, 1]);
+            p.nodes_per_router = 1;
+            p.tie = tie;
+            let m = p.build().unwrap();
+            let r = m.route(NodeId(a), NodeId(b));
+            // injection, the router hops, ejection: minimal either way
+            assert_eq!(r.len() as u32, 2 + m.hops(NodeId(a), NodeId(b)));
+            m.link(r[1]).to - m.nodes()
+        };
+        for (a, b) in [(0, 2), (1, 3), (2, 0), (3, 1)] {
+            assert_eq!(first_hop(TieRule::Plus, a, b), (a + 1) % 4, "plus {a}->{b}");
+            assert_eq!(
+                first_hop(TieRule::Minus, a, b),
+                (a + 3) % 4,
+                "minus {a}->{b}"
+            );
+        }
+        // SimGrid: + except from coordinate k / 2 = 2, which goes -.
+        assert_eq!(first_hop(TieRule::Simgrid, 0, 2), 1);
+        assert_eq!(first_hop(TieRule::Simgrid, 1, 3), 2);
+        assert_eq!(first_hop(TieRule::Simgrid, 2, 0), 1);
+        assert_eq!(first_hop(TieRule::Simgrid, 3, 1), 0);
+        // Not a tie: the rule does not matter (0 -> 1 is one hop, +).
+        assert_eq!(first_hop(TieRule::Simgrid, 0, 1), 1);
     }
 
     #[test]

@@ -79,12 +79,59 @@ pub struct TorusGeom {
     /// dimension `d`, `s = 0` positive, `1` negative; `NO_LINK` on a ring of
     /// size 1.
     pub(crate) port_link: Vec<u32>,
+    /// Which way dimension order goes at a half-ring tie.
+    pub(crate) tie: TieRule,
+}
+
+/// Which way dimension-order routing goes around a ring of even size `k`
+/// when both ways are `k / 2` hops long. The name in scenario files
+/// (`machine.tie`) and platform imports.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum TieRule {
+    /// Always the positive way (+x, +y, +z): netsim's rule, the default.
+    #[default]
+    Plus,
+    /// Always the negative way (-x, -y, -z).
+    Minus,
+    /// SimGrid's torus (3.32, `TorusZone::get_local_route`): the
+    /// positive way, except from coordinate `k / 2`, which goes the
+    /// negative way (its test `a > k / 2` is strict, so the source at
+    /// exactly `k / 2` fails both of its positive conditions).
+    Simgrid,
+}
+
+impl TieRule {
+    /// Whether a tie at coordinate `a` of a ring of size `k` goes the
+    /// positive way.
+    #[inline]
+    pub fn plus(self, k: u32, a: u32) -> bool {
+        match self {
+            TieRule::Plus => true,
+            TieRule::Minus => false,
+            TieRule::Simgrid => a != k / 2,
+        }
+    }
 }
 
 impl TorusGeom {
     /// Routers per dimension.
     pub fn dims(&self) -> [u32; 3] {
         self.dims
+    }
+    /// The tie rule of dimension order.
+    pub fn tie(&self) -> TieRule {
+        self.tie
     }
     /// Hosts per router.
     pub fn nodes_per_router(&self) -> u32 {

@@ -892,3 +892,5 @@ mod first_steps;
 mod fuzz_regressions;
 #[path = "validate/open_files.rs"]
 mod open_files;
+#[path = "validate/platform.rs"]
+mod platform;

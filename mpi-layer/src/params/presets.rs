@@ -62,6 +62,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -101,6 +102,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -165,6 +167,7 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
         }
     }
 
@@ -264,6 +267,34 @@ impl MpiParams {
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
+            header_bytes: 0,
+        }
+    }
+}
+
+impl MpiParams {
+    /// SimGrid's SMPI reduced to the physics netsim's platform import
+    /// shares with it (CM02, `network/crosstraffic:0`,
+    /// `smpi/send-is-detached-thresh` and `smpi/async-small-thresh` above
+    /// every message, the SMPI defaults `smpi/os`, `smpi/or`, `smpi/ois`
+    /// of 0): no host cost at all, the network alone times a message
+    /// (the LogGP form, [`Rest::None`], with every cost 0), eager at any
+    /// size, and SMPI's [`crate::SMPI_HEADER_BYTES`] on every message.
+    /// A message of `s` bytes on an idle route of latency `l` and
+    /// bottleneck `b` takes `l + (s + 16) / b`, SimGrid's CM02 answer.
+    /// The default MPI preset of a SimGrid platform (`platform = ...`,
+    /// `--platform`).
+    pub fn smpi() -> MpiParams {
+        MpiParams {
+            header_bytes: crate::SMPI_HEADER_BYTES,
+            ..MpiParams::loggp(
+                Time::ZERO,
+                Time::ZERO,
+                Time::ZERO,
+                PerByte::ZERO,
+                PerByte::ZERO,
+                sim_core::limits::MAX_MESSAGE_BYTES,
+            )
         }
     }
 }
@@ -282,7 +313,7 @@ pub struct Preset {
 
 /// The presets, with sources (the doc comment of each constructor has the
 /// derivations).
-pub const PRESETS: [Preset; 4] = [
+pub const PRESETS: [Preset; 5] = [
     Preset {
         name: "blue-waters",
         params: MpiParams::blue_waters,
@@ -383,6 +414,20 @@ pub const PRESETS: [Preset; 4] = [
             (
                 "within a node, gamma, copy, memory",
                 "Blue Waters' values (the paper measures none)",
+            ),
+        ],
+    },
+    Preset {
+        name: "smpi",
+        params: MpiParams::smpi,
+        sources: &[
+            (
+                "no host cost (o, g, G, O, L all 0), eager at any size",
+                "SimGrid 3.32 SMPI defaults smpi/os, smpi/or, smpi/ois = 0; detached sends (bench/peers/peers.py settings)",
+            ),
+            (
+                "header 16 B per message",
+                "SMPI's envelope, measured with its TI replay (tests of netsim replay --platform)",
             ),
         ],
     },

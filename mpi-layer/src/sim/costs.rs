@@ -107,7 +107,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     ) -> Time {
         let c = &self.cells[proto.index()][crate::params::locality_index(loc)];
         if loc == Locality::OtherNode {
-            return self.transport.idle_time(na, nb, bytes, c.wire);
+            let wire = bytes.saturating_add(self.params.header_bytes);
+            return self.transport.idle_time(na, nb, wire, c.wire);
         }
         match (c.wire, self.params.shm.memory_bandwidth) {
             (None, _) => Time::ZERO,
@@ -169,7 +170,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let h = self.params.host(proto, loc);
         let target = pp.alpha.saturating_add(transfer_time(bytes, pp.rate));
         let handshake = if proto == Protocol::Rendezvous && loc == Locality::OtherNode {
-            self.transport.idle_time(na, nb, 0, None) + self.transport.idle_time(nb, na, 0, None)
+            let h = self.params.header_bytes;
+            self.transport.idle_time(na, nb, h, None) + self.transport.idle_time(nb, na, h, None)
         } else {
             Time::ZERO
         };

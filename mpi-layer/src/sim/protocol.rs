@@ -370,7 +370,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let t = Transfer {
                 src: self.placement.node(a),
                 dst: self.placement.node(b),
-                bytes,
+                bytes: bytes.saturating_add(self.params.header_bytes),
                 rate_cap: if data { cell.wire } else { None },
                 token: m as u64,
             };

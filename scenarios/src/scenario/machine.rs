@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{Bandwidth, Time, limits};
 use topology::{
-    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TorusParams,
+    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TieRule, TorusParams,
 };
 
 use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
@@ -70,6 +70,8 @@ pub enum MachineSpec {
     Ideal(IdealSpec),
     /// `file = "m.txt"`: any graph from a machine file.
     File(FileSpec),
+    /// `platform = "p.xml"`: a SimGrid platform (`topology::platform`).
+    Platform(PlatformSpec),
 }
 
 impl Default for MachineSpec {
@@ -97,8 +99,9 @@ pub struct TorusSpec {
     pub side: Option<u32>,
     /// Hosts per torus router; default 2 (Gemini).
     pub nodes_per_router: Option<u32>,
-    /// Torus link rate per direction: one value for all dimensions or
-    /// three (x, y, z).
+    /// Torus link rate per direction: one value for all dimensions
+    /// (`"9.375 GB/s"` or `["9.375 GB/s"]`) or three (x, y, z).
+    #[serde(default, deserialize_with = "one_or_list")]
     pub link_bandwidth: Option<Vec<Rate>>,
     /// Torus router-to-router hop latency.
     pub hop_latency: Option<Dur>,
@@ -112,6 +115,26 @@ pub struct TorusSpec {
     pub sockets: Option<u16>,
     /// Cores per socket (override).
     pub cores_per_socket: Option<u16>,
+    /// Dimension order's way at a half-ring tie: `"plus"` (default),
+    /// `"minus"`, or `"simgrid"` (plus, except from coordinate k/2).
+    pub tie: Option<TieRule>,
+}
+
+/// A rate or a list of rates (`link_bandwidth`).
+fn one_or_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Rate>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrList {
+        List(Vec<toml::Value>),
+        One(toml::Value),
+    }
+    use serde::de::Error;
+    let rate =
+        |v: toml::Value| Rate::deserialize(v).map_err(|e| D::Error::custom(e.message().trim()));
+    match OneOrList::deserialize(d)? {
+        OneOrList::List(v) => v.into_iter().map(rate).collect::<Result<_, _>>().map(Some),
+        OneOrList::One(v) => Ok(Some(vec![rate(v)?])),
+    }
 }
 
 /// `preset = "ethernet-zhu"`: Zhu et al.'s two-rack cluster
@@ -181,6 +204,16 @@ pub struct FileSpec {
     pub file: PathBuf,
 }
 
+/// `platform = "p.xml"`: a SimGrid platform file (version 4.1), imported
+/// by `topology::platform`; its hosts' speed is the TI replay's host
+/// speed unless the workload gives one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformSpec {
+    /// The file, relative to the scenario.
+    pub platform: PathBuf,
+}
+
 impl<'de> Deserialize<'de> for MachineSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -192,6 +225,9 @@ impl<'de> Deserialize<'de> for MachineSpec {
         let (fields, what): (&[&str], String) = match preset {
             Some(p) => (p.fields(), format!("preset `{p}`")),
             None if table.contains_key("file") => (FILE_FIELDS, "a machine file".into()),
+            None if table.contains_key("platform") => {
+                (PLATFORM_FIELDS, "a SimGrid platform".into())
+            }
             None => (
                 MachinePreset::BlueWaters.fields(),
                 "preset `blue-waters`".into(),
@@ -207,7 +243,8 @@ impl<'de> Deserialize<'de> for MachineSpec {
         ];
         for key in table.keys() {
             let elsewhere = all.iter().any(|p| p.fields().contains(&key.as_str()))
-                || FILE_FIELDS.contains(&key.as_str());
+                || FILE_FIELDS.contains(&key.as_str())
+                || PLATFORM_FIELDS.contains(&key.as_str());
             if elsewhere && !fields.contains(&key.as_str()) {
                 return Err(D::Error::custom(format!(
                     "`machine.{key}`: does not apply to {what}; fields that do: {}",
@@ -233,12 +270,16 @@ impl<'de> Deserialize<'de> for MachineSpec {
             None if fields == FILE_FIELDS => {
                 MachineSpec::File(FileSpec::deserialize(rest).map_err(family)?)
             }
+            None if fields == PLATFORM_FIELDS => {
+                MachineSpec::Platform(PlatformSpec::deserialize(rest).map_err(family)?)
+            }
             None => MachineSpec::BlueWaters(TorusSpec::deserialize(rest).map_err(family)?),
         })
     }
 }
 
 const FILE_FIELDS: &[&str] = &["file"];
+const PLATFORM_FIELDS: &[&str] = &["platform"];
 
 impl MachinePreset {
     /// The `[machine]` fields of this preset's family, in the order of
@@ -349,8 +390,29 @@ impl MachineSpec {
             MachineSpec::EthernetZhu(_) => Some(MachinePreset::EthernetZhu),
             MachineSpec::InfinibandQdr(_) => Some(MachinePreset::InfinibandQdr),
             MachineSpec::Ideal(_) => Some(MachinePreset::Ideal),
-            MachineSpec::File(_) => None,
+            MachineSpec::File(_) | MachineSpec::Platform(_) => None,
         }
+    }
+
+    /// Imports the SimGrid platform of `platform = ...` (`None` for the
+    /// other kinds), before the programs: its host speed is the TI
+    /// replay's default.
+    pub(super) fn platform(
+        &self,
+        file: &ScenarioFile,
+        base_dir: &Path,
+    ) -> Result<Option<topology::platform::Platform>, ScenarioError> {
+        let MachineSpec::Platform(p) = self else {
+            return Ok(None);
+        };
+        let path = if p.platform.is_absolute() {
+            p.platform.clone()
+        } else {
+            base_dir.join(&p.platform)
+        };
+        topology::platform::load(&path)
+            .map(Some)
+            .map_err(|e| file.plain(e.to_string()))
     }
 
     /// Builds the machine; `nodes_needed` sizes the families whose node
@@ -361,9 +423,14 @@ impl MachineSpec {
         file: &ScenarioFile,
         base_dir: &Path,
         nodes_needed: u32,
+        platform: Option<topology::platform::Platform>,
     ) -> Result<BuiltMachine, ScenarioError> {
         let err = |key: &str, e: String| file.err("machine", key, e);
         let (machine, partition) = match self {
+            MachineSpec::Platform(_) => (
+                platform.expect("imported by MachineSpec::platform").machine,
+                None,
+            ),
             MachineSpec::File(f) => {
                 let path = if f.file.is_absolute() {
                     f.file.clone()
@@ -442,6 +509,9 @@ impl TorusSpec {
         }
         if let Some(v) = self.cores_per_socket {
             tp.cores_per_socket = v;
+        }
+        if let Some(v) = self.tie {
+            tp.tie = v;
         }
         let routers: u64 = tp.dims.iter().map(|&d| d as u64).product();
         if routers > limits::MAX_ROUTERS {
@@ -588,7 +658,74 @@ mod tests {
                 "cores_per_socket"
             ]
         );
-        assert_eq!(MachinePreset::BlueWaters.fields().len(), 14);
+        assert_eq!(MachinePreset::BlueWaters.fields().len(), 15);
         assert_eq!(serde_fields::<FileSpec>(), FILE_FIELDS);
+    }
+
+    #[test]
+    fn link_bandwidth_takes_one_rate_or_a_list() {
+        let read = |t: &str| -> Result<MachineSpec, String> {
+            toml::from_str::<toml::Table>(t)
+                .unwrap()
+                .get("machine")
+                .cloned()
+                .unwrap()
+                .try_into()
+                .map_err(|e: toml::de::Error| e.message().to_string())
+        };
+        let rates = |t: &str| match read(t).unwrap() {
+            MachineSpec::BlueWaters(s) => s.link_bandwidth.unwrap(),
+            _ => panic!("not a torus"),
+        };
+        let gb = |x: u64| Rate(Bandwidth::bytes_per_sec(x * 1_000_000_000));
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = \"2 GB/s\"\n"),
+            vec![gb(2)]
+        );
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = [\"2 GB/s\"]\n"),
+            vec![gb(2)]
+        );
+        assert_eq!(
+            rates("[machine]\nlink_bandwidth = [\"1 GB/s\", \"2 GB/s\", \"3 GB/s\"]\n"),
+            vec![gb(1), gb(2), gb(3)]
+        );
+        // A bad rate still names what is wrong.
+        let e = read("[machine]\nlink_bandwidth = 5\n").unwrap_err();
+        assert!(e.contains("unit"), "{e}");
+        // The single value builds a torus whose three dimensions have it.
+        let MachineSpec::BlueWaters(t) =
+            read("[machine]\ndims = [2, 2, 2]\nlink_bandwidth = \"2 GB/s\"\n").unwrap()
+        else {
+            panic!()
+        };
+        let f = ScenarioFile::default();
+        let m = t.build(&|k, e| f.err("machine", k, e)).unwrap();
+        let g = m.torus().unwrap();
+        for port in [0, 2, 4] {
+            let l = g.port_link(0, port).unwrap();
+            assert_eq!(m.link(l).bandwidth, gb(2).0);
+        }
+    }
+
+    #[test]
+    fn torus_tie_is_a_field() {
+        let t: toml::Table = toml::from_str("dims = [4, 1, 1]\ntie = \"simgrid\"\n").unwrap();
+        let MachineSpec::BlueWaters(spec) = toml::Value::Table(t).try_into().unwrap() else {
+            panic!()
+        };
+        let f = ScenarioFile::default();
+        let m = spec.build(&|k, e| f.err("machine", k, e)).unwrap();
+        assert_eq!(m.torus().unwrap().tie(), TieRule::Simgrid);
+        // Default: plus.
+        let MachineSpec::BlueWaters(spec) =
+            toml::Value::Table(toml::Table::new()).try_into().unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(spec.tie, None);
+        let bad: Result<MachineSpec, _> =
+            toml::Value::Table(toml::from_str("tie = \"sideways\"\n").unwrap()).try_into();
+        assert!(bad.unwrap_err().to_string().contains("sideways"));
     }
 }

@@ -57,7 +57,7 @@ pub use error::{ScenarioError, ScenarioFile};
 use machine::{BuiltMachine, Fabric};
 pub use machine::{
     EthernetSpec, FileSpec, IdealSpec, InfinibandSpec, MachinePreset, MachineSpec, Partition,
-    TorusSpec,
+    PlatformSpec, TorusSpec,
 };
 pub use mpi::*;
 pub use quantity::{Bytes, Dur, Limit, Rate};
@@ -232,15 +232,19 @@ impl Scenario {
         back: &mut Option<O>,
     ) -> Result<Outcome, ScenarioError> {
         let params = self.mpi_params(file)?;
-        let progs = self.programs(file)?;
+        let platform = self.machine.platform(file, &self.base_dir)?;
+        let progs = self.programs(file, platform.as_ref().and_then(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
             return Err(file.err("workload", "", "has no ranks"));
         }
         let ppn = self.ppn(file, &progs)?;
-        let machine =
-            self.machine
-                .build(file, &self.base_dir, self.nodes_needed(&progs, ranks, ppn))?;
+        let machine = self.machine.build(
+            file,
+            &self.base_dir,
+            self.nodes_needed(&progs, ranks, ppn),
+            platform,
+        )?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
         let cfg = self.net_config();
         let (preset, preset_default) = self.mpi_preset();

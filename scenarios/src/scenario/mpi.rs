@@ -25,6 +25,9 @@ pub enum MpiPreset {
     InfinibandQdr,
     /// Zhu et al. (`MpiParams::ethernet_zhu`).
     EthernetZhu,
+    /// SimGrid's SMPI on CM02 (`MpiParams::smpi`): the network alone,
+    /// 16-byte header; the default on a SimGrid platform.
+    Smpi,
 }
 
 impl MpiPreset {
@@ -35,6 +38,7 @@ impl MpiPreset {
             MpiPreset::Bgp => MpiParams::bgp(),
             MpiPreset::InfinibandQdr => MpiParams::infiniband_qdr(),
             MpiPreset::EthernetZhu => MpiParams::ethernet_zhu(),
+            MpiPreset::Smpi => MpiParams::smpi(),
         }
     }
     /// The name in scenario files.
@@ -44,6 +48,7 @@ impl MpiPreset {
             MpiPreset::Bgp => "bgp",
             MpiPreset::InfinibandQdr => "infiniband-qdr",
             MpiPreset::EthernetZhu => "ethernet-zhu",
+            MpiPreset::Smpi => "smpi",
         }
     }
 }
@@ -73,6 +78,9 @@ pub struct MpiSpec {
     pub gamma_unexpected_bands: Option<Vec<(u64, Dur)>>,
     /// Fixed cost per successful match.
     pub match_base: Option<Dur>,
+    /// Bytes added to every message on the network (the library's
+    /// header): SMPI 16, Open MPI ob1/vader 56; default 0.
+    pub header_bytes: Option<Bytes>,
     /// Receiver's copy rate for unexpected short and eager messages, or
     /// `"none"` (no copy charged).
     pub unexpected_copy_rate: Option<Limit>,
@@ -425,6 +433,9 @@ impl Scenario {
             Some(p) => (p, false),
             None => (
                 match self.machine.preset() {
+                    None if matches!(self.machine, super::MachineSpec::Platform(_)) => {
+                        MpiPreset::Smpi
+                    }
                     Some(super::MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
                     Some(super::MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
                     _ => MpiPreset::BlueWaters,
@@ -491,6 +502,9 @@ impl Scenario {
         }
         if let Some(v) = m.match_base {
             p.match_base = v.0;
+        }
+        if let Some(v) = m.header_bytes {
+            p.header_bytes = v.0;
         }
         if let Some(v) = m.unexpected_copy_rate {
             p.unexpected_copy_rate = v.0;

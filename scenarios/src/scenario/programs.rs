@@ -34,7 +34,12 @@ fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
 impl Scenario {
     /// The workload's programs, one stream per rank, after checking that
     /// a built-in workload fits in memory.
-    pub(super) fn programs(&self, file: &ScenarioFile) -> Result<Programs, ScenarioError> {
+    /// `host_speed`: the platform's host speed, the TI replay's default.
+    pub(super) fn programs(
+        &self,
+        file: &ScenarioFile,
+        host_speed: Option<f64>,
+    ) -> Result<Programs, ScenarioError> {
         self.check_size(file)?;
         let w = "workload";
         let need = |ok: bool, key: &str, msg: &str| -> Result<(), ScenarioError> {
@@ -276,6 +281,9 @@ impl Scenario {
                 calc_unit,
             } => {
                 let mut cfg = TraceConfig::default();
+                if let Some(h) = host_speed {
+                    cfg.ti.host_speed_flops = h;
+                }
                 if let Some(h) = host_speed_flops {
                     need(
                         h.is_finite() && *h > 0.0,

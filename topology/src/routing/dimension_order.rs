@@ -3,7 +3,9 @@
 //!
 //! **Tie rule**: when both ways around a ring are equally long (an offset
 //! of exactly `k / 2` on a ring of even size `k`), go the positive way
-//! (+x, +y, +z). The ring distances and the tie are
+//! (+x, +y, +z) by default; the machine's [`crate::TieRule`] (scenario
+//! `machine.tie`) may say always negative, or SimGrid's rule (positive
+//! except from coordinate `k / 2`). The ring distances and the tie are
 //! [`TorusGeom`]'s (`offset`); this module turns them into ports.
 //!
 //! Deterministic and minimal; the torus machine's route for every
@@ -20,7 +22,12 @@ impl TorusGeom {
     pub fn dor_port(&self, g: u32, dst: u32) -> Option<u32> {
         let (a, b) = (self.coords(g), self.coords(dst / self.per_router));
         for d in 0..3 {
-            let (n, plus, _) = Self::offset(self.dims[d], a[d], b[d]);
+            let (n, plus, tie) = Self::offset(self.dims[d], a[d], b[d]);
+            let plus = if tie {
+                self.tie.plus(self.dims[d], a[d])
+            } else {
+                plus
+            };
             if n > 0 {
                 return Some(2 * d as u32 + if plus { 0 } else { 1 });
             }

@@ -10,7 +10,7 @@
 //!
 //! | routing | where | tie rule |
 //! |---|---|---|
-//! | dimension order (torus) | [`dimension_order`] | x, then y, then z, each the shorter way round its ring; at an exact half-ring tie the positive way (+x, +y, +z) |
+//! | dimension order (torus) | [`dimension_order`] | x, then y, then z, each the shorter way round its ring; at an exact half-ring tie the positive way (+x, +y, +z), or as the machine's `TieRule` says (always negative; SimGrid's: positive except from coordinate k/2) |
 //! | minimal adaptive (torus, packet model) | [`adaptive`] | among the productive ports the output link with the fewest bytes waiting; ties to the first of +x, -x, +y, -y, +z, -z (with empty queues: the dimension-order port) |
 //! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
 //!

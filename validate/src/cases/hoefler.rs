@@ -51,6 +51,7 @@ pub fn bgp_torus(k: u32) -> TorusParams {
         buffer: 64 << 10,
         sockets: 1,
         cores_per_socket: 4,
+        tie: topology::TieRule::Plus,
     }
 }
 

@@ -103,6 +103,14 @@ pub struct ReplayArgs {
     /// Machine preset.
     #[arg(long, value_enum, default_value_t = MachinePreset::InfinibandQdr)]
     machine: MachinePreset,
+    /// A SimGrid platform (XML 4.1) instead of --machine; its host speed
+    /// is the TI host speed, its default MPI preset `smpi`.
+    #[arg(long, value_name = "FILE.xml", conflicts_with_all = ["machine", "machine_file", "dims"])]
+    platform: Option<PathBuf>,
+    /// A netsim machine file (topology/MACHINE-FORMAT.md) instead of
+    /// --machine.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["machine", "dims"])]
+    machine_file: Option<PathBuf>,
     /// Torus dimensions for --machine blue-waters, `X,Y,Z`.
     #[arg(long, value_name = "X,Y,Z", value_delimiter = ',')]
     dims: Option<Vec<u32>>,
@@ -373,8 +381,12 @@ pub fn replay(a: ReplayArgs) -> Result<(), CliError> {
     let mut set = |p: &str, v: &dyn ErasedValue| -> Result<(), String> {
         sweep::set_path(&mut t, p, v.toml()?)
     };
-    set("machine.preset", &a.machine)?;
-    if let Some(d) = &a.dims {
+    if let Some(p) = &a.platform {
+        set("machine.platform", p)?;
+    } else if let Some(f) = &a.machine_file {
+        set("machine.file", f)?;
+    } else if let Some(d) = &a.dims {
+        set("machine.preset", &a.machine)?;
         if a.machine != MachinePreset::BlueWaters {
             return Err("--dims applies to --machine blue-waters".into());
         }
@@ -382,10 +394,13 @@ pub fn replay(a: ReplayArgs) -> Result<(), CliError> {
             return Err(format!("--dims: expected X,Y,Z, got {} values", d.len()).into());
         }
         set("machine.dims", d)?;
-    } else if a.machine == MachinePreset::BlueWaters {
-        // A small torus unless asked: the full machine's routing tables
-        // are slow to build for a replay of a few ranks.
-        set("machine.dims", &[4, 4, 4])?;
+    } else {
+        set("machine.preset", &a.machine)?;
+        if a.machine == MachinePreset::BlueWaters {
+            // A small torus unless asked: the full machine's routing
+            // tables are slow to build for a replay of a few ranks.
+            set("machine.dims", &[4, 4, 4])?;
+        }
     }
     set("mapping.ppn", &a.ppn)?;
     if let Some(m) = &a.mpi {

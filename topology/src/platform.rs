@@ -1,0 +1,282 @@
+//! SimGrid platform files (XML, version 4.1 as SimGrid 3.32 writes it)
+//! as netsim machines: `netsim replay --platform FILE.xml` and
+//! `platform = "FILE.xml"` in a scenario's `[machine]`.
+//!
+//! netsim's machine is a graph in which every host has exactly one cable
+//! (its network interface) and routes are shortest paths; SimGrid's is a
+//! set of link resources and a route per pair. What maps exactly is
+//! imported; what would not is refused with `file:line` and the element
+//! (see `docs/SCENARIOS.md`, "Platform import", for the table):
+//!
+//! - `<cluster>` (directly under `<platform>` or alone in a `<zone>`):
+//!   - flat (default): one switch; host `i`'s cable has its private link
+//!     (`bw`, `lat`) each way. The backbone (`bb_bw`, `bb_lat`) is
+//!     crossed by every route: its latency is split over the two cables
+//!     of a route (the up direction takes the odd picosecond), and its
+//!     bandwidth is accepted only where it cannot limit (SHARED or
+//!     SPLITDUPLEX: at least the hosts' links together; FATPIPE: at least
+//!     one link). A `limiter_link` is accepted where it cannot limit (at
+//!     least `2 bw`). `loopback_*` concern messages within a host, which
+//!     netsim's MPI layer moves through the node's memory: ignored.
+//!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
+//!     per router, every torus link `bw` and `lat` per hop, dimension
+//!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
+//!     host's cable to its router (SimGrid's torus host is its own
+//!     router) is as fast as a rate can be ([`NIC_RATE`]) with no latency.
+//!   - `FAT_TREE` (`topo_parameters="L;m1,..,mL;w1,..,wL;p1,..,pL"`):
+//!     the XGFT SimGrid builds, levels of switches, `p` parallel links as
+//!     one cable of `p` times the bandwidth; hosts need `w1 = p1 = 1`
+//!     (one cable). Routes are shortest paths (the same lengths as
+//!     SimGrid's; the up port is netsim's lowest link id where SimGrid
+//!     takes its own choice).
+//! - `<zone routing="Full">` with `<host>`, `<link>` and `<route>`s of
+//!   `<link_ctn>`: a star. Each host's cable carries, up, the first link
+//!   of its routes and, down, the last link of the routes to it; the
+//!   latency left of each route (the links in between, or a one-link
+//!   route counted twice) must be the same for every route and is split
+//!   over the cables; links in between must not be able to limit.
+//! - `<zone routing="Floyd|Dijkstra">`: hosts, `<router>`s and one-link
+//!   routes as cables, routed by netsim's shortest paths (in hops).
+//!
+//! Host speeds (`speed`, the first power state) come back as
+//! [`Platform::host_speed`] for the TI replay (one speed for all hosts);
+//! `core` is the cores of a node's one socket.
+
+mod cluster;
+mod units;
+mod zone;
+
+use crate::error::MachineError;
+use crate::file::MachineFileError;
+use crate::machine::{Machine, MachineBuilder, Sharing};
+use roxmltree::Node;
+use sim_core::{Bandwidth, Time};
+use std::path::Path;
+
+/// The rate of a torus host's cable to its router: 10^15 B/s, as fast
+/// as the packet model's integer arithmetic takes without overflow in
+/// practice (SimGrid's torus host is its own router: no such cable; the
+/// same value as `bench/peers/peers.py`'s `NIC_BW`).
+pub const NIC_RATE: u64 = 1_000_000_000_000_000;
+
+/// An imported platform.
+#[derive(Clone, Debug)]
+pub struct Platform {
+    /// The machine; node `i` is the platform's `i`-th host.
+    pub machine: Machine,
+    /// The hosts' speed \[flop/s\] if they all have one and the same.
+    pub host_speed: Option<f64>,
+}
+
+/// Reads and imports a platform file.
+pub fn load(path: &Path) -> Result<Platform, MachineFileError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| MachineFileError {
+        file: name.clone(),
+        line: None,
+        msg: format!("cannot read: {e}"),
+    })?;
+    parse(&name, &text)
+}
+
+/// Imports platform text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
+    // SimGrid's files name its DTD (`<!DOCTYPE platform SYSTEM ...>`).
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc =
+        roxmltree::Document::parse_with_options(text, opts).map_err(|e| MachineFileError {
+            file: file.into(),
+            line: Some(e.pos().row as usize),
+            msg: format!("not well-formed XML: {e}"),
+        })?;
+    let cx = Cx { file, doc: &doc };
+    let root = doc.root_element();
+    if root.tag_name().name() != "platform" {
+        return Err(cx.err(root, "the root element must be <platform>".into()));
+    }
+    match root.attribute("version") {
+        Some("4" | "4.1") => {}
+        v => {
+            return Err(cx.err(
+                root,
+                format!(
+                    "<platform version={:?}>: netsim reads version 4.1 (SimGrid 3.32); `simgrid_update_xml` updates older files",
+                    v.unwrap_or("")
+                ),
+            ));
+        }
+    }
+    let mut body = None;
+    for c in root.children().filter(Node::is_element) {
+        match c.tag_name().name() {
+            "config" | "prop" => {}
+            "cluster" | "zone" => {
+                if let Some(first) = body {
+                    return Err(cx.err(
+                        c,
+                        format!(
+                            "<{}>: a second zone or cluster (the first is on line {}); netsim imports one",
+                            c.tag_name().name(),
+                            cx.line(first)
+                        ),
+                    ));
+                }
+                body = Some(c);
+            }
+            other => return Err(cx.unsupported(c, other)),
+        }
+    }
+    let Some(body) = body else {
+        return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
+    };
+    if body.tag_name().name() == "cluster" {
+        return cx.cluster(body);
+    }
+    // A zone holding one cluster only is that cluster.
+    let kids: Vec<Node> = body
+        .children()
+        .filter(|n| n.is_element() && n.tag_name().name() != "prop")
+        .collect();
+    if let Some(c) = kids.iter().find(|n| n.tag_name().name() == "cluster") {
+        if kids.len() > 1 {
+            return Err(cx.err(
+                *c,
+                "<cluster> beside other elements of its zone: netsim imports one cluster alone, or one zone of hosts, links and routes".into(),
+            ));
+        }
+        return cx.cluster(*c);
+    }
+    cx.zone(body)
+}
+
+struct Cx<'a, 'i> {
+    file: &'a str,
+    doc: &'a roxmltree::Document<'i>,
+}
+
+/// A link as declared.
+#[derive(Clone, Copy)]
+struct SgLink {
+    bw: Bandwidth,
+    lat: Time,
+    policy: Policy,
+    line: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Policy {
+    Shared,
+    SplitDuplex,
+    FatPipe,
+}
+
+impl<'i> Cx<'_, 'i> {
+    fn line(&self, n: Node) -> usize {
+        self.doc.text_pos_at(n.range().start).row as usize
+    }
+    fn err(&self, n: Node, msg: String) -> MachineFileError {
+        MachineFileError {
+            file: self.file.into(),
+            line: Some(self.line(n)),
+            msg,
+        }
+    }
+    fn unsupported(&self, n: Node, what: &str) -> MachineFileError {
+        self.err(
+            n,
+            format!(
+                "<{what}> is not supported by netsim's platform import (it reads one <cluster> of topology flat, TORUS or FAT_TREE, or one <zone> of routing Full, Floyd or Dijkstra with <host>, <router>, <link> and <route>); see docs/SCENARIOS.md"
+            ),
+        )
+    }
+    fn need<'n>(&self, n: Node<'n, 'i>, attr: &str) -> Result<&'n str, MachineFileError> {
+        n.attribute(attr)
+            .ok_or_else(|| self.err(n, format!("<{}> needs `{attr}`", n.tag_name().name())))
+    }
+    /// Refuses attributes netsim cannot honour.
+    fn refuse(&self, n: Node, attrs: &[&str]) -> Result<(), MachineFileError> {
+        for a in attrs {
+            if n.attribute(*a).is_some() {
+                return Err(self.err(
+                    n,
+                    format!(
+                        "<{} {a}=...>: time-varying or external profiles are not supported",
+                        n.tag_name().name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+    fn value<T>(
+        &self,
+        n: Node,
+        attr: &str,
+        f: fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, MachineFileError> {
+        match n.attribute(attr) {
+            None => Ok(None),
+            Some(v) => f(v)
+                .map(Some)
+                .map_err(|m| self.err(n, format!("<{} {attr}>: {m}", n.tag_name().name()))),
+        }
+    }
+    fn policy(&self, n: Node, attr: &str, default: Policy) -> Result<Policy, MachineFileError> {
+        match n.attribute(attr) {
+            None => Ok(default),
+            Some("SHARED") => Ok(Policy::Shared),
+            Some("SPLITDUPLEX") => Ok(Policy::SplitDuplex),
+            Some("FATPIPE") => Ok(Policy::FatPipe),
+            Some(v) => Err(self.err(
+                n,
+                format!(
+                    "<{} {attr}=\"{v}\">: netsim takes SHARED, SPLITDUPLEX or FATPIPE",
+                    n.tag_name().name()
+                ),
+            )),
+        }
+    }
+    fn cores(&self, n: Node) -> Result<u16, MachineFileError> {
+        match n.attribute("core") {
+            None => Ok(1),
+            Some(v) => v
+                .trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|&c| c > 0)
+                .ok_or_else(|| {
+                    self.err(
+                        n,
+                        format!(
+                            "<{} core=\"{v}\">: expected a positive integer below 65536",
+                            n.tag_name().name()
+                        ),
+                    )
+                }),
+        }
+    }
+    fn build(
+        &self,
+        n: Node,
+        b: MachineBuilder,
+        speed: Option<f64>,
+    ) -> Result<Platform, MachineFileError> {
+        let machine = b
+            .build(Sharing::Fair)
+            .map_err(|e| self.err(n, machine_msg(e)))?;
+        Ok(Platform {
+            machine,
+            host_speed: speed,
+        })
+    }
+}
+
+fn machine_msg(e: MachineError) -> String {
+    e.to_string()
+}
+
+#[cfg(test)]
+mod tests;

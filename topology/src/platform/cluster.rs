@@ -1,0 +1,333 @@
+//! Clusters: flat, TORUS and FAT_TREE.
+
+use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units};
+use crate::file::MachineFileError;
+use crate::link::LinkParams;
+use crate::machine::{MachineBuilder, VRef};
+use crate::torus::TorusParams;
+use crate::torus_geom::TieRule;
+use roxmltree::Node;
+use sim_core::{Bandwidth, Time, limits};
+
+impl<'i> Cx<'_, 'i> {
+    // ------------------------------------------------------ clusters
+
+    pub(super) fn cluster(&self, c: Node<'_, 'i>) -> Result<Platform, MachineFileError> {
+        for a in c.attributes() {
+            if !CLUSTER_ATTRS.contains(&a.name()) {
+                return Err(self.err(
+                    c,
+                    format!(
+                        "<cluster {}=...>: unknown or unsupported attribute (netsim reads {})",
+                        a.name(),
+                        CLUSTER_ATTRS.join(", ")
+                    ),
+                ));
+            }
+        }
+        if let Some(k) = c
+            .children()
+            .find(|n| n.is_element() && n.tag_name().name() != "prop")
+        {
+            return Err(self.unsupported(k, k.tag_name().name()));
+        }
+        let id = self.need(c, "id")?;
+        let prefix = c.attribute("prefix").unwrap_or("");
+        let suffix = c.attribute("suffix").unwrap_or("");
+        let radical = radical(self.need(c, "radical")?)
+            .map_err(|m| self.err(c, format!("<cluster radical>: {m}")))?;
+        let speed = self
+            .value(c, "speed", units::speed)?
+            .ok_or_else(|| self.err(c, "<cluster> needs `speed`".into()))?;
+        let bw = self
+            .value(c, "bw", units::rate)?
+            .ok_or_else(|| self.err(c, "<cluster> needs `bw`".into()))?;
+        let lat = self.value(c, "lat", units::time)?.unwrap_or(Time::ZERO);
+        let cores = self.cores(c)?;
+        let policy = self.policy(c, "sharing_policy", Policy::SplitDuplex)?;
+        let names: Vec<String> = radical
+            .iter()
+            .map(|i| format!("{prefix}{i}{suffix}"))
+            .collect();
+        match c.attribute("topology").unwrap_or("FLAT") {
+            "FLAT" => self.flat(c, id, &names, bw, lat, policy, cores, speed),
+            "TORUS" => {
+                let dims = self.topo_numbers(c, ",")?;
+                if dims.is_empty() || dims.len() > 3 || dims.contains(&0) {
+                    return Err(self.err(c, "<cluster topo_parameters>: TORUS takes 1 to 3 positive ring sizes, `X,Y,Z`".into()));
+                }
+                let mut d = [1u32; 3];
+                d[..dims.len()].copy_from_slice(&dims);
+                let n: u64 = d.iter().map(|&k| k as u64).product();
+                if n != names.len() as u64 {
+                    return Err(self.err(
+                        c,
+                        format!(
+                            "<cluster>: the torus {} has {n} nodes but `radical` names {} hosts",
+                            dims.iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join("x"),
+                            names.len()
+                        ),
+                    ));
+                }
+                limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+                let nic = Bandwidth::bytes_per_sec(NIC_RATE);
+                let tp = TorusParams {
+                    dims: d,
+                    nodes_per_router: 1,
+                    link_bandwidth: [bw; 3],
+                    hop_latency: lat,
+                    injection: nic,
+                    ejection: nic,
+                    nic_latency: Time::ZERO,
+                    buffer: crate::torus::GEMINI_BUFFER_BYTES,
+                    sockets: 1,
+                    cores_per_socket: cores,
+                    tie: TieRule::Simgrid,
+                };
+                let machine = tp.build().map_err(|e| self.err(c, machine_msg(e)))?;
+                Ok(Platform {
+                    machine,
+                    host_speed: Some(speed),
+                })
+            }
+            "FAT_TREE" => self.fat_tree(c, id, &names, bw, lat, cores, speed),
+            other => Err(self.err(
+                c,
+                format!("<cluster topology=\"{other}\">: netsim imports FLAT, TORUS and FAT_TREE"),
+            )),
+        }
+    }
+
+    fn topo_numbers(&self, c: Node, sep: &str) -> Result<Vec<u32>, MachineFileError> {
+        let t = self.need(c, "topo_parameters")?;
+        t.split(sep)
+            .map(|v| {
+                v.trim().parse::<u32>().map_err(|_| {
+                    self.err(
+                        c,
+                        format!("<cluster topo_parameters=\"{t}\">: `{v}` is not a count"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn flat(
+        &self,
+        c: Node,
+        id: &str,
+        names: &[String],
+        bw: Bandwidth,
+        lat: Time,
+        policy: Policy,
+        cores: u16,
+        speed: f64,
+    ) -> Result<Platform, MachineFileError> {
+        if policy == Policy::FatPipe {
+            return Err(self.err(c, "<cluster sharing_policy=\"FATPIPE\">: private links that never share are not netsim's links (each direction is shared max-min); use SPLITDUPLEX".into()));
+        }
+        let n = names.len() as u64;
+        limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+        let bb_lat = self.value(c, "bb_lat", units::time)?.unwrap_or(Time::ZERO);
+        if let Some(bb) = self.value(c, "bb_bw", units::rate)? {
+            let bbp = self.policy(c, "bb_sharing_policy", Policy::Shared)?;
+            let need = if bbp == Policy::FatPipe {
+                bw.as_bytes_per_sec() as u128
+            } else {
+                bw.as_bytes_per_sec() as u128 * n as u128
+            };
+            if (bb.as_bytes_per_sec() as u128) < need {
+                return Err(self.err(c, format!(
+                    "<cluster bb_bw>: the backbone's {bb} could limit traffic ({}: {need} B/s would never be limited); netsim has no shared backbone resource, only per-host cables to one switch: raise bb_bw or leave it out",
+                    if bbp == Policy::FatPipe { "FATPIPE, one host link" } else { "the hosts' links together" }
+                )));
+            }
+        }
+        if let Some(lim) = self.value(c, "limiter_link", units::rate)? {
+            if (lim.as_bytes_per_sec() as u128) < 2 * bw.as_bytes_per_sec() as u128 {
+                return Err(self.err(c, format!("<cluster limiter_link>: {lim} could limit a host sending and receiving at once (2 x {bw}); netsim has no per-host limiter")));
+            }
+        }
+        // The backbone's latency over the two cables of every route.
+        let half = bb_lat.as_ps() / 2;
+        let up = LinkParams {
+            bandwidth: bw,
+            latency: lat.saturating_add(Time::from_ps(bb_lat.as_ps() - half)),
+            buffer: 0,
+        };
+        let down = LinkParams {
+            bandwidth: bw,
+            latency: lat.saturating_add(Time::from_ps(half)),
+            buffer: 0,
+        };
+        let mut b = MachineBuilder::new(format!("cluster {id}"));
+        let hosts: Vec<VRef> = names.iter().map(|h| b.host(h, 1, cores)).collect();
+        let sw = b.net(format!("{id}-switch"), false);
+        for h in hosts {
+            b.cable(h, sw, up, down);
+        }
+        self.build(c, b, Some(speed))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fat_tree(
+        &self,
+        c: Node,
+        id: &str,
+        names: &[String],
+        bw: Bandwidth,
+        lat: Time,
+        cores: u16,
+        speed: f64,
+    ) -> Result<Platform, MachineFileError> {
+        let t = self.need(c, "topo_parameters")?;
+        let bad = |m: String| self.err(c, format!("<cluster topo_parameters=\"{t}\">: {m}"));
+        let parts: Vec<&str> = t.split(';').collect();
+        if parts.len() != 4 {
+            return Err(bad(
+                "FAT_TREE takes `levels;down;up;parallel`, e.g. `2;4,4;1,2;1,2`".into(),
+            ));
+        }
+        let levels: usize = parts[0]
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&l| (1..=8).contains(&l))
+            .ok_or_else(|| bad("levels must be 1 to 8".into()))?;
+        let list = |s: &str, what: &str| -> Result<Vec<u64>, MachineFileError> {
+            let v: Vec<u64> = s
+                .split(',')
+                .map(|x| {
+                    x.trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|&k| k > 0 && k <= 1 << 16)
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| bad(format!("{what}: positive counts up to 65536")))?;
+            if v.len() != levels {
+                return Err(bad(format!(
+                    "{what}: {} values for {levels} levels",
+                    v.len()
+                )));
+            }
+            Ok(v)
+        };
+        let (m, w, p) = (
+            list(parts[1], "down")?,
+            list(parts[2], "up")?,
+            list(parts[3], "parallel")?,
+        );
+        if w[0] != 1 || p[0] != 1 {
+            return Err(bad("a host has one network interface in netsim: the first `up` and `parallel` must be 1".into()));
+        }
+        let prod = |v: &[u64]| v.iter().try_fold(1u64, |a, &k| a.checked_mul(k));
+        let hosts = prod(&m).filter(|&h| h == names.len() as u64).ok_or_else(|| {
+            self.err(c, format!("<cluster>: the fat tree's hosts (the product of `down`) are not the {} hosts `radical` names", names.len()))
+        })?;
+        limits::check_nodes(hosts).map_err(|m| self.err(c, m))?;
+        // Nodes at level l: prod(m[l..]) * prod(w[..l]); a node's index is
+        // (its a-digits above l) * prod(w[..l]) + (its b-digits). Switches,
+        // cables and the routing table (switches x hosts) are bounded
+        // before anything is built.
+        let mut counts = vec![hosts];
+        let (mut switches, mut cables) = (0u64, 0u64);
+        for l in 1..=levels {
+            let n = prod(&m[l..]).and_then(|a| prod(&w[..l]).and_then(|b| a.checked_mul(b)));
+            let n = n.filter(|&n| n <= limits::MAX_ROUTERS).ok_or_else(|| {
+                self.err(c, format!("<cluster>: level {l} of the fat tree exceeds netsim's MAX_ROUTERS ({}) switches", limits::MAX_ROUTERS))
+            })?;
+            switches += n;
+            cables += counts[l - 1] * w[l - 1];
+            counts.push(n);
+        }
+        let table = (switches as u128) * hosts as u128;
+        if switches > limits::MAX_ROUTERS
+            || table > limits::MAX_ROUTE_TABLE_ENTRIES as u128
+            || cables > limits::MAX_ROUTE_TABLE_ENTRIES
+        {
+            return Err(self.err(c, format!(
+                "<cluster>: {switches} switches, {cables} cables and a routing table of {table} entries; netsim's limits are MAX_ROUTERS ({}) and MAX_ROUTE_TABLE_ENTRIES ({})",
+                limits::MAX_ROUTERS, limits::MAX_ROUTE_TABLE_ENTRIES
+            )));
+        }
+        let count = |l: usize| counts[l];
+        let mut b = MachineBuilder::new(format!("fat tree {id}"));
+        let mut below: Vec<VRef> = names.iter().map(|h| b.host(h, 1, cores)).collect();
+        for l in 1..=levels {
+            let here: Vec<VRef> = (0..count(l))
+                .map(|i| b.net(format!("{id}-L{l}-{i}"), false))
+                .collect();
+            let wb: u64 = w[..l - 1].iter().product();
+            let par = p[l - 1];
+            let cable = LinkParams {
+                bandwidth: Bandwidth::bytes_per_sec(bw.as_bytes_per_sec().saturating_mul(par)),
+                latency: lat,
+                buffer: 0,
+            };
+            for (i, &v) in below.iter().enumerate() {
+                let i = i as u64;
+                let (a, bd) = (i / wb, i % wb);
+                for k in 0..w[l - 1] {
+                    let parent = (a / m[l - 1]) * (wb * w[l - 1]) + bd + wb * k;
+                    b.cable(v, here[parent as usize], cable, cable);
+                }
+            }
+            below = here;
+        }
+        self.build(c, b, Some(speed))
+    }
+}
+
+const CLUSTER_ATTRS: &[&str] = &[
+    "id",
+    "prefix",
+    "suffix",
+    "radical",
+    "speed",
+    "core",
+    "bw",
+    "lat",
+    "sharing_policy",
+    "topology",
+    "topo_parameters",
+    "bb_bw",
+    "bb_lat",
+    "bb_sharing_policy",
+    "loopback_bw",
+    "loopback_lat",
+    "limiter_link",
+    "router_id",
+];
+
+/// `0-99` or `0-3,8,10-12`: the host numbers in order.
+fn radical(text: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let p = part.trim();
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("`{p}` is not `N` or `A-B`"))
+        };
+        let (a, b) = match p.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(p)?, num(p)?),
+        };
+        if b < a {
+            return Err(format!("`{p}`: the range ends before it starts"));
+        }
+        if (out.len() as u64).saturating_add(b - a + 1) > limits::MAX_NODES as u64 {
+            return Err(format!(
+                "more than netsim's MAX_NODES ({}) hosts",
+                limits::MAX_NODES
+            ));
+        }
+        out.extend(a..=b);
+    }
+    Ok(out)
+}

@@ -1,0 +1,216 @@
+//! Structure tests of the import: what each element becomes.
+
+use super::*;
+use crate::TieRule;
+use crate::transport::NodeId;
+
+fn xml(body: &str) -> String {
+    format!(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n{body}\n</platform>\n"
+    )
+}
+
+fn import(body: &str) -> Platform {
+    parse("p.xml", &xml(body)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(body: &str) -> String {
+    let e = parse("p.xml", &xml(body)).unwrap_err().to_string();
+    assert!(e.starts_with("p.xml:"), "{e}");
+    e
+}
+
+#[test]
+fn flat_cluster_is_a_star_with_the_backbone_latency_split() {
+    let p = import(
+        r#"<cluster id="c" prefix="h" suffix=".x" radical="0-3" speed="2Gf" core="4"
+             bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="501us"/>"#,
+    );
+    let m = &p.machine;
+    assert_eq!(p.host_speed, Some(2e9));
+    assert_eq!(m.nodes(), 4);
+    assert_eq!(m.vertices()[2].name, "h2.x");
+    assert_eq!(m.host_shape(NodeId(0)), (1, 4));
+    // Route h0 -> h3: up h0's cable, down h3's: 2 links.
+    let r = m.route(NodeId(0), NodeId(3));
+    assert_eq!(r.len(), 2);
+    let lat: u64 = r.iter().map(|&l| m.link(l).latency.as_ps()).sum();
+    // 50 us + 501 us (backbone) + 50 us, the odd picosecond up.
+    assert_eq!(lat, 601_000_000);
+    assert_eq!(m.link(r[0]).latency.as_ps(), 50_000_000 + 250_500_000);
+    for &l in &r {
+        assert_eq!(m.link(l).bandwidth.as_bytes_per_sec(), 125_000_000);
+    }
+}
+
+#[test]
+fn torus_cluster_is_netsims_torus_with_simgrids_tie() {
+    let p = import(
+        r#"<zone id="z" routing="Full"><cluster id="t" prefix="n" suffix="" radical="0-15"
+             speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="4,2,2"/></zone>"#,
+    );
+    let m = &p.machine;
+    let g = m.torus().unwrap();
+    assert_eq!(g.dims(), [4, 2, 2]);
+    assert_eq!(g.tie(), TieRule::Simgrid);
+    // Hop counts: x offset 2 (a tie) and y, z offsets 1: 4 router hops.
+    assert_eq!(m.hops(NodeId(0), NodeId(2 + 4 + 8)), 4);
+    // The route: the host's cable, 4 torus links, the ejection cable;
+    // latency 4 x 1 us.
+    let r = m.route(NodeId(0), NodeId(14));
+    assert_eq!(r.len(), 6);
+    let lat: u64 = r.iter().map(|&l| m.link(l).latency.as_ps()).sum();
+    assert_eq!(lat, 4_000_000);
+    // From x = 2 the tie goes -x (SimGrid): 2 -> 0 through router 1.
+    let r = m.route(NodeId(2), NodeId(0));
+    assert_eq!(m.link(r[1]).to - m.nodes(), 1);
+    // From x = 0 it goes +x: 0 -> 2 through router 1 as well.
+    let r = m.route(NodeId(0), NodeId(2));
+    assert_eq!(m.link(r[1]).to - m.nodes(), 1);
+}
+
+#[test]
+fn fat_tree_cluster_levels_and_route_lengths() {
+    // SimGrid's example: 2 levels, 4 children per switch at both levels,
+    // 1 then 2 parents, 1 then 2 parallel links: 16 hosts, 4 leaf
+    // switches, 2 top switches.
+    let p = import(
+        r#"<cluster id="ft" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="125MBps"
+             lat="10us" topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"/>"#,
+    );
+    let m = &p.machine;
+    assert_eq!(m.nodes(), 16);
+    assert_eq!(m.vertices().len(), 16 + 4 + 2);
+    // Same leaf (hosts 0..3): up and down, 2 links; across leaves: 4.
+    assert_eq!(m.route(NodeId(0), NodeId(3)).len(), 2);
+    assert_eq!(m.route(NodeId(0), NodeId(4)).len(), 4);
+    assert_eq!(m.route(NodeId(0), NodeId(15)).len(), 4);
+    // 16 host cables + 4 leaves x 2 parents.
+    assert_eq!(m.links().len(), 2 * (16 + 8));
+    // Two parallel links between a leaf and a top switch: one cable of
+    // twice the rate.
+    let r = m.route(NodeId(0), NodeId(15));
+    assert_eq!(m.link(r[1]).bandwidth.as_bytes_per_sec(), 250_000_000);
+    // A 3-level tree: 4 x 4 x 2 = 32 hosts; farthest route 6 links.
+    let p = import(
+        r#"<cluster id="ft" prefix="h" suffix="" radical="0-31" speed="1Gf" bw="1GBps"
+             lat="1us" topology="FAT_TREE" topo_parameters="3;4,4,2;1,2,2;1,1,1"/>"#,
+    );
+    assert_eq!(p.machine.route(NodeId(0), NodeId(31)).len(), 6);
+    assert_eq!(p.machine.route(NodeId(0), NodeId(5)).len(), 4);
+}
+
+#[test]
+fn full_zone_is_a_star_of_the_routes_ends() {
+    let p = import(
+        r#"<zone id="w" routing="Full">
+  <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+  <link id="la" bandwidth="125MBps" latency="10us"/>
+  <link id="lb" bandwidth="100MBps" latency="20us"/>
+  <link id="lc" bandwidth="125MBps" latency="30us"/>
+  <link id="bb" bandwidth="10GBps" latency="5us"/>
+  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lb"/></route>
+  <route src="a" dst="c"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+  <route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+</zone>"#,
+    );
+    let m = &p.machine;
+    let lat = |a: u32, b: u32| -> u64 {
+        m.route(NodeId(a), NodeId(b))
+            .iter()
+            .map(|&l| m.link(l).latency.as_ps())
+            .sum()
+    };
+    // Every route's latency is SimGrid's: the sum of its links.
+    assert_eq!(lat(0, 1), 35_000_000);
+    assert_eq!(lat(1, 0), 35_000_000);
+    assert_eq!(lat(0, 2), 45_000_000);
+    assert_eq!(lat(1, 2), 55_000_000);
+    let r = m.route(NodeId(0), NodeId(1));
+    assert_eq!(m.link(r[1]).bandwidth.as_bytes_per_sec(), 100_000_000);
+    // Two hosts and one link: the link's latency over the two cables.
+    let p = import(
+        r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+  <link id="l" bandwidth="1GBps" latency="5ps"/>
+  <route src="a" dst="b"><link_ctn id="l"/></route></zone>"#,
+    );
+    let m = &p.machine;
+    for (a, b) in [(0, 1), (1, 0)] {
+        let r = m.route(NodeId(a), NodeId(b));
+        let l: u64 = r.iter().map(|&l| m.link(l).latency.as_ps()).sum();
+        assert_eq!(l, 5);
+    }
+}
+
+#[test]
+fn floyd_zone_is_a_graph_of_one_link_routes() {
+    let p = import(
+        r#"<zone id="w" routing="Floyd">
+  <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+  <router id="r1"/><router id="r2"/>
+  <link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="1GBps" latency="1us"/>
+  <link id="l3" bandwidth="1GBps" latency="1us"/><link id="l4" bandwidth="1GBps" latency="1us"/>
+  <route src="a" dst="r1"><link_ctn id="l1"/></route>
+  <route src="b" dst="r1"><link_ctn id="l2"/></route>
+  <route src="r1" dst="r2"><link_ctn id="l3"/></route>
+  <route src="c" dst="r2"><link_ctn id="l4"/></route>
+</zone>"#,
+    );
+    let m = &p.machine;
+    assert_eq!(m.route(NodeId(0), NodeId(1)).len(), 2);
+    assert_eq!(m.route(NodeId(0), NodeId(2)).len(), 3);
+}
+
+#[test]
+fn what_does_not_map_is_an_error_at_its_line() {
+    // Not XML.
+    assert!(error("<cluster").contains("not well-formed XML"));
+    // Unsupported elements and topologies name themselves and the line.
+    let e = error(
+        "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n<zoneRoute src=\"a\" dst=\"b\"/></zone>",
+    );
+    assert!(e.starts_with("p.xml:7: <zoneRoute>"), "{e}");
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="1,1;1,1;1,1;1"/>"#,
+    );
+    assert!(e.contains("DRAGONFLY"), "{e}");
+    // A backbone that could limit.
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" bb_bw="1GBps"/>"#,
+    );
+    assert!(e.contains("bb_bw"), "{e}");
+    // Units.
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="100" lat="1us"/>"#,
+    );
+    assert!(
+        e.contains("<cluster bw>: bandwidth `100`: expected a number and a unit"),
+        "{e}"
+    );
+    // A host with two interfaces in a fat tree.
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;2,2;1,2"/>"#,
+    );
+    assert!(e.contains("one network interface"), "{e}");
+    // Radical and torus size disagree.
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="3,3"/>"#,
+    );
+    assert!(e.contains("9 nodes"), "{e}");
+    // A Full zone whose routes do not start with one link per host.
+    let e = error(
+        r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+<link id="l1" bandwidth="1GBps"/><link id="l2" bandwidth="1GBps"/><link id="l3" bandwidth="1GBps"/>
+<route src="a" dst="b"><link_ctn id="l1"/><link_ctn id="l2"/></route>
+<route src="a" dst="c"><link_ctn id="l3"/><link_ctn id="l2"/></route></zone>"#,
+    );
+    assert!(e.contains("first link of the routes from `a`"), "{e}");
+    // Version.
+    let e = parse("p.xml", "<platform version=\"3\"></platform>").unwrap_err();
+    assert!(e.to_string().contains("simgrid_update_xml"), "{e}");
+    // A huge fat tree is refused before anything is built.
+    let e = error(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="8;1,1,1,1,1,1,1,16;1,65536,65536,65536,65536,65536,65536,65536;1,1,1,1,1,1,1,1"/>"#,
+    );
+    assert!(e.contains("MAX_ROUTERS"), "{e}");
+}

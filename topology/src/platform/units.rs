@@ -1,0 +1,150 @@
+//! SimGrid's value units (`"125MBps"`, `"50us"`, `"1Gf"`), as its
+//! platform parser reads them (SimGrid 3.32, `xml_platf_parse`'s unit
+//! tables). A value needs its unit: a bare number is an error naming the
+//! units, as netsim's own units are.
+
+use sim_core::{Bandwidth, Time, limits};
+
+/// Longest suffixes first, so that `MBps` is not read as `Bps`.
+fn split(text: &str, units: &[(&str, f64)]) -> Option<(f64, f64)> {
+    let t = text.trim();
+    let mut best: Option<(&str, f64)> = None;
+    for &(u, f) in units {
+        if t.ends_with(u) && best.is_none_or(|(b, _)| u.len() > b.len()) {
+            best = Some((u, f));
+        }
+    }
+    let (u, f) = best?;
+    let num = t[..t.len() - u.len()].trim();
+    let v: f64 = num.parse().ok()?;
+    Some((v, f))
+}
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("Bps", 1.0),
+    ("kBps", 1e3),
+    ("KBps", 1e3),
+    ("MBps", 1e6),
+    ("GBps", 1e9),
+    ("TBps", 1e12),
+    ("KiBps", 1024.0),
+    ("MiBps", 1048576.0),
+    ("GiBps", 1073741824.0),
+    ("TiBps", 1099511627776.0),
+    ("bps", 0.125),
+    ("kbps", 125.0),
+    ("Kbps", 125.0),
+    ("Mbps", 125e3),
+    ("Gbps", 125e6),
+    ("Tbps", 125e9),
+    ("Kibps", 128.0),
+    ("Mibps", 131072.0),
+    ("Gibps", 134217728.0),
+    ("Tibps", 137438953472.0),
+];
+
+const TIME_UNITS: &[(&str, f64)] = &[
+    ("w", 604800.0),
+    ("d", 86400.0),
+    ("h", 3600.0),
+    ("m", 60.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("us", 1e-6),
+    ("ns", 1e-9),
+    ("ps", 1e-12),
+];
+
+const SPEED_UNITS: &[(&str, f64)] = &[
+    ("f", 1.0),
+    ("kf", 1e3),
+    ("Kf", 1e3),
+    ("Mf", 1e6),
+    ("Gf", 1e9),
+    ("Tf", 1e12),
+    ("Pf", 1e15),
+    ("Ef", 1e18),
+    ("Zf", 1e21),
+];
+
+fn names(units: &[(&str, f64)]) -> String {
+    units.iter().map(|u| u.0).collect::<Vec<_>>().join(" ")
+}
+
+/// A bandwidth: positive, whole bytes per second (rounded to nearest).
+pub fn rate(text: &str) -> Result<Bandwidth, String> {
+    let (v, f) = split(text, RATE_UNITS).ok_or_else(|| {
+        format!(
+            "bandwidth `{text}`: expected a number and a unit ({})",
+            names(RATE_UNITS)
+        )
+    })?;
+    let b = v * f;
+    if !(0.5..1.8e19).contains(&b) {
+        return Err(format!(
+            "bandwidth `{text}`: must be at least 1 B/s and below 1.8e19 B/s"
+        ));
+    }
+    Ok(Bandwidth::bytes_per_sec(b.round() as u64))
+}
+
+/// A latency: non-negative, whole picoseconds (rounded to nearest), at
+/// most netsim's `MAX_DURATION`.
+pub fn time(text: &str) -> Result<Time, String> {
+    let (v, f) = split(text, TIME_UNITS).ok_or_else(|| {
+        format!(
+            "time `{text}`: expected a number and a unit ({})",
+            names(TIME_UNITS)
+        )
+    })?;
+    let ps = v * f * 1e12;
+    if !(0.0..1.8e19).contains(&ps) {
+        return Err(format!("time `{text}`: must be 0 or more and finite"));
+    }
+    let t = Time::from_ps(ps.round() as u64);
+    limits::check_duration(t).map_err(|m| format!("time `{text}`: {m}"))?;
+    Ok(t)
+}
+
+/// A host speed in flop/s (the first power state of a list).
+pub fn speed(text: &str) -> Result<f64, String> {
+    let first = text.split(',').next().unwrap_or("");
+    let (v, f) = split(first, SPEED_UNITS).ok_or_else(|| {
+        format!(
+            "speed `{text}`: expected a number and a unit ({})",
+            names(SPEED_UNITS)
+        )
+    })?;
+    let s = v * f;
+    if !(s.is_finite() && s > 0.0) {
+        return Err(format!("speed `{text}`: must be positive"));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simgrid_units() {
+        assert_eq!(rate("125MBps").unwrap().as_bytes_per_sec(), 125_000_000);
+        assert_eq!(rate("10Gbps").unwrap().as_bytes_per_sec(), 1_250_000_000);
+        assert_eq!(rate("1GiBps").unwrap().as_bytes_per_sec(), 1 << 30);
+        assert_eq!(
+            rate("3787000000Bps").unwrap().as_bytes_per_sec(),
+            3_787_000_000
+        );
+        assert_eq!(time("50us").unwrap(), Time::from_ns(50_000));
+        assert_eq!(time("8.08e-07s").unwrap(), Time::from_ps(808_000));
+        assert_eq!(time("1ms").unwrap(), Time::from_ns(1_000_000));
+        assert_eq!(time("0s").unwrap(), Time::ZERO);
+        assert_eq!(speed("1Gf").unwrap(), 1e9);
+        assert_eq!(speed("100Mf,50Mf").unwrap(), 1e8);
+        assert!(rate("125").unwrap_err().contains("MBps"));
+        assert!(rate("0Bps").is_err());
+        assert!(time("-1s").is_err());
+        assert!(time("1e300s").is_err());
+        assert!(speed("1G").is_err());
+    }
+}

@@ -1,0 +1,376 @@
+//! Zones of hosts, links and routes: Full (a star), Floyd and Dijkstra
+//! (a graph).
+
+use super::{Cx, Platform, Policy, SgLink, units};
+use crate::file::MachineFileError;
+use crate::link::LinkParams;
+use crate::machine::{MachineBuilder, VRef};
+use roxmltree::Node;
+use sim_core::{Time, limits};
+use std::collections::HashMap;
+
+/// A route as read: source, destination, its links with their direction
+/// (0 none, 1 UP, 2 DOWN), and its element (for error lines).
+type Route<'s, 'n> = (&'s str, &'s str, Vec<(&'s str, u8, SgLink)>, Node<'n, 'n>);
+
+impl<'i> Cx<'_, 'i> {
+    // ------------------------------------------------------- zones
+
+    pub(super) fn zone(&self, z: Node<'_, 'i>) -> Result<Platform, MachineFileError> {
+        let routing = self.need(z, "routing")?;
+        if !matches!(routing, "Full" | "Floyd" | "Dijkstra" | "DijkstraCache") {
+            return Err(self.err(
+                z,
+                format!(
+                    "<zone routing=\"{routing}\">: netsim imports Full, Floyd and Dijkstra zones"
+                ),
+            ));
+        }
+        let mut b = MachineBuilder::new(format!("zone {}", z.attribute("id").unwrap_or("")));
+        let mut vref: HashMap<&str, (VRef, usize)> = HashMap::new();
+        let mut links: HashMap<&str, SgLink> = HashMap::new();
+        let mut routes = Vec::new();
+        let mut speeds = Vec::new();
+        for n in z.children().filter(Node::is_element) {
+            let ln = self.line(n);
+            match n.tag_name().name() {
+                "prop" => {}
+                "host" => {
+                    self.refuse(n, &["availability_file", "state_file", "speed_file"])?;
+                    let id = self.need(n, "id")?;
+                    let speed = self
+                        .value(n, "speed", units::speed)?
+                        .ok_or_else(|| self.err(n, "<host> needs `speed`".into()))?;
+                    speeds.push(speed);
+                    if let Some((_, l)) = vref.get(id) {
+                        return Err(self.err(n, format!("`{id}` is already declared on line {l}")));
+                    }
+                    let v = b.host(id, 1, self.cores(n)?);
+                    vref.insert(id, (v, ln));
+                }
+                "router" if routing != "Full" => {
+                    let id = self.need(n, "id")?;
+                    if let Some((_, l)) = vref.get(id) {
+                        return Err(self.err(n, format!("`{id}` is already declared on line {l}")));
+                    }
+                    vref.insert(id, (b.net(id, false), ln));
+                }
+                "link" => {
+                    self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
+                    let id = self.need(n, "id")?;
+                    let bw = self
+                        .value(n, "bandwidth", units::rate)?
+                        .ok_or_else(|| self.err(n, "<link> needs `bandwidth`".into()))?;
+                    let lat = self.value(n, "latency", units::time)?.unwrap_or(Time::ZERO);
+                    let policy = self.policy(n, "sharing_policy", Policy::Shared)?;
+                    if let Some(l) = links.get(id) {
+                        return Err(self.err(
+                            n,
+                            format!("link `{id}` is already declared on line {}", l.line),
+                        ));
+                    }
+                    links.insert(
+                        id,
+                        SgLink {
+                            bw,
+                            lat,
+                            policy,
+                            line: ln,
+                        },
+                    );
+                }
+                "route" => routes.push(n),
+                other => return Err(self.unsupported(n, other)),
+            }
+        }
+        if b.hosts() < 2 {
+            return Err(self.err(
+                z,
+                format!("<zone> has {} hosts; netsim needs at least 2", b.hosts()),
+            ));
+        }
+        let routers = (vref.len() as u64 - b.hosts() as u64).max(1);
+        if routers * b.hosts() as u64 > limits::MAX_ROUTE_TABLE_ENTRIES {
+            return Err(self.err(
+                z,
+                format!(
+                    "<zone>: {routers} routers x {} hosts needs a routing table above netsim's MAX_ROUTE_TABLE_ENTRIES ({})",
+                    b.hosts(),
+                    limits::MAX_ROUTE_TABLE_ENTRIES
+                ),
+            ));
+        }
+        let speed = speeds
+            .first()
+            .copied()
+            .filter(|s| speeds.iter().all(|x| x == s));
+        if speed.is_none() {
+            return Err(self.err(
+                z,
+                "<zone>: hosts of different speeds; netsim's TI replay has one host speed".into(),
+            ));
+        }
+        // Each route as (src, dst, [(link, direction)], node).
+        let mut parsed = Vec::new();
+        for r in routes {
+            let src = self.need(r, "src")?;
+            let dst = self.need(r, "dst")?;
+            for e in [src, dst] {
+                if !vref.contains_key(e) {
+                    return Err(self.err(
+                        r,
+                        format!(
+                            "<route>: `{e}` is not a host{} of this zone",
+                            if routing == "Full" { "" } else { " or router" }
+                        ),
+                    ));
+                }
+            }
+            let mut ls = Vec::new();
+            for k in r.children().filter(Node::is_element) {
+                if k.tag_name().name() != "link_ctn" {
+                    return Err(self.unsupported(k, k.tag_name().name()));
+                }
+                let id = self.need(k, "id")?;
+                let l = *links.get(id).ok_or_else(|| {
+                    self.err(
+                        k,
+                        format!("<link_ctn>: unknown link `{id}` (declare it before the routes)"),
+                    )
+                })?;
+                let dir = match k.attribute("direction") {
+                    None | Some("NONE") => {
+                        if l.policy == Policy::SplitDuplex {
+                            return Err(self.err(k, format!("<link_ctn id=\"{id}\">: a SPLITDUPLEX link needs direction=\"UP\" or \"DOWN\"")));
+                        }
+                        0u8
+                    }
+                    Some("UP") => 1,
+                    Some("DOWN") => 2,
+                    Some(v) => {
+                        return Err(
+                            self.err(k, format!("<link_ctn direction=\"{v}\">: UP, DOWN or NONE"))
+                        );
+                    }
+                };
+                ls.push((id, dir, l));
+            }
+            if ls.is_empty() {
+                return Err(self.err(r, "<route> has no <link_ctn>".into()));
+            }
+            let sym = match r.attribute("symmetrical").unwrap_or("YES") {
+                "YES" | "yes" => true,
+                "NO" | "no" => false,
+                v => return Err(self.err(r, format!("<route symmetrical=\"{v}\">: YES or NO"))),
+            };
+            if src == dst {
+                continue; // within a host: the node's memory in netsim
+            }
+            parsed.push((src, dst, ls.clone(), r));
+            if sym {
+                let back: Vec<_> = ls
+                    .iter()
+                    .rev()
+                    .map(|&(i, d, l)| (i, [0, 2, 1][d as usize], l))
+                    .collect();
+                parsed.push((dst, src, back, r));
+            }
+        }
+        let speed = speed.expect("checked");
+        if routing == "Full" {
+            self.full_star(z, b, &vref, &parsed, speed)
+        } else {
+            self.graph(z, b, &vref, &parsed, speed)
+        }
+    }
+
+    /// Floyd and Dijkstra: a route of one link is a cable.
+    fn graph(
+        &self,
+        z: Node,
+        mut b: MachineBuilder,
+        vref: &HashMap<&str, (VRef, usize)>,
+        routes: &[Route<'_, '_>],
+        speed: f64,
+    ) -> Result<Platform, MachineFileError> {
+        let mut used: HashMap<&str, Node> = HashMap::new();
+        for (src, dst, ls, r) in routes {
+            let (a, bv) = (vref[src].0, vref[dst].0);
+            if ls.len() != 1 {
+                return Err(self.err(*r, format!("<route src=\"{src}\" dst=\"{dst}\">: {} links; in a Floyd or Dijkstra zone netsim takes a route of one link between neighbours", ls.len())));
+            }
+            if matches!((a, bv), (VRef::Host(_), VRef::Host(_))) {
+                return Err(self.err(*r, format!("<route src=\"{src}\" dst=\"{dst}\">: hosts connect to routers in netsim; put a <router> between them")));
+            }
+            let (id, _, l) = ls[0];
+            if let Some(first) = used.get(id) {
+                if first.range() != r.range() {
+                    return Err(self.err(*r, format!("link `{id}` is in a second route (the first is on line {}); netsim's cables are one link each", self.line(*first))));
+                }
+                continue; // the reverse of a symmetrical route
+            }
+            used.insert(id, *r);
+            let p = LinkParams {
+                bandwidth: l.bw,
+                latency: l.lat,
+                buffer: 0,
+            };
+            b.cable(a, bv, p, p);
+        }
+        self.build(z, b, Some(speed))
+    }
+
+    /// Full routing: a star, each host's cable up its routes' first link,
+    /// down the last link of the routes to it.
+    fn full_star(
+        &self,
+        z: Node,
+        mut b: MachineBuilder,
+        vref: &HashMap<&str, (VRef, usize)>,
+        routes: &[Route<'_, '_>],
+        speed: f64,
+    ) -> Result<Platform, MachineFileError> {
+        type End<'s> = Option<((&'s str, u8), SgLink)>;
+        let n = b.hosts() as usize;
+        let idx = |h: &str| match vref[h].0 {
+            VRef::Host(i) => i as usize,
+            VRef::Net(_) => unreachable!("Full zones have hosts only"),
+        };
+        let mut up: Vec<End> = vec![None; n];
+        let mut down: Vec<End> = vec![None; n];
+        for (src, dst, ls, r) in routes {
+            let first = ls[0];
+            let last = ls[ls.len() - 1];
+            for (slot, end, who, what) in [
+                (
+                    &mut up[idx(src)],
+                    first,
+                    src,
+                    "first link of the routes from",
+                ),
+                (&mut down[idx(dst)], last, dst, "last link of the routes to"),
+            ] {
+                let key = (end.0, end.1);
+                match slot {
+                    None => *slot = Some((key, end.2)),
+                    Some((k, _)) if *k == key => {}
+                    Some((k, _)) => {
+                        return Err(self.err(*r, format!(
+                            "<route src=\"{src}\" dst=\"{dst}\">: the {what} `{who}` is `{}` here and `{}` elsewhere; netsim maps a Full zone onto one switch with one cable per host, so every route from a host starts with the same link and every route to it ends with the same link",
+                            end.0, k.0
+                        )));
+                    }
+                }
+            }
+        }
+        // One link (and direction) is one host's end only, except the link
+        // of a one-link route, which is both hosts'.
+        let single: Vec<&str> = routes
+            .iter()
+            .filter(|r| r.2.len() == 1)
+            .map(|r| r.2[0].0)
+            .collect();
+        let mut owner: HashMap<(&str, u8, bool), usize> = HashMap::new();
+        for (dir, ends) in [(true, &up), (false, &down)] {
+            for (h, e) in ends.iter().enumerate() {
+                let Some(((id, d), _)) = e else {
+                    let name = &vref
+                        .iter()
+                        .find(|(_, v)| v.0 == VRef::Host(h as u32))
+                        .map(|(k, _)| *k)
+                        .unwrap_or("?");
+                    return Err(self.err(
+                        z,
+                        format!(
+                            "host `{name}` has no route {}; netsim needs one for its cable",
+                            if dir { "from it" } else { "to it" }
+                        ),
+                    ));
+                };
+                if let Some(o) = owner.insert((id, *d, dir), h) {
+                    if o != h && !single.contains(id) {
+                        return Err(self.err(z, format!("link `{id}` starts (or ends) the routes of two hosts; netsim gives each host its own cable")));
+                    }
+                }
+            }
+        }
+        // The latency each route has beyond its two ends must be one
+        // number, split over the cables; links in between must not limit.
+        let ends: Vec<(&str, u8)> = up
+            .iter()
+            .chain(down.iter())
+            .map(|e| e.expect("checked").0)
+            .collect();
+        let total_up: u128 = up
+            .iter()
+            .map(|e| e.expect("checked").1.bw.as_bytes_per_sec() as u128)
+            .sum();
+        let mut rest: Option<(i128, Node)> = None;
+        for (src, dst, ls, r) in routes {
+            let l_route: i128 = ls.iter().map(|(_, _, l)| l.lat.as_ps() as i128).sum();
+            let (u, d) = (
+                up[idx(src)].expect("checked").1,
+                down[idx(dst)].expect("checked").1,
+            );
+            let res = l_route - u.lat.as_ps() as i128 - d.lat.as_ps() as i128;
+            match rest {
+                None => rest = Some((res, *r)),
+                Some((x, first)) if x != res => {
+                    return Err(self.err(*r, format!(
+                        "<route src=\"{src}\" dst=\"{dst}\">: its latency beyond its first and last links differs from the route on line {} ({} ps against {} ps); netsim's star has one latency between the cables",
+                        self.line(first), res, x
+                    )));
+                }
+                _ => {}
+            }
+            for (id, dir, l) in ls.get(1..ls.len().saturating_sub(1)).unwrap_or(&[]) {
+                if ends.contains(&(*id, *dir)) {
+                    continue;
+                }
+                let need = if l.policy == Policy::FatPipe {
+                    u.bw.as_bytes_per_sec() as u128
+                } else {
+                    total_up
+                };
+                if (l.bw.as_bytes_per_sec() as u128) < need {
+                    return Err(self.err(*r, format!(
+                        "<route src=\"{src}\" dst=\"{dst}\">: link `{id}` between its ends could limit traffic ({} below {need} B/s); netsim's star has no shared middle link",
+                        l.bw
+                    )));
+                }
+            }
+        }
+        let res = rest.map_or(0, |r| r.0);
+        let half = res.div_euclid(2);
+        let (add_up, add_down) = (res - half, half);
+        let sw = b.net("switch", false);
+        for h in 0..n {
+            let (u, d) = (up[h].expect("checked").1, down[h].expect("checked").1);
+            let lat = |base: Time, add: i128| -> Result<Time, MachineFileError> {
+                let v = base.as_ps() as i128 + add;
+                u64::try_from(v).map(Time::from_ps).map_err(|_| {
+                    self.err(
+                        z,
+                        "a one-link route's latency cannot be split over two cables of this star"
+                            .into(),
+                    )
+                })
+            };
+            b.cable(
+                VRef::Host(h as u32),
+                sw,
+                LinkParams {
+                    bandwidth: u.bw,
+                    latency: lat(u.lat, add_up)?,
+                    buffer: 0,
+                },
+                LinkParams {
+                    bandwidth: d.bw,
+                    latency: lat(d.lat, add_down)?,
+                    buffer: 0,
+                },
+            );
+        }
+        self.build(z, b, Some(speed))
+    }
+}

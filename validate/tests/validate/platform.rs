@@ -1,0 +1,324 @@
+//! `netsim replay --platform` (SimGrid platform XML) and
+//! `--machine-file`: replays with answers computed by hand the way
+//! SimGrid's CM02 model computes them, and the platform's bad inputs
+//! (rows 55-60 of docs/BAD-INPUT.md).
+//!
+//! SimGrid's settings the answers assume (those of
+//! `bench/peers/peers.py`): `network/model:CM02`,
+//! `network/crosstraffic:0`, no bandwidth or latency factors, every send
+//! detached and asynchronous; SMPI's 16-byte envelope on every message.
+//! netsim's default MPI preset on a platform, `smpi`, is that physics: a
+//! message of `s` bytes on an idle route takes `latency + (s + 16) /
+//! bandwidth`. SimGrid 3.32 (`smpirun -replay`) gave the same numbers to
+//! the picosecond for both platforms here (see the report of issue 14).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("netsim-platform-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn netsim(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("netsim runs")
+}
+
+fn makespan_ps(cwd: &Path, args: &[&str]) -> u64 {
+    let o = netsim(cwd, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "netsim {args:?}: {err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["makespan_ps"].as_u64().unwrap_or_else(|| panic!("{v}"))
+}
+
+/// SimGrid's own example trace (`actions0.txt`, `actions1.txt` of its
+/// replay examples): rank 0 sends 1e6 B (tag 0) to rank 1, which
+/// receives, computes 1e9 flops, sends 1e6 B back (tag 1) and receives
+/// 1e6 B (tag 2).
+fn simgrid_example(d: &Path) {
+    std::fs::write(
+        d.join("actions0.txt"),
+        "0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n0 send 1 2 1e6\n0 finalize\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("actions1.txt"),
+        "1 init\n1 recv 0 0 1e6\n1 compute 1e9\n1 isend 0 1 1e6\n1 irecv 0 2 1e6\n1 wait 0 1 2\n1 finalize\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.txt"), "actions0.txt\nactions1.txt\n").unwrap();
+}
+
+#[test]
+fn ti_trace_on_a_flat_cluster_is_simgrids_cm02_answer() {
+    let d = dir("flat");
+    simgrid_example(&d);
+    std::fs::write(
+        d.join("cluster.xml"),
+        r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf"
+           bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"/>
+</platform>
+"#,
+    )
+    .unwrap();
+    // One message: route h0 -> h1 = private up (50 us) + backbone
+    // (500 us) + private down (50 us) = 600 us; bottleneck 125 MB/s;
+    // (1e6 + 16) B / 125e6 B/s = 8.000128 ms; T = 8.600128 ms.
+    // Rank 1 ends after three messages in a chain and 1e9 flops at 1 Gf
+    // (1 s): 3 x 8.600128 ms + 1 s = 1.025800384 s.
+    // SimGrid 3.32 smpirun -replay: 1.025800384000 s.
+    let t = 3 * 8_600_128_000 + 1_000_000_000_000;
+    for mode in ["flow", "packet"] {
+        let got = makespan_ps(
+            &d,
+            &[
+                "replay",
+                "list.txt",
+                "--platform",
+                "cluster.xml",
+                "--mode",
+                mode,
+                "--json",
+                "--no-wall",
+            ],
+        );
+        if mode == "flow" {
+            assert_eq!(got, t, "flow");
+        } else {
+            // Packets are forwarded store-and-forward through the switch.
+            assert!(got >= t && got < t + t / 100, "packet {got} vs {t}");
+        }
+    }
+    // The header is a parameter: 0 B takes 3 x 16 B / 125e6 B/s = 384 ns
+    // off.
+    let got = makespan_ps(
+        &d,
+        &[
+            "replay",
+            "list.txt",
+            "--platform",
+            "cluster.xml",
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+            "--set",
+            "mpi.header_bytes=0",
+        ],
+    );
+    assert_eq!(got, t - 384_000);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn full_routing_zone_with_explicit_routes() {
+    let d = dir("full");
+    std::fs::write(
+        d.join("p.xml"),
+        r#"<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="world" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <host id="c" speed="1Gf"/>
+    <link id="la" bandwidth="125MBps" latency="10us"/>
+    <link id="lb" bandwidth="100MBps" latency="20us"/>
+    <link id="lc" bandwidth="125MBps" latency="30us"/>
+    <link id="bb" bandwidth="10GBps" latency="5us"/>
+    <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lb"/></route>
+    <route src="a" dst="c"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+    <route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+  </zone>
+</platform>
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("r0.txt"),
+        "0 init\n0 send 1 0 1000000\n0 recv 2 1 500000\n0 finalize\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("r1.txt"),
+        "1 init\n1 recv 0 0 1000000\n1 compute 1e6\n1 send 2 2 2000000\n1 finalize\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("r2.txt"),
+        "2 init\n2 recv 1 2 2000000\n2 send 0 1 500000\n2 finalize\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.txt"), "r0.txt\nr1.txt\nr2.txt\n").unwrap();
+    // a -> b: 10 + 5 + 20 us = 35 us, bottleneck lb 100 MB/s:
+    //   35 us + 1000016 B / 1e8 B/s = 10.035160 ms
+    // b computes 1e6 flops at 1 Gf: 1 ms -> 11.035160 ms
+    // b -> c: 20 + 5 + 30 us = 55 us, 100 MB/s:
+    //   55 us + 2000016 / 1e8 = 20.055160 ms -> 31.090320 ms
+    // c -> a: 30 + 5 + 10 us = 45 us, 125 MB/s:
+    //   45 us + 500016 / 125e6 = 4.045128 ms -> 35.135448 ms
+    // SimGrid 3.32 smpirun -replay: 0.035135448000 s.
+    let got = makespan_ps(
+        &d,
+        &[
+            "replay",
+            "list.txt",
+            "--platform",
+            "p.xml",
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+        ],
+    );
+    assert_eq!(got, 35_135_448_000);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn platform_in_a_scenario_file_and_machine_file_replay() {
+    let d = dir("scenario");
+    simgrid_example(&d);
+    std::fs::write(
+        d.join("c.xml"),
+        r#"<platform version="4.1"><cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us"/></platform>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        "[machine]\nplatform = \"c.xml\"\n[transport]\nmode = \"flow\"\n[workload]\nkind = \"trace\"\npath = \"list.txt\"\n",
+    )
+    .unwrap();
+    // 100 us + 8.000128 ms per message; 3 of them and 1 s.
+    let t = 3 * 8_100_128_000 + 1_000_000_000_000;
+    assert_eq!(
+        makespan_ps(&d, &["run", "s.toml", "--json", "--no-wall"]),
+        t
+    );
+    // The same machine as a netsim machine file, with the smpi preset.
+    std::fs::write(
+        d.join("m.txt"),
+        "switch s\nhost h0\nhost h1\nlink h0 s bw=125MB/s lat=50us\nlink h1 s bw=125MB/s lat=50us\n",
+    )
+    .unwrap();
+    let got = makespan_ps(
+        &d,
+        &[
+            "replay",
+            "list.txt",
+            "--machine-file",
+            "m.txt",
+            "--mpi",
+            "smpi",
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+        ],
+    );
+    assert_eq!(got, t);
+    // --platform and --machine-file exclude each other (and --machine).
+    let o = netsim(
+        &d,
+        &[
+            "replay",
+            "list.txt",
+            "--machine-file",
+            "m.txt",
+            "--platform",
+            "c.xml",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A platform's bad input (docs/BAD-INPUT.md rows 55-60): `netsim replay
+/// t.ti --platform x.xml` exits 2 naming `x.xml:LINE` and the element.
+fn bad(test: &str, xml: &str, message: &str) {
+    let d = dir(test);
+    std::fs::write(d.join("x.xml"), xml).unwrap();
+    std::fs::write(d.join("t.ti"), "0 send 1 0 8\n1 recv 0 0 8\n").unwrap();
+    let o = netsim(&d, &["replay", "t.ti", "--platform", "x.xml", "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let _ = std::fs::remove_dir_all(&d);
+    assert!(!err.contains("panicked"), "{test}: netsim panicked:\n{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{test}: exit code; stderr:\n{err}"
+    );
+    assert!(
+        err.contains(message),
+        "{test}: stderr lacks `{message}`:\n{err}"
+    );
+}
+
+const HOSTS: &str = "<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n";
+
+#[test]
+fn bad_platform_unsupported_element() {
+    bad(
+        "element",
+        &format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<zoneRoute src=\"a\" dst=\"b\"/>\n</zone>\n</platform>\n"
+        ),
+        "x.xml:5: <zoneRoute> is not supported by netsim's platform import",
+    );
+}
+
+#[test]
+fn bad_platform_unsupported_topology() {
+    bad(
+        "topology",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" topo_parameters=\"1,1;1,1;1,1;1\"/>\n</platform>\n",
+        "x.xml:2: <cluster topology=\"DRAGONFLY\">: netsim imports FLAT, TORUS and FAT_TREE",
+    );
+}
+
+#[test]
+fn bad_platform_backbone_that_could_limit() {
+    bad(
+        "backbone",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" bb_bw=\"1GBps\"/>\n</platform>\n",
+        "x.xml:2: <cluster bb_bw>: the backbone's 1.000 GB/s could limit traffic",
+    );
+}
+
+#[test]
+fn bad_platform_bandwidth_without_unit() {
+    bad(
+        "unit",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"125\" lat=\"1us\"/>\n</platform>\n",
+        "x.xml:2: <cluster bw>: bandwidth `125`: expected a number and a unit (Bps",
+    );
+}
+
+#[test]
+fn bad_platform_full_route_not_a_star() {
+    bad(
+        "star",
+        &format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<host id=\"c\" speed=\"1Gf\"/>\n<link id=\"l1\" bandwidth=\"1GBps\"/><link id=\"l2\" bandwidth=\"1GBps\"/><link id=\"l3\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n<route src=\"a\" dst=\"c\"><link_ctn id=\"l3\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
+        ),
+        "x.xml:8: <route src=\"a\" dst=\"c\">: the first link of the routes from `a` is `l3` here and `l1` elsewhere",
+    );
+}
+
+#[test]
+fn bad_platform_not_xml() {
+    bad(
+        "xml",
+        "<platform version=\"4.1\">\n<cluster id=\"c\">\n</zone>\n</platform>\n",
+        "x.xml:3: not well-formed XML",
+    );
+}
