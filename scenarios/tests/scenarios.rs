@@ -2214,5 +2214,7 @@ mod scenario_files {
 mod communicators;
 #[path = "scenarios/dumpi_coverage.rs"]
 mod dumpi_coverage;
+#[path = "scenarios/otf2.rs"]
+mod otf2;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;
