@@ -224,17 +224,18 @@ impl<S: EventSource> RankStream<S> {
             .and_then(|(r, _)| self.layout.regions.get(&r))
             .map(|(n, _)| format!(" ({n})"))
             .unwrap_or_default();
-        let at = if pos == 0 {
-            String::new()
+        // The MPI layer names the rank; the origin names the file.
+        let message = if pos == 0 {
+            what.to_string()
         } else {
-            format!(", event {pos}{name}")
+            format!("event {pos}{name}: {what}")
         };
         ProgramError {
             origin: Origin {
                 source: self.file.clone(),
                 line: pos,
             },
-            message: format!("rank {}{at}: {what}", self.rank),
+            message,
         }
     }
 
