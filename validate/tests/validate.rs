@@ -864,3 +864,5 @@ mod bench_smoke;
 mod fuzz_regressions;
 #[path = "validate/open_files.rs"]
 mod open_files;
+#[path = "validate/otf2.rs"]
+mod otf2;

@@ -276,7 +276,7 @@ impl Layout {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Three ranks, world (comm 0), a pair {2, 0} (comm 1), a self comm.
