@@ -8,7 +8,9 @@
 #[cfg(feature = "otf2")]
 use std::collections::BTreeMap;
 
-use scenarios::trace::{TraceConfig, TraceFormat, open_path};
+#[cfg(feature = "otf2")]
+use scenarios::trace::TraceFormat;
+use scenarios::trace::{TraceConfig, open_path};
 
 use super::data;
 
