@@ -449,7 +449,7 @@ impl<S: EventSource> RankStream<S> {
         let sendrecv = sends == 1 && recvs == 1;
         let mut half: Option<(u64, Count, Peer, i32, CommInfo)> = None;
         let mut done: Vec<(u64, u64)> = Vec::new();
-        for (pos, e) in events {
+        for (i, (pos, e)) in events.iter().enumerate() {
             let pos = *pos;
             match *e {
                 Event::Send {
@@ -547,6 +547,13 @@ impl<S: EventSource> RankStream<S> {
                     )?;
                 }
                 Event::IrecvRequest { req } => {
+                    // Completed in this same region: posted there.
+                    let here = events[i + 1..]
+                        .iter()
+                        .any(|(_, e)| matches!(*e, Event::Irecv { req: r, .. } if r == req));
+                    if here {
+                        continue;
+                    }
                     if let Some((peer, comm, tag, len)) = self.find_irecv(pos, req)? {
                         self.post_irecv(pos, peer, comm, tag, len, req)?;
                         self.posted.insert(req);

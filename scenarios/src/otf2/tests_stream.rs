@@ -206,6 +206,38 @@ fn a_receive_is_posted_where_requested_with_its_completion_fields() {
 }
 
 #[test]
+fn a_receive_completed_in_its_own_region_is_posted_there() {
+    let ev = region(
+        0,
+        10,
+        vec![
+            Event::IrecvRequest { req: 4 },
+            Event::Irecv {
+                peer: 1,
+                comm: 0,
+                tag: 0,
+                len: 8,
+                req: 4,
+            },
+        ],
+    );
+    let ops = body(run(0, ev).unwrap());
+    assert_eq!(
+        ops,
+        vec![
+            Op::Irecv {
+                src: Source::Rank(1),
+                tag: TagSel::Tag(0),
+                bytes: 8,
+                comm: CommId::WORLD,
+                req: ReqId(4)
+            },
+            Op::Wait { req: ReqId(4) },
+        ]
+    );
+}
+
+#[test]
 fn collective_sizes_per_rank_from_scorep_counts() {
     let c = Comm::Id(CommId::WORLD);
     let call = |op, me, root, sent, received| {
