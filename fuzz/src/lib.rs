@@ -29,6 +29,7 @@ pub const TARGETS: &[(&str, Feed)] = &[
     ("native", native),
     ("goal", goal),
     ("dumpi", dumpi),
+    ("otf2", otf2),
     ("msglist", msglist),
     ("scenario", scenario),
     ("machine", machine),
@@ -183,6 +184,160 @@ pub fn dumpi(data: &[u8]) {
             drain(vec![s]);
         }
     });
+}
+
+/// OTF2: what netsim parses itself, from bytes: the global definitions
+/// (ranks, regions, groups, communicators) and one rank's events, through
+/// `Layout::new` and the rank's `RankStream` (the event-to-operation
+/// translation shared with DUMPI). The OTF2 library's own decoding of the
+/// files is not fuzzed here (it is C, fuzzed by its maintainers if at
+/// all; netsim only binds it), see docs/FUZZING.md.
+pub fn otf2(data: &[u8]) {
+    use scenarios::otf2::defs::{CommDef, GroupDef, RegionDef};
+    use scenarios::otf2::{Definitions, Event, Layout, Otf2Config, RankStream};
+    let mut b = data.iter().copied();
+    let mut byte = || b.next().unwrap_or(0);
+    let n = u64::from(byte() % 8) + 1;
+    let mut d = Definitions {
+        resolution: u64::from(byte()),
+        ..Default::default()
+    };
+    for (i, name) in ["MPI_Send", "MPI_Testall", "MPI_Waitall", "compute"]
+        .iter()
+        .enumerate()
+    {
+        d.strings.insert(i as u32, name.to_string());
+        let paradigm = if byte() % 4 == 0 { 0 } else { 4 };
+        d.regions.insert(
+            i as u32,
+            RegionDef {
+                name: i as u32,
+                paradigm,
+            },
+        );
+    }
+    d.locations = (0..n + u64::from(byte() % 2)).map(|l| (l, 0)).collect();
+    let mut locations: Vec<u64> = (0..n).collect();
+    if byte() % 8 == 0 {
+        locations.reverse();
+    }
+    d.groups.insert(
+        0,
+        GroupDef {
+            kind: 4,
+            paradigm: 4,
+            members: locations,
+        },
+    );
+    let groups = byte() % 4;
+    for g in 1..=u32::from(groups) {
+        let kind = 4 + byte() % 3;
+        let members = (0..byte() % 6).map(|_| u64::from(byte() % 10)).collect();
+        d.groups.insert(
+            g,
+            GroupDef {
+                kind,
+                paradigm: 4,
+                members,
+            },
+        );
+    }
+    d.groups.insert(
+        9,
+        GroupDef {
+            kind: 5,
+            paradigm: 4,
+            members: (0..n).collect(),
+        },
+    );
+    d.comms.push(CommDef {
+        id: 0,
+        group: 9,
+        parent: u32::MAX,
+    });
+    for c in 1..=u32::from(byte() % 4) {
+        let group = u32::from(byte() % (groups + 2));
+        d.comms.push(CommDef {
+            id: c,
+            group,
+            parent: 0,
+        });
+    }
+    let Ok(layout) = Layout::new(&d) else {
+        return;
+    };
+    let rank = u32::from(byte()) % layout.num_ranks();
+    let mut events = Vec::new();
+    let mut time = 0u64;
+    let mut pos = 0u64;
+    while let Some(k) = b.next() {
+        let mut f = || b.next().unwrap_or(0);
+        let (peer, comm, tag) = (u32::from(f() % 10), u32::from(f() % 5), u32::from(f()));
+        let (len, req) = (u64::from(f()) << (f() % 48), u64::from(f() % 8));
+        time += u64::from(f());
+        let e = match k % 14 {
+            0 | 1 => Event::Enter {
+                time,
+                region: u32::from(f() % 5),
+            },
+            2 | 3 => Event::Leave {
+                time,
+                region: u32::from(f() % 5),
+            },
+            4 => Event::Send {
+                peer,
+                comm,
+                tag,
+                len,
+            },
+            5 => Event::Recv {
+                peer,
+                comm,
+                tag,
+                len,
+            },
+            6 => Event::Isend {
+                peer,
+                comm,
+                tag,
+                len,
+                req,
+            },
+            7 => Event::Irecv {
+                peer,
+                comm,
+                tag,
+                len,
+                req,
+            },
+            8 => Event::IrecvRequest { req },
+            9 => Event::IsendComplete { req },
+            10 => Event::RequestTest { req },
+            11 => Event::RequestCancelled { req },
+            12 => Event::CollectiveBegin,
+            _ => Event::CollectiveEnd {
+                op: f() % 24,
+                comm,
+                root: if f() % 8 == 0 { u32::MAX } else { peer },
+                sent: len,
+                received: u64::from(f()) << (f() % 48),
+            },
+        };
+        pos += 1;
+        events.push((pos, e));
+    }
+    let config = Otf2Config {
+        compute_scale: f64::from(data.len() as u32 % 3),
+        ..Default::default()
+    };
+    let s = RankStream::new(
+        events.into_iter(),
+        std::sync::Arc::new(layout),
+        rank,
+        config,
+        "fuzz.evt".into(),
+    );
+    drain(vec![s]);
 }
 
 /// CSV message list.

@@ -15,6 +15,8 @@
 //! - [`dumpi`]: SST DUMPI binary traces (`.meta` + one `.bin` per rank),
 //!   read through [`recorded`], the mapping of recorded MPI calls to
 //!   operations that any binary trace format can share;
+//! - [`otf2`]: OTF2 traces (Score-P), through the OTF2 library behind the
+//!   `otf2` feature, read through [`recorded`] as DUMPI is;
 //! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text form);
 //! - [`scenario`]: scenario files (TOML): machine, transport, mapping,
 //!   MPI parameters, seed and workload, run into a [`scenario::Report`];
@@ -54,6 +56,7 @@ pub mod dumpi;
 pub mod goal;
 pub mod msglist;
 pub mod native;
+pub mod otf2;
 pub mod recorded;
 pub mod scenario;
 pub mod shared;

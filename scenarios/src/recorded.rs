@@ -6,8 +6,8 @@
 //! [`Comm`], [`Peer`], [`Count`], request handles), and hands it to a
 //! [`CallMapper`], which keeps what a rank's replay must remember
 //! (persistent requests, the sizes of derived datatypes) and returns the
-//! netsim [`Op`]s. DUMPI is the first reader ([`crate::dumpi`]); an OTF2
-//! reader would produce the same calls from its events.
+//! netsim [`Op`]s. DUMPI ([`crate::dumpi`]) and OTF2 ([`crate::otf2`], which
+//! reads sizes in bytes: datatype 0 of size 1) produce these calls.
 //!
 //! # Mapping
 //!

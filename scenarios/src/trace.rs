@@ -6,7 +6,7 @@
 //! DUMPI trace; one whose trace files are `<prefix><rank><suffix>` for
 //! ranks `0..n` (SimGrid's per-rank TI files, e.g. `ti_trace0.txt` ..
 //! `ti_trace31.txt`; `README*`, `ORIGIN*` and `*.md` files aside) is that
-//! TI trace; one holding exactly one `.trace`, `.goal` or `.csv` file is
+//! TI trace; one holding exactly one `.otf2`, `.trace`, `.goal` or `.csv` file is
 //! that file. Anything else is refused with a message saying what to
 //! pass.
 
@@ -18,11 +18,12 @@ use crate::dumpi::{DumpiConfig, DumpiTrace};
 use crate::goal::{GoalConfig, GoalSchedule};
 use crate::msglist::{MessageList, MessageListConfig};
 use crate::native::NativeTrace;
+use crate::otf2::{Otf2Config, Otf2Trace};
 use crate::text::file_error;
 use crate::ti::{TiConfig, TiTrace};
 
-/// The trace formats netsim reads, named `ti`, `dumpi`, `goal`, `native`
-/// and `csv` in scenario files and on the command line.
+/// The trace formats netsim reads, named `ti`, `dumpi`, `otf2`, `goal`,
+/// `native` and `csv` in scenario files and on the command line.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]
@@ -36,6 +37,9 @@ pub enum TraceFormat {
     /// SST DUMPI binary trace, opened through its `.meta` file
     /// (`crate::dumpi`).
     Dumpi,
+    /// OTF2 trace, opened through its `.otf2` anchor file (`crate::otf2`;
+    /// needs the `otf2` feature).
+    Otf2,
     /// GOAL schedule (`crate::goal`).
     Goal,
     /// netsim's native line format, one shared file (`crate::native`).
@@ -47,11 +51,12 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    /// The format a file's extension names: `.meta` DUMPI, `.goal` GOAL,
+    /// The format a file's extension names: `.meta` DUMPI, `.otf2` OTF2, `.goal` GOAL,
     /// `.csv` message list, `.trace` native, anything else SimGrid TI.
     pub fn detect(path: &Path) -> TraceFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("meta") => TraceFormat::Dumpi,
+            Some("otf2") => TraceFormat::Otf2,
             Some("goal") => TraceFormat::Goal,
             Some("csv") => TraceFormat::MessageList,
             Some("trace") => TraceFormat::Native,
@@ -67,6 +72,8 @@ pub struct TraceConfig {
     pub ti: TiConfig,
     /// DUMPI replay (clock, computation scale).
     pub dumpi: DumpiConfig,
+    /// OTF2 replay (computation scale).
+    pub otf2: Otf2Config,
     /// GOAL replay (`calc` unit).
     pub goal: GoalConfig,
     /// Message-list phase (ranks, receive order, tag).
@@ -152,6 +159,7 @@ pub fn resolve_dir(dir: &Path, format: Option<TraceFormat>) -> Result<DirTrace, 
         }
     }
     for (ext, f) in [
+        ("otf2", TraceFormat::Otf2),
         ("trace", TraceFormat::Native),
         ("goal", TraceFormat::Goal),
         ("csv", TraceFormat::MessageList),
@@ -170,7 +178,7 @@ pub fn resolve_dir(dir: &Path, format: Option<TraceFormat>) -> Result<DirTrace, 
         dir,
         format!(
             "is a directory, and its {} files ({shown}) are not one trace: pass a trace file \
-             (a DUMPI .meta, a TI shared or list file, a .trace, .goal or .csv file), or a \
+             (a DUMPI .meta, an OTF2 .otf2 anchor, a TI shared or list file, a .trace, .goal or .csv file), or a \
              directory holding one DUMPI .meta or only the TI per-rank files <prefix>0<suffix> \
              .. <prefix>N-1<suffix>",
             files.len()
@@ -237,6 +245,7 @@ pub fn open_streams(
     Ok(match format {
         TraceFormat::SimGridTi => boxed(TiTrace::open(path, config.ti.clone())?.streams()?),
         TraceFormat::Dumpi => boxed(DumpiTrace::open(path, config.dumpi.clone())?.streams()?),
+        TraceFormat::Otf2 => boxed(Otf2Trace::open(path, config.otf2.clone())?.streams()?),
         TraceFormat::Goal => boxed(GoalSchedule::open(path, config.goal.clone())?.streams()?),
         TraceFormat::Native => boxed(NativeTrace::open(path)?.streams()?),
         TraceFormat::MessageList => boxed(MessageList::read(path, &config.msglist)?.programs()),

@@ -2222,5 +2222,7 @@ mod communicators;
 mod dumpi_coverage;
 #[path = "scenarios/goal_graph.rs"]
 mod goal_graph;
+#[path = "scenarios/otf2.rs"]
+mod otf2;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;

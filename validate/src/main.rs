@@ -39,7 +39,7 @@ enum Command {
     /// Run a scenario file (TOML; docs/SCENARIOS.md) and report makespan,
     /// finish times, traffic, match-queue searches, links and events.
     Run(cli::RunArgs),
-    /// Replay an MPI trace (SimGrid TI, DUMPI, GOAL, native, CSV message
+    /// Replay an MPI trace (SimGrid TI, DUMPI, OTF2, GOAL, native, CSV message
     /// list) on a preset machine.
     Replay(cli::ReplayArgs),
     /// List the machine and MPI presets with their sources and key numbers.

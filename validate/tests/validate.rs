@@ -892,5 +892,7 @@ mod first_steps;
 mod fuzz_regressions;
 #[path = "validate/open_files.rs"]
 mod open_files;
+#[path = "validate/otf2.rs"]
+mod otf2;
 #[path = "validate/platform.rs"]
 mod platform;

@@ -299,6 +299,7 @@ impl Scenario {
                         "must be 0 or more",
                     )?;
                     cfg.dumpi.compute_scale = *c;
+                    cfg.otf2.compute_scale = *c;
                 }
                 if let Some(u) = calc_unit {
                     cfg.goal.calc_unit = u.0;

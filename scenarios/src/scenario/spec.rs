@@ -310,7 +310,7 @@ pub enum WorkloadSpec {
         format: Option<TraceFormat>,
         /// TI host speed [flop/s]. Default 1e9.
         host_speed_flops: Option<f64>,
-        /// DUMPI computation scale. Default 1.0.
+        /// DUMPI and OTF2 computation scale. Default 1.0.
         compute_scale: Option<f64>,
         /// GOAL `calc` unit. Default 1 ns.
         calc_unit: Option<Dur>,

@@ -91,13 +91,14 @@ pub struct RunArgs {
 /// `netsim replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// Trace format; default from the extension (.meta DUMPI, .goal GOAL,
-    /// .csv message list, .trace native, else TI).
+    /// Trace format; default from the extension (.meta DUMPI, .otf2 OTF2,
+    /// .goal GOAL, .csv message list, .trace native, else TI).
     #[arg(long, value_enum)]
     format: Option<TraceFormat>,
-    /// The trace: one file (TI shared or list file, DUMPI .meta, GOAL,
-    /// native, CSV), a directory holding one trace (one DUMPI .meta, or
-    /// only TI per-rank files), or several TI per-rank files in rank order.
+    /// The trace: one file (TI shared or list file, DUMPI .meta, OTF2
+    /// .otf2 anchor, GOAL, native, CSV), a directory holding one trace (one
+    /// DUMPI .meta or .otf2, or only TI per-rank files), or several TI
+    /// per-rank files in rank order.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Machine preset.
@@ -126,7 +127,7 @@ pub struct ReplayArgs {
     /// TI host speed [flop/s] turning `compute` amounts into time.
     #[arg(long, value_name = "FLOPS")]
     host_speed: Option<f64>,
-    /// DUMPI: factor on recorded computation gaps.
+    /// DUMPI and OTF2: factor on recorded computation gaps.
     #[arg(long)]
     compute_scale: Option<f64>,
     #[command(flatten)]

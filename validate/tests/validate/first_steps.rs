@@ -182,6 +182,11 @@ fn readme_commands_run_as_written() {
         let instead = NOT_AS_WRITTEN
             .iter()
             .position(|(p, _, _)| padded.starts_with(p));
+        // OTF2 is read through a C library behind the `otf2` feature; the
+        // feature's test run (CI builds with it) runs this command.
+        if c.contains("otf2") && !cfg!(feature = "otf2") {
+            continue;
+        }
         let run = match instead {
             Some(i) => {
                 used[i] = true;
