@@ -395,12 +395,12 @@ fn validate_cmd(
         rows.extend(r);
     }
     if json {
-        println!(
-            "{}",
+        cli::out(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        ));
     } else {
-        print!("{}", suite::table(&rows));
+        cli::out(&suite::table(&rows));
     }
     Ok(rows.iter().all(|r| r.verdict != Verdict::Fail))
 }
@@ -475,7 +475,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             std::fs::write(p, &scenario).map_err(|e| (1, format!("{}: {e}", p.display())))?;
             eprintln!("wrote {}", p.display());
         }
-        None => print!("{scenario}"),
+        None => cli::out(&scenario),
     }
     Ok(true)
 }
@@ -498,7 +498,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cli::run(a).map(|()| true).map_err(cli_err),
         Command::Replay(a) => cli::replay(a).map(|()| true).map_err(cli_err),
         Command::Presets => {
-            print!("{}", cli::presets());
+            cli::out(&cli::presets());
             Ok(true)
         }
         Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),

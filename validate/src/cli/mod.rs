@@ -349,14 +349,30 @@ fn run_table(
     emit(&outcome, opts)
 }
 
+/// Writes `text` to standard output. A reader that went away (`netsim
+/// ... | head`) ends the output quietly instead of panicking as `print!`
+/// does on a closed pipe; any other failure (a full disk) is an error,
+/// exit 2.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("netsim: error: cannot write the output: {e}");
+            std::process::exit(EXIT_INPUT.into());
+        }
+        _ => {}
+    }
+}
+
 fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), CliError> {
     match opts.format() {
-        Format::Table => print!("{}", render::table(&o.report)),
-        Format::Json => println!(
-            "{}",
+        Format::Table => out(&render::table(&o.report)),
+        Format::Json => out(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&o.report).map_err(|e| e.to_string())?
-        ),
-        Format::Csv => print!("{}", render::csv(&o.report)?),
+        )),
+        Format::Csv => out(&render::csv(&o.report)?),
     }
     if let Some(p) = &opts.plot {
         for f in plots::run_figures(o, p)? {
@@ -616,7 +632,7 @@ fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
             std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
             eprintln!("wrote {} rows to {}", rows.len(), p.display());
         }
-        None => print!("{text}"),
+        None => out(&text),
     }
     if let Some(p) = &o.plot {
         for f in plots::sweep_figures(rows, p, &o.metric)? {
