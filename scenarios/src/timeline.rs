@@ -82,9 +82,10 @@ pub struct Timeline<W: Write> {
     err: Option<io::Error>,
 }
 
-/// Trace-event process ids of the two groups of tracks.
+/// Trace-event process ids of the groups of tracks.
 const RANKS_PID: u32 = 1;
 const CPUS_PID: u32 = 2;
+const LINKS_PID: u32 = 3;
 
 impl<W: Write> Timeline<W> {
     /// Starts the JSON document on `out`.
@@ -132,6 +133,47 @@ impl<W: Write> Timeline<W> {
             self.ranks.resize(i + 1, (String::new(), None));
         }
         &mut self.ranks[i]
+    }
+
+    /// Adds one counter track per link that carried bytes: its rate
+    /// (Gb/s) in each bin of `series` (the transport's per-link time
+    /// series, [`topology::LinkSeries`]), named `link L: FROM -> TO` from
+    /// `ends` (the link's two vertex names). Called after the run, when
+    /// the series is complete.
+    pub fn link_tracks(
+        &mut self,
+        series: &[topology::LinkSeries],
+        ends: impl Fn(u32) -> (String, String),
+    ) {
+        if series.is_empty() {
+            return;
+        }
+        self.event(format!(
+            "{{\"ph\":\"M\",\"pid\":{LINKS_PID},\"name\":\"process_name\",\"args\":{{\"name\":\"links (rate per bin)\"}}}}"
+        ));
+        for ls in series {
+            let (a, b) = ends(ls.link);
+            let name = json_str(&format!("link {}: {a} -> {b}", ls.link));
+            let iv = ls.interval;
+            let mut prev = None;
+            for (i, &bytes) in ls.bytes.iter().enumerate() {
+                // Gb/s = bits per ns; only changes are written.
+                let gbps = (bytes * 8) as f64 / (iv.as_ps() as f64 / 1000.0);
+                if prev == Some(bytes) {
+                    continue;
+                }
+                prev = Some(bytes);
+                self.event(format!(
+                    "{{\"ph\":\"C\",\"cat\":\"link\",\"pid\":{LINKS_PID},\"name\":{name},\"ts\":{},\"args\":{{\"Gb/s\":{gbps}}}}}",
+                    us(Time::from_ps(iv.as_ps() * i as u64))
+                ));
+            }
+            let end = Time::from_ps(iv.as_ps() * ls.bytes.len() as u64);
+            self.event(format!(
+                "{{\"ph\":\"C\",\"cat\":\"link\",\"pid\":{LINKS_PID},\"name\":{name},\"ts\":{},\"args\":{{\"Gb/s\":0}}}}",
+                us(end)
+            ));
+        }
     }
 
     /// Closes the blocked intervals still open (a failed run's) at the

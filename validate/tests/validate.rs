@@ -166,6 +166,142 @@ mod cli {
         assert_eq!(waits, 2, "both ranks blocked in recv");
     }
 
+    /// The Trace Event Format's rules (the format Perfetto and
+    /// chrome://tracing load) for the events netsim writes: a
+    /// `traceEvents` array of objects with a known `ph`; complete events
+    /// (`X`) with a name, non-negative `ts` and `dur` and integer `pid` and
+    /// `tid`; instants (`i`) with a name, `ts` and scope `t`/`p`/`g`;
+    /// counters (`C`) with a name, `ts` and numeric `args`; metadata (`M`)
+    /// naming a process or thread; and every thread an event lands on
+    /// named by metadata. Returns the events.
+    fn check_trace_event_format(text: &str) -> Vec<serde_json::Value> {
+        let v = json(text);
+        let evs = v["traceEvents"]
+            .as_array()
+            .expect("traceEvents array")
+            .clone();
+        let num = |e: &serde_json::Value, k: &str| {
+            let x = e[k]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{k} not a number: {e}"));
+            assert!(x >= 0.0 && x.is_finite(), "{k} < 0: {e}");
+        };
+        let int = |e: &serde_json::Value, k: &str| {
+            e[k].as_u64()
+                .unwrap_or_else(|| panic!("{k} not an integer: {e}"))
+        };
+        let mut named = std::collections::HashSet::new();
+        let mut used = std::collections::HashSet::new();
+        for e in &evs {
+            let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no ph: {e}"));
+            if ph != "M" {
+                assert!(e["name"].is_string(), "no name: {e}");
+                num(e, "ts");
+            }
+            match ph {
+                "X" => {
+                    num(e, "dur");
+                    used.insert((int(e, "pid"), int(e, "tid")));
+                }
+                "i" | "I" => {
+                    let s = e["s"].as_str().unwrap_or("t");
+                    assert!(["t", "p", "g"].contains(&s), "scope {s}: {e}");
+                    used.insert((int(e, "pid"), int(e, "tid")));
+                }
+                "C" => {
+                    int(e, "pid");
+                    let args = e["args"].as_object().expect("counter args");
+                    assert!(
+                        !args.is_empty() && args.values().all(|a| a.is_number()),
+                        "{e}"
+                    );
+                }
+                "M" => {
+                    let what = e["name"].as_str().unwrap();
+                    assert!(["process_name", "thread_name"].contains(&what), "{e}");
+                    assert!(e["args"]["name"].is_string(), "{e}");
+                    if what == "thread_name" {
+                        named.insert((int(e, "pid"), int(e, "tid")));
+                    }
+                }
+                other => panic!("event type {other} is not one netsim writes: {e}"),
+            }
+        }
+        let unnamed: Vec<_> = used.difference(&named).collect();
+        assert!(unnamed.is_empty(), "threads without a name: {unnamed:?}");
+        evs
+    }
+
+    /// The README's timeline of `examples/halo-torus.toml` follows the
+    /// trace-event format, with one counter track per busy link when a
+    /// series interval is set; the link series CSV's bytes add up to the
+    /// report's per-link bytes.
+    #[test]
+    fn halo_timeline_follows_the_trace_event_format() {
+        let ex = example("halo-torus.toml");
+        let d = scratch("halo-timeline");
+        let (tl, ls) = (d.join("h.json"), d.join("l.csv"));
+        let plain = ok(&["run", &ex, "--json", "--no-wall"]);
+        let report = ok(&[
+            "run",
+            &ex,
+            "--json",
+            "--no-wall",
+            "--timeline",
+            &tl.display().to_string(),
+            "--link-series",
+            &ls.display().to_string(),
+            "--series-interval",
+            "1 us",
+        ]);
+        assert_eq!(plain, report, "observing changes nothing");
+        let evs = check_trace_event_format(&std::fs::read_to_string(&tl).unwrap());
+        let tracks: std::collections::HashSet<&str> = evs
+            .iter()
+            .filter(|e| e["ph"] == "C")
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        let r = json(&report);
+        // A halo on a 4x2x2 torus: 32 injection links, 32 ejection links
+        // and the torus links in use carry data; every one has a track.
+        let busy = r["links"].as_array().unwrap();
+        assert!(
+            tracks.len() >= busy.len() && tracks.len() > 64,
+            "{}",
+            tracks.len()
+        );
+        let csv = std::fs::read_to_string(&ls).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("link,from,to,start_ps,end_ps,bytes,gbps")
+        );
+        let mut per_link = std::collections::HashMap::<u64, u64>::new();
+        for l in lines {
+            let f: Vec<&str> = l.split(',').collect();
+            *per_link.entry(f[0].parse().unwrap()).or_default() += f[5].parse::<u64>().unwrap();
+            assert_eq!(
+                f[4].parse::<u64>().unwrap() - f[3].parse::<u64>().unwrap(),
+                1_000_000,
+                "1 us bins"
+            );
+        }
+        for l in busy {
+            let id = l["link"].as_u64().unwrap();
+            assert_eq!(per_link.get(&id).copied(), l["bytes"].as_u64(), "link {id}");
+            assert!(
+                tracks
+                    .iter()
+                    .any(|t| t.starts_with(&format!("link {id}: "))),
+                "{id}"
+            );
+        }
+        // Without an interval, no link tracks (and no series kept).
+        ok(&["run", &ex, "--timeline", &tl.display().to_string()]);
+        let evs = check_trace_event_format(&std::fs::read_to_string(&tl).unwrap());
+        assert!(evs.iter().all(|e| e["ph"] != "C"));
+    }
+
     #[test]
     fn run_json_is_deterministic_and_exact() {
         let ex = example("ping-pong-ideal.toml");

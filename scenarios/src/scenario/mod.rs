@@ -282,6 +282,7 @@ impl Scenario {
             Some(m) => (
                 Some(LinkInfo {
                     stats: net.link_stats(results.makespan),
+                    series: net.link_series(),
                     classes: (0..m.links().len() as u32)
                         .map(|l| m.link_class(l))
                         .collect(),
@@ -312,7 +313,7 @@ impl Scenario {
                 .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
-            series_interval: None,
+            series_interval: t.series_interval.map(|d| d.0),
             backpressure: t.backpressure.unwrap_or(false),
         }
     }

@@ -65,6 +65,10 @@ pub struct TransportSpec {
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
+    /// Width of the bins of the per-link time series (bytes each link
+    /// carried per bin; `--link-series`, the timeline's link tracks);
+    /// default none (no series kept).
+    pub series_interval: Option<Dur>,
 }
 
 /// Mapping kinds.

@@ -229,6 +229,7 @@ fn readme_commands_run_as_written() {
         "halo.svg",
         "halo.json",
         "halo.csv",
+        "links.csv",
         "merged.csv",
         "sweep.svg",
         "report.md",
@@ -258,5 +259,8 @@ fn a_closed_pipe_ends_the_output_quietly() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
 }
