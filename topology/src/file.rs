@@ -65,13 +65,20 @@ impl std::error::Error for MachineFileError {}
 
 /// Reads and parses a machine file.
 pub fn load(path: &Path) -> Result<Machine, MachineFileError> {
+    let (name, text) = read(path)?;
+    parse(&name, &text)
+}
+
+/// A file's name for messages and its text, or an error naming it (the
+/// machine-file and platform readers).
+pub(crate) fn read(path: &Path) -> Result<(String, String), MachineFileError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| MachineFileError {
         file: name.clone(),
         line: None,
         msg: format!("cannot read: {e}"),
     })?;
-    parse(&name, &text)
+    Ok((name, text))
 }
 
 /// Parses machine-file text; `file` names it in errors.

@@ -70,12 +70,7 @@ pub struct Platform {
 
 /// Reads and imports a platform file.
 pub fn load(path: &Path) -> Result<Platform, MachineFileError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| MachineFileError {
-        file: name.clone(),
-        line: None,
-        msg: format!("cannot read: {e}"),
-    })?;
+    let (name, text) = crate::file::read(path)?;
     parse(&name, &text)
 }
 
