@@ -2,7 +2,7 @@
 //! reports, errors): `MPI_Waitall(requests 2, 3)` rather than the Rust
 //! form `Waitall { reqs: [ReqId(2), ReqId(3)] }`.
 
-use crate::op::{CommId, GroupId, Op, Rank, ReqId, Source, TagSel};
+use crate::op::{CommId, GroupId, Op, ReqId, Source, TagSel};
 use std::fmt::{self, Display, Formatter};
 
 /// Lists longer than this show their first entries and the count.
@@ -64,10 +64,6 @@ impl Display for TagSel {
 /// `[a, b, c]` of plain numbers.
 fn nums<T: Display>(v: &[T]) -> String {
     format!("[{}]", list(v))
-}
-
-fn ranks(v: &[Rank]) -> String {
-    nums(v)
 }
 
 impl Display for Op {
@@ -203,14 +199,14 @@ impl Display for Op {
                 ranks: r,
                 new,
             } => {
-                write!(f, "MPI_Group_incl({group}, ranks {}) -> {new}", ranks(r))
+                write!(f, "MPI_Group_incl({group}, ranks {}) -> {new}", nums(r))
             }
             Op::GroupExcl {
                 group,
                 ranks: r,
                 new,
             } => {
-                write!(f, "MPI_Group_excl({group}, ranks {}) -> {new}", ranks(r))
+                write!(f, "MPI_Group_excl({group}, ranks {}) -> {new}", nums(r))
             }
             Op::GroupRangeIncl { group, ranges, new } => write!(
                 f,
@@ -276,8 +272,8 @@ impl Display for Op {
             } => write!(
                 f,
                 "MPI_Dist_graph_create_adjacent({comm}, sources {}, destinations {}) -> {new}",
-                ranks(sources),
-                ranks(destinations)
+                nums(sources),
+                nums(destinations)
             ),
             Op::DistGraph { comm, edges, new } => {
                 write!(

@@ -260,9 +260,8 @@ pub fn fingerprint(base: &Table, axes: &[Axis]) -> String {
 /// file and line of a bad row, rows of another sweep, duplicated points
 /// and missing points.
 pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
-    let mut rows: Vec<Row> = Vec::new();
-    // Where each row came from (input, line), in `rows`' order.
-    let mut from: Vec<(usize, usize)> = Vec::new();
+    // Each row with where it came from (input, line).
+    let mut rows: Vec<(Row, usize, usize)> = Vec::new();
     let mut sweep: Option<(String, usize, String)> = None;
     for (input, (name, text)) in inputs.iter().enumerate() {
         for (ln, line) in text.lines().enumerate() {
@@ -284,33 +283,25 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
                     }
                 }
             }
-            rows.push(row);
-            from.push((input, ln + 1));
+            rows.push((row, input, ln + 1));
         }
     }
     let Some((_, total, _)) = sweep else {
         return Err("no sweep rows in the inputs".into());
     };
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by_key(|&i| rows[i].index);
-    for w in order.windows(2) {
-        if rows[w[0]].index == rows[w[1]].index {
-            let at = |i: usize| format!("{}:{}", inputs[from[i].0].0, from[i].1);
+    rows.sort_by_key(|r| r.0.index);
+    for w in rows.windows(2) {
+        if w[0].0.index == w[1].0.index {
+            let at = |r: &(Row, usize, usize)| format!("{}:{}", inputs[r.1].0, r.2);
             return Err(format!(
                 "point {} appears twice: at {} and at {} (is one input an earlier merge of the others?)",
-                rows[w[0]].index,
-                at(w[0]),
-                at(w[1])
+                w[0].0.index,
+                at(&w[0]),
+                at(&w[1])
             ));
         }
     }
-    let rows: Vec<Row> = {
-        let mut slots: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
-        order
-            .iter()
-            .map(|&i| slots[i].take().expect("each row once"))
-            .collect()
-    };
+    let rows: Vec<Row> = rows.into_iter().map(|r| r.0).collect();
     let have: Vec<usize> = rows.iter().map(|r| r.index).collect();
     let missing: Vec<usize> = (0..total)
         .filter(|i| have.binary_search(i).is_err())

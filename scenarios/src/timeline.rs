@@ -157,12 +157,12 @@ impl<W: Write> Timeline<W> {
             let iv = ls.interval;
             let mut prev = None;
             for (i, &bytes) in ls.bytes.iter().enumerate() {
-                // Gb/s = bits per ns; only changes are written.
-                let gbps = (bytes * 8) as f64 / (iv.as_ps() as f64 / 1000.0);
+                // Only changes are written.
                 if prev == Some(bytes) {
                     continue;
                 }
                 prev = Some(bytes);
+                let gbps = ls.gbps(i);
                 self.event(format!(
                     "{{\"ph\":\"C\",\"cat\":\"link\",\"pid\":{LINKS_PID},\"name\":{name},\"ts\":{},\"args\":{{\"Gb/s\":{gbps}}}}}",
                     us(Time::from_ps(iv.as_ps() * i as u64))

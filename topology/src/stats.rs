@@ -39,6 +39,13 @@ pub struct LinkSeries {
     pub bytes: Vec<u64>,
 }
 
+impl LinkSeries {
+    /// The link's mean rate in bin `i` \[Gb/s\] (bits per ns).
+    pub fn gbps(&self, i: usize) -> f64 {
+        (self.bytes[i] * 8) as f64 / (self.interval.as_ps() as f64 / 1000.0)
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Acc {
     bytes: u64,
@@ -188,5 +195,21 @@ impl StatsCollector {
                 bytes: s.clone(),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_per_bin() {
+        // 125 B in 1 us = 1000 bits / 1000 ns = 1 Gb/s; 0 B, 0 Gb/s.
+        let s = LinkSeries {
+            link: 0,
+            interval: Time::from_ps(1_000_000),
+            bytes: vec![125, 0],
+        };
+        assert_eq!((s.gbps(0), s.gbps(1)), (1.0, 0.0));
     }
 }

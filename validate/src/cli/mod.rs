@@ -402,7 +402,6 @@ fn write_link_series(o: &Outcome, p: &Path) -> Result<(), String> {
         let iv = ls.interval.as_ps();
         for (i, &bytes) in ls.bytes.iter().enumerate().filter(|(_, b)| **b > 0) {
             let start = iv * i as u64;
-            let gbps = (bytes * 8) as f64 / (iv as f64 / 1000.0);
             let rec = [
                 ls.link.to_string(),
                 a.clone(),
@@ -410,7 +409,7 @@ fn write_link_series(o: &Outcome, p: &Path) -> Result<(), String> {
                 start.to_string(),
                 (start + iv).to_string(),
                 bytes.to_string(),
-                gbps.to_string(),
+                ls.gbps(i).to_string(),
             ];
             w.write_record(&rec).map_err(|e| named(&e))?;
         }
