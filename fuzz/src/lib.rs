@@ -1,7 +1,7 @@
 //! What each fuzz target feeds its reader, shared by the `cargo fuzz`
 //! targets (`fuzz_targets/`) and by the normal test suite, which replays
 //! the regression corpus (`fuzz/regressions/<target>/`) through the same
-//! functions (`validate/tests/fuzz_regressions.rs` includes this file).
+//! functions (`validate/tests/validate/fuzz_regressions.rs` includes this file).
 //!
 //! Every function takes arbitrary bytes, hands them to a reader's public
 //! entry point (through a temporary file for readers that take a path),

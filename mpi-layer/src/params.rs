@@ -474,7 +474,7 @@ pub struct MpiParams {
 /// its TI replay: a message of `s` bytes on an idle CM02 platform takes
 /// `latency + (s + 16 B) / bandwidth`, `bench/peers/peers.py`
 /// `SMPI_ENVELOPE`, and the platform test of `netsim replay` in
-/// `validate/tests/validate/platform.rs`).
+/// `netsim/tests/netsim/platform.rs`).
 pub const SMPI_HEADER_BYTES: u64 = 16;
 
 /// Open MPI's ob1 PML header over the vader BTL: 56 bytes (the figure

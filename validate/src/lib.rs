@@ -1,23 +1,15 @@
-//! # validate: the validation library and the `netsim` application
+//! # validate: netsim's validation library
 //!
-//! The top crate of the workspace holds two things, kept apart by Cargo's
-//! own split between a library and a binary:
+//! The checks of the simulator against its seed papers: [`models`] (every
+//! closed-form model as plain functions of the simulator's own parameter
+//! types), [`cases`] (each a paper's experiment simulated and compared row
+//! by row), [`suite`] (rows, stated rules, verdicts), [`fit`] (postal
+//! parameters and gamma from timings), [`calibrate`] (microbenchmarks of a
+//! real MPI library), [`predict`] and [`plot`] (SVG figures).
 //!
-//! * **this library**, the checks of the simulator against its seed
-//!   papers: [`models`] (every closed-form model as plain functions of
-//!   the simulator's own parameter types), [`cases`] (each a paper's
-//!   experiment simulated and compared row by row), [`suite`] (rows,
-//!   stated rules, verdicts), [`fit`] (postal parameters and gamma from
-//!   timings) and [`plot`] (SVG figures);
-//! * **the `netsim` binary** (`src/main.rs`), the application: the
-//!   command line (`src/cli/`: run, replay, presets, sweep, and their
-//!   renderings) and the benchmark programs (`src/bench/`). These modules
-//!   are the binary's alone; they use this library and the crates below.
-//!
-//! The binary lives here, not in `scenarios`, because `netsim validate`
-//! needs the whole stack, and the five crates of the workspace are fixed
-//! by the design; the library/binary split is the nearest equivalent of
-//! an application crate of its own.
+//! The application, the `netsim` binary with its command line and
+//! benchmark programs, is the `netsim` crate above this one; `netsim
+//! validate` and `netsim fit` are its commands on this library.
 
 #![warn(missing_docs)]
 

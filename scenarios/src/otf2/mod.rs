@@ -7,7 +7,7 @@
 //! location. The OTF2 C library (libotf2 3.0, Debian's
 //! `libotf2-trace-dev`) decodes them; netsim binds the few calls it needs
 //! by hand (`ffi`, behind the cargo feature `otf2`: `cargo build
-//! --features scenarios/otf2`, or `validate/otf2`). Without the feature,
+//! --features scenarios/otf2`, or `netsim/otf2`). Without the feature,
 //! opening an OTF2 trace is an error saying how to enable it.
 //!
 //! # Modules
@@ -72,7 +72,7 @@ pub const ENABLED: bool = cfg!(feature = "otf2");
 /// The message of a build without the `otf2` feature.
 pub const NOT_ENABLED: &str = "this netsim was built without OTF2 support: install the OTF2 \
      library (Debian: apt-get install libotf2-trace-dev) and rebuild with `--features otf2` \
-     (e.g. cargo install --path validate --features otf2)";
+     (e.g. cargo install --path netsim --features otf2)";
 
 /// A rank's stream of an OTF2 trace.
 #[cfg(feature = "otf2")]

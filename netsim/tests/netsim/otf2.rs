@@ -1,7 +1,7 @@
 //! `netsim replay` of OTF2 traces: the shared sample on the ideal machine,
 //! and the bad inputs of docs/BAD-INPUT.md (rows 61-66), each on a copy
 //! of the sample with one thing broken. The rows that need the OTF2
-//! library run with the `otf2` feature (`cargo test -p validate
+//! library run with the `otf2` feature (`cargo test -p netsim
 //! --features otf2`, as CI does); the others in every build.
 
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! The `netsim` application: the command line (`cli`), the benchmark
 //! programs (`bench`) and `netsim validate` / `netsim fit` on the
-//! validation library (`validate`, `src/lib.rs`). The commands are thin:
-//! scenario files are read and run by `scenarios::scenario`, checks by
-//! the library's cases.
+//! validation library (the `validate` crate below this one). The
+//! commands are thin: scenario files are read and run by
+//! `scenarios::scenario`, checks by the library's cases.
 
 #![warn(missing_docs)]
 
