@@ -264,3 +264,44 @@ fn a_closed_pipe_ends_the_output_quietly() {
         "{err}"
     );
 }
+
+/// Every relative link in the Markdown documents (README, ARCHITECTURE,
+/// docs/, calibrate/, bench/) names a file or folder of the checkout: the
+/// code map is only one hop away if its hops land.
+#[test]
+fn markdown_links_name_files_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut docs = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    for dir in ["docs", "calibrate", "bench/peers"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md") {
+                docs.push(p);
+            }
+        }
+    }
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for doc in &docs {
+        let text = std::fs::read_to_string(doc).unwrap();
+        // `](target)` or `](target#anchor)`; web addresses are not checked.
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            links += 1;
+            if !doc.parent().unwrap().join(target).exists() {
+                broken.push(format!("{}: {target}", doc.display()));
+            }
+        }
+    }
+    assert!(links >= 50, "only {links} links found: is the scan broken?");
+    assert!(
+        broken.is_empty(),
+        "links to missing files:\n{}",
+        broken.join("\n")
+    );
+}
