@@ -3,15 +3,19 @@
 //!
 //! A [`crate::Simulation`] calls its [`Observer`] at every operation a
 //! program starts, every block and resumption, every piece of host work
-//! and every step of a message's life. [`NoObserver`], the default, does
+//! and every step of a message's life; and, for an observer that
+//! [wants them](Observer::wants_links), at every interval a link of the
+//! transport was busy ([`LinkBusy`], logged by the packet and flow
+//! models, never by the ideal network). [`NoObserver`], the default, does
 //! nothing and says so through [`Observer::ENABLED`], so the simulator
 //! skips building the events: a new output is a new `Observer`, and the
-//! simulator's hot path is unchanged when none is attached.
+//! simulator's hot path is unchanged when none is attached. A pair
+//! `(A, B)` of observers is an observer that tells both.
 
 use crate::op::{Op, Origin};
 use crate::params::Protocol;
 use sim_core::Time;
-use topology::Locality;
+use topology::{LinkBusy, Locality};
 
 /// What a piece of host work was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +106,50 @@ pub trait Observer {
     /// A message reached a step.
     fn message(&mut self, step: &MessageStep) {
         let _ = step;
+    }
+    /// Whether the observer wants [`Observer::link_busy`]; asked once,
+    /// when the simulation is built. Only then does the transport log its
+    /// links' busy intervals (a run without costs nothing there).
+    fn wants_links(&self) -> bool {
+        false
+    }
+    /// A link of the transport was busy (see [`LinkBusy`]; told in the
+    /// order the transport decides them, at the latest when the engine's
+    /// event that decided it has been handled, so not in start order).
+    fn link_busy(&mut self, busy: &LinkBusy) {
+        let _ = busy;
+    }
+}
+
+/// Both observers, `A` first.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    const ENABLED: bool = A::ENABLED || B::ENABLED;
+    fn op(&mut self, rank: u32, op: &Op, origin: &Origin, at: Time) {
+        self.0.op(rank, op, origin, at);
+        self.1.op(rank, op, origin, at);
+    }
+    fn blocked(&mut self, rank: u32, at: Time) {
+        self.0.blocked(rank, at);
+        self.1.blocked(rank, at);
+    }
+    fn resumed(&mut self, rank: u32, at: Time) {
+        self.0.resumed(rank, at);
+        self.1.resumed(rank, at);
+    }
+    fn work(&mut self, server: u32, rank: u32, kind: Work, start: Time, end: Time) {
+        self.0.work(server, rank, kind, start, end);
+        self.1.work(server, rank, kind, start, end);
+    }
+    fn message(&mut self, step: &MessageStep) {
+        self.0.message(step);
+        self.1.message(step);
+    }
+    fn wants_links(&self) -> bool {
+        self.0.wants_links() || self.1.wants_links()
+    }
+    fn link_busy(&mut self, busy: &LinkBusy) {
+        self.0.link_busy(busy);
+        self.1.link_busy(busy);
     }
 }
 

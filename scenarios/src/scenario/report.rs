@@ -60,9 +60,6 @@ pub struct MpiOrigin {
 pub struct LinkInfo {
     /// Every link direction, by link id.
     pub stats: Vec<LinkStat>,
-    /// Bytes per time bin of the links that carried any, when
-    /// `transport.series_interval` is set (else empty).
-    pub series: Vec<topology::LinkSeries>,
     /// What each link connects, by link id.
     pub classes: Vec<LinkClass>,
     /// Vertex names by vertex id.
