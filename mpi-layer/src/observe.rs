@@ -12,6 +12,10 @@
 //! simulator's hot path is unchanged when none is attached. A pair
 //! `(A, B)` of observers is an observer that tells both.
 
+mod report;
+
+pub use report::{ReportObserver, Waiting};
+
 use crate::op::{Op, Origin};
 use crate::params::Protocol;
 use sim_core::Time;
@@ -37,7 +41,11 @@ pub enum Work {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// The program posted the send.
-    Posted,
+    Posted {
+        /// The message's derived host cost term was clamped to zero: the
+        /// calibration could not be met (see [`crate::MpiParams`]).
+        clamped: bool,
+    },
     /// The envelope (with short or eager data), the RTS, or the
     /// rendezvous data left the sender.
     Departed,
@@ -80,6 +88,33 @@ pub struct MessageStep {
     pub at: Time,
 }
 
+/// The two match queues of a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// `posted_recvs`, searched by an arriving envelope or RTS.
+    Posted,
+    /// `unexpected_msgs`, searched by a posted receive.
+    Unexpected,
+}
+
+/// One search of a match queue, at the start of the host job that makes
+/// it. A search that finds nothing leaves its envelope in
+/// `unexpected_msgs` (a [`Queue::Posted`] search) or its receive in
+/// `posted_recvs` (a [`Queue::Unexpected`] search).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Search {
+    /// The rank whose queue it is.
+    pub rank: u32,
+    /// Which queue.
+    pub queue: Queue,
+    /// Elements visited.
+    pub visited: u64,
+    /// It found a match.
+    pub found: bool,
+    /// When.
+    pub at: Time,
+}
+
 /// Receives a run's events. Every method has an empty default.
 pub trait Observer {
     /// `false` only for an observer that ignores everything: the simulator
@@ -106,6 +141,14 @@ pub trait Observer {
     /// A message reached a step.
     fn message(&mut self, step: &MessageStep) {
         let _ = step;
+    }
+    /// A match queue was searched.
+    fn search(&mut self, search: &Search) {
+        let _ = search;
+    }
+    /// Rank `rank`'s program ended at `at` (its finish time).
+    fn finished(&mut self, rank: u32, at: Time) {
+        let _ = (rank, at);
     }
     /// Whether the observer wants [`Observer::link_busy`]; asked once,
     /// when the simulation is built. Only then does the transport log its
@@ -143,6 +186,14 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn message(&mut self, step: &MessageStep) {
         self.0.message(step);
         self.1.message(step);
+    }
+    fn search(&mut self, search: &Search) {
+        self.0.search(search);
+        self.1.search(search);
+    }
+    fn finished(&mut self, rank: u32, at: Time) {
+        self.0.finished(rank, at);
+        self.1.finished(rank, at);
     }
     fn wants_links(&self) -> bool {
         self.0.wants_links() || self.1.wants_links()

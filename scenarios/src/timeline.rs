@@ -326,7 +326,7 @@ impl<W: Write> Observer for MessageLog<W> {
             matched: None,
         });
         match m.step {
-            Step::Posted => {}
+            Step::Posted { .. } => {}
             Step::Departed => {
                 row.departed.get_or_insert(m.at);
             }
@@ -345,7 +345,7 @@ impl<W: Write> Observer for MessageLog<W> {
                     f.bytes.to_string(),
                     protocol_name(f.protocol).to_owned(),
                     locality_name(f.locality).to_owned(),
-                    ps((f.step == Step::Posted).then_some(f.at)),
+                    ps(matches!(f.step, Step::Posted { .. }).then_some(f.at)),
                     ps(row.departed),
                     ps(row.arrived),
                     ps(row.matched.map(|x| x.0)),

@@ -308,6 +308,8 @@ impl Scenario {
             results,
             links,
             torus,
+            setup,
+            spec: self.report.clone(),
         })
     }
 

@@ -80,6 +80,28 @@ pub struct Outcome {
     pub links: Option<LinkInfo>,
     /// Torus dimensions, when the machine is a torus.
     pub torus: Option<[u32; 3]>,
+    /// What the report was built from besides the results.
+    pub(super) setup: Setup,
+    pub(super) spec: ReportSpec,
+}
+
+impl Outcome {
+    /// The report this run would have with `results` in place of the
+    /// MPI layer's own (the wall-clock figures kept): how a report built
+    /// through the observer seam ([`mpi_layer::ReportObserver`]) is
+    /// compared with the built-in one.
+    pub fn report_for(&self, results: &RunResults) -> Report {
+        let wall_s = self.report.wall.as_ref().map_or(0.0, |w| w.seconds);
+        let mut r = Report::new(
+            &self.setup,
+            results,
+            self.links.as_ref(),
+            &self.spec,
+            wall_s,
+        );
+        r.wall.clone_from(&self.report.wall);
+        r
+    }
 }
 
 /// The report of one run; the JSON schema is `docs/OUTPUT.md`
