@@ -140,7 +140,9 @@ mod words;
 
 pub use collectives::CollAlg;
 pub use matching::{MatchQueue, Queues};
-pub use observe::{MessageStep, NoObserver, Observer, Step, Work};
+pub use observe::{
+    MessageStep, NoObserver, Observer, Queue, ReportObserver, Search, Step, Waiting, Work,
+};
 pub use op::{
     CommId, GraphOp, GroupId, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, Tag,
     TagSel, VecProgram,

@@ -1571,7 +1571,7 @@ fn an_observer_sees_a_messages_life_and_changes_nothing() {
     assert_eq!(
         rec.steps,
         vec![
-            (Step::Posted, Time::ZERO),
+            (Step::Posted { clamped: false }, Time::ZERO),
             (Step::Departed, Time::ZERO),
             (Step::Arrived, wire),
             (Step::Matched { visited: 1 }, wire),

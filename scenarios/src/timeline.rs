@@ -136,10 +136,11 @@ impl<W: Write> Timeline<W> {
     }
 
     /// Adds one counter track per link that carried bytes: its rate
-    /// (Gb/s) in each bin of `series` (the transport's per-link time
-    /// series, [`topology::LinkSeries`]), named `link L: FROM -> TO` from
-    /// `ends` (the link's two vertex names). Called after the run, when
-    /// the series is complete.
+    /// (Gb/s) in each bin of `series` (per-link time series,
+    /// [`topology::LinkSeries`], built from the links' busy intervals by
+    /// [`Tap::links`]), named `link L: FROM -> TO` from `ends` (the
+    /// link's two vertex names). Called after the run, when the series is
+    /// complete.
     pub fn link_tracks(
         &mut self,
         series: &[topology::LinkSeries],
@@ -325,7 +326,7 @@ impl<W: Write> Observer for MessageLog<W> {
             matched: None,
         });
         match m.step {
-            Step::Posted => {}
+            Step::Posted { .. } => {}
             Step::Departed => {
                 row.departed.get_or_insert(m.at);
             }
@@ -344,7 +345,7 @@ impl<W: Write> Observer for MessageLog<W> {
                     f.bytes.to_string(),
                     protocol_name(f.protocol).to_owned(),
                     locality_name(f.locality).to_owned(),
-                    ps((f.step == Step::Posted).then_some(f.at)),
+                    ps(matches!(f.step, Step::Posted { .. }).then_some(f.at)),
                     ps(row.departed),
                     ps(row.arrived),
                     ps(row.matched.map(|x| x.0)),
@@ -362,6 +363,10 @@ pub struct Tap<W: Write> {
     pub timeline: Option<Timeline<W>>,
     /// The message record, if asked for.
     pub messages: Option<MessageLog<W>>,
+    /// Per-link time series built from the links' busy intervals (for
+    /// the timeline's link tracks and `--link-series`), if asked for;
+    /// only then does the transport log them.
+    pub links: Option<topology::SeriesBuilder>,
 }
 
 impl<W: Write> Observer for Tap<W> {
@@ -388,6 +393,14 @@ impl<W: Write> Observer for Tap<W> {
     fn message(&mut self, step: &MessageStep) {
         if let Some(m) = &mut self.messages {
             m.message(step);
+        }
+    }
+    fn wants_links(&self) -> bool {
+        self.links.is_some()
+    }
+    fn link_busy(&mut self, busy: &topology::LinkBusy) {
+        if let Some(s) = &mut self.links {
+            s.add(busy);
         }
     }
 }

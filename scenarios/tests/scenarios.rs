@@ -2222,6 +2222,8 @@ mod communicators;
 mod dumpi_coverage;
 #[path = "scenarios/goal_graph.rs"]
 mod goal_graph;
+#[path = "scenarios/observer_report.rs"]
+mod observer_report;
 #[path = "scenarios/otf2.rs"]
 mod otf2;
 #[path = "scenarios/trace_dirs.rs"]

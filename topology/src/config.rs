@@ -5,7 +5,6 @@
 
 use crate::machine::{Machine, Sharing};
 use clap::ValueEnum;
-use sim_core::Time;
 
 /// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
 /// packet big enough that simulating 64 KiB messages on 8192 nodes stays
@@ -73,9 +72,6 @@ pub struct NetConfig {
     pub switching: Switching,
     /// Dimension-order or adaptive routing (torus, packet mode).
     pub routing: RouteMode,
-    /// If set, per-link bytes are also recorded per interval of this width
-    /// ([`crate::Network::link_series`]).
-    pub series_interval: Option<Time>,
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.
     pub backpressure: bool,
@@ -88,7 +84,6 @@ impl Default for NetConfig {
             packet_bytes: DEFAULT_PACKET_BYTES,
             switching: Switching::CutThrough,
             routing: RouteMode::DimensionOrder,
-            series_interval: None,
             backpressure: false,
         }
     }

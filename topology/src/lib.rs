@@ -93,8 +93,8 @@ pub use network::{NetEvent, Network};
 pub use packet::{PacketEvent, PacketNet};
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use routing::Router;
-pub use stats::{LinkSeries, LinkStat};
+pub use stats::{LinkSeries, LinkStat, SeriesBuilder};
 pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 
 display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
-pub use transport::{Delivery, NodeId, Transfer, Transport};
+pub use transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};

@@ -8,8 +8,8 @@ use crate::flow::{FlowEvent, FlowNet};
 use crate::ideal::{Arrive, IdealNetwork};
 use crate::machine::Machine;
 use crate::packet::{PacketEvent, PacketNet};
-use crate::stats::{LinkSeries, LinkStat};
-use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use crate::stats::LinkStat;
+use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::{Bandwidth, Lift, Schedule, Time};
 
 /// The transport chosen at run time: the packet or the flow model over a
@@ -96,15 +96,6 @@ impl Network {
             Network::Packet(_) | Network::Ideal(_) => None,
         }
     }
-    /// Per-link series (empty unless `series_interval` was set, and for
-    /// the ideal network).
-    pub fn link_series(&self) -> Vec<LinkSeries> {
-        match self {
-            Network::Packet(n) => n.link_series(),
-            Network::Flow(n) => n.link_series(),
-            Network::Ideal(_) => Vec::new(),
-        }
-    }
 }
 
 impl Transport for Network {
@@ -153,6 +144,23 @@ impl Transport for Network {
             Network::Packet(n) => n.idle_time(src, dst, bytes, rate_cap),
             Network::Flow(n) => n.idle_time(src, dst, bytes, rate_cap),
             Network::Ideal(n) => n.idle_time(src, dst, bytes, rate_cap),
+        }
+    }
+
+    fn record_link_busy(&mut self, on: bool) {
+        match self {
+            Network::Packet(n) => n.record_link_busy(on),
+            Network::Flow(n) => n.record_link_busy(on),
+            Network::Ideal(_) => {}
+        }
+    }
+
+    #[inline]
+    fn drain_link_busy(&mut self, out: &mut Vec<LinkBusy>) {
+        match self {
+            Network::Packet(n) => n.drain_link_busy(out),
+            Network::Flow(n) => n.drain_link_busy(out),
+            Network::Ideal(_) => {}
         }
     }
 }

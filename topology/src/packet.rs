@@ -67,8 +67,8 @@ use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check};
 use crate::idle::{packet_idle_time, packetize};
 use crate::machine::{Machine, Sharing};
 use crate::routing::adaptive;
-use crate::stats::{LinkSeries, LinkStat, StatsCollector};
-use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::collections::VecDeque;
 
@@ -194,7 +194,7 @@ impl PacketNet {
             free_pkts: Vec::new(),
             q: vec![LinkQ::default(); nl],
             nic: vec![VecDeque::new(); m.nodes() as usize],
-            stats: StatsCollector::new(nl, cfg.series_interval),
+            stats: StatsCollector::new(nl),
             delivered: 0,
             m,
         })
@@ -221,10 +221,6 @@ impl PacketNet {
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         self.stats.report(self.m.links(), elapsed, false)
-    }
-    /// Per-link series.
-    pub fn link_series(&self) -> Vec<LinkSeries> {
-        self.stats.series()
     }
     /// Messages delivered so far.
     pub fn delivered(&self) -> u64 {
@@ -612,5 +608,13 @@ impl Transport for PacketNet {
             Switching::StoreAndForward
         };
         packet_idle_time(&self.m, src, dst, bytes, rate_cap, self.packet, sw)
+    }
+
+    fn record_link_busy(&mut self, on: bool) {
+        self.stats.record(on);
+    }
+
+    fn drain_link_busy(&mut self, out: &mut Vec<LinkBusy>) {
+        self.stats.drain(out);
     }
 }

@@ -1,5 +1,6 @@
 //! Per-link statistics, returned as plain data for reports and plots.
 
+use crate::transport::LinkBusy;
 use sim_core::Time;
 
 /// Totals of one link direction over a run.
@@ -54,24 +55,23 @@ struct Acc {
     peak_flows: u32,
 }
 
-/// Collects per-link figures during a run.
+/// Collects per-link figures during a run, and the busy intervals while
+/// an observer asks for them ([`crate::Transport::record_link_busy`]).
 #[derive(Clone, Debug)]
 pub(crate) struct StatsCollector {
     acc: Vec<Acc>,
-    interval: Option<Time>,
-    series: Vec<Vec<u64>>,
+    /// Busy intervals are logged (an observer wants them).
+    record: bool,
+    /// Logged since the last drain.
+    log: Vec<LinkBusy>,
 }
 
 impl StatsCollector {
-    pub(crate) fn new(links: usize, interval: Option<Time>) -> Self {
+    pub(crate) fn new(links: usize) -> Self {
         StatsCollector {
             acc: vec![Acc::default(); links],
-            interval: interval.filter(|i| *i > Time::ZERO),
-            series: if interval.is_some() {
-                vec![Vec::new(); links]
-            } else {
-                Vec::new()
-            },
+            record: false,
+            log: Vec::new(),
         }
     }
 
@@ -83,16 +83,19 @@ impl StatsCollector {
         if busy {
             a.busy_ps += (to - from).as_ps();
         }
-        if self.interval.is_some() {
-            self.spread(link, from, to, bytes);
-        }
+        self.busy(link, from, to, bytes);
     }
 
-    /// Only the time series (flow mode credits totals at the end).
+    /// Only the busy interval (flow mode credits totals at the end).
     #[inline]
-    pub(crate) fn series_only(&mut self, link: u32, from: Time, to: Time, bytes: u64) {
-        if self.interval.is_some() {
-            self.spread(link, from, to, bytes);
+    pub(crate) fn busy(&mut self, link: u32, start: Time, end: Time, bytes: u64) {
+        if self.record {
+            self.log.push(LinkBusy {
+                link,
+                start,
+                end,
+                bytes,
+            });
         }
     }
 
@@ -102,37 +105,23 @@ impl StatsCollector {
         self.acc[link as usize].bytes += bytes;
     }
 
-    pub(crate) fn enabled_series(&self) -> bool {
-        self.interval.is_some()
+    /// Busy intervals are being logged.
+    pub(crate) fn recording(&self) -> bool {
+        self.record
     }
 
-    fn spread(&mut self, link: u32, from: Time, to: Time, bytes: u64) {
-        let iv = self.interval.expect("series enabled").as_ps();
-        let s = &mut self.series[link as usize];
-        let (b0, b1) = (
-            from.as_ps() / iv,
-            to.as_ps().saturating_sub(1).max(from.as_ps()) / iv,
-        );
-        if s.len() <= b1 as usize {
-            s.resize(b1 as usize + 1, 0);
+    /// Starts (or stops) logging busy intervals.
+    pub(crate) fn record(&mut self, on: bool) {
+        self.record = on;
+        if !on {
+            self.log = Vec::new();
         }
-        if b0 == b1 || bytes == 0 {
-            s[b0 as usize] += bytes;
-            return;
-        }
-        let span = (to - from).as_ps() as u128;
-        let mut given = 0u64;
-        for b in b0..=b1 {
-            let lo = (b * iv).max(from.as_ps());
-            let hi = ((b + 1) * iv).min(to.as_ps());
-            let share = if b == b1 {
-                bytes - given
-            } else {
-                (bytes as u128 * (hi - lo) as u128 / span) as u64
-            };
-            s[b as usize] += share;
-            given += share;
-        }
+    }
+
+    /// Moves the intervals logged so far to `out`.
+    #[inline]
+    pub(crate) fn drain(&mut self, out: &mut Vec<LinkBusy>) {
+        out.append(&mut self.log);
     }
 
     #[inline]
@@ -180,24 +169,76 @@ impl StatsCollector {
             })
             .collect()
     }
+}
 
-    pub(crate) fn series(&self) -> Vec<LinkSeries> {
-        let Some(interval) = self.interval else {
-            return Vec::new();
-        };
+/// Builds each link's [`LinkSeries`] from its busy intervals
+/// ([`LinkBusy`], the transport's events through the observer seam): an
+/// interval's bytes are spread over the bins its span covers, in
+/// proportion to time, the last bin taking what rounding left.
+#[derive(Clone, Debug)]
+pub struct SeriesBuilder {
+    interval: Time,
+    /// Bytes per bin, by link id (grown as links show up).
+    series: Vec<Vec<u64>>,
+}
+
+impl SeriesBuilder {
+    /// Bins of `interval`; `None` for a zero interval (no series).
+    pub fn new(interval: Time) -> Option<Self> {
+        (interval > Time::ZERO).then(|| SeriesBuilder {
+            interval,
+            series: Vec::new(),
+        })
+    }
+
+    /// Adds one busy interval.
+    pub fn add(&mut self, b: &LinkBusy) {
+        let (link, from, to, bytes) = (b.link, b.start, b.end, b.bytes);
+        let iv = self.interval.as_ps();
+        if self.series.len() <= link as usize {
+            self.series.resize(link as usize + 1, Vec::new());
+        }
+        let s = &mut self.series[link as usize];
+        let (b0, b1) = (
+            from.as_ps() / iv,
+            to.as_ps().saturating_sub(1).max(from.as_ps()) / iv,
+        );
+        if s.len() <= b1 as usize {
+            s.resize(b1 as usize + 1, 0);
+        }
+        if b0 == b1 || bytes == 0 {
+            s[b0 as usize] += bytes;
+            return;
+        }
+        let span = (to - from).as_ps() as u128;
+        let mut given = 0u64;
+        for b in b0..=b1 {
+            let lo = (b * iv).max(from.as_ps());
+            let hi = ((b + 1) * iv).min(to.as_ps());
+            let share = if b == b1 {
+                bytes - given
+            } else {
+                (bytes as u128 * (hi - lo) as u128 / span) as u64
+            };
+            s[b as usize] += share;
+            given += share;
+        }
+    }
+
+    /// The series of the links that were busy, by link id.
+    pub fn series(&self) -> Vec<LinkSeries> {
         self.series
             .iter()
             .enumerate()
             .filter(|(_, s)| !s.is_empty())
             .map(|(i, s)| LinkSeries {
                 link: i as u32,
-                interval,
+                interval: self.interval,
                 bytes: s.clone(),
             })
             .collect()
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

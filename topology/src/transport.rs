@@ -11,6 +11,12 @@
 //!
 //! Processes on the same node never use a transport: the MPI layer models
 //! shared memory itself.
+//!
+//! A transport with links also tells, while asked to
+//! ([`Transport::record_link_busy`]), when each link was busy
+//! ([`LinkBusy`]); the MPI layer hands these to its observer
+//! (`mpi_layer::Observer::link_busy`), so that link timelines are built
+//! outside the transport, and a run nobody observes logs nothing.
 
 use sim_core::{Bandwidth, Schedule, Time};
 
@@ -42,6 +48,25 @@ pub struct Delivery {
     pub token: u64,
     /// When the last byte arrived.
     pub at: Time,
+}
+
+/// A link direction busy sending `bytes` from `start` to `end`: one
+/// packet's service (packet model: the service time, including a wait for
+/// a cut-through tail), or one flow's progress over the link between two
+/// rate changes (flow model; the bytes are `rate * (end - start)`,
+/// rounded, and the flows on a link overlap). Told when the transport
+/// decides it (a packet's service when it starts, a flow's progress when
+/// its rate changes or it ends), so not in `start` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkBusy {
+    /// Link id.
+    pub link: u32,
+    /// Start of the interval.
+    pub start: Time,
+    /// End of the interval (`>= start`).
+    pub end: Time,
+    /// Bytes sent in it.
+    pub bytes: u64,
 }
 
 /// Moves bytes between node interfaces.
@@ -82,4 +107,16 @@ pub trait Transport {
     /// `alpha + s / R_b`. The MPI layer subtracts it from the calibrated
     /// time to find its host-side overhead (see mpi-layer's docs).
     fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time;
+
+    /// Starts (`true`) or stops logging the links' busy intervals for
+    /// [`Transport::drain_link_busy`]. Off by default; a transport
+    /// without links (the ideal network) never logs any.
+    fn record_link_busy(&mut self, on: bool) {
+        let _ = on;
+    }
+
+    /// Moves the busy intervals logged since the last call to `out`.
+    fn drain_link_busy(&mut self, out: &mut Vec<LinkBusy>) {
+        let _ = out;
+    }
 }

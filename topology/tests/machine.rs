@@ -9,7 +9,7 @@ use sim_core::{Bandwidth, Engine, Model, RngStreams, Schedule, Scheduler, Time, 
 use topology::ethernet::{OPTICAL_BACKBONE_BYTES_PER_SEC, TCP_FLOW_BYTES_PER_SEC};
 use topology::{
     Backbone, Delivery, EthernetParams, InfinibandParams, Mode, NetConfig, NetEvent, Network,
-    NodeId, RouteMode, Sharing, Switching, TorusParams, Transfer, Transport,
+    NodeId, RouteMode, SeriesBuilder, Sharing, Switching, TorusParams, Transfer, Transport,
 };
 
 // ---------------------------------------------------------------- driver
@@ -780,30 +780,50 @@ fn same_inputs_same_times() {
 
 // ------------------------------------------------ statistics
 
+/// The busy intervals a transport logs when asked to (the observer seam's
+/// link events) add up to its per-link totals, and the series built from
+/// them to the same bytes.
 #[test]
-fn link_series_add_up_to_totals() {
+fn link_busy_and_series_add_up_to_totals() {
     let m = uniform_torus([4, 1, 1]);
     for mode in [Mode::Packet, Mode::Flow] {
-        let cfg = NetConfig {
-            series_interval: Some(Time::from_us(10)),
-            ..NetConfig::with_mode(mode)
-        };
-        let (at, net, _) = run(
-            Network::new(m.clone(), cfg).unwrap(),
-            &at0(vec![tr(0, 4, 100_000, 0), tr(1, 5, 100_000, 1)]),
-        );
+        let mut net = Network::new(m.clone(), NetConfig::with_mode(mode)).unwrap();
+        net.record_link_busy(true);
+        let (at, mut net, _) = run(net, &at0(vec![tr(0, 4, 100_000, 0), tr(1, 5, 100_000, 1)]));
         let stats = net.link_stats(at[1]);
-        let series = net.link_series();
+        let mut busy = Vec::new();
+        net.drain_link_busy(&mut busy);
+        assert!(!busy.is_empty());
+        let mut per_link = vec![(0u64, Time::ZERO); stats.len()];
+        let mut sb = SeriesBuilder::new(Time::from_us(10)).unwrap();
+        for b in &busy {
+            assert!(b.start <= b.end && b.end <= at[1], "{b:?}");
+            per_link[b.link as usize].0 += b.bytes;
+            per_link[b.link as usize].1 += b.end - b.start;
+            sb.add(b);
+        }
+        for (l, st) in stats.iter().enumerate() {
+            let (bytes, time) = per_link[l];
+            if mode == Mode::Packet {
+                // Packet mode: one interval per packet service, exact.
+                assert_eq!((bytes, time), (st.bytes, st.busy), "link {l}");
+            } else {
+                // Flow mode logs `rate * dt` rounded per segment.
+                assert!(
+                    bytes.abs_diff(st.bytes) <= 4,
+                    "{l}: {bytes} vs {}",
+                    st.bytes
+                );
+            }
+        }
+        let series = sb.series();
         assert!(!series.is_empty());
         for s in &series {
             let total: u64 = s.bytes.iter().sum();
-            let diff = total.abs_diff(stats[s.link as usize].bytes);
-            // Flow mode spreads `rate * dt` rounded per segment.
-            assert!(
-                diff <= 4,
-                "{mode:?} link {}: {total} vs {}",
-                s.link,
-                stats[s.link as usize].bytes
+            assert_eq!(
+                total, per_link[s.link as usize].0,
+                "{mode:?} link {}",
+                s.link
             );
             // 200 kB at 1 GB/s is 200 us: about 20 bins of 10 us.
             assert!(s.bytes.len() >= 10, "{}", s.bytes.len());
@@ -816,7 +836,21 @@ fn link_series_add_up_to_totals() {
         } else {
             assert_eq!(stats[r[1] as usize].peak_flows, 2);
         }
+        // Drained: nothing is logged twice.
+        busy.clear();
+        net.drain_link_busy(&mut busy);
+        assert!(busy.is_empty());
     }
+    // Not asked: nothing logged.
+    let (_, mut net, _) = run(
+        Network::new(m.clone(), NetConfig::with_mode(Mode::Packet)).unwrap(),
+        &at0(vec![tr(0, 4, 100_000, 0)]),
+    );
+    let mut busy = Vec::new();
+    net.drain_link_busy(&mut busy);
+    assert!(busy.is_empty());
+    // A zero interval has no series.
+    assert!(SeriesBuilder::new(Time::ZERO).is_none());
 }
 
 // ------------------------------------------------ machine files

@@ -52,7 +52,7 @@ use requests::{RecvCheck, Req};
 use rustc_hash::FxHashMap;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Stop, Time, limits};
 use std::cmp::Reverse;
-use topology::{Delivery, Placement, Transport};
+use topology::{Delivery, LinkBusy, Placement, Transport};
 
 /// Events the MPI layer puts on the engine's queue. `NE` is the
 /// transport's event type, carried in [`Ev::Net`] (the transport never
@@ -167,6 +167,10 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     /// at the first copy of the run).
     memory: Vec<Option<Box<shm::NodeMemory>>>,
     deliveries: Vec<Delivery>,
+    /// The observer wants the links' busy intervals (the transport logs
+    /// them); `busy` is the buffer they pass through.
+    links: bool,
+    busy: Vec<LinkBusy>,
     released: Vec<u32>,
     scratch: Vec<P2p>,
     error: Option<RunError>,
@@ -264,6 +268,9 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
                 .collect(),
         };
         let cells = Sim::<T, S, O>::cell_costs(&params)?;
+        let links = O::ENABLED && obs.wants_links();
+        let mut transport = transport;
+        transport.record_link_busy(links);
         let graphs = programs.iter().any(|p| p.is_graph());
         let matcher = params.matcher;
         let mut sim = Sim {
@@ -300,6 +307,8 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             engines,
             memory: Vec::new(),
             deliveries: Vec::new(),
+            links,
+            busy: Vec::new(),
             released: Vec::new(),
             scratch: Vec::new(),
             error: None,
@@ -367,6 +376,9 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
         }
         let now = self.engine.now();
         let mut sim = self.state;
+        if O::ENABLED && sim.links {
+            sim.observe_links();
+        }
         let outcome = sim.results(now);
         (outcome, sim.transport, sim.obs)
     }
@@ -396,6 +408,9 @@ impl<T: Transport, S: OpStream, O: Observer> Model for Sim<T, S, O> {
                     self.arrive(s, d.token as u32);
                 }
                 self.deliveries = out;
+                if O::ENABLED && self.links {
+                    self.observe_links();
+                }
             }
             Ev::Wake => self.wake(s),
         }
@@ -403,6 +418,18 @@ impl<T: Transport, S: OpStream, O: Observer> Model for Sim<T, S, O> {
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
+    /// Hands the links' busy intervals logged so far to the observer
+    /// (those of transfers started since the last network event too).
+    fn observe_links(&mut self) {
+        let mut busy = std::mem::take(&mut self.busy);
+        self.transport.drain_link_busy(&mut busy);
+        for b in &busy {
+            self.obs.link_busy(b);
+        }
+        busy.clear();
+        self.busy = busy;
+    }
+
     /// Schedules the layer's event `ev` at `t` (`t >= now`).
     fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
         let q = &mut self.local;

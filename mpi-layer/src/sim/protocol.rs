@@ -37,7 +37,7 @@ use super::host::{End, Job, NONE, Plan};
 use super::local::Loc;
 use super::{Ev, NetSched, RunError, Sim, Truncation};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};
-use crate::observe::{MessageStep, Observer, Step};
+use crate::observe::{MessageStep, Observer, Queue, Search, Step};
 use crate::op::OpStream;
 use crate::params::{MatcherKind, Progress, Protocol, locality_index};
 use serde::Serialize;
@@ -139,6 +139,20 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
+    /// Tells the observer of a match-queue search.
+    #[inline]
+    fn note_search(&mut self, rank: u32, queue: Queue, visited: u64, found: bool, at: Time) {
+        if O::ENABLED {
+            self.obs.search(&Search {
+                rank,
+                queue,
+                visited,
+                found,
+                at,
+            });
+        }
+    }
+
     fn new_msg(&mut self, m: Msg) -> u32 {
         match self.free_msgs.pop() {
             Some(i) => {
@@ -203,7 +217,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             cpu: lane.0,
             nic: lane.1,
         });
-        self.note(m, Step::Posted, s.now());
+        self.note(m, Step::Posted { clamped: c.clamped }, s.now());
         let wait = program && self.program_waits();
         let id = self.cpu_of(src, lane.0);
         self.submit(s, id, Job::Send(m), wait) || !wait
@@ -546,6 +560,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let proto = msg.proto;
         let found = self.ranks[dst as usize].queues.match_arrival(&env);
         self.stats.posted_search.record(found.visited);
+        self.note_search(
+            dst,
+            Queue::Posted,
+            found.visited,
+            found.found.is_some(),
+            now,
+        );
         let (mut cpu, mut delay) = self.search(
             &self.params.gamma_posted,
             found.visited,
@@ -660,6 +681,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn start_post(&mut self, now: Time, r: u32, p: PostedRecv) -> Plan {
         let found = self.ranks[r as usize].queues.match_post(&p);
         self.stats.unexpected_search.record(found.visited);
+        self.note_search(
+            r,
+            Queue::Unexpected,
+            found.visited,
+            found.found.is_some(),
+            now,
+        );
         let (mut cpu, mut delay) = self.search(
             &self.params.gamma_unexpected,
             found.visited,

@@ -245,6 +245,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     rk.run = Run::Finished;
                     rk.finish = s.now();
                     rk.cur = None;
+                    if O::ENABLED {
+                        self.obs.finished(r, s.now());
+                    }
                     break;
                 }
                 Ok(Some((op, origin))) => {
@@ -281,6 +284,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     rk.run = Run::Finished;
                     rk.finish = s.now();
                     rk.cur = None;
+                    if O::ENABLED {
+                        self.obs.finished(r, s.now());
+                    }
                 }
                 Ok(Ready::End | Ready::Wait) => {
                     self.block(r, Resume::Nothing, 0);

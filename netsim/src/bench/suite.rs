@@ -59,6 +59,34 @@ pub struct SuiteArgs {
     /// In a child: number of ranks (0: the workload's own).
     #[arg(long, hide = true, default_value_t = 0)]
     pub procs: u32,
+    /// In a child: attach `mpi_layer::ReportObserver` (what building the
+    /// report through the observer seam would cost).
+    #[arg(long, hide = true)]
+    pub observe_report: bool,
+}
+
+/// The child runs with a `ReportObserver` (`--observe-report`).
+static OBSERVE_REPORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs one simulation, observed when `--observe-report` asked for it.
+fn simulate<T: topology::Transport, S: OpStream>(
+    pl: Placement,
+    net: T,
+    progs: Vec<S>,
+    params: MpiParams,
+) -> Result<RunResults, String> {
+    if !OBSERVE_REPORT.load(std::sync::atomic::Ordering::Relaxed) {
+        return mpi_layer::run(pl, net, progs, params).map_err(|e| e.to_string());
+    }
+    let obs = mpi_layer::ReportObserver::default();
+    let sim = mpi_layer::Simulation::with_observer(pl, net, progs, params, obs)
+        .map_err(|e| e.to_string())?;
+    let (r, _, obs) = sim.run_full(u64::MAX, |_, _| {});
+    let r = r.map_err(|e| e.to_string())?;
+    if obs.results(r.events) != r {
+        return Err("the observer's results differ from the built-in ones".into());
+    }
+    Ok(r)
 }
 
 /// A workload of the fixed set.
@@ -312,6 +340,7 @@ fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
         "ideal" => None,
         m => return Err(format!("unknown mode `{m}`")),
     };
+    OBSERVE_REPORT.store(a.observe_report, std::sync::atomic::Ordering::Relaxed);
     let f = figures(name, p, mode, a.quick)?;
     println!(
         "RESULT {} {} {:.6} {} {}",
@@ -411,8 +440,7 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
             };
             let (pl, net, list) = amg(p, &file, mode_or(mode)?)?;
             let t = Instant::now();
-            let r = mpi_layer::run(pl, net, list.programs(), MpiParams::blue_waters())
-                .map_err(|e| e.to_string())?;
+            let r = simulate(pl, net, list.programs(), MpiParams::blue_waters())?;
             Ok(of(&r, t))
         }
         "zhu" => zhu(mode_or(mode)?, quick),
@@ -490,7 +518,7 @@ pub(super) fn timed<T: topology::Transport>(
         })
         .collect();
     let t = Instant::now();
-    let r = mpi_layer::run(pl, net, progs, params).map_err(|e| e.to_string())?;
+    let r = simulate(pl, net, progs, params)?;
     Ok(of(&r, t))
 }
 

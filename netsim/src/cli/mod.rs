@@ -338,7 +338,15 @@ fn run_table(
     let sc = scenario::from_table(src, table, &sets, dir).map_err(scenario_err)?;
     let mut progress = Progress::new(opts.quiet);
     let tick = |now, ev| progress.tick(now, ev);
-    let result = if opts.timeline.is_none() && opts.messages.is_none() {
+    // The link series, built through the observer seam from the links'
+    // busy intervals, only when an output uses it.
+    let series = if opts.timeline.is_some() || opts.link_series.is_some() {
+        sc.series_interval().and_then(topology::SeriesBuilder::new)
+    } else {
+        None
+    };
+    let mut link_series = Vec::new();
+    let result = if opts.timeline.is_none() && opts.messages.is_none() && series.is_none() {
         sc.run(src, PROGRESS_EVERY, tick)
     } else {
         let create = |p: &Path| {
@@ -359,12 +367,14 @@ fn run_table(
                 .map(create)
                 .transpose()?
                 .map(MessageLog::new),
+            links: series,
         };
         let (result, tap) = sc.run_observed(src, PROGRESS_EVERY, tick, tap);
         if let Some(mut tap) = tap {
+            link_series = tap.links.take().map_or_else(Vec::new, |b| b.series());
             let links = result.as_ref().ok().and_then(|o| o.links.as_ref());
             if let (Some(t), Some(li)) = (tap.timeline.as_mut(), links) {
-                t.link_tracks(&li.series, |l| link_ends(li, l));
+                t.link_tracks(&link_series, |l| link_ends(li, l));
             }
             finish_tap(tap, opts)?;
         }
@@ -376,7 +386,7 @@ fn run_table(
         outcome.report.wall = None;
     }
     if let Some(p) = &opts.link_series {
-        write_link_series(&outcome, p)?;
+        write_link_series(&outcome, &link_series, p)?;
     }
     emit(&outcome, opts)
 }
@@ -389,7 +399,7 @@ fn link_ends(li: &scenario::LinkInfo, l: u32) -> (String, String) {
 }
 
 /// `--link-series FILE.csv`: one row per link and bin with traffic.
-fn write_link_series(o: &Outcome, p: &Path) -> Result<(), String> {
+fn write_link_series(o: &Outcome, series: &[topology::LinkSeries], p: &Path) -> Result<(), String> {
     let named = |e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
     let mut w = csv::Writer::from_path(p).map_err(|e| named(&e))?;
     let head = ["link", "from", "to", "start_ps", "end_ps", "bytes", "gbps"];
@@ -397,7 +407,7 @@ fn write_link_series(o: &Outcome, p: &Path) -> Result<(), String> {
     let Some(li) = &o.links else {
         return Err(named(&"the ideal network has no links to record"));
     };
-    for ls in &li.series {
+    for ls in series {
         let (a, b) = link_ends(li, ls.link);
         let iv = ls.interval.as_ps();
         for (i, &bytes) in ls.bytes.iter().enumerate().filter(|(_, b)| **b > 0) {

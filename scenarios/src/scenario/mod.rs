@@ -207,6 +207,15 @@ impl Scenario {
             .0
     }
 
+    /// `transport.series_interval`: the width of the per-link time bins
+    /// an observer builds from the links' busy intervals
+    /// ([`topology::SeriesBuilder`], as the command line's
+    /// `--link-series` and `--timeline` do); the transport itself keeps
+    /// no series.
+    pub fn series_interval(&self) -> Option<Time> {
+        self.transport.series_interval.map(|d| d.0)
+    }
+
     /// As [`Scenario::run`], reporting what happens to `obs` (a timeline,
     /// a message record: [`crate::timeline`]). The observer comes back
     /// whenever the simulation started, also when it failed (a deadlock's
@@ -282,7 +291,6 @@ impl Scenario {
             Some(m) => (
                 Some(LinkInfo {
                     stats: net.link_stats(results.makespan),
-                    series: net.link_series(),
                     classes: (0..m.links().len() as u32)
                         .map(|l| m.link_class(l))
                         .collect(),
@@ -300,6 +308,8 @@ impl Scenario {
             results,
             links,
             torus,
+            setup,
+            spec: self.report.clone(),
         })
     }
 
@@ -313,7 +323,6 @@ impl Scenario {
                 .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
-            series_interval: t.series_interval.map(|d| d.0),
             backpressure: t.backpressure.unwrap_or(false),
         }
     }

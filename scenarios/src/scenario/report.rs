@@ -60,9 +60,6 @@ pub struct MpiOrigin {
 pub struct LinkInfo {
     /// Every link direction, by link id.
     pub stats: Vec<LinkStat>,
-    /// Bytes per time bin of the links that carried any, when
-    /// `transport.series_interval` is set (else empty).
-    pub series: Vec<topology::LinkSeries>,
     /// What each link connects, by link id.
     pub classes: Vec<LinkClass>,
     /// Vertex names by vertex id.
@@ -83,6 +80,28 @@ pub struct Outcome {
     pub links: Option<LinkInfo>,
     /// Torus dimensions, when the machine is a torus.
     pub torus: Option<[u32; 3]>,
+    /// What the report was built from besides the results.
+    pub(super) setup: Setup,
+    pub(super) spec: ReportSpec,
+}
+
+impl Outcome {
+    /// The report this run would have with `results` in place of the
+    /// MPI layer's own (the wall-clock figures kept): how a report built
+    /// through the observer seam ([`mpi_layer::ReportObserver`]) is
+    /// compared with the built-in one.
+    pub fn report_for(&self, results: &RunResults) -> Report {
+        let wall_s = self.report.wall.as_ref().map_or(0.0, |w| w.seconds);
+        let mut r = Report::new(
+            &self.setup,
+            results,
+            self.links.as_ref(),
+            &self.spec,
+            wall_s,
+        );
+        r.wall.clone_from(&self.report.wall);
+        r
+    }
 }
 
 /// The report of one run; the JSON schema is `docs/OUTPUT.md`

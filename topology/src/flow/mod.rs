@@ -85,8 +85,8 @@
 use crate::config::{NetConfig, NetConfigError, check};
 use crate::idle::flow_idle_time;
 use crate::machine::{Machine, Sharing};
-use crate::stats::{LinkSeries, LinkStat, StatsCollector};
-use crate::transport::{Delivery, NodeId, Transfer, Transport};
+use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
 use sim_core::{Bandwidth, EventId, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::cmp::Reverse;
@@ -233,7 +233,7 @@ impl FlowNet {
             lambda: Vec::new(),
             sweep: sweep::SweepState::new(nl),
             cut: cut::CutState::default(),
-            stats: StatsCollector::new(nl, cfg.series_interval),
+            stats: StatsCollector::new(nl),
             touched: Summary::default(),
             touched_max: 0,
             m,
@@ -246,10 +246,6 @@ impl FlowNet {
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         self.stats.report(self.m.links(), elapsed, true)
-    }
-    /// Per-link series.
-    pub fn link_series(&self) -> Vec<LinkSeries> {
-        self.stats.series()
     }
     /// Flows looked at per update so far.
     pub fn update_stats(&self) -> UpdateStats {
@@ -315,11 +311,11 @@ impl FlowNet {
         if fl.rate > 0.0 && now > fl.last {
             let moved = (fl.rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
             fl.remaining -= moved;
-            if self.stats.enabled_series() {
+            if self.stats.recording() {
                 let (from, b) = (fl.last, moved.round() as u64);
                 for i in 0..fl.route.len() {
                     let l = self.flows[f as usize].route[i];
-                    self.stats.series_only(l, from, now, b);
+                    self.stats.busy(l, from, now, b);
                 }
             }
         }
@@ -558,5 +554,13 @@ impl Transport for FlowNet {
 
     fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
         flow_idle_time(&self.m, src, dst, bytes, rate_cap)
+    }
+
+    fn record_link_busy(&mut self, on: bool) {
+        self.stats.record(on);
+    }
+
+    fn drain_link_busy(&mut self, out: &mut Vec<LinkBusy>) {
+        self.stats.drain(out);
     }
 }
