@@ -59,11 +59,16 @@
 //! block has been read `D` items past it, so no later line can still add a
 //! dependency. Memory per rank is the live window: the operations read
 //! and not yet completed, the dependencies among them, and the labels
-//! within `D` of the read position; idle, a rank holds about 80 bytes.
+//! within `D` of the read position; idle, a rank holds under 100 bytes.
 //! Schedgen's output has `D` of a few items; a file whose dependencies
 //! reach far back degrades toward holding its block (correct, just more
 //! memory). Streams read with positioned reads (`pread`) from one shared
-//! open file. A dependency cycle is reported when a rank has nothing in
+//! open file; what a stream read past what it needed is kept for its next
+//! read while all streams together keep at most 32 MiB
+//! (`stream::KEEP_BUDGET / P` each, at most 64 KiB): 1024 ranks read
+//! their long blocks in 32 KiB chunks, each byte once, and a million ranks
+//! keep nothing between reads. Lines are read in place in the buffer
+//! (`lex::next_line`). A dependency cycle is reported when a rank has nothing in
 //! flight and nothing ready, at the first operation that never ran.
 
 mod lex;
