@@ -73,17 +73,22 @@ impl<'a> Cur<'a> {
             self.i += 1;
         }
     }
-    /// At the end of the line (after blanks and a `\r`).
+    /// At the end of the line (after blanks and a `\r`): `s` is one line
+    /// without its `\n`, or (see [`next_line`]) the buffer from the line
+    /// on, where the line ends at its `\n`.
     fn at_end(&mut self) -> bool {
         self.ws();
-        let rest = &self.s[self.i..];
-        rest.is_empty() || rest == b"\r"
+        matches!(
+            &self.s[self.i..],
+            [] | [b'\n', ..] | [b'\r'] | [b'\r', b'\n', ..]
+        )
     }
     /// Consumes `kw` if the line continues with it (after blanks).
-    fn kw(&mut self, kw: &str) -> bool {
+    #[inline]
+    fn kw<const N: usize>(&mut self, kw: &[u8; N]) -> bool {
         self.ws();
-        if self.s[self.i..].starts_with(kw.as_bytes()) {
-            self.i += kw.len();
+        if self.s.get(self.i..self.i + N).is_some_and(|w| w == kw) {
+            self.i += N;
             true
         } else {
             false
@@ -111,11 +116,16 @@ impl<'a> Cur<'a> {
         let s = self.s;
         let start = self.i;
         let mut v: u64 = 0;
+        // Up to 19 digits cannot overflow; the rest are checked.
         while self.i < s.len() && s[self.i].is_ascii_digit() {
-            v = v
-                .checked_mul(10)
-                .and_then(|v| v.checked_add(u64::from(s[self.i] - b'0')))
-                .ok_or_else(|| format!("{what} is larger than 2^64 - 1"))?;
+            let d = u64::from(s[self.i] - b'0');
+            v = if self.i - start < 19 {
+                v * 10 + d
+            } else {
+                v.checked_mul(10)
+                    .and_then(|v| v.checked_add(d))
+                    .ok_or_else(|| format!("{what} is larger than 2^64 - 1"))?
+            };
             self.i += 1;
         }
         if self.i == start {
@@ -128,12 +138,14 @@ impl<'a> Cur<'a> {
     }
     /// `-1` (after blanks).
     fn minus_one(&mut self) -> bool {
-        self.kw("-1")
+        self.kw(b"-1")
     }
     /// What is at the cursor, for an error message.
     fn found(&mut self) -> String {
         self.ws();
-        let rest = String::from_utf8_lossy(&self.s[self.i..]);
+        let rest = &self.s[self.i..];
+        let rest = &rest[..rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())];
+        let rest = String::from_utf8_lossy(rest);
         let rest = rest.trim_end();
         match rest.split_whitespace().next() {
             None => "the end of the line".into(),
@@ -159,7 +171,54 @@ fn small(v: u64, what: &str, max: u64) -> Result<u64, String> {
 
 /// Reads one line (comments already removed, no `\n`).
 pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
-    let mut c = Cur { s, i: 0 };
+    item(&mut Cur { s, i: 0 })
+}
+
+/// Reads the line at the start of `buf` (a buffer of the file from a
+/// line's start; `eof`: the buffer ends where the input ends) and returns
+/// what it holds and the bytes it takes with its `\n`, or `None` when
+/// `buf` ends before the line does (read more, or at `eof` nothing is
+/// left). `in_block`: inside a `/* */` comment, kept across lines.
+///
+/// Lines without comments are read in place, without looking for the
+/// `\n` first (no token holds a `\n`, so the scanner stops at it); a line
+/// the in-place reading refuses, or one in or with a comment, is read
+/// again on its own after its comments are removed into `strip`, which
+/// gives the same item and the error message about that line alone.
+pub(super) fn next_line<'a>(
+    buf: &'a [u8],
+    eof: bool,
+    in_block: &mut bool,
+    strip: &'a mut Vec<u8>,
+) -> Option<(Result<Item<'a>, String>, usize)> {
+    if !*in_block {
+        let mut c = Cur { s: buf, i: 0 };
+        if let Ok(it) = item(&mut c) {
+            // `item` succeeded: the line continues with `\n`, `\r\n`,
+            // `\r` then the buffer's end, or the buffer ends.
+            let rest = &buf[c.i..];
+            match rest {
+                [b'\n', ..] => return Some((Ok(it), c.i + 1)),
+                [b'\r', b'\n', ..] => return Some((Ok(it), c.i + 2)),
+                _ if eof && !buf.is_empty() => return Some((Ok(it), buf.len())),
+                _ => return None,
+            }
+        }
+    }
+    let (text, used) = match buf.iter().position(|&b| b == b'\n') {
+        Some(i) => (&buf[..i], i + 1),
+        None if eof && !buf.is_empty() => (buf, buf.len()),
+        None => return None,
+    };
+    let text = if strip_comments(text, in_block, strip) {
+        &strip[..]
+    } else {
+        text
+    };
+    Some((line(text), used))
+}
+
+fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
     if c.at_end() {
         return Ok(Item::Empty);
     }
@@ -182,7 +241,7 @@ pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
         }
         b"rank" => {
             let r = c.int("a rank")?;
-            if !c.kw("{") {
+            if !c.kw(b"{") {
                 return Err(format!(
                     "expected `{{` after `rank {r}`, found {}",
                     c.found()
@@ -191,16 +250,16 @@ pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
             c.end("the end of the line after `rank R {`")?;
             return Ok(Item::Open(r));
         }
-        b"send" => Item::Op(None, op(&mut c, Kind::Send)?),
-        b"recv" => Item::Op(None, op(&mut c, Kind::Recv)?),
-        b"calc" => Item::Op(None, op(&mut c, Kind::Calc)?),
+        b"send" => Item::Op(None, op(c, Kind::Send)?),
+        b"recv" => Item::Op(None, op(c, Kind::Recv)?),
+        b"calc" => Item::Op(None, op(c, Kind::Calc)?),
         label => {
-            if c.kw(":") {
-                let kind = if c.kw("send") {
+            if c.kw(b":") {
+                let kind = if c.kw(b"send") {
                     Kind::Send
-                } else if c.kw("recv") {
+                } else if c.kw(b"recv") {
                     Kind::Recv
-                } else if c.kw("calc") {
+                } else if c.kw(b"calc") {
                     Kind::Calc
                 } else {
                     return Err(format!(
@@ -208,11 +267,11 @@ pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
                         c.found()
                     ));
                 };
-                Item::Op(Some(label), op(&mut c, kind)?)
+                Item::Op(Some(label), op(c, kind)?)
             } else {
-                let start = if c.kw("requires") {
+                let start = if c.kw(b"requires") {
                     false
-                } else if c.kw("irequires") {
+                } else if c.kw(b"irequires") {
                     true
                 } else {
                     return Err(format!(
@@ -247,7 +306,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
     };
     if kind == Kind::Calc {
         o.size = c.int("the amount of computation")?;
-        if c.kw("cpu") {
+        if c.kw(b"cpu") {
             o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
         }
         c.end("`cpu` or the end of the line")?;
@@ -258,7 +317,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
         return Err(format!("size must not be negative, found {}", c.found()));
     }
     o.size = c.int("a size")?;
-    if !c.kw("b") {
+    if !c.kw(b"b") {
         return Err(format!(
             "size `{}` must be bytes, e.g. `{}b`",
             o.size, o.size
@@ -269,7 +328,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
     } else {
         ("from", true)
     };
-    if !c.kw(dir) {
+    if !(if any { c.kw(b"from") } else { c.kw(b"to") }) {
         return Err(format!(
             "expected `{dir}` after the size, found {}",
             c.found()
@@ -284,7 +343,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
             .filter(|&r| r != ANY)
             .ok_or_else(|| format!("rank {r} does not exist"))?
     };
-    if c.kw("tag") {
+    if c.kw(b"tag") {
         o.tag = if c.minus_one() {
             ANY
         } else {
@@ -297,10 +356,10 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
             );
         }
     }
-    if c.kw("cpu") {
+    if c.kw(b"cpu") {
         o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
     }
-    if c.kw("nic") {
+    if c.kw(b"nic") {
         o.nic = small(c.int("a nic")?, "nic", 255)? as u8;
     }
     c.end("`tag`, `cpu`, `nic` (in that order) or the end of the line")?;
@@ -405,6 +464,54 @@ mod tests {
         assert!(e("calc 5 nic 1").contains("`cpu` or the end"));
         assert!(e("send 8 to 1").contains("must be bytes"));
         assert!(e("send 8b to -1").contains("a rank"));
+    }
+
+    /// `next_line` over a buffer gives what `line` gives each line after
+    /// its comments are removed, and asks for more (`None`) whenever the
+    /// buffer ends before a line does, wherever it is cut.
+    #[test]
+    fn in_place_reading_is_line_reading() {
+        let text: &[u8] = b"num_ranks 2\r\nrank 0 {\nl1: send 8b to 1 tag 3\n\
+            l2:recv 8 b from -1 tag -1 // x\n l2 requires l1\r\n/* a\nb */ calc 5 cpu 1\n\
+            bad line\nsend 8b to 1 nic 1 cpu 1\n}\n}";
+        let want: Vec<Result<String, String>> = {
+            let (mut b, mut out, mut v) = (false, Vec::new(), Vec::new());
+            for l in text.split(|&c| c == b'\n') {
+                let l = if strip_comments(l, &mut b, &mut out) {
+                    &out[..]
+                } else {
+                    l
+                };
+                v.push(line(l).map(|i| format!("{i:?}")));
+            }
+            v
+        };
+        for cut in 0..=text.len() {
+            // The buffer holds the text up to `cut`, then all of it.
+            let (mut at, mut b, mut strip, mut got) = (0, false, Vec::new(), Vec::new());
+            while at < text.len() {
+                let (buf, eof) = if at < cut {
+                    (&text[at..cut], false)
+                } else {
+                    (&text[at..], true)
+                };
+                match next_line(buf, eof, &mut b, &mut strip) {
+                    Some((i, used)) => {
+                        assert!(used > 0 && used <= buf.len());
+                        got.push(i.map(|i| format!("{i:?}")));
+                        at += used;
+                    }
+                    None => {
+                        assert!(!eof, "cut {cut} at {at}");
+                        // Read on: the whole text.
+                        let (i, used) = next_line(&text[at..], true, &mut b, &mut strip).unwrap();
+                        got.push(i.map(|i| format!("{i:?}")));
+                        at += used;
+                    }
+                }
+            }
+            assert_eq!(got, want, "cut at {cut}");
+        }
     }
 
     #[test]

@@ -59,18 +59,23 @@
 //! block has been read `D` items past it, so no later line can still add a
 //! dependency. Memory per rank is the live window: the operations read
 //! and not yet completed, the dependencies among them, and the labels
-//! within `D` of the read position; idle, a rank holds about 80 bytes.
+//! within `D` of the read position; idle, a rank holds under 100 bytes.
 //! Schedgen's output has `D` of a few items; a file whose dependencies
 //! reach far back degrades toward holding its block (correct, just more
 //! memory). Streams read with positioned reads (`pread`) from one shared
-//! open file. A dependency cycle is reported when a rank has nothing in
+//! open file; what a stream read past what it needed is kept for its next
+//! read while all streams together keep at most 32 MiB
+//! (`stream::KEEP_BUDGET / P` each, at most 64 KiB): 1024 ranks read
+//! their long blocks in 32 KiB chunks, each byte once, and a million ranks
+//! keep nothing between reads. Lines are read in place in the buffer
+//! (`lex::next_line`). A dependency cycle is reported when a rank has nothing in
 //! flight and nothing ready, at the first operation that never ran.
 
 mod lex;
 mod stream;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -100,6 +105,19 @@ impl Default for GoalConfig {
     }
 }
 
+/// Bytes the scan reads at once.
+const SCAN_CHUNK: usize = 1 << 20;
+
+/// Reads into `buf` (retrying on interruption); 0 at the end of the file.
+fn read_some(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
 /// No item (no root in a block).
 const NONE: u32 = u32::MAX;
 
@@ -108,6 +126,8 @@ const NONE: u32 = u32::MAX;
 struct Block {
     /// Byte offset of the line after `rank R {`.
     offset: u64,
+    /// Byte offset after the block's `}` line.
+    end: u64,
     /// That `rank R {` line's number.
     line: u64,
     /// `D`: the largest distance in items from an operation's definition
@@ -125,6 +145,8 @@ struct Shared {
     source: Arc<str>,
     num_ranks: u32,
     calc_unit: Time,
+    /// Bytes a stream keeps read ahead between reads, at most.
+    keep: usize,
 }
 
 /// A GOAL schedule file, indexed by rank block.
@@ -250,31 +272,39 @@ impl GoalSchedule {
     /// module docs). Errors name `file:line`.
     pub fn open(path: &Path, config: GoalConfig) -> Result<GoalSchedule, ProgramError> {
         let source = path_name(path);
-        let mut r = BufReader::with_capacity(1 << 20, open(path)?);
-        let (mut buf, mut pos, mut line, mut in_comment) = (Vec::new(), 0u64, 0u64, false);
+        let mut file = open(path)?;
+        // The file in chunks: `buf[lo..hi]` is what is not read yet.
+        let (mut buf, mut lo, mut hi, mut eof) = (vec![0u8; SCAN_CHUNK], 0, 0, false);
+        let (mut pos, mut line, mut in_comment) = (0u64, 0u64, false);
         let mut stripped = Vec::new();
         let mut num_ranks: Option<u32> = None;
         let mut blocks: Vec<Option<Block>> = Vec::new();
         let mut cur: Option<BlockScan> = None;
         let mut labels = Labels::new();
         loop {
-            buf.clear();
-            let n = r
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| error_at(&source, line + 1, format!("cannot read: {e}")))?;
-            if n == 0 {
-                break;
-            }
-            pos += n as u64;
-            line += 1;
-            let text: &[u8] = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let text = if lex::strip_comments(text, &mut in_comment, &mut stripped) {
-                &stripped[..]
-            } else {
-                text
+            let Some((item, used)) =
+                lex::next_line(&buf[lo..hi], eof, &mut in_comment, &mut stripped)
+            else {
+                if eof {
+                    break;
+                }
+                buf.copy_within(lo..hi, 0);
+                (hi, lo) = (hi - lo, 0);
+                if hi == buf.len() {
+                    buf.resize(2 * hi, 0); // a line longer than the buffer
+                }
+                let n = read_some(&mut file, &mut buf[hi..])
+                    .map_err(|e| error_at(&source, line + 1, format!("cannot read: {e}")))?;
+                eof = n == 0;
+                hi += n;
+                continue;
             };
+            let text = &buf[lo..lo + used];
+            lo += used;
+            pos += used as u64;
+            line += 1;
             let err = |m: String| error_at(&source, line, m);
-            let item = lex::line(text).map_err(err)?;
+            let item = item.map_err(err)?;
             let Some(b) = cur.as_mut() else {
                 match item {
                     Item::Empty => {}
@@ -301,6 +331,7 @@ impl GoalSchedule {
                             rank: r as u32,
                             start: Block {
                                 offset: pos,
+                                end: pos,
                                 line,
                                 lookahead: 0,
                                 last_root: NONE,
@@ -312,6 +343,12 @@ impl GoalSchedule {
                         });
                     }
                     _ => {
+                        let mut plain = Vec::new();
+                        let text = if lex::strip_comments(text, &mut false, &mut plain) {
+                            &plain[..]
+                        } else {
+                            text
+                        };
                         return Err(err(format!(
                             "expected `num_ranks N` or `rank R {{`, found `{}`",
                             String::from_utf8_lossy(text).trim()
@@ -321,6 +358,9 @@ impl GoalSchedule {
                 continue;
             };
             let k = b.items;
+            if line - b.start.line > u64::from(u32::MAX) {
+                return Err(err("more than 2^32 - 1 lines in one rank block".into()));
+            }
             match item {
                 Item::Empty => continue,
                 Item::Close => {
@@ -331,6 +371,7 @@ impl GoalSchedule {
                         }
                     }
                     b.start.last_root = root;
+                    b.start.end = pos;
                     blocks[b.rank as usize] = Some(b.start);
                     labels = std::mem::replace(&mut b.labels, Labels::new());
                     cur = None;
@@ -391,6 +432,7 @@ impl GoalSchedule {
                 source,
                 num_ranks,
                 calc_unit: config.calc_unit,
+                keep: (stream::KEEP_BUDGET / num_ranks.max(1) as usize).min(stream::MAX_CHUNK),
             }),
             blocks,
         })

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::rc::Rc;
 
@@ -17,22 +18,30 @@ use crate::text::error_at;
 
 /// Bytes per line a positioned read assumes (Schedgen's lines are 20 to
 /// 35 bytes), and the least and most it reads at once (more when a line
-/// is longer): reading only about what is needed keeps the copies small,
-/// since a stream keeps no buffer between reads.
+/// is longer).
 const LINE_GUESS: usize = 40;
 /// Items read at least per read (when the block has them).
 const BATCH: u32 = 8;
 const MIN_CHUNK: usize = 256;
-const MAX_CHUNK: usize = 64 * 1024;
+pub(super) const MAX_CHUNK: usize = 64 * 1024;
+/// What all streams together keep of their blocks read ahead and not yet
+/// taken in, at most [bytes]: each keeps up to `KEEP_BUDGET / P` (and
+/// [`MAX_CHUNK`]), so that a long block (an all-to-all's) is read in large
+/// chunks, each byte once, while a million ranks keep next to nothing and
+/// re-read the little they read past what they needed.
+pub(super) const KEEP_BUDGET: usize = 32 << 20;
 
 const STARTED: u8 = 1;
 const DONE: u8 = 2;
 const ISSUED: u8 = 4;
+/// In a ready list.
+const QUEUED: u8 = 8;
 
 /// An operation read and not yet completed (40 bytes).
 struct Node {
     size: u64,
-    line: u64,
+    /// Its line, counted from the block's `rank R {` line.
+    line: u32,
     peer: u32,
     tag: u32,
     /// Its item index in the block.
@@ -41,6 +50,8 @@ struct Node {
     unmet: u32,
     /// First edge to a dependent, or `NONE`.
     child: u32,
+    /// The next operation in its ready list, or `NONE`.
+    next: u32,
     kind: Kind,
     cpu: u8,
     nic: u8,
@@ -83,24 +94,62 @@ struct Live {
     base: u32,
     nodes: VecDeque<Node>,
     /// Operations whose dependencies are met, not yet handed out, by kind
-    /// (send, recv, calc); entries are checked when taken.
-    ready: [VecDeque<u32>; 3],
+    /// (send, recv, calc): first and last of a list threaded through
+    /// [`Node::next`] (`NONE`: empty); entries are checked when taken.
+    head: [u32; 3],
+    tail: [u32; 3],
     /// Label -> (operation number, item), when the labels are not in
     /// `ring`.
-    labels: Labels<(u32, u32)>,
+    labels: Option<Box<Labels<(u32, u32)>>>,
     /// The labels of the last `D + 1` items, slot `item % (D + 1)`, when
     /// `D` is small and every label short (Schedgen's output): a line
     /// names only labels at most `D` items back, so a scan of these few
     /// slots replaces the table.
     ring: Vec<Slot>,
     /// Label count at which labels out of reach are dropped.
-    label_gc: usize,
+    label_gc: u32,
     edges: Vec<Edge>,
     free_edge: u32,
-    /// Scratch: the operations one start or completion made ready.
-    freed: Vec<u32>,
     /// Operations handed out and not completed.
     in_flight: u32,
+    /// Bytes read ahead (see [`KEEP_BUDGET`]): `buf[at..]` is the block
+    /// from [`GoalStream::pos`] on.
+    buf: Vec<u8>,
+    at: u32,
+}
+
+impl Live {
+    fn node(&mut self, id: u32) -> &mut Node {
+        &mut self.nodes[(id - self.base) as usize]
+    }
+
+    /// Appends `id` to its kind's ready list, unless it is in it.
+    fn push_ready(&mut self, id: u32) {
+        let n = self.node(id);
+        if n.flags & QUEUED != 0 {
+            return;
+        }
+        n.flags |= QUEUED;
+        n.next = NONE;
+        let k = n.kind as usize;
+        match self.tail[k] {
+            NONE => self.head[k] = id,
+            t => self.node(t).next = id,
+        }
+        self.tail[k] = id;
+    }
+
+    /// Removes the first of ready list `k`.
+    fn pop_ready(&mut self, k: usize) {
+        let id = self.head[k];
+        let n = self.node(id);
+        n.flags &= !QUEUED;
+        let next = n.next;
+        self.head[k] = next;
+        if next == NONE {
+            self.tail[k] = NONE;
+        }
+    }
 }
 
 /// One rank of a GOAL schedule, a graph program ([`OpStream::is_graph`]).
@@ -122,9 +171,22 @@ pub struct GoalStream {
 }
 
 thread_local! {
-    /// The read buffer and the comment-stripping buffer, shared by every
-    /// stream of the thread (a stream keeps no buffer between reads).
-    static BUFS: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// The comment-stripping buffer, shared by every stream of the thread.
+    static STRIP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The read buffer of streams that keep nothing between reads.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The operations one start or completion made ready.
+    static FREED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A positioned read (retrying on interruption).
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    loop {
+        match file.read_at(buf, at) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
 }
 
 impl GoalStream {
@@ -164,58 +226,81 @@ impl GoalStream {
         // Read at least a few items at a time: fewer positioned reads for
         // a little more window.
         self.want = self.want.max(self.next_item.saturating_add(BATCH - 1));
-        BUFS.with(|b| {
-            let (buf, strip) = &mut *b.borrow_mut();
-            let need = (self.want - self.next_item) as usize + 1;
-            let mut chunk = need.saturating_mul(LINE_GUESS).clamp(MIN_CHUNK, MAX_CHUNK);
+        let end = self.block.map_or(0, |b| b.end);
+        let keep = self.sh.keep;
+        // With little to keep, read into the thread's buffer and keep
+        // nothing: no allocation per read for a million ranks.
+        let own = keep >= MIN_CHUNK;
+        let live = self.live.as_mut().expect("live");
+        let mut at = live.at as usize;
+        let mut buf = if own {
+            std::mem::take(&mut live.buf)
+        } else {
+            SCRATCH.with(|b| std::mem::take(&mut *b.borrow_mut()))
+        };
+        let r = STRIP.with(|strip| {
+            let strip = &mut *strip.borrow_mut();
             while !self.ended && self.next_item <= self.want {
-                buf.resize(chunk, 0);
-                let n = self
-                    .sh
-                    .file
-                    .read_at(buf, self.pos)
-                    .map_err(|e| self.err(self.line + 1, format!("cannot read: {e}")))?;
-                if n == 0 {
-                    return Err(self.err(self.line, "end of file inside a rank block"));
-                }
-                let data = &buf[..n];
-                let mut at = 0;
-                let mut progressed = false;
-                while !self.ended && self.next_item <= self.want {
-                    let rest = &data[at..];
-                    let (text, used) = match rest.iter().position(|&c| c == b'\n') {
-                        Some(i) => (&rest[..i], i + 1),
-                        None if n < chunk && !rest.is_empty() => (rest, rest.len()),
-                        None => break,
-                    };
-                    at += used;
-                    self.pos += used as u64;
-                    self.line += 1;
-                    progressed = true;
-                    let text = if lex::strip_comments(text, &mut self.in_comment, strip) {
-                        &strip[..]
-                    } else {
-                        text
-                    };
-                    self.item(text)?;
-                }
-                if !progressed {
-                    chunk *= 2; // a line longer than the chunk
-                }
+                let buf_end = self.pos + (buf.len() - at) as u64;
+                let got = lex::next_line(&buf[at..], buf_end == end, &mut self.in_comment, strip);
+                let Some((item, used)) = got else {
+                    if buf_end == end {
+                        return Err(self.err(self.line, "end of file inside a rank block"));
+                    }
+                    // Keep the start of a line, read on after it.
+                    buf.drain(..at);
+                    at = 0;
+                    let need = (self.want - self.next_item) as usize + 1;
+                    let chunk = need
+                        .saturating_mul(LINE_GUESS)
+                        .clamp(MIN_CHUNK, MAX_CHUNK)
+                        .max(keep)
+                        .max(buf.len()); // a line longer than the chunk
+                    let chunk = chunk.min((end - buf_end) as usize);
+                    let old = buf.len();
+                    buf.reserve_exact(chunk);
+                    buf.resize(old + chunk, 0);
+                    let n = read_at(&self.sh.file, &mut buf[old..], buf_end)
+                        .map_err(|e| self.err(self.line + 1, format!("cannot read: {e}")))?;
+                    buf.truncate(old + n);
+                    if n == 0 {
+                        return Err(self.err(self.line, "end of file inside a rank block"));
+                    }
+                    continue;
+                };
+                at += used;
+                self.pos += used as u64;
+                self.line += 1;
+                self.item(item)?;
             }
             Ok(())
-        })
+        });
+        // Keep what was read ahead if it is little enough; else it is read
+        // again when needed.
+        let live = self.live.as_mut().expect("live");
+        if !own {
+            buf.clear();
+            live.at = 0;
+            SCRATCH.with(|b| *b.borrow_mut() = buf);
+        } else if self.ended || buf.len() - at > keep {
+            live.at = 0;
+        } else {
+            live.at = at as u32;
+            live.buf = buf;
+        }
+        r
     }
 
     /// Takes in one line of the block.
-    fn item(&mut self, text: &[u8]) -> Result<(), ProgramError> {
+    fn item(&mut self, item: Result<Item<'_>, String>) -> Result<(), ProgramError> {
         let line = self.line;
         let d = self.lookahead();
         let last_root = self.block.map_or(NONE, |b| b.last_root);
+        let first_line = self.block.map_or(0, |b| b.line);
         let k = self.next_item;
         let sh = &self.sh;
         let err = |m: String| error_at(&sh.source, line, m);
-        let item = lex::line(text).map_err(err)?;
+        let item = item.map_err(err)?;
         let live = self.live.as_mut().expect("live");
         match item {
             Item::Empty => return Ok(()),
@@ -241,24 +326,31 @@ impl GoalStream {
                         None => Slot::default(),
                     };
                 } else if let Some(l) = label {
-                    live.labels.insert_first(l, (id, k));
-                    if live.labels.len() >= live.label_gc {
+                    let labels = live.labels.get_or_insert_with(|| Box::new(Labels::new()));
+                    labels.insert_first(l, (id, k));
+                    if labels.len() >= live.label_gc as usize {
                         // Labels more than `D` items back are named by no
                         // line still to come.
                         let next = u64::from(k);
-                        live.labels
-                            .retain(|&(_, i)| u64::from(i) + u64::from(d) >= next);
-                        live.label_gc = (2 * live.labels.len()).max(64);
+                        labels.retain(|&(_, i)| u64::from(i) + u64::from(d) >= next);
+                        live.label_gc = (2 * labels.len()).max(64) as u32;
                     }
+                }
+                let len = live.nodes.len();
+                if len == live.nodes.capacity() && len < 64 {
+                    // Small windows grow by half: a million ranks of 40
+                    // live operations hold 42, not 64.
+                    live.nodes.reserve_exact((len / 2).max(2));
                 }
                 live.nodes.push_back(Node {
                     size: o.size,
-                    line,
+                    line: (line - first_line) as u32,
                     peer: o.peer,
                     tag: o.tag,
                     item: k,
                     unmet: 0,
                     child: NONE,
+                    next: NONE,
                     kind: o.kind,
                     cpu: o.cpu,
                     nic: o.nic,
@@ -268,13 +360,13 @@ impl GoalStream {
                 // named within `D` items: it is queued when that line is
                 // read (below) or when the dependency is met (`release`).
                 if k <= last_root {
-                    live.ready[o.kind as usize].push_back(id);
+                    live.push_ready(id);
                 }
             }
             Item::Dep(a, b, start) => {
                 let find = |l: &[u8]| {
                     let found = if live.ring.is_empty() {
-                        live.labels.get(l).map(|v| v.0)
+                        live.labels.as_ref().and_then(|t| t.get(l)).map(|v| v.0)
                     } else {
                         // The first definition: the earliest match.
                         short_key(l).and_then(|(key, len)| {
@@ -306,7 +398,7 @@ impl GoalStream {
                     if ia >= live.base {
                         let n = &live.nodes[(ia - live.base) as usize];
                         if n.unmet == 0 && n.flags & ISSUED == 0 {
-                            live.ready[n.kind as usize].push_back(ia);
+                            live.push_ready(ia);
                         }
                     }
                 } else if ia >= live.base {
@@ -341,34 +433,36 @@ impl GoalStream {
     /// (at its completion, which also frees them all).
     fn release(&mut self, id: u32, start: bool) {
         let live = self.live.as_mut().expect("live");
-        let mut e = live.nodes[(id - live.base) as usize].child;
-        while e != NONE {
-            let Edge { to, next, start: s } = live.edges[e as usize];
-            if s == start {
-                let n = &mut live.nodes[(to - live.base) as usize];
-                n.unmet -= 1;
-                if n.unmet == 0 {
-                    live.freed.push(to);
+        FREED.with(|f| {
+            let freed = &mut *f.borrow_mut();
+            let mut e = live.node(id).child;
+            while e != NONE {
+                let Edge { to, next, start: s } = live.edges[e as usize];
+                if s == start {
+                    let n = live.node(to);
+                    n.unmet -= 1;
+                    if n.unmet == 0 {
+                        freed.push(to);
+                    }
                 }
+                if !start {
+                    live.edges[e as usize].next = live.free_edge;
+                    live.free_edge = e;
+                }
+                e = next;
             }
             if !start {
-                live.edges[e as usize].next = live.free_edge;
-                live.free_edge = e;
+                live.node(id).child = NONE;
             }
-            e = next;
-        }
-        if !start {
-            live.nodes[(id - live.base) as usize].child = NONE;
-        }
-        // Edges are listed newest first: queue what became ready in file
-        // order (LogGOPSim lists a host's executable operations in order).
-        live.freed.sort_unstable();
-        for i in 0..live.freed.len() {
-            let to = live.freed[i];
-            let kind = live.nodes[(to - live.base) as usize].kind;
-            live.ready[kind as usize].push_back(to);
-        }
-        live.freed.clear();
+            // Edges are listed newest first: queue what became ready in
+            // file order (LogGOPSim lists a host's executable operations in
+            // order).
+            freed.sort_unstable();
+            for &to in freed.iter() {
+                live.push_ready(to);
+            }
+            freed.clear();
+        });
     }
 
     /// The next operation to hand out: met dependencies, and the block read
@@ -378,16 +472,13 @@ impl GoalStream {
         for kind in 0..3 {
             loop {
                 let live = self.live.as_mut().expect("live");
-                let Some(&id) = live.ready[kind].front() else {
+                let id = live.head[kind];
+                if id == NONE {
                     break;
-                };
-                if id < live.base {
-                    live.ready[kind].pop_front();
-                    continue;
                 }
-                let n = &live.nodes[(id - live.base) as usize];
+                let n = live.node(id);
                 if n.flags & ISSUED != 0 || n.unmet > 0 {
-                    live.ready[kind].pop_front();
+                    live.pop_ready(kind);
                     continue;
                 }
                 let settle = n.item.saturating_add(d);
@@ -396,7 +487,7 @@ impl GoalStream {
                     self.read()?;
                     continue;
                 }
-                live.ready[kind].pop_front();
+                live.pop_ready(kind);
                 return Ok(Some(id));
             }
         }
@@ -439,7 +530,7 @@ impl GoalStream {
             op,
             origin: Origin {
                 source: self.sh.source.clone(),
-                line: n.line,
+                line: self.block.map_or(0, |b| b.line) + u64::from(n.line),
             },
             cpu: u16::from(n.cpu),
             nic: u16::from(n.nic),
@@ -477,8 +568,9 @@ impl OpStream for GoalStream {
             self.live = Some(Box::new(Live {
                 base: 0,
                 nodes: VecDeque::new(),
-                ready: Default::default(),
-                labels: Labels::new(),
+                head: [NONE; 3],
+                tail: [NONE; 3],
+                labels: None,
                 ring: if block.short_labels && block.lookahead < RING_MAX {
                     vec![Slot::default(); block.lookahead as usize + 1]
                 } else {
@@ -487,8 +579,9 @@ impl OpStream for GoalStream {
                 label_gc: 64,
                 edges: Vec::new(),
                 free_edge: NONE,
-                freed: Vec::new(),
                 in_flight: 0,
+                buf: Vec::new(),
+                at: 0,
             }));
             self.want = if block.last_root == NONE {
                 0
@@ -521,7 +614,7 @@ impl OpStream for GoalStream {
             }
             let live = self.live.as_ref().expect("live");
             let stuck = live.nodes.iter().find(|n| n.flags & ISSUED == 0);
-            let line = stuck.map_or(self.line, |n| n.line);
+            let line = stuck.map_or(self.line, |n| block.line + u64::from(n.line));
             return Err(self.err(line, "dependency cycle: this operation can never start"));
         }
     }
