@@ -86,17 +86,66 @@ pub trait MatchQueue {
     fn unexpected_msgs(&self) -> Vec<Envelope>;
 }
 
+/// A FIFO whose oldest element sits inline: a rank with one receive
+/// posted (every step of a collective) finds it in its own state, not
+/// behind a pointer. Empty `first` means empty `rest`.
+#[derive(Clone, Debug)]
+struct Fifo<T> {
+    first: Option<T>,
+    rest: VecDeque<T>,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo {
+            first: None,
+            rest: VecDeque::new(),
+        }
+    }
+}
+
+impl<T: Copy> Fifo<T> {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+    fn push_back(&mut self, x: T) {
+        if self.first.is_none() {
+            self.first = Some(x);
+        } else {
+            self.rest.push_back(x);
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(self.rest.iter())
+    }
+    /// Removes and returns the element at `i` (oldest first).
+    fn remove(&mut self, i: usize) -> Option<T> {
+        if i == 0 {
+            let x = self.first.take();
+            self.first = self.rest.pop_front();
+            x
+        } else {
+            self.rest.remove(i - 1)
+        }
+    }
+    /// Removes every element, oldest first.
+    fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.first.take().into_iter().chain(self.rest.drain(..))
+    }
+}
+
 /// Linear lists: the default and the reference. A search visits elements
 /// from the oldest until the first match (or all of them).
 #[derive(Clone, Debug, Default)]
 pub struct LinearQueues {
-    posted_recvs: VecDeque<PostedRecv>,
+    posted_recvs: Fifo<PostedRecv>,
     unexpected_msgs: VecDeque<Envelope>,
 }
 
 impl MatchQueue for LinearQueues {
     fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
-        match self.posted_recvs.iter().position(|p| accepts(p, e)) {
+        let at = self.posted_recvs.iter().position(|p| accepts(p, e));
+        match at {
             Some(i) => Search {
                 found: self.posted_recvs.remove(i),
                 visited: i as u64 + 1,
@@ -392,7 +441,7 @@ impl SmallLinear {
         if let SmallLinear::Small(q) = self {
             if q.posted_recvs.len() > Self::LIMIT || q.unexpected_msgs.len() > Self::LIMIT {
                 let mut big = IndexedLinearQueues::default();
-                for p in q.posted_recvs.drain(..) {
+                for p in q.posted_recvs.drain() {
                     big.add_posted(p);
                 }
                 for e in q.unexpected_msgs.drain(..) {
@@ -463,10 +512,11 @@ impl MatchQueue for SmallLinear {
 pub enum Queues {
     /// Linear lists ([`SmallLinear`]: [`LinearQueues`], indexed when long).
     Linear(SmallLinear),
-    /// [`HashedQueues`].
-    Hashed(HashedQueues),
+    /// [`HashedQueues`] (boxed, as [`BinnedQueues`]: a rank's state keeps
+    /// only the linear lists' room).
+    Hashed(Box<HashedQueues>),
     /// [`BinnedQueues`].
-    Binned(BinnedQueues),
+    Binned(Box<BinnedQueues>),
 }
 
 impl Queues {
@@ -476,22 +526,22 @@ impl Queues {
             crate::MatcherKind::Linear | crate::MatcherKind::Offloaded { .. } => {
                 Queues::Linear(SmallLinear::default())
             }
-            crate::MatcherKind::Hashed => Queues::Hashed(HashedQueues::default()),
-            crate::MatcherKind::PerSourceBins => Queues::Binned(BinnedQueues::default()),
+            crate::MatcherKind::Hashed => Queues::Hashed(Box::default()),
+            crate::MatcherKind::PerSourceBins => Queues::Binned(Box::default()),
         }
     }
     fn inner(&mut self) -> &mut dyn MatchQueue {
         match self {
             Queues::Linear(q) => q,
-            Queues::Hashed(q) => q,
-            Queues::Binned(q) => q,
+            Queues::Hashed(q) => &mut **q,
+            Queues::Binned(q) => &mut **q,
         }
     }
     fn inner_ref(&self) -> &dyn MatchQueue {
         match self {
             Queues::Linear(q) => q,
-            Queues::Hashed(q) => q,
-            Queues::Binned(q) => q,
+            Queues::Hashed(q) => &**q,
+            Queues::Binned(q) => &**q,
         }
     }
 }
