@@ -19,6 +19,9 @@
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 
+mod indexed;
+pub use indexed::IndexedLinearQueues;
+
 /// A posted receive waiting in `posted_recvs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PostedRecv {
@@ -83,17 +86,66 @@ pub trait MatchQueue {
     fn unexpected_msgs(&self) -> Vec<Envelope>;
 }
 
+/// A FIFO whose oldest element sits inline: a rank with one receive
+/// posted (every step of a collective) finds it in its own state, not
+/// behind a pointer. Empty `first` means empty `rest`.
+#[derive(Clone, Debug)]
+struct Fifo<T> {
+    first: Option<T>,
+    rest: VecDeque<T>,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo {
+            first: None,
+            rest: VecDeque::new(),
+        }
+    }
+}
+
+impl<T: Copy> Fifo<T> {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+    fn push_back(&mut self, x: T) {
+        if self.first.is_none() {
+            self.first = Some(x);
+        } else {
+            self.rest.push_back(x);
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(self.rest.iter())
+    }
+    /// Removes and returns the element at `i` (oldest first).
+    fn remove(&mut self, i: usize) -> Option<T> {
+        if i == 0 {
+            let x = self.first.take();
+            self.first = self.rest.pop_front();
+            x
+        } else {
+            self.rest.remove(i - 1)
+        }
+    }
+    /// Removes every element, oldest first.
+    fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.first.take().into_iter().chain(self.rest.drain(..))
+    }
+}
+
 /// Linear lists: the default and the reference. A search visits elements
 /// from the oldest until the first match (or all of them).
 #[derive(Clone, Debug, Default)]
 pub struct LinearQueues {
-    posted_recvs: VecDeque<PostedRecv>,
+    posted_recvs: Fifo<PostedRecv>,
     unexpected_msgs: VecDeque<Envelope>,
 }
 
 impl MatchQueue for LinearQueues {
     fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
-        match self.posted_recvs.iter().position(|p| accepts(p, e)) {
+        let at = self.posted_recvs.iter().position(|p| accepts(p, e));
+        match at {
             Some(i) => Search {
                 found: self.posted_recvs.remove(i),
                 visited: i as u64 + 1,
@@ -364,250 +416,6 @@ impl MatchQueue for BinnedQueues {
     }
 }
 
-// ----- linear lists, indexed -------------------------------------------------
-
-/// Live entries of one queue in arrival order, with a Fenwick tree over
-/// their positions so that "how many live entries precede this one" is
-/// `O(log n)`. Removed entries stay as tombstones until they outnumber the
-/// live ones, then the list is rebuilt (amortized `O(1)` per removal).
-#[derive(Clone, Debug, Default)]
-struct Ranked {
-    seqs: Vec<u64>,
-    alive: Vec<bool>,
-    fen: Vec<u32>,
-    live: usize,
-}
-
-impl Ranked {
-    fn prefix(&self, mut i: usize) -> u32 {
-        // Sum of alive[0..i].
-        let mut s = 0;
-        while i > 0 {
-            s += self.fen[i - 1];
-            i &= i - 1;
-        }
-        s
-    }
-    fn push(&mut self, seq: u64) {
-        let i = self.seqs.len() + 1; // 1-based index of the new entry
-        let low = i & i.wrapping_neg();
-        // fen[i] covers (i - low, i]: the new entry plus the earlier ones.
-        let v = 1 + self.prefix(i - 1) - self.prefix(i - low);
-        self.seqs.push(seq);
-        self.alive.push(true);
-        self.fen.push(v);
-        self.live += 1;
-    }
-    /// Removes `seq`; returns how many live entries preceded it.
-    fn remove(&mut self, seq: u64) -> u64 {
-        let i = self.seqs.binary_search(&seq).expect("live entry");
-        debug_assert!(self.alive[i]);
-        let before = self.prefix(i) as u64;
-        self.alive[i] = false;
-        let mut j = i + 1;
-        while j <= self.fen.len() {
-            self.fen[j - 1] -= 1;
-            j += j & j.wrapping_neg();
-        }
-        self.live -= 1;
-        if self.seqs.len() > 64 && self.seqs.len() > 2 * self.live {
-            let keep: Vec<u64> = self
-                .seqs
-                .iter()
-                .zip(&self.alive)
-                .filter(|(_, a)| **a)
-                .map(|(s, _)| *s)
-                .collect();
-            *self = Ranked::default();
-            for s in keep {
-                self.push(s);
-            }
-        }
-        before
-    }
-}
-
-/// Buckets of sequence numbers by key, oldest first. Entries may be
-/// stale (removed through another bucket); `head` skips them.
-type Buckets = FxHashMap<PostedKey, VecDeque<u64>>;
-
-fn head<T>(b: &mut Buckets, k: &PostedKey, entries: &FxHashMap<u64, T>) -> Option<u64> {
-    let q = b.get_mut(k)?;
-    while let Some(&s) = q.front() {
-        if entries.contains_key(&s) {
-            return Some(s);
-        }
-        q.pop_front();
-    }
-    b.remove(k);
-    None
-}
-
-/// The linear lists' semantics and search lengths, computed without
-/// walking the lists.
-///
-/// The match is found through hash buckets as in [`HashedQueues`]
-/// (posted receives by their own (context, source-or-any, tag-or-any)
-/// key; unexpected envelopes under their exact key, and under the three
-/// wildcard keys once a wildcard receive has been posted), and `visited`
-/// is the match's position in the linear list (live entries before it,
-/// plus one) or the list's length on a miss, taken from a Fenwick tree.
-/// Results are identical to [`LinearQueues`], visited counts included
-/// (tested against it); a search costs `O(log n)` instead of `O(n)`,
-/// which keeps the reversed HighVolumePingPong's `n^2 / 2` simulated
-/// visits cheap to simulate.
-///
-/// Wildcards are rare in real codes, so an arrival probes only the
-/// bucket shapes that hold live posted receives, and the unexpected
-/// envelopes get their wildcard keys only when a wildcard receive first
-/// looks for them (built then from the live envelopes, oldest first).
-/// Each hash probe of 1,024 ranks' tables is a cache miss; the four
-/// probes per message were a fifth of `netsim bench` pairs-1m.
-#[derive(Clone, Debug, Default)]
-pub struct IndexedLinearQueues {
-    seq: u64,
-    posted: FxHashMap<u64, PostedRecv>,
-    posted_by: Buckets,
-    posted_rank: Ranked,
-    /// Live posted receives by shape, indexed like [`posted_keys`]:
-    /// exact, any tag, any source, both wildcards.
-    posted_shapes: [usize; 4],
-    unexp: FxHashMap<u64, Envelope>,
-    unexp_by: Buckets,
-    unexp_rank: Ranked,
-    /// Whether `unexp_by` also holds every live envelope's wildcard keys.
-    unexp_wild: bool,
-}
-
-/// Index of a posted receive's shape in [`posted_keys`].
-fn shape(src: Option<u32>, tag: Option<i32>) -> usize {
-    usize::from(src.is_none()) * 2 + usize::from(tag.is_none())
-}
-
-/// The three wildcard keys under which a receive may look for `e`.
-fn wild_keys(e: &Envelope) -> [PostedKey; 3] {
-    [
-        (e.ctx, Some(e.src), None),
-        (e.ctx, None, Some(e.tag)),
-        (e.ctx, None, None),
-    ]
-}
-
-impl IndexedLinearQueues {
-    fn next(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq
-    }
-    /// Files every live unexpected envelope under its wildcard keys,
-    /// oldest first, so buckets stay in arrival order.
-    fn index_wildcards(&mut self) {
-        let mut live: Vec<(u64, Envelope)> = self.unexp.iter().map(|(s, e)| (*s, *e)).collect();
-        live.sort_unstable_by_key(|x| x.0);
-        for (s, e) in live {
-            for k in wild_keys(&e) {
-                self.unexp_by.entry(k).or_default().push_back(s);
-            }
-        }
-        self.unexp_wild = true;
-    }
-}
-
-impl MatchQueue for IndexedLinearQueues {
-    fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
-        let keys = posted_keys(e);
-        let mut best: Option<(u64, usize)> = None;
-        for (i, k) in keys.iter().enumerate() {
-            if self.posted_shapes[i] == 0 {
-                continue;
-            }
-            if let Some(s) = head(&mut self.posted_by, k, &self.posted) {
-                if best.is_none_or(|(b, _)| s < b) {
-                    best = Some((s, i));
-                }
-            }
-        }
-        match best {
-            None => Search {
-                found: None,
-                visited: self.posted_rank.live as u64,
-            },
-            Some((s, i)) => {
-                let q = self.posted_by.get_mut(&keys[i]).expect("bucket");
-                q.pop_front();
-                if q.is_empty() {
-                    self.posted_by.remove(&keys[i]);
-                }
-                let p = self.posted.remove(&s).expect("entry");
-                self.posted_shapes[i] -= 1;
-                let before = self.posted_rank.remove(s);
-                Search {
-                    found: Some(p),
-                    visited: before + 1,
-                }
-            }
-        }
-    }
-    fn add_unexpected(&mut self, e: Envelope) {
-        let s = self.next();
-        self.unexp_by
-            .entry((e.ctx, Some(e.src), Some(e.tag)))
-            .or_default()
-            .push_back(s);
-        if self.unexp_wild {
-            for k in wild_keys(&e) {
-                self.unexp_by.entry(k).or_default().push_back(s);
-            }
-        }
-        self.unexp.insert(s, e);
-        self.unexp_rank.push(s);
-    }
-    fn match_post(&mut self, p: &PostedRecv) -> Search<Envelope> {
-        let k = (p.ctx, p.src, p.tag);
-        if shape(p.src, p.tag) != 0 && !self.unexp_wild {
-            self.index_wildcards();
-        }
-        match head(&mut self.unexp_by, &k, &self.unexp) {
-            None => Search {
-                found: None,
-                visited: self.unexp_rank.live as u64,
-            },
-            Some(s) => {
-                let e = self.unexp.remove(&s).expect("entry");
-                let before = self.unexp_rank.remove(s);
-                if self.unexp.is_empty() {
-                    // Only stale sequence numbers are left in the buckets.
-                    self.unexp_by.clear();
-                    self.unexp_wild = false;
-                }
-                Search {
-                    found: Some(e),
-                    visited: before + 1,
-                }
-            }
-        }
-    }
-    fn add_posted(&mut self, p: PostedRecv) {
-        let s = self.next();
-        self.posted_by
-            .entry((p.ctx, p.src, p.tag))
-            .or_default()
-            .push_back(s);
-        self.posted_shapes[shape(p.src, p.tag)] += 1;
-        self.posted.insert(s, p);
-        self.posted_rank.push(s);
-    }
-    fn posted_recvs(&self) -> Vec<PostedRecv> {
-        let mut v: Vec<(u64, PostedRecv)> = self.posted.iter().map(|(s, p)| (*s, *p)).collect();
-        v.sort_by_key(|x| x.0);
-        v.into_iter().map(|x| x.1).collect()
-    }
-    fn unexpected_msgs(&self) -> Vec<Envelope> {
-        let mut v: Vec<(u64, Envelope)> = self.unexp.iter().map(|(s, e)| (*s, *e)).collect();
-        v.sort_by_key(|x| x.0);
-        v.into_iter().map(|x| x.1).collect()
-    }
-}
-
 /// Linear lists that start as [`LinearQueues`] (a short walk beats any
 /// index) and move to [`IndexedLinearQueues`] when a queue grows past
 /// [`SmallLinear::LIMIT`]. Same matches and search lengths either way.
@@ -633,7 +441,7 @@ impl SmallLinear {
         if let SmallLinear::Small(q) = self {
             if q.posted_recvs.len() > Self::LIMIT || q.unexpected_msgs.len() > Self::LIMIT {
                 let mut big = IndexedLinearQueues::default();
-                for p in q.posted_recvs.drain(..) {
+                for p in q.posted_recvs.drain() {
                     big.add_posted(p);
                 }
                 for e in q.unexpected_msgs.drain(..) {
@@ -645,7 +453,7 @@ impl SmallLinear {
     }
     fn shrink(&mut self) {
         if let SmallLinear::Large(q) = self {
-            if q.posted.is_empty() && q.unexp.is_empty() {
+            if q.is_empty() {
                 *self = SmallLinear::default();
             }
         }
@@ -704,10 +512,11 @@ impl MatchQueue for SmallLinear {
 pub enum Queues {
     /// Linear lists ([`SmallLinear`]: [`LinearQueues`], indexed when long).
     Linear(SmallLinear),
-    /// [`HashedQueues`].
-    Hashed(HashedQueues),
+    /// [`HashedQueues`] (boxed, as [`BinnedQueues`]: a rank's state keeps
+    /// only the linear lists' room).
+    Hashed(Box<HashedQueues>),
     /// [`BinnedQueues`].
-    Binned(BinnedQueues),
+    Binned(Box<BinnedQueues>),
 }
 
 impl Queues {
@@ -717,22 +526,22 @@ impl Queues {
             crate::MatcherKind::Linear | crate::MatcherKind::Offloaded { .. } => {
                 Queues::Linear(SmallLinear::default())
             }
-            crate::MatcherKind::Hashed => Queues::Hashed(HashedQueues::default()),
-            crate::MatcherKind::PerSourceBins => Queues::Binned(BinnedQueues::default()),
+            crate::MatcherKind::Hashed => Queues::Hashed(Box::default()),
+            crate::MatcherKind::PerSourceBins => Queues::Binned(Box::default()),
         }
     }
     fn inner(&mut self) -> &mut dyn MatchQueue {
         match self {
             Queues::Linear(q) => q,
-            Queues::Hashed(q) => q,
-            Queues::Binned(q) => q,
+            Queues::Hashed(q) => &mut **q,
+            Queues::Binned(q) => &mut **q,
         }
     }
     fn inner_ref(&self) -> &dyn MatchQueue {
         match self {
             Queues::Linear(q) => q,
-            Queues::Hashed(q) => q,
-            Queues::Binned(q) => q,
+            Queues::Hashed(q) => &**q,
+            Queues::Binned(q) => &**q,
         }
     }
 }

@@ -87,7 +87,7 @@ pub(super) struct RankState {
     pub world_creations: u32,
     pub comms: Vec<CommEntry>,
     pub queues: Queues,
-    pub internal: Vec<u32>,
+    pub internal: Internal,
     pub user_reqs: Vec<u64>,
     pub live_user: u32,
     /// A graph program's operations issued and not yet completed.
@@ -111,11 +111,43 @@ impl RankState {
             world_creations: 0,
             comms: Vec::new(),
             queues: Queues::new(matcher),
-            internal: Vec::new(),
+            internal: Internal::default(),
             user_reqs: Vec::new(),
             live_user: 0,
             graph_live: 0,
         }
+    }
+}
+
+/// A rank's internal requests (a blocking call's, a collective step's),
+/// in the order made: the first two inline in the rank's state (a
+/// sendrecv, a step of recursive doubling), more behind a pointer.
+#[derive(Debug, Default)]
+pub(super) struct Internal {
+    inline: [u32; 2],
+    len: u32,
+    more: Vec<u32>,
+}
+
+impl Internal {
+    pub fn push(&mut self, id: u32) {
+        match self.inline.get_mut(self.len as usize) {
+            Some(x) => *x = id,
+            None => self.more.push(id),
+        }
+        self.len += 1;
+    }
+    /// Empties the list: the inline ids and the rest (whose buffer the
+    /// caller hands back with [`Internal::restore`]).
+    pub fn take(&mut self) -> ([u32; 2], usize, Vec<u32>) {
+        let n = (self.len as usize).min(2);
+        self.len = 0;
+        (self.inline, n, std::mem::take(&mut self.more))
+    }
+    /// Gives back the (emptied) buffer `take` returned.
+    pub fn restore(&mut self, mut more: Vec<u32>) {
+        more.clear();
+        self.more = more;
     }
 }
 

@@ -200,13 +200,11 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     pub(super) fn free_internal(&mut self, r: u32) {
-        let list = std::mem::take(&mut self.ranks[r as usize].internal);
-        for &i in &list {
+        let (inline, n, more) = self.ranks[r as usize].internal.take();
+        for &i in inline[..n].iter().chain(&more) {
             self.free_req(i);
         }
-        let mut list = list;
-        list.clear();
-        self.ranks[r as usize].internal = list;
+        self.ranks[r as usize].internal.restore(more);
     }
 
     pub(super) fn finish_waitany(&mut self, r: u32, reqs: &[ReqId]) {
