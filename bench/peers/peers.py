@@ -583,7 +583,9 @@ def run_cases(args):
     tools["netsim"] = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
     if not args.netsim:
         run(["cargo", "build", "--release", "--quiet"], cwd=REPO)
-    work = Path(args.work) if args.work else REPO / "target" / "peers"
+    # Absolute: each simulator runs in its case folder, where a relative
+    # --work would name another place.
+    work = Path(args.work).resolve() if args.work else REPO / "target" / "peers"
     work.mkdir(parents=True, exist_ok=True)
     log = work / "peers.log"
     cases = [c for c in CASES if (args.only and c.name in args.only)
