@@ -121,35 +121,8 @@ impl RankState {
 
 /// A rank's internal requests (a blocking call's, a collective step's),
 /// in the order made: the first two inline in the rank's state (a
-/// sendrecv, a step of recursive doubling), more behind a pointer.
-#[derive(Debug, Default)]
-pub(super) struct Internal {
-    inline: [u32; 2],
-    len: u32,
-    more: Vec<u32>,
-}
-
-impl Internal {
-    pub fn push(&mut self, id: u32) {
-        match self.inline.get_mut(self.len as usize) {
-            Some(x) => *x = id,
-            None => self.more.push(id),
-        }
-        self.len += 1;
-    }
-    /// Empties the list: the inline ids and the rest (whose buffer the
-    /// caller hands back with [`Internal::restore`]).
-    pub fn take(&mut self) -> ([u32; 2], usize, Vec<u32>) {
-        let n = (self.len as usize).min(2);
-        self.len = 0;
-        (self.inline, n, std::mem::take(&mut self.more))
-    }
-    /// Gives back the (emptied) buffer `take` returned.
-    pub fn restore(&mut self, mut more: Vec<u32>) {
-        more.clear();
-        self.more = more;
-    }
-}
+/// sendrecv, a step of recursive doubling), more on the heap.
+pub(super) type Internal = smallvec::SmallVec<[u32; 2]>;
 
 /// A process's port: when its sending and receiving sides are free.
 #[derive(Clone, Copy, Debug, Default)]

@@ -200,11 +200,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     pub(super) fn free_internal(&mut self, r: u32) {
-        let (inline, n, more) = self.ranks[r as usize].internal.take();
-        for &i in inline[..n].iter().chain(&more) {
+        // Taken and given back, so that a list that spilled keeps its
+        // heap buffer for the rank's next steps.
+        let mut list = std::mem::take(&mut self.ranks[r as usize].internal);
+        for &i in &list {
             self.free_req(i);
         }
-        self.ranks[r as usize].internal.restore(more);
+        list.clear();
+        self.ranks[r as usize].internal = list;
     }
 
     pub(super) fn finish_waitany(&mut self, r: u32, reqs: &[ReqId]) {
