@@ -1,11 +1,12 @@
 //! Collectives built from point-to-point messages, expanded lazily.
 //!
 //! A collective is a small per-rank state machine ([`CollRun`]): a step
-//! counter and the algorithm's inputs. [`CollRun::plan`] gives the
+//! counter and the algorithm's scalar inputs. [`CollRun::plan`] gives the
 //! point-to-point operations of one step (the sends and receives this rank
 //! posts together, then waits for), and the bytes it reduces after them.
 //! Nothing is expanded up front, so a collective on a million ranks costs
-//! a few words per rank.
+//! a few words per rank; the per-rank sizes of the v-collectives stay in
+//! the operation, which `plan` reads them from.
 //!
 //! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005);
 //! the seed Hoefler et al. 2010 models binomial bcast, recursive doubling
@@ -75,8 +76,11 @@ pub struct P2p {
     pub bytes: u64,
 }
 
-/// A collective in progress on one rank.
-#[derive(Clone, Debug)]
+/// A collective in progress on one rank: 40 bytes, plain data, so that it
+/// lives inline in the rank's state (at a million ranks a boxed run was a
+/// cache miss per step). The v-collectives' sizes are not copied here:
+/// [`CollRun::plan`] reads them from the operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CollRun {
     /// The algorithm.
     pub alg: CollAlg,
@@ -88,11 +92,6 @@ pub struct CollRun {
     pub root: u32,
     /// Size per rank \[bytes\].
     pub bytes: u64,
-    /// Per-rank sizes (v-collectives, reduce_scatter), or the send sizes
-    /// of alltoallv.
-    pub counts: Vec<u64>,
-    /// Receive sizes of alltoallv.
-    pub recv_counts: Vec<u64>,
     /// Next step.
     pub step: u32,
     /// Bytes the rank reduces when the current step's messages are done
@@ -179,25 +178,19 @@ pub fn choose(op: &Op, p: u32, c: &CollectiveParams) -> Option<CollAlg> {
 
 impl CollRun {
     /// The state of collective `op` with algorithm `alg` for rank `me` of
-    /// `p`. Vectors are moved out of the operation.
-    pub fn new(alg: CollAlg, op: Op, p: u32, me: u32) -> CollRun {
-        let (root, bytes, counts, recv_counts) = match op {
+    /// `p`.
+    pub fn new(alg: CollAlg, op: &Op, p: u32, me: u32) -> CollRun {
+        let (root, bytes) = match *op {
             Op::Bcast { root, bytes, .. }
             | Op::Reduce { root, bytes, .. }
             | Op::Gather { root, bytes, .. }
-            | Op::Scatter { root, bytes, .. } => (root, bytes, vec![], vec![]),
+            | Op::Scatter { root, bytes, .. } => (root, bytes),
             Op::Allreduce { bytes, .. }
             | Op::Allgather { bytes, .. }
             | Op::Alltoall { bytes, .. }
-            | Op::Scan { bytes, .. } => (0, bytes, vec![], vec![]),
-            Op::Gatherv { root, counts, .. } | Op::Scatterv { root, counts, .. } => {
-                (root, 0, counts, vec![])
-            }
-            Op::Allgatherv { counts, .. } | Op::ReduceScatter { counts, .. } => {
-                (0, 0, counts, vec![])
-            }
-            Op::Alltoallv { send, recv, .. } => (0, 0, send, recv),
-            _ => (0, 0, vec![], vec![]),
+            | Op::Scan { bytes, .. } => (0, bytes),
+            Op::Gatherv { root, .. } | Op::Scatterv { root, .. } => (root, 0),
+            _ => (0, 0),
         };
         CollRun {
             alg,
@@ -205,23 +198,30 @@ impl CollRun {
             me,
             root,
             bytes,
-            counts,
-            recv_counts,
             step: 0,
             reduce: 0,
         }
     }
 
-    fn count(&self, i: u32) -> u64 {
-        self.counts.get(i as usize).copied().unwrap_or(0)
-    }
-
-    /// The operations of step `self.step` pushed to `out` (cleared first)
-    /// and the bytes reduced once they complete; `None` when the
-    /// collective is over. A step may be empty (the rank idles in it).
-    /// O(1) per step except the linear v-collectives' root step (O(P)).
-    pub fn plan(&self, out: &mut Vec<P2p>) -> Option<u64> {
+    /// The operations of step `self.step` of collective `op` (the one
+    /// this run was made for: the v-collectives' sizes are read from it)
+    /// pushed to `out` (cleared first) and the bytes reduced once they
+    /// complete; `None` when the collective is over. A step may be empty
+    /// (the rank idles in it). O(1) per step except the linear
+    /// v-collectives' root step (O(P)).
+    pub fn plan(&self, op: &Op, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
+        // Per-rank sizes (v-collectives, reduce_scatter), or the send
+        // sizes of alltoallv; a missing entry is 0.
+        let (counts, recv_counts): (&[u64], &[u64]) = match op {
+            Op::Gatherv { counts, .. }
+            | Op::Scatterv { counts, .. }
+            | Op::Allgatherv { counts, .. }
+            | Op::ReduceScatter { counts, .. } => (counts, &[]),
+            Op::Alltoallv { send, recv, .. } => (send, recv),
+            _ => (&[], &[]),
+        };
+        let count = |i: u32| counts.get(i as usize).copied().unwrap_or(0);
         let (p, me, k) = (self.p, self.me, self.step);
         let s = self.bytes;
         let send = |out: &mut Vec<P2p>, peer: u32, bytes: u64| {
@@ -410,8 +410,8 @@ impl CollRun {
                     send(out, to, s);
                     recv(out, from, s);
                 } else {
-                    let sb = self.count(to);
-                    let rb = self.recv_counts.get(from as usize).copied().unwrap_or(0);
+                    let sb = count(to);
+                    let rb = recv_counts.get(from as usize).copied().unwrap_or(0);
                     if sb > 0 {
                         send(out, to, sb);
                     }
@@ -444,14 +444,14 @@ impl CollRun {
                         out.push(P2p {
                             send: !gather,
                             peer: r,
-                            bytes: self.count(r),
+                            bytes: count(r),
                         });
                     }
                 } else {
                     out.push(P2p {
                         send: gather,
                         peer: root,
-                        bytes: self.count(me),
+                        bytes: count(me),
                     });
                 }
             }
@@ -459,15 +459,15 @@ impl CollRun {
                 if p <= 1 || k >= p - 1 {
                     return None;
                 }
-                send(out, right, self.count((me + p - k % p) % p));
-                recv(out, left, self.count((me + 2 * p - k - 1) % p));
+                send(out, right, count((me + p - k % p) % p));
+                recv(out, left, count((me + 2 * p - k - 1) % p));
             }
             CollAlg::ReduceScatterRing => {
                 if p <= 1 || k >= p - 1 {
                     return None;
                 }
-                send(out, right, self.count((me + 2 * p - k - 1) % p));
-                let b = self.count((me + 2 * p - k - 2) % p);
+                send(out, right, count((me + 2 * p - k - 1) % p));
+                let b = count((me + 2 * p - k - 2) % p);
                 recv(out, left, b);
                 reduce = b;
             }
@@ -496,14 +496,12 @@ mod tests {
     /// Runs every rank's plan to the end and checks that sends and
     /// receives pair up step by step; returns (messages, bytes).
     fn census(alg: CollAlg, op: Op, p: u32) -> (u64, u64) {
-        let mut runs: Vec<CollRun> = (0..p)
-            .map(|me| CollRun::new(alg, op.clone(), p, me))
-            .collect();
+        let mut runs: Vec<CollRun> = (0..p).map(|me| CollRun::new(alg, &op, p, me)).collect();
         let mut sends = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
         let mut recvs = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
         let mut out = vec![];
         for r in runs.iter_mut() {
-            while r.plan(&mut out).is_some() {
+            while r.plan(&op, &mut out).is_some() {
                 for o in &out {
                     if o.send {
                         sends.entry((r.me, o.peer)).or_default().push(o.bytes);

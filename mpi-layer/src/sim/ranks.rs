@@ -65,6 +65,15 @@ pub(super) struct CommEntry {
     pub colls: u16,
 }
 
+/// One rank's state. At a million ranks the states do not fit in any
+/// cache and every step of a collective visits each of them, so the
+/// layout is fixed (`repr(C)`) with what every step touches first: the
+/// run state, the core, the port, the collective and the internal
+/// requests in the first 112 bytes, then the match queues (whose oldest
+/// posted receive sits at their start), then what ranks touch once per
+/// operation or rarely. Rust's own ordering (by alignment) had spread one
+/// step's fields over five cache lines.
+#[repr(C)]
 pub(super) struct RankState {
     pub run: Run,
     /// Inside [`Sim::advance`].
@@ -73,11 +82,9 @@ pub(super) struct RankState {
     pub waiting: u32,
     /// The rank's core.
     pub core: Server,
-    /// The rank's own port (network interface 0).
-    pub port: Port,
-    pub finish: Time,
-    pub cur: Option<(Op, Origin)>,
-    pub coll: Option<Box<CollRun>>,
+    /// The global index of the collective's communicator, resolved when
+    /// it starts (a rank in a collective cannot free it meanwhile).
+    pub coll_comm: u32,
     /// Sequence number of the collective in progress on its
     /// communicator (part of its tags, which keep its low 11 bits: u16
     /// wraps at a multiple of 2048, so nothing is lost).
@@ -85,13 +92,19 @@ pub(super) struct RankState {
     /// Collectives started on `MPI_COMM_WORLD` (wrapping, as `coll_seq`).
     pub world_colls: u16,
     pub world_creations: u32,
-    pub comms: Vec<CommEntry>,
-    pub queues: Queues,
+    /// The rank's own port (network interface 0).
+    pub port: Port,
+    /// The collective in progress (its operation is `cur`'s).
+    pub coll: Option<CollRun>,
     pub internal: Internal,
-    pub user_reqs: Vec<u64>,
+    pub queues: Queues,
+    pub cur: Option<(Op, Origin)>,
+    pub finish: Time,
     pub live_user: u32,
     /// A graph program's operations issued and not yet completed.
     pub graph_live: u32,
+    pub user_reqs: Vec<u64>,
+    pub comms: Vec<CommEntry>,
 }
 
 impl RankState {
@@ -106,6 +119,7 @@ impl RankState {
             finish: Time::ZERO,
             cur: None,
             coll: None,
+            coll_comm: 0,
             coll_seq: 0,
             world_colls: 0,
             world_creations: 0,
@@ -370,8 +384,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     fn coll_step(&mut self, s: &mut Sch<'_, T::Event>, r: u32) -> Flow {
         let mut out = std::mem::take(&mut self.scratch);
         loop {
-            let coll = self.ranks[r as usize].coll.as_ref().expect("coll");
-            let Some(reduce) = coll.plan(&mut out) else {
+            let rk = &self.ranks[r as usize];
+            let coll = rk.coll.as_ref().expect("coll");
+            let (op, _) = rk.cur.as_ref().expect("coll op");
+            let Some(reduce) = coll.plan(op, &mut out) else {
                 let rk = &mut self.ranks[r as usize];
                 rk.coll = None;
                 rk.cur = None;
@@ -382,21 +398,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
                 continue;
             }
-            let step = coll.step;
-            let (op, _) = self.ranks[r as usize].cur.as_ref().expect("coll op");
-            let comm_id = comm_of(op).expect("collective names its comm");
-            let Some((g, _, _)) = self.comm(r, comm_id) else {
-                // Cloned only here: an `Arc` count update per step and
-                // rank was 3 % of a large allreduce.
-                let origin = self.ranks[r as usize]
-                    .cur
-                    .as_ref()
-                    .expect("coll op")
-                    .1
-                    .clone();
-                self.scratch = out;
-                return self.fail(r, &origin, format!("unknown communicator {comm_id:?}"));
-            };
+            let (step, g) = (coll.step, rk.coll_comm);
             let seq = self.ranks[r as usize].coll_seq as u32;
             let tag = (((seq & 0x7ff) << 20) | (step & 0xf_ffff)) as i32;
             let ctx = 2 * g + 1;
@@ -525,6 +527,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// and waits) if the rank is still blocked in it.
     fn execute(&mut self, s: &mut Sch<'_, T::Event>, r: u32, op: Op, origin: Origin) {
         if let Ok(Flow::Continue) = self.execute_inner(s, r, &op, &origin) {
+            // A collective just started (its steps run from `advance`,
+            // which calls this only between collectives): its operation
+            // is kept for `CollRun::plan` and for reports.
+            let rk = &mut self.ranks[r as usize];
+            if rk.coll.is_some() {
+                rk.cur = Some((op, origin));
+            }
             return;
         }
         if self.error.is_none() {
@@ -717,7 +726,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 .expect("every other operation is a communicator operation"),
             _ => {
                 let comm = comm_of(op).expect("collective");
-                let (_, me, size) = self.resolve(r, comm, origin)?;
+                let (g, me, size) = self.resolve(r, comm, origin)?;
                 if let Some(root) = root_of(op) {
                     if root >= size {
                         return Err(self.fail(
@@ -738,11 +747,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
                 let alg =
                     collectives::choose(op, size, &self.params.collectives).expect("collective op");
-                let run = CollRun::new(alg, op.clone(), size, me);
+                let run = CollRun::new(alg, op, size, me);
                 self.ranks[r as usize].coll_seq = self.next_coll_seq(r, comm);
                 let rk = &mut self.ranks[r as usize];
-                rk.coll = Some(Box::new(run));
-                rk.cur = Some((op.clone(), origin.clone()));
+                rk.coll = Some(run);
+                rk.coll_comm = g;
+                // `execute` keeps the operation in `cur` (no copy).
                 Ok(Flow::Continue)
             }
         }

@@ -21,17 +21,23 @@ pub(super) struct Req {
     pub done: bool,
     pub waited: bool,
     pub live: bool,
+    /// A program's receive: its [`RecvCheck`] is in `recvs` at the same
+    /// index. Other requests (sends, collectives' steps) have none and
+    /// never touch that table.
+    pub checked: bool,
 }
 
 /// A program's receive, beside its request (same index; kept apart so
 /// that [`Req`] stays 16 bytes on the hot path): its buffer size and where
-/// it came from, for MPI_ERR_TRUNCATE.
+/// it came from, for MPI_ERR_TRUNCATE. The table grows only as far as the
+/// highest request that is a program's receive: a collective's millions
+/// of requests neither fill it nor read it.
 #[derive(Clone, Debug)]
 pub(super) struct RecvCheck {
     /// The receive buffer \[bytes\]: a message that matches it with more
     /// bytes is an error. `u64::MAX` for sends and collectives' receives.
     pub cap: u64,
-    /// The receiving operation's name and origin.
+    /// The receiving operation's name and origin (`None`: no check).
     pub posted: Option<(&'static str, Origin)>,
 }
 
@@ -50,6 +56,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             done: false,
             waited: false,
             live: true,
+            checked: false,
         };
         match self.free_reqs.pop() {
             Some(i) => {
@@ -58,7 +65,6 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
             None => {
                 self.reqs.push(r);
-                self.recvs.push(RecvCheck::NONE);
                 (self.reqs.len() - 1) as u32
             }
         }
@@ -67,6 +73,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Request `i` is the program's receive `what` at `origin` with a
     /// buffer of `cap` bytes: a longer message matching it is an error.
     pub(super) fn mark_recv(&mut self, i: u32, cap: u64, what: &'static str, origin: &Origin) {
+        if self.recvs.len() <= i as usize {
+            self.recvs.resize(i as usize + 1, RecvCheck::NONE);
+        }
+        self.reqs[i as usize].checked = true;
         self.recvs[i as usize] = RecvCheck {
             cap,
             posted: Some((what, origin.clone())),
@@ -75,8 +85,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     pub(super) fn free_req(&mut self, i: u32) {
         debug_assert!(self.reqs[i as usize].live);
-        self.reqs[i as usize].live = false;
-        if self.recvs[i as usize].posted.is_some() {
+        let req = &mut self.reqs[i as usize];
+        req.live = false;
+        if req.checked {
+            req.checked = false;
             self.recvs[i as usize] = RecvCheck::NONE;
         }
         self.free_reqs.push(i);
