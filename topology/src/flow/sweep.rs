@@ -41,9 +41,14 @@
 //!
 //! An update costs `O(sum over dirty links of their flows)` to make links
 //! dirty, plus `O(log)` heap work and a scan of the route per checked or
-//! re-fixed flow. Links become dirty only through flows that change (or
-//! that might change at a check), so a start or an end whose effect dies
-//! out nearby costs what it changes, not what it could have changed.
+//! re-fixed flow. A clean link that a changed flow crosses is scanned
+//! once per update to find it keeps room to spare; further changed flows
+//! on it move the load found then by their own change. (On AMG level-0
+//! SpGEMM at P = 8192, 86 % of the 8.0 M links taken up were found clean
+//! this way, and the scans cost 259 M flow visits in all.) Links become
+//! dirty only through flows that change (or that might change at a
+//! check), so a start or an end whose effect dies out nearby costs what
+//! it changes, not what it could have changed.
 //!
 //! # Floating point
 //!
@@ -95,6 +100,13 @@ pub(super) struct SweepState {
     pub(super) levels: Vec<(u32, f64)>,
     /// Scratch of `solve_sweep`: the caps of new flows, sorted.
     caps: Vec<(u64, u64)>,
+    /// Per link direction: the update (epoch) in which `make_dirty` last
+    /// found it clean with room to spare, and the load it found then
+    /// (kept up to date with the changes of its flows since), so that
+    /// the many changed flows crossing one clean link do not each scan
+    /// all its flows again.
+    slack_epoch: Vec<u32>,
+    slack_load: Vec<f64>,
 }
 
 impl SweepState {
@@ -107,6 +119,8 @@ impl SweepState {
             cur: 0.0,
             levels: Vec::new(),
             caps: Vec::new(),
+            slack_epoch: vec![0; links],
+            slack_load: vec![0.0; links],
         }
     }
 
@@ -183,7 +197,7 @@ impl FlowNet {
             match tag >> 32 {
                 DIRTY => {
                     if self.cmark[id as usize] != self.epoch {
-                        self.make_dirty(id);
+                        self.make_dirty(id, None);
                     }
                 }
                 CAP => {
@@ -207,7 +221,11 @@ impl FlowNet {
 
     /// Takes link `l` into the sweep at the current level: flows on it
     /// below the level keep their rates; the others are rising.
-    fn make_dirty(&mut self, l: u32) {
+    /// `settled` is `Some(new - old)` when the call comes from one flow
+    /// on `l` fixed at a new rate (nothing else on `l` changed since the
+    /// link's last clean verdict in this update, if any), `None` to look
+    /// at every flow.
+    fn make_dirty(&mut self, l: u32, settled: Option<f64>) {
         let lu = l as usize;
         let below = self.sweep.cur * (1.0 - SLACK);
         let bw = self.m.link(l).bandwidth.as_f64();
@@ -215,7 +233,21 @@ impl FlowNet {
         // last solution, carries no flow being solved, and keeps room to
         // spare with every other flow at its old rate cannot fill: it
         // stays clean. A flow that later rises on it makes it dirty.
+        // A clean verdict earlier in this update is carried forward by
+        // the one flow's change instead of a new scan: the flows on a
+        // clean link change their contribution only when fixed at a new
+        // rate (which comes here with `settled`) or when they start to
+        // rise at a failed check (which comes here with `None`).
         if self.sweep.lam[lu] == f64::INFINITY {
+            if let Some(d) = settled {
+                if self.sweep.slack_epoch[lu] == self.epoch {
+                    let load = self.sweep.slack_load[lu] + d;
+                    self.sweep.slack_load[lu] = load;
+                    if load < bw * (1.0 - SLACK) {
+                        return;
+                    }
+                }
+            }
             let mut load = 0.0;
             let mut open = false;
             for &f in &self.on_link[lu] {
@@ -234,6 +266,8 @@ impl FlowNet {
                 }
             }
             if !open && load < bw * (1.0 - SLACK) {
+                self.sweep.slack_epoch[lu] = self.epoch;
+                self.sweep.slack_load[lu] = load;
                 return;
             }
         }
@@ -320,7 +354,7 @@ impl FlowNet {
         for i in 0..self.flows[f as usize].route.len() {
             let l = self.flows[f as usize].route[i];
             if self.cmark[l as usize] != self.epoch {
-                self.make_dirty(l);
+                self.make_dirty(l, None);
             }
         }
         let cap = self.flows[f as usize].cap;
@@ -354,7 +388,7 @@ impl FlowNet {
                 self.rem[l] -= v;
                 self.nun[l] -= 1;
             } else if changed {
-                self.make_dirty(l as u32);
+                self.make_dirty(l as u32, Some(v - old));
             }
         }
     }
