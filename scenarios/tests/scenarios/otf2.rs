@@ -1,7 +1,7 @@
 //! The OTF2 reader on the shared sample (`traces/otf2/sst-macro-10ranks`,
 //! 10 ranks written by Score-P 2.0.2), checked against an independent
-//! decode: `otf2-print` (shipped with the OTF2 library in Debian's
-//! `libotf2-trace-dev`). Needs the `otf2` feature (`cargo test -p
+//! decode: `otf2-print` (from the OTF2 project, in Debian's `otf2-tools`;
+//! the library is `libotf2-trace-dev`). Needs the `otf2` feature (`cargo test -p
 //! scenarios --features otf2`); without it, the error that says how to
 //! enable it is checked instead.
 
@@ -67,7 +67,7 @@ fn otf2_print(rank: u32) -> (BTreeMap<String, u64>, u64) {
         .args(["-L", &rank.to_string()])
         .arg(data(SAMPLE))
         .output()
-        .expect("otf2-print (package libotf2-trace-dev) runs");
+        .expect("otf2-print (Debian package otf2-tools) runs");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let (mut kinds, mut gaps, mut last) = (BTreeMap::new(), 0u64, None);
