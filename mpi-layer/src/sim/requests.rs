@@ -35,7 +35,8 @@ pub(super) struct Req {
 #[derive(Clone, Debug)]
 pub(super) struct RecvCheck {
     /// The receive buffer \[bytes\]: a message that matches it with more
-    /// bytes is an error. `u64::MAX` for sends and collectives' receives.
+    /// bytes is an error. `u64::MAX` in a slot no program receive holds
+    /// (read only when [`Req::checked`] says the slot is one).
     pub cap: u64,
     /// The receiving operation's name and origin (`None`: no check).
     pub posted: Option<(&'static str, Origin)>,
