@@ -94,17 +94,16 @@ use std::collections::BinaryHeap;
 
 mod cut;
 mod sweep;
-/// The lowest entry of the heap and of the sorted `caps[*next..]`
-/// together (ties: the cap first, as `(key, tag)` orders them), removed;
-/// `None` when both are exhausted. The one merge the sweep and the cut
-/// both run.
+/// The lowest entry of the heap and of the sorted `sorted[*next..]`
+/// together (in `(key, tag)` order), removed; `None` when both are
+/// exhausted. The one merge the sweep and the cut both run.
 #[inline]
 fn pop_lowest(
     heap: &mut BinaryHeap<Reverse<(u64, u64)>>,
-    caps: &[(u64, u64)],
+    sorted: &[(u64, u64)],
     next: &mut usize,
 ) -> Option<(u64, u64)> {
-    let from_heap = match (heap.peek(), caps.get(*next)) {
+    let from_heap = match (heap.peek(), sorted.get(*next)) {
         (None, None) => return None,
         (Some(_), None) => true,
         (None, Some(_)) => false,
@@ -114,7 +113,7 @@ fn pop_lowest(
         heap.pop().map(|e| e.0)
     } else {
         *next += 1;
-        Some(caps[*next - 1])
+        Some(sorted[*next - 1])
     }
 }
 

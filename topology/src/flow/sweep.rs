@@ -98,7 +98,8 @@ pub(super) struct SweepState {
     cur: f64,
     /// Scratch of `start`.
     pub(super) levels: Vec<(u32, f64)>,
-    /// Scratch of `solve_sweep`: the caps of new flows, sorted.
+    /// Scratch of `solve_sweep`: the caps of new flows and the pending
+    /// links, sorted.
     caps: Vec<(u64, u64)>,
     /// Per link direction: the update (epoch) in which `make_dirty` last
     /// found it clean with room to spare, and the load it found then
@@ -157,9 +158,9 @@ impl FlowNet {
     pub(super) fn solve_sweep(&mut self) {
         self.heap.clear();
         self.sweep.cur = 0.0;
-        // The caps of new flows are a sorted list merged with the heap in
-        // its own order: most new flows are capped, and sorting them once
-        // is cheaper than a heap entry each.
+        // What is known before the sweep starts (the caps of new flows and
+        // the pending links) is one sorted list merged with the heap in its
+        // own order: sorting it once is cheaper than a heap entry each.
         let mut caps = std::mem::take(&mut self.sweep.caps);
         caps.clear();
         let new_flows = std::mem::take(&mut self.sweep.new_flows);
@@ -178,15 +179,15 @@ impl FlowNet {
                 caps.push(entry(cap, CAP, f).0);
             }
         }
-        caps.sort_unstable();
-        let mut next_cap = 0;
         self.sweep.new_flows = new_flows;
         self.sweep.new_flows.clear();
         for &l in &self.sweep.pending {
             let lv = std::mem::replace(&mut self.sweep.pending_at[l as usize], f64::INFINITY);
-            self.heap.push(entry(lv.max(0.0), DIRTY, l));
+            caps.push(entry(lv.max(0.0), DIRTY, l).0);
         }
         self.sweep.pending.clear();
+        caps.sort_unstable();
+        let mut next_cap = 0;
 
         while let Some((key, tag)) = pop_lowest(&mut self.heap, &caps, &mut next_cap) {
             let x = f64::from_bits(key);
