@@ -258,8 +258,10 @@ fn queue_matches_reference_with_dense_ties() {
 fn queue_matches_reference_across_heap_and_radix() {
     let c = queue_differential(9, 400_000, Times::Grow);
     assert!(c.iter().all(|&c| c > 10_000), "{c:?}");
+    // Each drain phase ends in the binary heap: at least 40 000 of the
+    // 400 000 operations (about 90 000 with the limits of 2 Ki / 512).
     assert!(
-        c[5] < 300_000,
+        c[5] < 360_000,
         "and back in the binary heap for a while: {c:?}"
     );
 }
