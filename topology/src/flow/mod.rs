@@ -94,6 +94,7 @@ use std::collections::BinaryHeap;
 
 mod cut;
 mod sweep;
+
 /// The lowest entry of the heap and of the sorted `sorted[*next..]`
 /// together (in `(key, tag)` order), removed; `None` when both are
 /// exhausted. The one merge the sweep and the cut both run.
@@ -135,6 +136,9 @@ pub enum FlowEvent {
 struct Flow {
     token: u64,
     route: Vec<u32>,
+    /// Per hop: the flow's index in `on_link` of `route[i]` (O(1)
+    /// removal at its end, where a search costs the link's flow count).
+    slots: Vec<u32>,
     bytes: u64,
     lat: Time,
     cap: f64,
@@ -179,6 +183,10 @@ pub struct FlowNet {
     scratch: Vec<Scratch>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
+    /// Per link direction: its unsolved flows that are not
+    /// [`Flow::at_cap`] (a start on a link with one cannot be at its cap
+    /// without a solve, and need not scan the link to find out).
+    unsolved: Vec<u32>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
     rem: Vec<f64>,
@@ -222,6 +230,7 @@ impl FlowNet {
             scratch: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
+            unsolved: vec![0; nl],
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -280,28 +289,46 @@ impl FlowNet {
     /// partition, no sort: a start on a link shared by hundreds of flows
     /// must not cost a sort of their rates).
     fn first_binding(&mut self, s: u32) -> f64 {
-        self.first_binding_load(s).0
+        self.fill_level(s, 1)
     }
 
-    /// [`FlowNet::first_binding`], and the sum of the rates on `s`
-    /// (infinite if a flow on it is not solved yet).
-    fn first_binding_load(&mut self, s: u32) -> (f64, f64) {
+    /// The level at which link direction `s` would first fill with
+    /// `joining` more flows and its unsolved flows all rising, everything
+    /// else at its current rate (see [`FlowNet::first_binding`]).
+    fn fill_level(&mut self, s: u32, joining: usize) -> f64 {
         let mut r = std::mem::take(&mut self.lambda);
         r.clear();
-        r.extend(self.on_link[s as usize].iter().map(|&g| {
-            let fl = &self.flows[g as usize];
-            if fl.end_ev.is_some() {
-                fl.rate
-            } else if fl.at_cap {
-                fl.cap
-            } else {
-                f64::INFINITY
-            }
-        }));
-        let load = r.iter().sum();
-        let lv = water_level(self.m.link(s).bandwidth.as_f64(), &mut r);
+        r.extend(
+            self.on_link[s as usize]
+                .iter()
+                .map(|&g| self.rate_or_bound(g)),
+        );
+        let lv = water_level(self.m.link(s).bandwidth.as_f64(), &mut r, joining);
         self.lambda = r;
-        (lv, load)
+        lv
+    }
+
+    /// The sum of the current rates on link direction `s`, with the cap
+    /// for a flow [`Flow::at_cap`] not solved yet (infinite if another
+    /// flow on it is not solved yet).
+    fn load_of(&self, s: u32) -> f64 {
+        self.on_link[s as usize]
+            .iter()
+            .map(|&g| self.rate_or_bound(g))
+            .sum()
+    }
+
+    /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
+    /// is sure to get it, else infinity.
+    fn rate_or_bound(&self, g: u32) -> f64 {
+        let fl = &self.flows[g as usize];
+        if fl.end_ev.is_some() {
+            fl.rate
+        } else if fl.at_cap {
+            fl.cap
+        } else {
+            f64::INFINITY
+        }
     }
 
     /// Moves flow `f`'s progress to `now` at its current rate.
@@ -353,6 +380,11 @@ impl FlowNet {
             }
             self.progress(f, now);
             let fl = &mut self.flows[f as usize];
+            if !has_ev && !fl.at_cap {
+                for &l in &fl.route {
+                    self.unsolved[l as usize] -= 1;
+                }
+            }
             fl.rate = new;
             fl.at_cap = false;
             let at = now.saturating_add(time_for(fl.remaining, new));
@@ -367,13 +399,15 @@ impl FlowNet {
     }
 }
 
-/// The level `y` at which a link of bandwidth `cap` fills when one new
-/// flow joins flows of the given rates: `sum(min(r, y)) + y = cap`.
-/// Expected `O(n)`: quickselect on the rates (`rates` is reordered).
-fn water_level(cap: f64, rates: &mut [f64]) -> f64 {
+/// The level `y` at which a link of bandwidth `cap` fills when `joining`
+/// new flows join flows of the given rates (infinite for flows that rise
+/// without bound): `sum(min(r, y)) + joining * y = cap`; infinite if it
+/// never fills. Expected `O(n)`: quickselect on the rates (`rates` is
+/// reordered).
+fn water_level(cap: f64, rates: &mut [f64], joining: usize) -> f64 {
     // `lo` = sum of rates known to be below the level, `hi` = flows known
-    // to reach it (the new one included); `cand` = rates not yet placed.
-    let (mut lo, mut hi) = (0.0f64, 1usize);
+    // to reach it (the new ones included); `cand` = rates not yet placed.
+    let (mut lo, mut hi) = (0.0f64, joining);
     let mut cand: &mut [f64] = rates;
     while !cand.is_empty() {
         let mid = cand.len() / 2;
@@ -390,6 +424,9 @@ fn water_level(cap: f64, rates: &mut [f64]) -> f64 {
             lo += sum_less + p;
             cand = greater;
         }
+    }
+    if hi == 0 {
+        return f64::INFINITY;
     }
     ((cap - lo) / hi as f64).max(0.0)
 }
@@ -456,34 +493,41 @@ impl Transport for FlowNet {
             // its cap over the current rates gets its cap: none of its
             // links can fill unless some flow rises above its old rate,
             // which makes the link dirty anyway. Its links need not be
-            // queued (most MPI messages are such flows).
-            let mut levels = std::mem::take(&mut self.sweep.levels);
-            levels.clear();
-            at_cap = cap.is_finite();
-            for &l in &route {
-                let (lv, load) = self.first_binding_load(l);
-                at_cap = at_cap
-                    && self.sweep.binds_nothing(l)
-                    && load + cap < self.m.link(l).bandwidth.as_f64() * (1.0 - sweep::SLACK);
-                levels.push((l, lv));
-            }
+            // queued (most MPI messages are such flows). The link's load
+            // is summed only when the cheap tests pass.
+            at_cap = cap.is_finite()
+                && route.iter().all(|&l| {
+                    self.sweep.binds_nothing(l)
+                        && self.unsolved[l as usize] == 0
+                        && self.load_of(l) + cap
+                            < self.m.link(l).bandwidth.as_f64() * (1.0 - sweep::SLACK)
+                });
             if !at_cap {
-                for &(l, lv) in &levels {
-                    self.sweep.note_link(l, lv);
+                // Where the links could first fill is found at the
+                // update, once per link for all the flows started on it
+                // since (hundreds of messages posted at one instant on
+                // one link must not each scan all the others).
+                for &l in &route {
+                    self.sweep.note_start_on(l);
                 }
             }
-            self.sweep.levels = levels;
             self.sweep.note_new_flow(f);
         }
+        let mut slots = std::mem::take(&mut self.flows[f as usize].slots);
+        slots.clear();
         for &l in &route {
-            let v = &mut self.on_link[l as usize];
+            let lu = l as usize;
+            let v = &mut self.on_link[lu];
+            slots.push(v.len() as u32);
             v.push(f);
             let n = v.len() as u32;
             self.stats.flows(l, n);
+            self.unsolved[lu] += u32::from(!at_cap);
         }
         self.flows[f as usize] = Flow {
             token: t.token,
             route,
+            slots,
             bytes: t.bytes,
             lat,
             cap,
@@ -519,14 +563,22 @@ impl Transport for FlowNet {
                 if self.asym {
                     self.cut.threshold = self.cut.threshold.min(rate);
                 }
-                for &l in &route {
+                for (i, &l) in route.iter().enumerate() {
                     self.stats.add_total(l, bytes);
-                    let v = &mut self.on_link[l as usize];
-                    let pos = v
-                        .iter()
-                        .position(|&x| x == f)
-                        .expect("flow listed on its links");
+                    let lu = l as usize;
+                    let pos = self.flows[f as usize].slots[i] as usize;
+                    let v = &mut self.on_link[lu];
+                    debug_assert_eq!(v[pos], f, "flow listed on its links");
                     v.swap_remove(pos);
+                    if let Some(&g) = v.get(pos) {
+                        let gf = &mut self.flows[g as usize];
+                        let j = gf
+                            .route
+                            .iter()
+                            .position(|&x| x == l)
+                            .expect("route crosses l");
+                        gf.slots[j] = pos as u32;
+                    }
                     if self.asym {
                         self.cut.dirty_links.push(l);
                     } else if !self.sweep.binds_nothing(l) {

@@ -18,8 +18,9 @@
 //!   links from the flow's rate (below it, the link did not fill before
 //!   and fills no sooner now); a start on each link from the level at
 //!   which the link would first fill with it (water filling of the link
-//!   alone, [`super::FlowNet::first_binding`]). The new flow rises from
-//!   zero.
+//!   alone over the current rates, the new flows rising: found once per
+//!   link at the update, for all the flows started on it since). The new
+//!   flow rises from zero.
 //! * When a link becomes dirty at level `x`, the flows on it whose old
 //!   rate is below `x` keep it (they were fixed before `x`, and nothing
 //!   below `x` has changed for them); those at or above `x` are rising
@@ -96,8 +97,11 @@ pub(super) struct SweepState {
     lam: Vec<f64>,
     /// The sweep's current level.
     cur: f64,
-    /// Scratch of `start`.
-    pub(super) levels: Vec<(u32, f64)>,
+    /// Links on which unsolved flows started since the last update (each
+    /// once, as marked in `started_on`): made dirty from the level at
+    /// which they could first fill with those flows.
+    started: Vec<u32>,
+    started_on: Vec<bool>,
     /// Scratch of `solve_sweep`: the caps of new flows and the pending
     /// links, sorted.
     caps: Vec<(u64, u64)>,
@@ -118,7 +122,8 @@ impl SweepState {
             new_flows: Vec::new(),
             lam: vec![f64::INFINITY; links],
             cur: 0.0,
-            levels: Vec::new(),
+            started: Vec::new(),
+            started_on: vec![false; links],
             caps: Vec::new(),
             slack_epoch: vec![0; links],
             slack_load: vec![0.0; links],
@@ -138,6 +143,13 @@ impl SweepState {
     /// Whether link `l` fixed no flow in the current solution.
     pub(super) fn binds_nothing(&self, l: u32) -> bool {
         self.lam[l as usize] == f64::INFINITY
+    }
+
+    /// An unsolved flow started on link `l`.
+    pub(super) fn note_start_on(&mut self, l: u32) {
+        if !std::mem::replace(&mut self.started_on[l as usize], true) {
+            self.started.push(l);
+        }
     }
 
     /// Flow `f` started.
@@ -181,6 +193,15 @@ impl FlowNet {
         }
         self.sweep.new_flows = new_flows;
         self.sweep.new_flows.clear();
+        let started = std::mem::take(&mut self.sweep.started);
+        for &l in &started {
+            self.sweep.started_on[l as usize] = false;
+            let lv = self.fill_level(l, 0);
+            debug_assert!(lv.is_finite(), "a flow started on link {l} rises");
+            self.sweep.note_link(l, lv);
+        }
+        self.sweep.started = started;
+        self.sweep.started.clear();
         for &l in &self.sweep.pending {
             let lv = std::mem::replace(&mut self.sweep.pending_at[l as usize], f64::INFINITY);
             caps.push(entry(lv.max(0.0), DIRTY, l).0);

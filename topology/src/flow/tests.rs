@@ -175,10 +175,30 @@ fn check_against_reference_on(
             }
             checks += 1;
         }
+        check_kept_counts(&net);
     }
     assert_eq!(out.len() as u64, count);
     assert!(checks > count / 4, "{checks} checks");
     out
+}
+
+/// The kept per-link counts of unsolved flows against a scan of the
+/// link's flows, and every flow's `slots` against its place in `on_link`.
+fn check_kept_counts(net: &FlowNet) {
+    for (l, on) in net.on_link.iter().enumerate() {
+        let unsolved = on
+            .iter()
+            .filter(|&&f| net.rate_or_bound(f) == f64::INFINITY)
+            .count();
+        assert_eq!(net.unsolved[l] as usize, unsolved, "link {l}");
+    }
+    for (f, fl) in net.flows.iter().enumerate() {
+        if fl.live {
+            for (i, &l) in fl.route.iter().enumerate() {
+                assert_eq!(net.on_link[l as usize][fl.slots[i] as usize], f as u32);
+            }
+        }
+    }
 }
 
 fn check_against_reference(sharing: Sharing, seed: u64) {
