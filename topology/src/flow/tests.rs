@@ -84,6 +84,11 @@ enum Shape {
     /// posted within a few microseconds, small sizes: ends ripple
     /// through shared interfaces (AMG SpGEMM).
     Crowd,
+    /// Pairwise exchange (node `i` sends to `i + k` in wave `k`) with
+    /// every start jittered: one start or end per update, multi-hop
+    /// routes crossing links that bind nothing (the peers' all-to-all
+    /// on a torus).
+    Pairwise,
 }
 
 /// Runs `count` transfers of `shape` on `m` through the flow model and
@@ -120,6 +125,16 @@ fn check_against_reference_on(
                         Time::from_ns(wave * 20_000),
                     )
                 }
+                Shape::Pairwise => {
+                    let wave = i / n as u64;
+                    let src = (i % n as u64) as u32;
+                    (
+                        (src + 1 + (wave as u32 % (n - 1))) % n,
+                        Some(Bandwidth::bytes_per_sec(3_000_000_000)),
+                        rng.random_range(1..4) * 1024,
+                        Time::from_ns(wave * 600 + rng.random_range(0..900)),
+                    )
+                }
                 Shape::Crowd => (
                     (src + rng.random_range(1..n)) % n,
                     Some(Bandwidth::bytes_per_sec(2_000_000_000)),
@@ -127,7 +142,7 @@ fn check_against_reference_on(
                     Time::from_ns(rng.random_range(0..5_000)),
                 ),
             };
-            let src = if matches!(shape, Shape::Lockstep) {
+            let src = if matches!(shape, Shape::Lockstep | Shape::Pairwise) {
                 (i % n as u64) as u32
             } else {
                 src
@@ -228,6 +243,7 @@ fn sweep_matches_the_reference_with_ties_and_crowds() {
         let torus = TorusParams::blue_waters_dims([4, 2, 2]).build().unwrap();
         check_against_reference_on(torus.clone(), Shape::Lockstep, 32 * 6, seed);
         check_against_reference_on(torus.clone(), Shape::Crowd, 400, seed);
+        check_against_reference_on(torus.clone(), Shape::Pairwise, 16 * 12, seed);
         check_against_reference_on(torus, Shape::Spread, 300, seed);
     }
 }
