@@ -104,7 +104,7 @@ pub(super) struct SweepState {
     started_on: Vec<bool>,
     /// Scratch of `solve_sweep`: the caps of new flows and the pending
     /// links, sorted.
-    caps: Vec<(u64, u64)>,
+    known: Vec<(u64, u64)>,
     /// Per link direction: the update (epoch) in which `make_dirty` last
     /// found it clean with room to spare, and the load it found then
     /// (kept up to date with the changes of its flows since), so that
@@ -124,7 +124,7 @@ impl SweepState {
             cur: 0.0,
             started: Vec::new(),
             started_on: vec![false; links],
-            caps: Vec::new(),
+            known: Vec::new(),
             slack_epoch: vec![0; links],
             slack_load: vec![0.0; links],
         }
@@ -173,8 +173,8 @@ impl FlowNet {
         // What is known before the sweep starts (the caps of new flows and
         // the pending links) is one sorted list merged with the heap in its
         // own order: sorting it once is cheaper than a heap entry each.
-        let mut caps = std::mem::take(&mut self.sweep.caps);
-        caps.clear();
+        let mut known = std::mem::take(&mut self.sweep.known);
+        known.clear();
         let new_flows = std::mem::take(&mut self.sweep.new_flows);
         for &f in &new_flows {
             if !self.flows[f as usize].live {
@@ -188,7 +188,7 @@ impl FlowNet {
             self.comp.push(f);
             let cap = self.flows[f as usize].cap;
             if cap.is_finite() {
-                caps.push(entry(cap, CAP, f).0);
+                known.push(entry(cap, CAP, f).0);
             }
         }
         self.sweep.new_flows = new_flows;
@@ -204,13 +204,13 @@ impl FlowNet {
         self.sweep.started.clear();
         for &l in &self.sweep.pending {
             let lv = std::mem::replace(&mut self.sweep.pending_at[l as usize], f64::INFINITY);
-            caps.push(entry(lv.max(0.0), DIRTY, l).0);
+            known.push(entry(lv.max(0.0), DIRTY, l).0);
         }
         self.sweep.pending.clear();
-        caps.sort_unstable();
-        let mut next_cap = 0;
+        known.sort_unstable();
+        let mut next_known = 0;
 
-        while let Some((key, tag)) = pop_lowest(&mut self.heap, &caps, &mut next_cap) {
+        while let Some((key, tag)) = pop_lowest(&mut self.heap, &known, &mut next_known) {
             let x = f64::from_bits(key);
             if x > self.sweep.cur {
                 self.sweep.cur = x;
@@ -238,7 +238,7 @@ impl FlowNet {
                 }
             }
         }
-        self.sweep.caps = caps;
+        self.sweep.known = known;
     }
 
     /// Takes link `l` into the sweep at the current level: flows on it
