@@ -103,8 +103,15 @@ impl Lines {
 pub(crate) const MAX_OPEN_FILES: usize = 32;
 
 /// What the read-ahead buffers of all of a trace's streams may hold
-/// together; each stream's share is kept between 512 B and 64 KiB.
-const READ_AHEAD_BUDGET: usize = 64 << 20;
+/// together; each stream's share is kept between 512 B and 64 KiB. Ranks
+/// take turns, so a large budget is mostly memory the next line is not
+/// in cache from; a small one is a read per few lines. Measured with
+/// `farm-bench -n 5` (paired CPU medians) on the peers' TI traces, flow
+/// mode: against 64 MiB, 8 MiB gave 0.95 (all-to-all flat P = 1024, peak
+/// 73.8 -> 18.1 MiB) and 0.78 (random pairs P = 4096, 83.7 -> 27.9 MiB);
+/// against 8 MiB, 4 MiB gave 0.96, 0.90 and 1.00 (torus all-to-all
+/// P = 512), 3-4 MiB less; against 4 MiB, 1 MiB gave 1.11, 1.30 and 0.97.
+const READ_AHEAD_BUDGET: usize = 4 << 20;
 
 /// The files the streams of one trace read, at most [`MAX_OPEN_FILES`]
 /// open at once: a stream that finds its file closed reopens it (the
