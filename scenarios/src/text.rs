@@ -110,7 +110,8 @@ pub(crate) const MAX_OPEN_FILES: usize = 32;
 /// mode: against 64 MiB, 8 MiB gave 0.95 (all-to-all flat P = 1024, peak
 /// 73.8 -> 18.1 MiB) and 0.78 (random pairs P = 4096, 83.7 -> 27.9 MiB);
 /// against 8 MiB, 4 MiB gave 0.96, 0.90 and 1.00 (torus all-to-all
-/// P = 512), 3-4 MiB less; against 4 MiB, 1 MiB gave 1.11, 1.30 and 0.97.
+/// P = 512), each with 3-4 MiB less peak memory; against 4 MiB, 1 MiB
+/// gave 1.11, 1.30 and 0.97.
 const READ_AHEAD_BUDGET: usize = 4 << 20;
 
 /// The files the streams of one trace read, at most [`MAX_OPEN_FILES`]

@@ -183,7 +183,7 @@ pub struct FlowNet {
     scratch: Vec<Scratch>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
-    /// Per link direction: its unsolved flows that are not
+    /// Per link direction: the number of its unsolved flows that are not
     /// [`Flow::at_cap`] (a start on a link with one cannot be at its cap
     /// without a solve, and need not scan the link to find out).
     unsolved: Vec<u32>,
