@@ -135,6 +135,7 @@ pub mod matching;
 pub mod observe;
 pub mod op;
 pub mod params;
+mod probe;
 mod sim;
 mod words;
 

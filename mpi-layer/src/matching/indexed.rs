@@ -11,18 +11,19 @@
 //! table, no search of the positions, no allocation per key.
 
 use super::{Envelope, MatchQueue, PostedRecv, Search, posted_keys};
-use rustc_hash::FxHashMap;
+use crate::probe::ProbeMap;
 
 /// No position (end of a list).
 const NIL: u32 = u32::MAX;
 
 /// A (context, source or any, tag or any) key packed in one integer:
 /// tag in bits 0..33, source in 33..66 (bit 32 of each: the wildcard),
-/// context above.
-fn pack(ctx: u32, src: Option<u32>, tag: Option<i32>) -> u128 {
+/// context above, as two words (never all ones: the table's vacant key).
+fn pack(ctx: u32, src: Option<u32>, tag: Option<i32>) -> [u64; 2] {
     let src = src.map_or(1 << 32, u64::from);
     let tag = tag.map_or(1 << 32, |t| u64::from(t as u32));
-    (u128::from(ctx) << 66) | (u128::from(src) << 33) | u128::from(tag)
+    let k = (u128::from(ctx) << 66) | (u128::from(src) << 33) | u128::from(tag);
+    [k as u64, (k >> 64) as u64]
 }
 
 /// Index of a key's shape: exact, any tag, any source, both wildcards
@@ -44,7 +45,7 @@ struct Lists<T> {
     lanes: usize,
     /// (head, tail) of each key's list; a list may hold removed
     /// positions (an entry filed under several keys), skipped at the head.
-    heads: FxHashMap<u128, (u32, u32)>,
+    heads: ProbeMap<[u64; 2], (u32, u32)>,
 }
 
 impl<T> Default for Lists<T> {
@@ -55,7 +56,7 @@ impl<T> Default for Lists<T> {
             live: 0,
             next: Default::default(),
             lanes: 1,
-            heads: FxHashMap::default(),
+            heads: ProbeMap::default(),
         }
     }
 }
@@ -87,23 +88,22 @@ impl<T: Copy> Lists<T> {
     }
 
     /// Files position `pos` at the tail of `key`'s list in `lane`.
-    fn link(&mut self, key: u128, lane: usize, pos: u32) {
-        match self.heads.entry(key) {
-            std::collections::hash_map::Entry::Occupied(mut e) => {
-                let (_, tail) = e.get_mut();
+    fn link(&mut self, key: [u64; 2], lane: usize, pos: u32) {
+        match self.heads.get_mut(key) {
+            Some((_, tail)) => {
                 self.next[lane][*tail as usize] = pos;
                 *tail = pos;
             }
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert((pos, pos));
+            None => {
+                self.heads.insert(key, (pos, pos));
             }
         }
     }
 
     /// The oldest live position in `key`'s list (dropping removed ones
     /// at its head).
-    fn head(&mut self, key: u128, lane: usize) -> Option<u32> {
-        let h = self.heads.get(&key)?.0;
+    fn head(&mut self, key: [u64; 2], lane: usize) -> Option<u32> {
+        let h = self.heads.get(key)?.0;
         if self.items[h as usize].is_some() {
             return Some(h);
         }
@@ -111,21 +111,21 @@ impl<T: Copy> Lists<T> {
         while self.items[h as usize].is_none() {
             h = self.next[lane][h as usize];
             if h == NIL {
-                self.heads.remove(&key);
+                self.heads.remove(key);
                 return None;
             }
         }
-        self.heads.get_mut(&key).expect("list").0 = h;
+        self.heads.get_mut(key).expect("list").0 = h;
         Some(h)
     }
 
     /// Unlinks `pos`, the head of `key`'s list, and removes its entry:
     /// the entry and how many live entries preceded it.
-    fn take_head(&mut self, key: u128, lane: usize, pos: u32) -> (T, u64) {
+    fn take_head(&mut self, key: [u64; 2], lane: usize, pos: u32) -> (T, u64) {
         let n = self.next[lane][pos as usize];
         if n == NIL {
-            self.heads.remove(&key);
-        } else if let Some(h) = self.heads.get_mut(&key) {
+            self.heads.remove(key);
+        } else if let Some(h) = self.heads.get_mut(key) {
             h.0 = n;
         }
         let i = pos as usize;
@@ -235,7 +235,7 @@ impl IndexedLinearQueues {
 impl MatchQueue for IndexedLinearQueues {
     fn match_arrival(&mut self, e: &Envelope) -> Search<PostedRecv> {
         let keys = posted_keys(e);
-        let mut best: Option<(u32, u128, usize)> = None;
+        let mut best: Option<(u32, [u64; 2], usize)> = None;
         for (i, k) in keys.iter().enumerate() {
             if self.posted_shapes[i] == 0 {
                 continue;

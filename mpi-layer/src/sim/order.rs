@@ -14,6 +14,7 @@
 //! window (`MpiParams::pair_window`): a pair stays in flight until its
 //! last envelope is released *and* handled.
 
+use crate::probe::ProbeMap;
 use rustc_hash::FxHashMap;
 use sim_core::Time;
 use std::collections::VecDeque;
@@ -55,7 +56,7 @@ const FREE_SLOT: Slot = Slot {
 /// The non-overtaking state of every pair with messages in flight.
 pub(super) struct Order {
     slots: Vec<Slot>,
-    pairs: FxHashMap<(u32, u32), Counters>,
+    pairs: ProbeMap<(u32, u32), Counters>,
     /// Arrivals waiting for a predecessor: (sequence number, message).
     held: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
     /// Envelopes waiting for a credit: (message, when ready to leave).
@@ -67,7 +68,7 @@ impl Order {
     pub fn new(ranks: usize) -> Self {
         Order {
             slots: vec![FREE_SLOT; ranks],
-            pairs: FxHashMap::default(),
+            pairs: ProbeMap::default(),
             held: FxHashMap::default(),
             parked: FxHashMap::default(),
         }
@@ -112,12 +113,10 @@ impl Order {
             if slot.c.idle() {
                 *slot = FREE_SLOT;
             }
-        } else if let std::collections::hash_map::Entry::Occupied(mut e) =
-            self.pairs.entry((src, dst))
-        {
-            e.get_mut().out -= 1;
-            if e.get().idle() {
-                e.remove();
+        } else if let Some(c) = self.pairs.get_mut((src, dst)) {
+            c.out -= 1;
+            if c.idle() {
+                self.pairs.remove((src, dst));
             }
         } else {
             unreachable!("a credit came back for a pair not in flight");
@@ -131,7 +130,7 @@ impl Order {
         if slot.src == src {
             &mut slot.c
         } else {
-            self.pairs.get_mut(&(src, dst)).expect("pair in flight")
+            self.pairs.get_mut((src, dst)).expect("pair in flight")
         }
     }
 
@@ -141,7 +140,7 @@ impl Order {
         let c = if slot.src == src {
             &mut slot.c
         } else if slot.src == FREE
-            && (self.pairs.is_empty() || !self.pairs.contains_key(&(src, dst)))
+            && (self.pairs.is_empty() || !self.pairs.contains_key((src, dst)))
         {
             *slot = Slot {
                 src,
@@ -149,7 +148,7 @@ impl Order {
             };
             &mut slot.c
         } else {
-            self.pairs.entry((src, dst)).or_default()
+            self.pairs.entry_default((src, dst))
         };
         c.sent += 1;
         c.sent - 1
@@ -173,13 +172,12 @@ impl Order {
                     }
                     return;
                 }
-            } else if let std::collections::hash_map::Entry::Occupied(mut e) = self.pairs.entry(key)
-            {
-                if seq == e.get().released {
-                    e.get_mut().released += 1;
+            } else if let Some(c) = self.pairs.get_mut(key) {
+                if seq == c.released {
+                    c.released += 1;
                     out.push(m);
-                    if e.get().idle() {
-                        e.remove();
+                    if c.idle() {
+                        self.pairs.remove(key);
                     }
                     return;
                 }
@@ -212,7 +210,7 @@ impl Order {
                 if slot.src == src {
                     *slot = FREE_SLOT;
                 } else {
-                    self.pairs.remove(&key);
+                    self.pairs.remove(key);
                 }
             }
         }

@@ -130,18 +130,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     pub(super) fn lookup(&self, r: u32, id: ReqId) -> Option<u32> {
-        self.user.get(&(r, id.0)).copied()
+        self.user.get((r, id.0)).copied()
     }
 
     pub(super) fn free_user(&mut self, r: u32, id: ReqId) {
-        if let Some(i) = self.user.remove(&(r, id.0)) {
+        if let Some(i) = self.user.remove((r, id.0)) {
             self.free_req(i);
             self.ranks[r as usize].live_user -= 1;
         }
     }
 
     pub(super) fn user_req(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Flow> {
-        if self.user.contains_key(&(r, id.0)) {
+        if self.user.contains_key((r, id.0)) {
             return Err(self.fail(r, origin, format!("request {} is already in flight", id.0)));
         }
         if self.has_tested(r) {
@@ -161,7 +161,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let mut ids = std::mem::take(&mut self.ranks[r as usize].user_reqs);
             ids.sort_unstable();
             ids.dedup();
-            ids.retain(|&q| self.user.contains_key(&(r, q)));
+            ids.retain(|&q| self.user.contains_key((r, q)));
             self.ranks[r as usize].user_reqs = ids;
         }
         Ok(i)
