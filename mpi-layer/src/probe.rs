@@ -32,6 +32,15 @@ impl ProbeKey for (u32, u32) {
     }
 }
 
+/// A rank's network interface (`(rank << 16) | interface`); no rank is
+/// `2^48 - 1`.
+impl ProbeKey for u64 {
+    const VACANT: Self = u64::MAX;
+    fn fold(self) -> u64 {
+        self
+    }
+}
+
 /// A rank and a 64-bit id; no rank is `u32::MAX`.
 impl ProbeKey for (u32, u64) {
     const VACANT: Self = (u32::MAX, u64::MAX);

@@ -152,9 +152,10 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     /// Timed regions by (rank, region): only ranks that mark some.
     regions: FxHashMap<(u32, u32), Region>,
     order: Order,
-    /// Messages waiting for their sender's port, by rank (only ranks with
-    /// a queue; looked up, never iterated).
-    port_q: FxHashMap<u64, std::collections::VecDeque<u32>>,
+    /// Messages waiting for their sender's port, by port (only ports with
+    /// a queue; looked up, never iterated): the (head, tail) of a list
+    /// threaded through `Msg::port_next`.
+    port_q: crate::probe::ProbeMap<u64, (u32, u32)>,
     /// Graph programs' CPUs beyond the first, by (rank, cpu): server ids
     /// after the progress engines in `engines`.
     extra_cpus: FxHashMap<(u32, u16), u32>,
@@ -301,7 +302,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             tested: FxHashMap::default(),
             regions: FxHashMap::default(),
             order: Order::new(n),
-            port_q: FxHashMap::default(),
+            port_q: crate::probe::ProbeMap::default(),
             extra_cpus: FxHashMap::default(),
             waiting: host::Waiting::default(),
             extra_ports: FxHashMap::default(),

@@ -87,6 +87,10 @@ pub(super) struct Msg {
     pub cpu: u16,
     /// See `cpu`.
     pub nic: u16,
+    /// The next message in its sender's port queue, written when that
+    /// one joins behind it (read only then: the queues are lists threaded
+    /// through the messages).
+    pub port_next: u32,
 }
 
 /// The key of a rank's network interface in tables of ports.
@@ -216,6 +220,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             latency: c.latency,
             cpu: lane.0,
             nic: lane.1,
+            port_next: u32::MAX,
         });
         self.note(m, Step::Posted { clamped: c.clamped }, s.now());
         let wait = program && self.program_waits();
@@ -281,17 +286,19 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let (src, nic) = (msg.src, msg.nic);
         let now = s.now();
         let key = port_key(src, nic);
-        if !self.port_q.contains_key(&key) && self.port(src, nic).send_free <= now {
+        if !self.port_q.contains_key(key) && self.port(src, nic).send_free <= now {
             let hold = self.port_hold(m);
             self.port(src, nic).send_free = now.saturating_add(hold);
             self.depart(s, m);
             return;
         }
-        match self.port_q.get_mut(&key) {
-            Some(q) => q.push_back(m),
+        match self.port_q.get_mut(key) {
+            Some((_, tail)) => {
+                self.msgs[*tail as usize].port_next = m;
+                *tail = m;
+            }
             None => {
-                self.port_q
-                    .insert(key, std::collections::VecDeque::from([m]));
+                self.port_q.insert(key, (m, m));
                 let at = self.port(src, nic).send_free;
                 self.push_local(s, at, Loc::Port(src, nic));
             }
@@ -311,16 +318,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn port_turn(&mut self, s: &mut Sch<'_, T::Event>, r: u32, nic: u16) {
         let now = s.now();
         let key = port_key(r, nic);
-        let std::collections::hash_map::Entry::Occupied(mut e) = self.port_q.entry(key) else {
+        let Some(&(m, tail)) = self.port_q.get(key) else {
             unreachable!("a port turn for an empty queue");
         };
-        let m = e.get_mut().pop_front().expect("queued message");
-        if e.get().is_empty() {
-            e.remove();
+        if m == tail {
+            self.port_q.remove(key);
+        } else {
+            let next = self.msgs[m as usize].port_next;
+            self.port_q.get_mut(key).expect("queue").0 = next;
         }
         let free = now.saturating_add(self.port_hold(m));
         self.port(r, nic).send_free = free;
-        if self.port_q.contains_key(&key) {
+        if m != tail {
             self.push_local(s, free, Loc::Port(r, nic));
         }
         self.depart(s, m);
