@@ -143,7 +143,7 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     recvs: Vec<RecvCheck>,
     free_reqs: Vec<u32>,
     /// User requests in flight: (rank, its id) to the request.
-    user: crate::probe::ProbeMap<(u32, u64), u32>,
+    user: requests::UserReqs,
     /// Per rank, ids of requests a `Test` completed and freed: MPI sets the
     /// handle to `MPI_REQUEST_NULL`, so a later wait naming it returns at
     /// once (trace readers cannot know at read time whether a test
@@ -298,7 +298,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             reqs: Vec::new(),
             recvs: Vec::new(),
             free_reqs: Vec::new(),
-            user: crate::probe::ProbeMap::default(),
+            user: requests::UserReqs::default(),
             tested: FxHashMap::default(),
             regions: FxHashMap::default(),
             order: Order::new(n),

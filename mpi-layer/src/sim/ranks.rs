@@ -647,7 +647,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 let mut ids = std::mem::take(&mut self.ranks[r as usize].user_reqs);
                 ids.sort_unstable();
                 ids.dedup();
-                ids.retain(|&q| self.user.contains_key((r, q)));
+                ids.retain(|&q| self.user.contains(r, q));
                 let reqs: Vec<ReqId> = ids.iter().map(|&q| ReqId(q)).collect();
                 self.ranks[r as usize].user_reqs = ids;
                 self.waitall(r, &reqs, origin, true)
