@@ -88,11 +88,12 @@
 //! trace a `WaitallPending` completes what is still pending (SimGrid's replay
 //! also waits for leftovers before finalizing).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
+use rustc_hash::FxHashMap;
 use sim_core::time::Time;
 
 use crate::text::{
@@ -272,8 +273,7 @@ impl TiTrace {
                 default_dt: 1,
                 host_speed: self.config.host_speed_flops,
                 pending_ops: VecDeque::new(),
-                requests: HashMap::new(),
-                n_requests: 0,
+                requests: Pending::default(),
                 next_req: 1,
                 seen_request: false,
             },
@@ -372,12 +372,71 @@ struct State {
     /// Operations produced by the last line not yet handed out (a line
     /// makes at most two: a collective and its computation).
     pending_ops: VecDeque<(Op, Origin)>,
-    /// Pending requests under (sender, receiver, tag), oldest first. Only
-    /// looked up, never iterated, so the map's order cannot leak.
-    requests: HashMap<(Rank, Rank, Tag), VecDeque<ReqId>>,
-    n_requests: usize,
+    requests: Pending,
     next_req: u64,
     seen_request: bool,
+}
+
+/// Pending requests under (sender, receiver, tag), oldest first: FIFO
+/// lists threaded through one slab, their (head, tail) by key. Only looked
+/// up, never iterated, so the map's order cannot leak. (A map of deques
+/// allocated a deque for each new key, at most `isend`s and `irecv`s.)
+#[derive(Default)]
+struct Pending {
+    lists: FxHashMap<(Rank, Rank, Tag), (u32, u32)>,
+    /// (request, next in its key's list or `u32::MAX`).
+    slab: Vec<(ReqId, u32)>,
+    free: Vec<u32>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.slab.len() == self.free.len()
+    }
+
+    fn push(&mut self, key: (Rank, Rank, Tag), req: ReqId) {
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = (req, u32::MAX);
+                i
+            }
+            None => {
+                self.slab.push((req, u32::MAX));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        match self.lists.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let tail = std::mem::replace(&mut e.get_mut().1, i);
+                self.slab[tail as usize].1 = i;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((i, i));
+            }
+        }
+    }
+
+    fn front(&self, key: (Rank, Rank, Tag)) -> Option<ReqId> {
+        self.lists.get(&key).map(|&(h, _)| self.slab[h as usize].0)
+    }
+
+    fn pop_front(&mut self, key: (Rank, Rank, Tag)) -> Option<ReqId> {
+        let &(h, t) = self.lists.get(&key)?;
+        let (req, next) = self.slab[h as usize];
+        if h == t {
+            self.lists.remove(&key);
+        } else {
+            self.lists.get_mut(&key).expect("list").0 = next;
+        }
+        self.free.push(h);
+        Some(req)
+    }
+
+    fn clear(&mut self) {
+        self.lists.clear();
+        self.slab.clear();
+        self.free.clear();
+    }
 }
 
 impl OpStream for TiStream {
@@ -391,7 +450,7 @@ impl OpStream for TiStream {
             }
             if !self.lines.advance()? {
                 self.finished = true;
-                if self.state.n_requests > 0 {
+                if !self.state.requests.is_empty() {
                     self.state.clear_requests();
                     let origin = self.lines.origin();
                     self.state
@@ -434,7 +493,6 @@ impl OpStream for TiStream {
 impl State {
     fn clear_requests(&mut self) {
         self.requests.clear();
-        self.n_requests = 0;
     }
 
     fn push(&mut self, op: Op, origin: &Origin) {
@@ -480,8 +538,7 @@ impl State {
     fn new_req(&mut self, key: (Rank, Rank, Tag)) -> ReqId {
         let req = ReqId(self.next_req);
         self.next_req += 1;
-        self.requests.entry(key).or_default().push_back(req);
-        self.n_requests += 1;
+        self.requests.push(key, req);
         self.seen_request = true;
         req
     }
@@ -544,17 +601,13 @@ impl State {
                     return Err("not preceded by any isend or irecv".into());
                 }
                 let key = (src, dst, tag);
-                let found = match self.requests.get_mut(&key) {
-                    None => None,
-                    Some(q) if action == "test" => q.front().copied(),
-                    Some(q) => q.pop_front(),
+                let found = if action == "test" {
+                    self.requests.front(key)
+                } else {
+                    self.requests.pop_front(key)
                 };
                 if let Some(req) = found {
                     if action == "wait" {
-                        self.n_requests -= 1;
-                        if self.requests.get(&key).is_some_and(|q| q.is_empty()) {
-                            self.requests.remove(&key);
-                        }
                         self.push(Op::Wait { req }, origin);
                     } else {
                         self.push(Op::Test { req }, origin);
@@ -563,7 +616,7 @@ impl State {
             }
             "waitall" => {
                 arity(a, 0, 0)?;
-                if self.n_requests > 0 {
+                if !self.requests.is_empty() {
                     self.clear_requests();
                     self.push(Op::WaitallPending, origin);
                 }
@@ -755,4 +808,41 @@ fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, String> {
         .iter()
         .map(|t| bytes(parse_nonneg_f64(t, "count")?, dt))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::rand::Rng;
+
+    /// The pending requests against a map of deques: each key's requests
+    /// come back oldest first, through pushes, pops, peeks and clears.
+    #[test]
+    fn pending_lists_are_fifo_per_key() {
+        let mut rng = sim_core::RngStreams::new(9).stream("ti-pending");
+        let mut p = Pending::default();
+        let mut m: std::collections::HashMap<(Rank, Rank, Tag), VecDeque<ReqId>> =
+            Default::default();
+        for step in 0..50_000u64 {
+            let key = (rng.random_range(0..3u32), rng.random_range(0..3u32), 0);
+            match rng.random_range(0..10) {
+                0..=4 => {
+                    p.push(key, ReqId(step));
+                    m.entry(key).or_default().push_back(ReqId(step));
+                }
+                5 => assert_eq!(p.front(key), m.get(&key).and_then(|q| q.front().copied())),
+                6..=8 => {
+                    let want = m.get_mut(&key).and_then(|q| q.pop_front());
+                    assert_eq!(p.pop_front(key), want, "step {step}");
+                }
+                _ => {
+                    if rng.random_range(0..20) == 0 {
+                        p.clear();
+                        m.clear();
+                    }
+                }
+            }
+            assert_eq!(p.is_empty(), m.values().all(|q| q.is_empty()));
+        }
+    }
 }
