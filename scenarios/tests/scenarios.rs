@@ -2095,7 +2095,12 @@ mod scenario_files {
     /// (gamma per element), then o_recv. An unexpected message costs its
     /// o_recv on arrival; its receive costs the search and the copy.
     fn calib(workload: &str) -> Outcome {
-        let d = scratch("calibration-workloads");
+        // A directory per call: the tests run in parallel, and `scratch`
+        // empties its directory (one shared directory lost a file to
+        // another test's call between its write and its read).
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = scratch(&format!("calibration-workloads-{n}"));
         let text = format!(
             "[machine]\npreset = \"ideal\"\nsockets = 1\n[mapping]\nppn = 2\n[mpi]\n\
              gamma = \"10 ns\"\nunexpected_copy_rate = \"3.2 GB/s\"\n\
@@ -2104,14 +2109,9 @@ mod scenario_files {
              [mpi.host.all]\no_send = \"495 ns\"\nrest = \"o_recv\"\nL = \"0 ns\"\n\
              g = \"0 ns\"\nG = \"0 ps/B\"\n[workload]\n{workload}"
         );
-        // One file per text: the tests run in parallel.
-        let name = format!("c{:016x}.toml", {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            text.hash(&mut h);
-            h.finish()
-        });
-        run(&write(&d, &name, &text))
+        let o = run(&write(&d, "calib.toml", &text));
+        let _ = std::fs::remove_dir_all(&d);
+        o
     }
 
     fn rank0_ns(o: &Outcome) -> f64 {
