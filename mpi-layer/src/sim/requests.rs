@@ -34,8 +34,9 @@ impl Default for Group {
 /// frees them in bursts, so the table keeps the ids of a rank in groups
 /// of eight consecutive ones, one slot each: a burst of requests touches
 /// one slot per eight, where a slot per request took a cache miss each
-/// (on halo27 P = 4096 in flow mode, the user requests were 18 % of the
-/// profile).
+/// (on halo27 P = 4096 in flow mode, `user_req` and the map's removals
+/// were 18 % of the profile; `farm-bench` paired CPU after / before: 0.86
+/// there, 0.77 in packet mode, 0.90 on pairs-1m).
 #[derive(Default)]
 pub(super) struct UserReqs {
     groups: crate::probe::ProbeMap<(u32, u64), Group>,
