@@ -4,8 +4,8 @@
 //! Written by hand rather than taken from `hashbrown` (std's map):
 //! a lookup there reads the control bytes and then the bucket, two cache
 //! misses when the table is cold, and the tables looked up once per
-//! message (a rank's match lists, the pairs in flight, the user requests)
-//! are cold at every message of a large run. Here a lookup reads its
+//! message (a rank's match lists, the pairs in flight, the user requests,
+//! the sending ports' queues) are cold at every message of a large run. Here a lookup reads its
 //! slot, and at a load of at most three quarters its probe mostly stays
 //! in that cache line. Removal shifts the rest of the cluster back, so
 //! there are no tombstones and a miss stops at the first empty slot.

@@ -451,7 +451,7 @@ impl OpStream for TiStream {
             if !self.lines.advance()? {
                 self.finished = true;
                 if !self.state.requests.is_empty() {
-                    self.state.clear_requests();
+                    self.state.requests.clear();
                     let origin = self.lines.origin();
                     self.state
                         .pending_ops
@@ -491,10 +491,6 @@ impl OpStream for TiStream {
 }
 
 impl State {
-    fn clear_requests(&mut self) {
-        self.requests.clear();
-    }
-
     fn push(&mut self, op: Op, origin: &Origin) {
         self.pending_ops.push_back((op, origin.clone()));
     }
@@ -617,7 +613,7 @@ impl State {
             "waitall" => {
                 arity(a, 0, 0)?;
                 if !self.requests.is_empty() {
-                    self.clear_requests();
+                    self.requests.clear();
                     self.push(Op::WaitallPending, origin);
                 }
             }

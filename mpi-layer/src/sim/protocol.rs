@@ -318,14 +318,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn port_turn(&mut self, s: &mut Sch<'_, T::Event>, r: u32, nic: u16) {
         let now = s.now();
         let key = port_key(r, nic);
-        let Some(&(m, tail)) = self.port_q.get(key) else {
+        let Some(q) = self.port_q.get_mut(key) else {
             unreachable!("a port turn for an empty queue");
         };
+        let (m, tail) = *q;
         if m == tail {
             self.port_q.remove(key);
         } else {
-            let next = self.msgs[m as usize].port_next;
-            self.port_q.get_mut(key).expect("queue").0 = next;
+            q.0 = self.msgs[m as usize].port_next;
         }
         let free = now.saturating_add(self.port_hold(m));
         self.port(r, nic).send_free = free;
