@@ -20,7 +20,7 @@
 //! an error.
 
 /// What one line holds.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Item<'a> {
     /// Blank, or only a comment.
     Empty,
@@ -192,6 +192,27 @@ pub(super) fn next_line<'a>(
     strip: &'a mut Vec<u8>,
 ) -> Option<(Result<Item<'a>, String>, usize)> {
     if !*in_block {
+        if let Some((it, used)) = quick(buf) {
+            debug_assert_eq!(
+                scan_line(&buf[..used], true, &mut false, &mut Vec::new()),
+                Some((Ok(it.clone()), used)),
+                "the quick path differs from the scanner on {:?}",
+                String::from_utf8_lossy(&buf[..used])
+            );
+            return Some((Ok(it), used));
+        }
+    }
+    scan_line(buf, eof, in_block, strip)
+}
+
+/// [`next_line`] by the scanner alone.
+fn scan_line<'a>(
+    buf: &'a [u8],
+    eof: bool,
+    in_block: &mut bool,
+    strip: &'a mut Vec<u8>,
+) -> Option<(Result<Item<'a>, String>, usize)> {
+    if !*in_block {
         let mut c = Cur { s: buf, i: 0 };
         if let Ok(it) = item(&mut c) {
             // `item` succeeded: the line continues with `\n`, `\r\n`,
@@ -216,6 +237,173 @@ pub(super) fn next_line<'a>(
         text
     };
     Some((line(text), used))
+}
+
+/// The quick path's cursor (inlined: the closures it replaced were calls).
+struct Q<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Q<'a> {
+    #[inline(always)]
+    fn blanks(&mut self) {
+        while let Some(b' ' | b'\t') = self.s.get(self.i) {
+            self.i += 1;
+        }
+    }
+    #[inline(always)]
+    fn ident(&mut self) -> Option<&'a [u8]> {
+        let start = self.i;
+        if !self.s.get(start)?.is_ascii_alphabetic() {
+            return None;
+        }
+        self.i += 1;
+        while let Some(c) = self.s.get(self.i) {
+            if !(c.is_ascii_alphanumeric() || *c == b'_') {
+                break;
+            }
+            self.i += 1;
+        }
+        Some(&self.s[start..self.i])
+    }
+    /// At most 19 digits (no overflow), then no digit.
+    #[inline(always)]
+    fn int(&mut self) -> Option<u64> {
+        let start = self.i;
+        let mut v = 0u64;
+        while let Some(c @ b'0'..=b'9') = self.s.get(self.i) {
+            v = v * 10 + u64::from(c - b'0');
+            self.i += 1;
+            if self.i - start > 19 {
+                return None;
+            }
+        }
+        (self.i > start).then_some(v)
+    }
+    #[inline(always)]
+    fn word(&mut self, w: &[u8]) -> bool {
+        if self.s.get(self.i..self.i + w.len()) == Some(w) {
+            self.i += w.len();
+            true
+        } else {
+            false
+        }
+    }
+    #[inline(always)]
+    fn end(&mut self) -> Option<usize> {
+        self.blanks();
+        match self.s.get(self.i..)? {
+            [b'\n', ..] => Some(self.i + 1),
+            [b'\r', b'\n', ..] => Some(self.i + 2),
+            _ => None,
+        }
+    }
+    /// A peer or tag: `-1` is `ANY` only in a receive; a value of `ANY`
+    /// would be refused (a rank) or an error (a send's tag) by the
+    /// scanner.
+    #[inline(always)]
+    fn value(&mut self, kind: Kind) -> Option<u32> {
+        if kind == Kind::Recv && self.word(b"-1") {
+            Some(ANY)
+        } else {
+            u32::try_from(self.int()?).ok().filter(|&v| v != ANY)
+        }
+    }
+}
+
+/// The common lines of Schedgen's output read without the scanner: an
+/// operation (`l1: send 8b to 1 tag 3`, optionally labeled, any of
+/// `tag`, `cpu`, `nic`) or a dependency (`l3 requires l2`), spelled the
+/// ordinary way (blanks between the words, none inside `8b`), without a
+/// comment, ending with `\n` in `buf`; it returns what the scanner
+/// returns for that line, and the bytes with the `\n`. Anything else (or
+/// anything in doubt: a number of 20 digits, a value the scanner would
+/// refuse) is `None`, left to the scanner. Half the instructions of a
+/// Schedgen file's reading went to the scanner's generality (measured
+/// with callgrind on an all-to-all, P = 1024: 896 instructions a line
+/// in the opening scan).
+#[inline]
+fn quick(s: &[u8]) -> Option<(Item<'_>, usize)> {
+    let mut q = Q { s, i: 0 };
+    q.blanks();
+    let first = q.ident()?;
+    let (label, kind) = match first {
+        b"send" => (None, Kind::Send),
+        b"recv" => (None, Kind::Recv),
+        b"calc" => (None, Kind::Calc),
+        b"rank" | b"num_ranks" => return None,
+        label => {
+            q.blanks();
+            if q.word(b":") {
+                q.blanks();
+                let kind = if q.word(b"send") {
+                    Kind::Send
+                } else if q.word(b"recv") {
+                    Kind::Recv
+                } else if q.word(b"calc") {
+                    Kind::Calc
+                } else {
+                    return None;
+                };
+                (Some(label), kind)
+            } else {
+                let start = if q.word(b"requires") {
+                    false
+                } else if q.word(b"irequires") {
+                    true
+                } else {
+                    return None;
+                };
+                q.blanks();
+                let other = q.ident()?;
+                return Some((Item::Dep(label, other, start), q.end()?));
+            }
+        }
+    };
+    let mut o = OpSpec {
+        kind,
+        size: 0,
+        peer: 0,
+        tag: 0,
+        cpu: 0,
+        nic: 0,
+    };
+    q.blanks();
+    o.size = q.int()?;
+    if kind == Kind::Calc {
+        q.blanks();
+        if q.word(b"cpu") {
+            q.blanks();
+            o.cpu = u8::try_from(q.int()?).ok()?;
+        }
+        return Some((Item::Op(label, o), q.end()?));
+    }
+    if !q.word(b"b") {
+        return None;
+    }
+    q.blanks();
+    if !q.word(if kind == Kind::Send { b"to" } else { b"from" }) {
+        return None;
+    }
+    q.blanks();
+    o.peer = q.value(kind)?;
+    q.blanks();
+    if q.word(b"tag") {
+        q.blanks();
+        o.tag = q.value(kind)?;
+        q.blanks();
+    }
+    if q.word(b"cpu") {
+        q.blanks();
+        o.cpu = u8::try_from(q.int()?).ok()?;
+        q.blanks();
+    }
+    if q.word(b"nic") {
+        q.blanks();
+        o.nic = u8::try_from(q.int()?).ok()?;
+    }
+    Some((Item::Op(label, o), q.end()?))
 }
 
 fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
@@ -512,6 +700,113 @@ mod tests {
             }
             assert_eq!(got, want, "cut at {cut}");
         }
+    }
+
+    /// The quick path reads the lines Schedgen writes, and on any line
+    /// it reads gives what the scanner gives (random lines from the
+    /// grammar's tokens, blanks and misspellings; the module's
+    /// `debug_assert` checks the same on every line a debug build reads).
+    #[test]
+    fn quick_path_is_the_scanner() {
+        for l in [
+            "l1: send 8b to 1 tag 1\n",
+            "l2: recv 8b from 1023 tag 1\n",
+            "l3 requires l2\n",
+            "l4 irequires l2\r\n",
+            "l5: calc 100 cpu 1\n",
+            "send 8b to 1\n",
+            "l6: recv 16b from -1 tag -1 cpu 2 nic 3\n",
+        ] {
+            let q = quick(l.as_bytes());
+            assert!(q.is_some(), "{l:?}");
+            assert_eq!(
+                q.map(|(i, u)| (Ok(i), u)),
+                scan_line(l.as_bytes(), true, &mut false, &mut Vec::new()),
+                "{l:?}"
+            );
+        }
+        let tokens: [&[u8]; 30] = [
+            b"l1",
+            b"l2",
+            b"tag",
+            b":",
+            b"send",
+            b"recv",
+            b"calc",
+            b"8",
+            b"8b",
+            b"b",
+            b"to",
+            b"from",
+            b"-1",
+            b"-",
+            b"tag",
+            b"cpu",
+            b"nic",
+            b"requires",
+            b"irequires",
+            b"255",
+            b"256",
+            b"4294967295",
+            b"4294967294",
+            b"12345678901234567890",
+            b"1234567890123456789",
+            b"rank",
+            b"}",
+            b"//",
+            b"x_9",
+            b"\r",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let (mut seen, mut line) = (0, Vec::new());
+        // Well-formed lines with some words replaced: most reach the quick
+        // path, many only just.
+        let shapes: [&[&[u8]]; 4] = [
+            &[
+                b"l1", b":", b"send", b"8b", b"to", b"1", b"tag", b"3", b"cpu", b"1", b"nic", b"2",
+            ],
+            &[
+                b"l2", b":", b"recv", b"8", b"b", b"from", b"-1", b"tag", b"-1",
+            ],
+            &[b"l1", b"requires", b"l2"],
+            &[b"calc", b"100", b"cpu", b"3"],
+        ];
+        for _ in 0..200_000 {
+            line.clear();
+            let shape = shapes[next(4) as usize];
+            let n = if next(4) == 0 {
+                next(10) as usize
+            } else {
+                shape.len()
+            };
+            for i in 0..n {
+                let w = match shape.get(i) {
+                    Some(w) if next(6) != 0 => w,
+                    _ => tokens[next(tokens.len() as u64) as usize],
+                };
+                line.extend_from_slice(w);
+                line.extend_from_slice([&b" "[..], b"", b"  ", b"\t"][next(4) as usize]);
+            }
+            line.push(b'\n');
+            line.extend_from_slice(b"more");
+            if let Some((it, used)) = quick(&line) {
+                seen += 1;
+                assert_eq!(
+                    Some((Ok(it), used)),
+                    scan_line(&line, false, &mut false, &mut Vec::new()),
+                    "{:?}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
+        // The random lines reach the quick path often enough to test it.
+        assert!(seen > 1000, "{seen}");
     }
 
     #[test]
