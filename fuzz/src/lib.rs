@@ -28,6 +28,7 @@ pub const TARGETS: &[(&str, Feed)] = &[
     ("ti", ti),
     ("native", native),
     ("goal", goal),
+    ("goal_compiled", goal_compiled),
     ("dumpi", dumpi),
     ("otf2", otf2),
     ("msglist", msglist),
@@ -149,6 +150,29 @@ pub fn goal(data: &[u8]) {
             }
             // As the MPI layer runs a graph: everything ready handed out,
             // then started and completed newest first.
+            if let Ok(s) = t.streams() {
+                drain_graph(s);
+            }
+        }
+    });
+}
+
+/// A compiled GOAL schedule (`netsim compile`): the bytes after the
+/// magic and version, which the harness writes (the fuzzer would seldom
+/// find them itself).
+pub fn goal_compiled(data: &[u8]) {
+    use scenarios::goal::{COMPILED_MAGIC, COMPILED_VERSION, GoalSchedule};
+    let mut file = COMPILED_MAGIC.to_vec();
+    file.extend(COMPILED_VERSION.to_le_bytes());
+    file.extend(data);
+    with_file("trace.goalc", &file, |p| {
+        let Ok(t) = GoalSchedule::open(p, Default::default()) else {
+            return;
+        };
+        if t.num_ranks() <= MAX_DRAINED_RANKS {
+            if let Ok(s) = t.streams() {
+                drain(s);
+            }
             if let Ok(s) = t.streams() {
                 drain_graph(s);
             }

@@ -42,6 +42,10 @@ enum Command {
     /// Replay an MPI trace (SimGrid TI, DUMPI, OTF2, GOAL, native, CSV message
     /// list) on a preset machine.
     Replay(cli::ReplayArgs),
+    /// Compile a GOAL schedule into netsim's binary form (as LogGOPSim's
+    /// txt2bin does for LogGOPSim): `run` and `replay` open it (format
+    /// goal) without reading and checking the text again.
+    Compile(cli::CompileArgs),
     /// List the machine and MPI presets with their sources and key numbers.
     Presets,
     /// Run a scenario for every combination of parameter values, in
@@ -497,6 +501,7 @@ fn main() -> ExitCode {
             .map_err(|e| (cli::EXIT_INPUT, e)),
         Command::Run(a) => cli::run(a).map(|()| true).map_err(cli_err),
         Command::Replay(a) => cli::replay(a).map(|()| true).map_err(cli_err),
+        Command::Compile(a) => cli::compile(a).map(|()| true).map_err(cli_err),
         Command::Presets => {
             cli::out(&cli::presets());
             Ok(true)

@@ -806,11 +806,27 @@ mod cli {
         ]));
         assert_eq!(v["makespan_ps"], 2_306_154u64);
         // The reader's example leaves a wildcard receive unmatched on
-        // purpose: the deadlock is diagnosed with the schedule's line.
+        // purpose: the deadlock is diagnosed with the schedule's line,
+        // also when it runs compiled (`netsim compile`; `.goalc` is GOAL).
         let g = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/examples/goal-small.goal");
         let e = fails(&["replay", "--format", "goal", g.to_str().unwrap()]);
         assert!(
             e.contains("deadlock") && e.contains("goal-small.goal:26"),
+            "{e}"
+        );
+        let c = d.join("small.goalc");
+        ok(&["compile", g.to_str().unwrap(), c.to_str().unwrap()]);
+        assert_eq!(fails(&["replay", c.to_str().unwrap()]), e);
+        // A compiled file is refused by name, with the exit code of bad
+        // input, when it is damaged.
+        let mut bytes = std::fs::read(&c).unwrap();
+        bytes.truncate(bytes.len() - 1);
+        std::fs::write(&c, &bytes).unwrap();
+        let o = netsim(&["replay", c.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("small.goalc: byte") && !e.contains("panicked"),
             "{e}"
         );
     }

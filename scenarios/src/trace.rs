@@ -51,13 +51,14 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    /// The format a file's extension names: `.meta` DUMPI, `.otf2` OTF2, `.goal` GOAL,
+    /// The format a file's extension names: `.meta` DUMPI, `.otf2` OTF2, `.goal` GOAL
+    /// (`.goalc` compiled GOAL),
     /// `.csv` message list, `.trace` native, anything else SimGrid TI.
     pub fn detect(path: &Path) -> TraceFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("meta") => TraceFormat::Dumpi,
             Some("otf2") => TraceFormat::Otf2,
-            Some("goal") => TraceFormat::Goal,
+            Some("goal" | "goalc") => TraceFormat::Goal,
             Some("csv") => TraceFormat::MessageList,
             Some("trace") => TraceFormat::Native,
             _ => TraceFormat::SimGridTi,

@@ -1471,6 +1471,78 @@ fn goal_binomial_tree() {
     assert_eq!(ops(g.rank_stream(7).unwrap()).len(), 1);
 }
 
+/// Every rank's operations with their origins, or the first error.
+fn goal_run(g: &GoalSchedule) -> Result<Vec<Vec<(Op, String)>>, String> {
+    let mut all = Vec::new();
+    for r in 0..g.num_ranks() {
+        let mut st = g.rank_stream(r).map_err(|e| e.to_string())?;
+        let mut v = Vec::new();
+        while let Some((op, o)) = st.next_op().map_err(|e| e.to_string())? {
+            v.push((op, o.to_string()));
+        }
+        all.push(v);
+    }
+    Ok(all)
+}
+
+/// A compiled schedule (`GoalSchedule::compile`, `netsim compile`) runs
+/// as its text: the same operations in the same order with the same
+/// origins (the text's lines). A damaged compiled file is an error
+/// naming it, never a panic or a hang: cut anywhere, it is refused; with
+/// any one byte changed, it runs or is refused.
+#[test]
+fn goal_compiled_runs_as_its_text() {
+    let s = scratch("goal-compiled");
+    // Labels longer than 16 bytes, `irequires`, any source and tag,
+    // cpu and nic, comments and blank lines: every record kind.
+    let mut text = String::from("num_ranks 3\n// a comment\n");
+    for r in 0..3u32 {
+        text += &format!("rank {r} {{\n\n");
+        text += &format!("  a_label_longer_than_sixteen: calc {} cpu 1\n", 10 + r);
+        text += &format!("  s: send 8b to {} tag {r} nic 1\n", (r + 1) % 3);
+        text += "  v: recv 8b from -1 tag -1 cpu 1 /* any */\n";
+        text += "  s irequires a_label_longer_than_sixteen\n  t: calc 5\n  t requires v\n}\n";
+    }
+    let f = write(&s, "g.goal", &text);
+    let c = s.join("g.goalc");
+    let config = GoalConfig::default;
+    assert_eq!(GoalSchedule::compile(&f, &c, config()).unwrap(), 3);
+    let want = goal_run(&GoalSchedule::open(&f, config()).unwrap()).unwrap();
+    assert_eq!(want.iter().map(Vec::len).sum::<usize>(), 12);
+    // Rank 1's receive, on its block's fifth line.
+    assert!(want[1][0].1.ends_with("g.goal:16"), "{:?}", want[1][0]);
+    assert_eq!(
+        goal_run(&GoalSchedule::open(&c, config()).unwrap()),
+        Ok(want)
+    );
+    // Compiling a compiled file is refused.
+    let e = GoalSchedule::compile(&c, &s.join("x"), config()).unwrap_err();
+    assert!(
+        e.to_string().contains("already a compiled GOAL schedule"),
+        "{e}"
+    );
+
+    let bytes = std::fs::read(&c).unwrap();
+    let d = s.join("d.goalc");
+    let name = d.display().to_string();
+    for cut in 12..bytes.len() {
+        std::fs::write(&d, &bytes[..cut]).unwrap();
+        let r = GoalSchedule::open(&d, config()).map_err(|e| e.to_string());
+        let e = r.and_then(|g| goal_run(&g)).expect_err("a cut file runs");
+        assert!(e.starts_with(&name), "cut at {cut}: {e}");
+    }
+    for at in 0..bytes.len() {
+        for x in [0x01, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[at] ^= x;
+            std::fs::write(&d, &b).unwrap();
+            if let Ok(g) = GoalSchedule::open(&d, config()) {
+                let _ = goal_run(&g);
+            }
+        }
+    }
+}
+
 /// Drains every rank of `text` in graph order; the first error.
 fn goal_error(s: &Path, text: &str) -> String {
     let f = write(s, "g.goal", text);

@@ -46,39 +46,60 @@
 //!
 //! # Streaming
 //!
-//! [`GoalSchedule::open`] reads the file once: it checks every line (an
-//! error names `file:line`), and records per rank block its byte offset,
-//! its *look-ahead* `D` (the largest distance, in items, from an
-//! operation's definition to the last dependency line that names it,
-//! either side) and its *last root* (the last operation no line makes
-//! depend on anything). A rank's stream then reads its block as the rank
-//! advances: first up to the last root plus `D` (every operation free at
-//! the start is known, and what it may depend on), and when an operation
-//! starts, up to it plus `D` (every line naming it has been read). An
-//! operation is handed out only when its dependencies are met and the
-//! block has been read `D` items past it, so no later line can still add a
-//! dependency. Memory per rank is the live window: the operations read
-//! and not yet completed, the dependencies among them, and the labels
-//! within `D` of the read position; idle, a rank holds under 100 bytes.
-//! Schedgen's output has `D` of a few items; a file whose dependencies
-//! reach far back degrades toward holding its block (correct, just more
-//! memory). Streams read with positioned reads (`pread`) from one shared
-//! open file; what a stream read past what it needed is kept for its next
-//! read while all streams together keep at most 32 MiB
-//! (`stream::KEEP_BUDGET / P` each, at most 64 KiB): 1024 ranks read
-//! their long blocks in 32 KiB chunks, each byte once, and a million ranks
-//! keep nothing between reads. Lines are read in place in the buffer
-//! (`lex::next_line`). A dependency cycle is reported when a rank has nothing in
-//! flight and nothing ready, at the first operation that never ran.
+//! [`GoalSchedule::open`] reads the text once: it checks every line (an
+//! error names `file:line`), resolves the labels, and writes each item as
+//! a compact record (`compiled`: 4 to 8 bytes for Schedgen's lines of 20
+//! to 35) to an unlinked temporary file; per rank block it records where
+//! its records are, its *look-ahead* `D` (the largest distance, in items,
+//! from an operation's definition to the last dependency line that names
+//! it, either side) and its *last root* (the last operation no line makes
+//! depend on anything). A rank's stream then reads its records as the
+//! rank advances: first up to the last root plus `D` (every operation free
+//! at the start is known, and what it may depend on), and when an
+//! operation starts, up to it plus `D` (every line naming it has been
+//! read). An operation is handed out only when its dependencies are met
+//! and the block has been read `D` items past it, so no later line can
+//! still add a dependency. Memory per rank is the live window: the
+//! operations read and not yet completed and the dependencies among them;
+//! idle, a rank holds under 100 bytes. Schedgen's output has `D` of a few
+//! items; a file whose dependencies reach far back degrades toward
+//! holding its block (correct, just more memory). Streams read with
+//! positioned reads (`pread`) from the one shared file; what a stream read
+//! past what it needed is kept for its next read while all streams
+//! together keep at most 32 MiB (`stream::KEEP_BUDGET / P` each, at most
+//! 64 KiB): 1024 ranks read their long blocks in 32 KiB chunks, each byte
+//! once, and a million ranks keep nothing between reads. A dependency
+//! cycle is reported when a rank has nothing in flight and nothing ready,
+//! at the first operation that never ran.
+//!
+//! The text is read once, not twice: the streams used to lex their
+//! blocks again and keep label tables (on an all-to-all, P = 1024, 105 MB
+//! of text, the run took 15.4 G instructions, of which 4.4 G lexing;
+//! with the records, 11.5 G, callgrind). Lines are read in place in the
+//! scan's buffer, Schedgen's usual spellings by a quick path
+//! (`lex::next_line`) and everything else by the full scanner.
+//!
+//! # Compiled schedules
+//!
+//! [`GoalSchedule::compile`] (`netsim compile`) keeps the records in a
+//! file with the index ([`COMPILED_MAGIC`], `compiled`), as LogGOPSim's
+//! `txt2bin` keeps its binary schedule: [`GoalSchedule::open`] recognizes
+//! it by its first bytes and runs it without reading the text, with the
+//! same operations, order and origins (the text's lines). Its records are
+//! checked as they are read; a damaged file is an error naming it and the
+//! byte. On the all-to-all above: 26.7 MB, 8.5 G instructions a run.
 
+mod compiled;
 mod lex;
 mod stream;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mpi_layer::{ProgramError, Rank};
 use rustc_hash::FxHashMap;
@@ -86,6 +107,8 @@ use sim_core::limits;
 use sim_core::time::Time;
 
 use crate::text::{error_at, file_error, open, path_name};
+use compiled::Rec;
+pub use compiled::{MAGIC as COMPILED_MAGIC, VERSION as COMPILED_VERSION};
 use lex::{ANY, Item, Kind, OpSpec};
 pub use stream::GoalStream;
 
@@ -135,14 +158,16 @@ struct Block {
     lookahead: u32,
     /// The item of the last operation that depends on nothing, or `NONE`.
     last_root: u32,
-    /// Every label has at most 16 bytes.
-    short_labels: bool,
 }
 
 /// What every stream of a schedule shares.
 struct Shared {
+    /// The compiled records (see [`compiled`]).
     file: File,
+    /// The text's name: operations' origins and errors in their lines.
     source: Arc<str>,
+    /// The compiled file's name, for a damaged record.
+    data: Arc<str>,
     num_ranks: u32,
     calc_unit: Time,
     /// Bytes a stream keeps read ahead between reads, at most.
@@ -165,28 +190,46 @@ impl std::fmt::Debug for GoalSchedule {
     }
 }
 
+/// A label of at most 16 bytes as (its bytes little-endian, its length).
+/// Byte by byte: a `copy_from_slice` of a variable length is a call to
+/// `memcpy`, which was 3 % of a Schedgen file's opening scan.
+#[inline]
+fn short_key(l: &[u8]) -> Option<(u128, u8)> {
+    (l.len() <= 16).then(|| {
+        let k = l.iter().rev().fold(0u128, |k, &b| (k << 8) | u128::from(b));
+        (k, l.len() as u8)
+    })
+}
+
 /// A label table keyed by the label's bytes: labels of up to 16 bytes
 /// (Schedgen's `l123`) are keyed inline, longer ones by a boxed copy.
-pub(super) struct Labels<V> {
+struct Labels<V> {
     short: FxHashMap<(u128, u8), V>,
     long: FxHashMap<Box<[u8]>, V>,
 }
 
 impl<V: Copy> Labels<V> {
-    pub(super) fn new() -> Self {
+    fn new() -> Self {
         Labels {
             short: FxHashMap::default(),
             long: FxHashMap::default(),
         }
     }
     fn key(l: &[u8]) -> Option<(u128, u8)> {
-        (l.len() <= 16).then(|| {
-            let mut b = [0u8; 16];
-            b[..l.len()].copy_from_slice(l);
-            (u128::from_le_bytes(b), l.len() as u8)
-        })
+        short_key(l)
     }
-    pub(super) fn get(&self, l: &[u8]) -> Option<V> {
+    /// Sets `l`'s value (defined or not).
+    fn insert(&mut self, l: &[u8], v: V) {
+        match Self::key(l) {
+            Some(k) => {
+                self.short.insert(k, v);
+            }
+            None => {
+                self.long.insert(l.into(), v);
+            }
+        }
+    }
+    fn get(&self, l: &[u8]) -> Option<V> {
         match Self::key(l) {
             Some(k) => self.short.get(&k).copied(),
             None => self.long.get(l).copied(),
@@ -194,7 +237,7 @@ impl<V: Copy> Labels<V> {
     }
     /// Inserts `v` unless `l` is already there (the first definition
     /// wins); returns whether it was inserted.
-    pub(super) fn insert_first(&mut self, l: &[u8], v: V) -> bool {
+    fn insert_first(&mut self, l: &[u8], v: V) -> bool {
         match Self::key(l) {
             Some(k) => match self.short.entry(k) {
                 std::collections::hash_map::Entry::Occupied(_) => false,
@@ -212,18 +255,11 @@ impl<V: Copy> Labels<V> {
             }
         }
     }
-    pub(super) fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
-    pub(super) fn retain(&mut self, mut keep: impl FnMut(&V) -> bool) {
-        self.short.retain(|_, v| keep(v));
-        self.long.retain(|_, v| keep(v));
-    }
-    pub(super) fn clear(&mut self) {
+    fn clear(&mut self) {
         self.short.clear();
         self.long.clear();
     }
-    pub(super) fn values(&self) -> impl Iterator<Item = &V> {
+    fn values(&self) -> impl Iterator<Item = &V> {
         self.short.values().chain(self.long.values())
     }
 }
@@ -256,26 +292,139 @@ fn calc_time(amount: u64, unit: Time) -> Result<Time, String> {
     Ok(d)
 }
 
+/// A label's definition in the scan: its item, its operation number in
+/// the block, and whether a dependency names it as the dependent side.
+#[derive(Clone, Copy)]
+struct Def {
+    item: u32,
+    op: u32,
+    dependent: bool,
+}
+
 /// The scan's state in one rank block.
 struct BlockScan {
     rank: u32,
     start: Block,
     items: u32,
-    /// Label -> (item, named as the dependent side of a dependency).
-    labels: Labels<(u32, bool)>,
+    ops: u32,
+    /// The line of the block's last item (its `rank R {` line at first).
+    last_line: u64,
+    labels: Labels<Def>,
     last_unlabeled: u32,
 }
 
+/// Where the opening scan puts the compiled records.
+enum Out<'a> {
+    /// An unlinked temporary file, for this run only.
+    Temporary,
+    /// A file kept for later runs (`GoalSchedule::compile`).
+    Kept(&'a Path),
+}
+
+/// Creates a file in the temporary folder and unlinks it at once: the
+/// open handle keeps it until the schedule is dropped, and nothing is
+/// left behind however the run ends.
+fn temporary_file() -> std::io::Result<File> {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    loop {
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let p = dir.join(format!("netsim-goal-{}-{n}", std::process::id()));
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&p)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `path` starts with [`compiled::MAGIC`].
+fn is_compiled(path: &Path) -> Result<bool, ProgramError> {
+    let mut head = [0u8; compiled::MAGIC.len()];
+    let mut file = open(path)?;
+    let mut got = 0;
+    while got < head.len() {
+        match read_some(&mut file, &mut head[got..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => got += n,
+            Err(e) => return Err(file_error(path, format!("cannot read: {e}"))),
+        }
+    }
+    Ok(&head == compiled::MAGIC)
+}
+
+/// Bytes of one index entry after its presence byte.
+const ENTRY: usize = 8 + 8 + 8 + 4 + 4;
+
 impl GoalSchedule {
-    /// Reads `path` once: checks every line and records where each rank
-    /// block starts and how far its stream must read ahead (see the
-    /// module docs). Errors name `file:line`.
+    /// Opens a GOAL schedule: its text (read once: checked line by line,
+    /// errors name `file:line`, and compiled into an unlinked temporary
+    /// file the streams read; see the module docs), or a file
+    /// [`GoalSchedule::compile`] wrote (recognized by its first bytes).
     pub fn open(path: &Path, config: GoalConfig) -> Result<GoalSchedule, ProgramError> {
+        if is_compiled(path)? {
+            return Self::open_compiled(path, config);
+        }
+        Self::scan(path, config, Out::Temporary)
+    }
+
+    /// Reads the GOAL text `path` once, checks it as [`GoalSchedule::open`]
+    /// does, and writes its compiled form to `out`, which later runs open
+    /// without reading the text (the file names the text for operations'
+    /// origins). Returns the number of ranks.
+    pub fn compile(path: &Path, out: &Path, config: GoalConfig) -> Result<u32, ProgramError> {
+        if is_compiled(path)? {
+            return Err(file_error(path, "is already a compiled GOAL schedule"));
+        }
+        Ok(Self::scan(path, config, Out::Kept(out))?.num_ranks())
+    }
+
+    fn scan(path: &Path, config: GoalConfig, out: Out<'_>) -> Result<GoalSchedule, ProgramError> {
         let source = path_name(path);
         let mut file = open(path)?;
+        let (data, out_file) = match out {
+            Out::Temporary => {
+                let f = temporary_file().map_err(|e| {
+                    file_error(
+                        path,
+                        format!(
+                            "cannot create a temporary file in {} for the compiled schedule: {e} \
+                             (TMPDIR names another folder)",
+                            std::env::temp_dir().display()
+                        ),
+                    )
+                })?;
+                (format!("{source} (compiled)").into(), f)
+            }
+            Out::Kept(p) => {
+                let f = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(p)
+                    .map_err(|e| file_error(p, format!("cannot create: {e}")))?;
+                (path_name(p), f)
+            }
+        };
+        let write_err = |e: std::io::Error| error_at(&data, 0, format!("cannot write: {e}"));
+        let mut w = compiled::Writer::new(out_file);
+        if let Out::Kept(_) = out {
+            w.bytes(compiled::MAGIC).map_err(write_err)?;
+            w.bytes(&compiled::VERSION.to_le_bytes())
+                .map_err(write_err)?;
+        }
         // The file in chunks: `buf[lo..hi]` is what is not read yet.
         let (mut buf, mut lo, mut hi, mut eof) = (vec![0u8; SCAN_CHUNK], 0, 0, false);
-        let (mut pos, mut line, mut in_comment) = (0u64, 0u64, false);
+        let (mut line, mut in_comment) = (0u64, false);
         let mut stripped = Vec::new();
         let mut num_ranks: Option<u32> = None;
         let mut blocks: Vec<Option<Block>> = Vec::new();
@@ -301,7 +450,6 @@ impl GoalSchedule {
             };
             let text = &buf[lo..lo + used];
             lo += used;
-            pos += used as u64;
             line += 1;
             let err = |m: String| error_at(&source, line, m);
             let item = item.map_err(err)?;
@@ -330,14 +478,15 @@ impl GoalSchedule {
                         cur = Some(BlockScan {
                             rank: r as u32,
                             start: Block {
-                                offset: pos,
-                                end: pos,
+                                offset: w.pos(),
+                                end: w.pos(),
                                 line,
                                 lookahead: 0,
                                 last_root: NONE,
-                                short_labels: true,
                             },
                             items: 0,
+                            ops: 0,
+                            last_line: line,
                             labels: std::mem::replace(&mut labels, Labels::new()),
                             last_unlabeled: NONE,
                         });
@@ -361,17 +510,19 @@ impl GoalSchedule {
             if line - b.start.line > u64::from(u32::MAX) {
                 return Err(err("more than 2^32 - 1 lines in one rank block".into()));
             }
+            let dline = line - b.last_line;
             match item {
                 Item::Empty => continue,
                 Item::Close => {
                     let mut root = b.last_unlabeled;
-                    for &(i, dependent) in b.labels.values() {
-                        if !dependent && (root == NONE || i > root) {
-                            root = i;
+                    for d in b.labels.values() {
+                        if !d.dependent && (root == NONE || d.item > root) {
+                            root = d.item;
                         }
                     }
+                    w.record(dline, &Rec::End).map_err(write_err)?;
                     b.start.last_root = root;
-                    b.start.end = pos;
+                    b.start.end = w.pos();
                     blocks[b.rank as usize] = Some(b.start);
                     labels = std::mem::replace(&mut b.labels, Labels::new());
                     cur = None;
@@ -384,15 +535,19 @@ impl GoalSchedule {
                 }
                 Item::Op(label, o) => {
                     check_op(&o, num_ranks.unwrap_or(0), config.calc_unit).map_err(err)?;
-                    if label.is_some_and(|l| l.len() > 16) {
-                        b.start.short_labels = false;
-                    }
-                    let named = label.is_some_and(|l| b.labels.insert_first(l, (k, false)));
+                    let def = Def {
+                        item: k,
+                        op: b.ops,
+                        dependent: false,
+                    };
+                    let named = label.is_some_and(|l| b.labels.insert_first(l, def));
                     if !named {
                         b.last_unlabeled = k;
                     }
+                    w.record(dline, &Rec::Op(o)).map_err(write_err)?;
+                    b.ops += 1;
                 }
-                Item::Dep(a, d, _) => {
+                Item::Dep(a, d, start) => {
                     let find = |l: &[u8]| {
                         b.labels.get(l).ok_or_else(|| {
                             err(format!(
@@ -401,17 +556,30 @@ impl GoalSchedule {
                             ))
                         })
                     };
-                    let ((ia, _), (id, _)) = (find(a)?, find(d)?);
-                    if ia == id {
+                    let (da, dd) = (find(a)?, find(d)?);
+                    if da.item == dd.item {
                         return Err(err(format!(
                             "`{}` depends on itself",
                             String::from_utf8_lossy(a)
                         )));
                     }
-                    set_dependent(&mut b.labels, a, ia);
-                    b.start.lookahead = b.start.lookahead.max(k - ia.min(id));
+                    b.labels.insert(
+                        a,
+                        Def {
+                            dependent: true,
+                            ..da
+                        },
+                    );
+                    b.start.lookahead = b.start.lookahead.max(k - da.item.min(dd.item));
+                    let rec = Rec::Dep {
+                        a: b.ops - da.op,
+                        b: b.ops - dd.op,
+                        start,
+                    };
+                    w.record(dline, &rec).map_err(write_err)?;
                 }
             }
+            b.last_line = line;
             b.items = k
                 .checked_add(1)
                 .filter(|&n| n < NONE)
@@ -425,17 +593,151 @@ impl GoalSchedule {
             ));
         }
         let num_ranks = num_ranks.ok_or_else(|| file_error(path, "no `num_ranks` line"))?;
-        Ok(GoalSchedule {
+        if let Out::Kept(_) = out {
+            // The trailer: ranks, the text's name, the index, its offset.
+            let at = w.pos();
+            let mut t = Vec::with_capacity(8 + source.len() + blocks.len() * (1 + ENTRY) + 8);
+            t.extend(num_ranks.to_le_bytes());
+            t.extend((source.len() as u32).to_le_bytes());
+            t.extend(source.as_bytes());
+            for b in &blocks {
+                match b {
+                    None => t.push(0),
+                    Some(b) => {
+                        t.push(1);
+                        t.extend(b.offset.to_le_bytes());
+                        t.extend(b.end.to_le_bytes());
+                        t.extend(b.line.to_le_bytes());
+                        t.extend(b.lookahead.to_le_bytes());
+                        t.extend(b.last_root.to_le_bytes());
+                    }
+                }
+            }
+            t.extend(at.to_le_bytes());
+            w.bytes(&t).map_err(write_err)?;
+        }
+        let file = w.finish().map_err(write_err)?;
+        Ok(Self::new(
+            path, file, source, data, num_ranks, config, blocks,
+        ))
+    }
+
+    fn new(
+        path: &Path,
+        file: File,
+        source: Arc<str>,
+        data: Arc<str>,
+        num_ranks: u32,
+        config: GoalConfig,
+        blocks: Vec<Option<Block>>,
+    ) -> GoalSchedule {
+        GoalSchedule {
             path: path.to_path_buf(),
             shared: Rc::new(Shared {
-                file: open(path)?,
+                file,
                 source,
+                data,
                 num_ranks,
                 calc_unit: config.calc_unit,
                 keep: (stream::KEEP_BUDGET / num_ranks.max(1) as usize).min(stream::MAX_CHUNK),
             }),
             blocks,
-        })
+        }
+    }
+
+    /// Opens a file [`GoalSchedule::compile`] wrote: reads its trailer and
+    /// checks every index entry (the records are checked as streams read
+    /// them).
+    fn open_compiled(path: &Path, config: GoalConfig) -> Result<GoalSchedule, ProgramError> {
+        let data = path_name(path);
+        let bad = |at: u64, m: &str| error_at(&data, 0, format!("byte {at}: {m}"));
+        let file = open(path)?;
+        let len = file
+            .metadata()
+            .map_err(|e| file_error(path, format!("cannot read: {e}")))?
+            .len();
+        let head = (compiled::MAGIC.len() + 4) as u64;
+        let read = |buf: &mut [u8], at: u64| {
+            file.read_exact_at(buf, at)
+                .map_err(|e| bad(at, &format!("cannot read: {e}")))
+        };
+        let mut v = [0u8; 4];
+        read(&mut v, compiled::MAGIC.len() as u64)?;
+        if u32::from_le_bytes(v) != compiled::VERSION {
+            return Err(bad(
+                12,
+                &format!(
+                    "compiled GOAL version {}, this netsim reads version {}: compile the text again",
+                    u32::from_le_bytes(v),
+                    compiled::VERSION
+                ),
+            ));
+        }
+        if len < head + 8 {
+            return Err(bad(len, "the file ends before its trailer"));
+        }
+        let mut at = [0u8; 8];
+        read(&mut at, len - 8)?;
+        let start = u64::from_le_bytes(at);
+        if !(head..=len - 8).contains(&start) {
+            return Err(bad(len - 8, "the trailer's offset is outside the file"));
+        }
+        let mut t = vec![0u8; (len - 8 - start) as usize];
+        read(&mut t, start)?;
+        let mut i = 0usize;
+        let take = |i: &mut usize, n: usize| -> Result<&[u8], ProgramError> {
+            let s = t
+                .get(*i..*i + n)
+                .ok_or_else(|| bad(start + *i as u64, "the trailer ends early"))?;
+            *i += n;
+            Ok(s)
+        };
+        let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes"));
+        let u64_at = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8 bytes"));
+        let num_ranks = u32_at(take(&mut i, 4)?);
+        limits::check_ranks(u64::from(num_ranks))
+            .map_err(|m| bad(start, &format!("num_ranks: {m}")))?;
+        let name_len = u32_at(take(&mut i, 4)?) as usize;
+        let name = std::str::from_utf8(take(&mut i, name_len)?)
+            .map_err(|_| bad(start + 8, "the text's name is not UTF-8"))?;
+        let source: Arc<str> = name.into();
+        if t.len() - i < num_ranks as usize {
+            return Err(bad(
+                start,
+                &format!("the index has fewer than {num_ranks} entries"),
+            ));
+        }
+        let mut blocks = Vec::with_capacity(num_ranks as usize);
+        for r in 0..num_ranks {
+            let here = start + i as u64;
+            match take(&mut i, 1)?[0] {
+                0 => blocks.push(None),
+                1 => {
+                    let e = take(&mut i, ENTRY)?;
+                    let b = Block {
+                        offset: u64_at(&e[0..8]),
+                        end: u64_at(&e[8..16]),
+                        line: u64_at(&e[16..24]),
+                        lookahead: u32_at(&e[24..28]),
+                        last_root: u32_at(&e[28..32]),
+                    };
+                    if !(head <= b.offset && b.offset <= b.end && b.end <= start) {
+                        return Err(bad(
+                            here,
+                            &format!("rank {r}'s records are outside the file"),
+                        ));
+                    }
+                    blocks.push(Some(b));
+                }
+                _ => return Err(bad(here, &format!("rank {r}'s index entry is damaged"))),
+            }
+        }
+        if i != t.len() {
+            return Err(bad(start + i as u64, "bytes after the index"));
+        }
+        Ok(Self::new(
+            path, file, source, data, num_ranks, config, blocks,
+        ))
     }
 
     /// The number of ranks.
@@ -458,18 +760,5 @@ impl GoalSchedule {
     /// One stream per rank, rank order.
     pub fn streams(&self) -> Result<Vec<GoalStream>, ProgramError> {
         (0..self.num_ranks()).map(|r| self.rank_stream(r)).collect()
-    }
-}
-
-/// Marks label `l` (defined at item `i`) as the dependent side of a
-/// dependency.
-fn set_dependent(labels: &mut Labels<(u32, bool)>, l: &[u8], i: u32) {
-    match Labels::<(u32, bool)>::key(l) {
-        Some(k) => {
-            labels.short.insert(k, (i, true));
-        }
-        None => {
-            labels.long.insert(l.into(), (i, true));
-        }
     }
 }

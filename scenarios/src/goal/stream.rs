@@ -8,18 +8,20 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::rc::Rc;
 
+use smallvec::SmallVec;
+
 use mpi_layer::{
     CommId, GraphOp, Op, OpStream, Origin, ProgramError, Ready, ReqId, Source, TagSel,
 };
 
-use super::lex::{self, ANY, Item, Kind};
-use super::{Block, Labels, NONE, Shared, calc_time, check_op};
+use super::compiled::{Bad, Rec, decode};
+use super::lex::{ANY, Kind};
+use super::{Block, NONE, Shared, calc_time, check_op};
 use crate::text::error_at;
 
-/// Bytes per line a positioned read assumes (Schedgen's lines are 20 to
-/// 35 bytes), and the least and most it reads at once (more when a line
-/// is longer).
-const LINE_GUESS: usize = 40;
+/// Bytes per record a positioned read assumes (Schedgen's are 4 to 8),
+/// and the least and most it reads at once.
+const REC_GUESS: usize = 8;
 /// Items read at least per read (when the block has them).
 const BATCH: u32 = 8;
 const MIN_CHUNK: usize = 256;
@@ -58,27 +60,6 @@ struct Node {
     flags: u8,
 }
 
-/// The largest `D + 1` read through a ring of labels.
-const RING_MAX: u32 = 32;
-
-/// One item's label in the ring (`len` 0: none).
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    key: u128,
-    item: u32,
-    op: u32,
-    len: u8,
-}
-
-/// A label of at most 16 bytes as (bytes, length).
-fn short_key(l: &[u8]) -> Option<(u128, u8)> {
-    (l.len() <= 16).then(|| {
-        let mut b = [0u8; 16];
-        b[..l.len()].copy_from_slice(l);
-        (u128::from_le_bytes(b), l.len() as u8)
-    })
-}
-
 /// `to` waits for the start (`start`) or the completion of the edge's
 /// owner; `next` threads the owner's edges.
 #[derive(Clone, Copy)]
@@ -98,16 +79,6 @@ struct Live {
     /// [`Node::next`] (`NONE`: empty); entries are checked when taken.
     head: [u32; 3],
     tail: [u32; 3],
-    /// Label -> (operation number, item), when the labels are not in
-    /// `ring`.
-    labels: Option<Box<Labels<(u32, u32)>>>,
-    /// The labels of the last `D + 1` items, slot `item % (D + 1)`, when
-    /// `D` is small and every label short (Schedgen's output): a line
-    /// names only labels at most `D` items back, so a scan of these few
-    /// slots replaces the table.
-    ring: Vec<Slot>,
-    /// Label count at which labels out of reach are dropped.
-    label_gc: u32,
     edges: Vec<Edge>,
     free_edge: u32,
     /// Operations handed out and not completed.
@@ -156,27 +127,22 @@ impl Live {
 pub struct GoalStream {
     sh: Rc<Shared>,
     block: Option<Block>,
-    /// Byte offset of the next line to read.
+    /// Offset of the next record to read in the compiled file.
     pos: u64,
-    /// Number of the last line read.
+    /// The text line of the last item read.
     line: u64,
     /// Items read so far.
     next_item: u32,
     /// Read until item `want` has been read.
     want: u32,
-    in_comment: bool,
     /// The block's `}` has been read.
     ended: bool,
     live: Option<Box<Live>>,
 }
 
 thread_local! {
-    /// The comment-stripping buffer, shared by every stream of the thread.
-    static STRIP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// The read buffer of streams that keep nothing between reads.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The operations one start or completion made ready.
-    static FREED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A positioned read (retrying on interruption).
@@ -198,7 +164,6 @@ impl GoalStream {
             block,
             next_item: 0,
             want: 0,
-            in_comment: false,
             ended: block.is_none(),
             live: None,
         }
@@ -218,7 +183,20 @@ impl GoalStream {
         error_at(&self.sh.source, line, m)
     }
 
-    /// Reads lines until item `want` has been read or the block ended.
+    /// A damaged compiled file (one `GoalSchedule::compile` did not write
+    /// whole): names the file and the record's byte offset.
+    fn corrupt(&self, m: &str) -> ProgramError {
+        error_at(
+            &self.sh.data,
+            0,
+            format!(
+                "byte {}: {m} (not a whole compiled GOAL schedule)",
+                self.pos
+            ),
+        )
+    }
+
+    /// Reads records until item `want` has been read or the block ended.
     fn read(&mut self) -> Result<(), ProgramError> {
         if self.ended || self.next_item > self.want {
             return Ok(());
@@ -238,43 +216,63 @@ impl GoalStream {
         } else {
             SCRATCH.with(|b| std::mem::take(&mut *b.borrow_mut()))
         };
-        let r = STRIP.with(|strip| {
-            let strip = &mut *strip.borrow_mut();
-            while !self.ended && self.next_item <= self.want {
-                let buf_end = self.pos + (buf.len() - at) as u64;
-                let got = lex::next_line(&buf[at..], buf_end == end, &mut self.in_comment, strip);
-                let Some((item, used)) = got else {
-                    if buf_end == end {
-                        return Err(self.err(self.line, "end of file inside a rank block"));
+        let mut r = Ok(());
+        while !self.ended && self.next_item <= self.want {
+            let buf_end = self.pos + (buf.len() - at) as u64;
+            match decode(&buf[at..]) {
+                Ok((dline, rec, used)) => {
+                    let Some(line) = self.line.checked_add(dline) else {
+                        r = Err(self.corrupt("a line number beyond 2^64 - 1"));
+                        break;
+                    };
+                    self.line = line;
+                    r = self.item(rec);
+                    at += used;
+                    self.pos += used as u64;
+                    if r.is_err() {
+                        break;
                     }
-                    // Keep the start of a line, read on after it.
+                    if !self.ended && self.pos > end {
+                        r = Err(self.corrupt("a rank's records run past its block"));
+                        break;
+                    }
+                }
+                Err(Bad::Corrupt(m)) => {
+                    r = Err(self.corrupt(m));
+                    break;
+                }
+                Err(Bad::Short) if buf_end >= end => {
+                    r = Err(self.corrupt("a rank's records end without the block's end"));
+                    break;
+                }
+                Err(Bad::Short) => {
+                    // Keep the start of a record, read on after it.
                     buf.drain(..at);
                     at = 0;
                     let need = (self.want - self.next_item) as usize + 1;
                     let chunk = need
-                        .saturating_mul(LINE_GUESS)
+                        .saturating_mul(REC_GUESS)
                         .clamp(MIN_CHUNK, MAX_CHUNK)
                         .max(keep)
-                        .max(buf.len()); // a line longer than the chunk
-                    let chunk = chunk.min((end - buf_end) as usize);
+                        .min((end - buf_end) as usize);
                     let old = buf.len();
                     buf.reserve_exact(chunk);
                     buf.resize(old + chunk, 0);
-                    let n = read_at(&self.sh.file, &mut buf[old..], buf_end)
-                        .map_err(|e| self.err(self.line + 1, format!("cannot read: {e}")))?;
-                    buf.truncate(old + n);
-                    if n == 0 {
-                        return Err(self.err(self.line, "end of file inside a rank block"));
+                    match read_at(&self.sh.file, &mut buf[old..], buf_end) {
+                        Ok(n) => buf.truncate(old + n),
+                        Err(e) => {
+                            buf.truncate(old);
+                            r = Err(self.corrupt(&format!("cannot read: {e}")));
+                            break;
+                        }
                     }
-                    continue;
-                };
-                at += used;
-                self.pos += used as u64;
-                self.line += 1;
-                self.item(item)?;
+                    if buf.len() == old {
+                        r = Err(self.corrupt("the file ends inside a rank's records"));
+                        break;
+                    }
+                }
             }
-            Ok(())
-        });
+        }
         // Keep what was read ahead if it is little enough; else it is read
         // again when needed.
         let live = self.live.as_mut().expect("live");
@@ -291,51 +289,26 @@ impl GoalStream {
         r
     }
 
-    /// Takes in one line of the block.
-    fn item(&mut self, item: Result<Item<'_>, String>) -> Result<(), ProgramError> {
+    /// Takes in one item of the block (its line already counted).
+    fn item(&mut self, rec: Rec) -> Result<(), ProgramError> {
         let line = self.line;
-        let d = self.lookahead();
         let last_root = self.block.map_or(NONE, |b| b.last_root);
         let first_line = self.block.map_or(0, |b| b.line);
         let k = self.next_item;
+        if line - first_line > u64::from(u32::MAX) || k == NONE - 1 {
+            return Err(self.corrupt("a rank block beyond 2^32 - 1 lines or items"));
+        }
         let sh = &self.sh;
         let err = |m: String| error_at(&sh.source, line, m);
-        let item = item.map_err(err)?;
         let live = self.live.as_mut().expect("live");
-        match item {
-            Item::Empty => return Ok(()),
-            Item::Close => {
+        match rec {
+            Rec::End => {
                 self.ended = true;
                 return Ok(());
             }
-            Item::NumRanks(_) | Item::Open(_) => {
-                return Err(err("`num_ranks` or `rank` inside a rank block".into()));
-            }
-            Item::Op(label, o) => {
+            Rec::Op(o) => {
                 check_op(&o, sh.num_ranks, sh.calc_unit).map_err(err)?;
                 let id = live.base + live.nodes.len() as u32;
-                if !live.ring.is_empty() {
-                    let n = live.ring.len() as u32;
-                    live.ring[(k % n) as usize] = match label.and_then(short_key) {
-                        Some((key, len)) => Slot {
-                            key,
-                            item: k,
-                            op: id,
-                            len,
-                        },
-                        None => Slot::default(),
-                    };
-                } else if let Some(l) = label {
-                    let labels = live.labels.get_or_insert_with(|| Box::new(Labels::new()));
-                    labels.insert_first(l, (id, k));
-                    if labels.len() >= live.label_gc as usize {
-                        // Labels more than `D` items back are named by no
-                        // line still to come.
-                        let next = u64::from(k);
-                        labels.retain(|&(_, i)| u64::from(i) + u64::from(d) >= next);
-                        live.label_gc = (2 * labels.len()).max(64) as u32;
-                    }
-                }
                 let len = live.nodes.len();
                 if len == live.nodes.capacity() && len < 64 {
                     // Small windows grow by half: a million ranks of 40
@@ -363,45 +336,36 @@ impl GoalStream {
                     live.push_ready(id);
                 }
             }
-            Item::Dep(a, b, start) => {
-                let find = |l: &[u8]| {
-                    let found = if live.ring.is_empty() {
-                        live.labels.as_ref().and_then(|t| t.get(l)).map(|v| v.0)
-                    } else {
-                        // The first definition: the earliest match.
-                        short_key(l).and_then(|(key, len)| {
-                            live.ring
-                                .iter()
-                                .filter(|x| x.len == len && x.key == key && x.item < k)
-                                .min_by_key(|x| x.item)
-                                .map(|x| x.op)
-                        })
-                    };
-                    found.ok_or_else(|| {
-                        err(format!(
-                            "dependency names label `{}`, undefined above",
-                            String::from_utf8_lossy(l)
-                        ))
-                    })
+            Rec::Dep { a, b, start } => {
+                // Operations are numbered in the block; `a` and `b` count
+                // back from the next one.
+                let next = live.base + live.nodes.len() as u32;
+                let (ia, ib) = match (next.checked_sub(a), next.checked_sub(b)) {
+                    (Some(ia), Some(ib)) if a > 0 && b > 0 && ia != ib => (ia, ib),
+                    _ => {
+                        return Err(self.corrupt("a dependency on no earlier operation"));
+                    }
                 };
-                let (ia, ib) = (find(a)?, find(b)?);
+                // The scan's look-ahead keeps `a` from being handed out
+                // before this line is read; only a damaged index breaks it.
+                if ia < live.base || live.nodes[(ia - live.base) as usize].flags & ISSUED != 0 {
+                    return Err(self.corrupt(
+                        "a dependency of an operation already handed out (a wrong look-ahead)",
+                    ));
+                }
                 // `b`'s state: completed (and dropped), started, or not.
                 let flags = if ib < live.base {
                     STARTED | DONE
                 } else {
                     live.nodes[(ib - live.base) as usize].flags
                 };
-                let met = flags & if start { STARTED } else { DONE } != 0;
-                // The scan's look-ahead guarantees `a` is not handed out yet.
-                if met {
+                if flags & if start { STARTED } else { DONE } != 0 {
                     // Already met: `a` may be ready (checked when taken).
-                    if ia >= live.base {
-                        let n = &live.nodes[(ia - live.base) as usize];
-                        if n.unmet == 0 && n.flags & ISSUED == 0 {
-                            live.push_ready(ia);
-                        }
+                    let n = &live.nodes[(ia - live.base) as usize];
+                    if n.unmet == 0 {
+                        live.push_ready(ia);
                     }
-                } else if ia >= live.base {
+                } else {
                     let e = Edge {
                         to: ia,
                         next: live.nodes[(ib - live.base) as usize].child,
@@ -419,10 +383,6 @@ impl GoalStream {
                     live.nodes[(ib - live.base) as usize].child = ei;
                     live.nodes[(ia - live.base) as usize].unmet += 1;
                 }
-                if !live.ring.is_empty() {
-                    let n = live.ring.len() as u32;
-                    live.ring[(k % n) as usize] = Slot::default();
-                }
             }
         }
         self.next_item = k + 1;
@@ -433,36 +393,35 @@ impl GoalStream {
     /// (at its completion, which also frees them all).
     fn release(&mut self, id: u32, start: bool) {
         let live = self.live.as_mut().expect("live");
-        FREED.with(|f| {
-            let freed = &mut *f.borrow_mut();
-            let mut e = live.node(id).child;
-            while e != NONE {
-                let Edge { to, next, start: s } = live.edges[e as usize];
-                if s == start {
-                    let n = live.node(to);
-                    n.unmet -= 1;
-                    if n.unmet == 0 {
-                        freed.push(to);
-                    }
+        let mut e = live.node(id).child;
+        if e == NONE {
+            return;
+        }
+        let mut freed = SmallVec::<[u32; 16]>::new();
+        while e != NONE {
+            let Edge { to, next, start: s } = live.edges[e as usize];
+            if s == start {
+                let n = live.node(to);
+                n.unmet -= 1;
+                if n.unmet == 0 {
+                    freed.push(to);
                 }
-                if !start {
-                    live.edges[e as usize].next = live.free_edge;
-                    live.free_edge = e;
-                }
-                e = next;
             }
             if !start {
-                live.node(id).child = NONE;
+                live.edges[e as usize].next = live.free_edge;
+                live.free_edge = e;
             }
-            // Edges are listed newest first: queue what became ready in
-            // file order (LogGOPSim lists a host's executable operations in
-            // order).
-            freed.sort_unstable();
-            for &to in freed.iter() {
-                live.push_ready(to);
-            }
-            freed.clear();
-        });
+            e = next;
+        }
+        if !start {
+            live.node(id).child = NONE;
+        }
+        // Edges are listed newest first: queue what became ready in file
+        // order (LogGOPSim lists a host's executable operations in order).
+        freed.sort_unstable();
+        for &to in freed.iter() {
+            live.push_ready(to);
+        }
     }
 
     /// The next operation to hand out: met dependencies, and the block read
@@ -570,13 +529,6 @@ impl OpStream for GoalStream {
                 nodes: VecDeque::new(),
                 head: [NONE; 3],
                 tail: [NONE; 3],
-                labels: None,
-                ring: if block.short_labels && block.lookahead < RING_MAX {
-                    vec![Slot::default(); block.lookahead as usize + 1]
-                } else {
-                    Vec::new()
-                },
-                label_gc: 64,
                 edges: Vec::new(),
                 free_edge: NONE,
                 in_flight: 0,
