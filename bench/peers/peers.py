@@ -360,7 +360,7 @@ def netsim_scenario_ti(folder, topo, mode):
     return path
 
 
-def netsim_scenario_goal(folder, goal_file):
+def netsim_scenario_goal(folder, goal_file, name="netsim.toml"):
     # LogGOPSim's model as netsim's [mpi.loggp] (examples/loggp-goal.toml):
     # no contention, no bandwidth limit, its parameters in picoseconds.
     text = (
@@ -370,7 +370,7 @@ def netsim_scenario_goal(folder, goal_file):
         f'G = "{LGS["G"]} ps/B"\nO = "{LGS["O"]} ps/B"\nS = {LGS["S"]}\n'
         f'\n[workload]\nkind = "trace"\npath = "{goal_file}"\nformat = "goal"\ncalc_unit = "1 ps"\n'
     )
-    path = folder / "netsim.toml"
+    path = folder / name
     path.write_text(text)
     return path
 
@@ -489,12 +489,16 @@ def prepare(case, work, tools):
                 stdout=subprocess.DEVNULL)
             stamp.touch()
         netsim_scenario_goal(d, "schedule.goal")
+        # netsim's compiled form, as txt2bin's for LogGOPSim: written before
+        # the timed runs (again each time: it is this netsim's format).
+        run([tools["netsim"], "compile", d / "schedule.goal", d / "schedule.goalc"])
+        netsim_scenario_goal(d, "schedule.goalc", "netsim-compiled.toml")
         sims["loggopsim"] = (
             [tools["LogGOPSim"], "-f", "schedule.bin", "-b"]
             + [x for k, v in LGS.items() for x in (f"-{k}", str(v))],
             d, parse_loggopsim)
-        sims["netsim"] = ([tools["netsim"], "run", "netsim.toml", "--json", "--no-wall", "--quiet"],
-                          d, parse_netsim)
+        for n, sc in (("netsim-text", "netsim.toml"), ("netsim-compiled", "netsim-compiled.toml")):
+            sims[n] = ([tools["netsim"], "run", sc, "--json", "--no-wall", "--quiet"], d, parse_netsim)
     return sims
 
 
