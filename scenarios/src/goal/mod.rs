@@ -172,6 +172,8 @@ struct Shared {
     calc_unit: Time,
     /// Bytes a stream keeps read ahead between reads, at most.
     keep: usize,
+    /// What streams that keep nothing read through (see `stream::Window`).
+    window: std::cell::RefCell<stream::Window>,
 }
 
 /// A GOAL schedule file, indexed by rank block.
@@ -640,6 +642,7 @@ impl GoalSchedule {
                 num_ranks,
                 calc_unit: config.calc_unit,
                 keep: (stream::KEEP_BUDGET / num_ranks.max(1) as usize).min(stream::MAX_CHUNK),
+                window: Default::default(),
             }),
             blocks,
         }
