@@ -247,7 +247,13 @@ pub fn open_streams(
         TraceFormat::SimGridTi => boxed(TiTrace::open(path, config.ti.clone())?.streams()?),
         TraceFormat::Dumpi => boxed(DumpiTrace::open(path, config.dumpi.clone())?.streams()?),
         TraceFormat::Otf2 => boxed(Otf2Trace::open(path, config.otf2.clone())?.streams()?),
-        TraceFormat::Goal => boxed(GoalSchedule::open(path, config.goal.clone())?.streams()?),
+        TraceFormat::Goal => {
+            // Boxed one by one: a million streams are not held twice.
+            let g = GoalSchedule::open(path, config.goal.clone())?;
+            (0..g.num_ranks())
+                .map(|r| Ok(Box::new(g.rank_stream(r)?) as BoxedStream))
+                .collect::<Result<_, ProgramError>>()?
+        }
         TraceFormat::Native => boxed(NativeTrace::open(path)?.streams()?),
         TraceFormat::MessageList => boxed(MessageList::read(path, &config.msglist)?.programs()),
     })

@@ -137,7 +137,7 @@ pub struct GoalStream {
     want: u32,
     /// The block's `}` has been read.
     ended: bool,
-    live: Option<Box<Live>>,
+    live: Option<Live>,
 }
 
 thread_local! {
@@ -567,7 +567,7 @@ impl OpStream for GoalStream {
             if self.ended {
                 return Ok(Ready::End);
             }
-            self.live = Some(Box::new(Live {
+            self.live = Some(Live {
                 base: 0,
                 nodes: VecDeque::new(),
                 head: [NONE; 3],
@@ -577,7 +577,7 @@ impl OpStream for GoalStream {
                 in_flight: 0,
                 buf: Vec::new(),
                 at: 0,
-            }));
+            });
             self.want = if block.last_root == NONE {
                 0
             } else {
