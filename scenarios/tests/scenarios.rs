@@ -1515,6 +1515,23 @@ fn goal_compiled_runs_as_its_text() {
         goal_run(&GoalSchedule::open(&c, config()).unwrap()),
         Ok(want)
     );
+    // A compiled file is checked with the run's `calc` unit.
+    let f2 = write(
+        &s,
+        "c.goal",
+        "num_ranks 1\nrank 0 {\n  c: calc 1000000000000000\n}\n",
+    );
+    let c2 = s.join("c.goalc");
+    let ps = GoalConfig {
+        calc_unit: Time::from_ps(1),
+    };
+    GoalSchedule::compile(&f2, &c2, ps.clone()).unwrap();
+    assert!(goal_run(&GoalSchedule::open(&c2, ps).unwrap()).is_ok());
+    let ms = GoalConfig {
+        calc_unit: Time::from_us(1000),
+    };
+    let e = goal_run(&GoalSchedule::open(&c2, ms).unwrap()).unwrap_err();
+    assert!(e.contains("c.goal:3: calc 1000000000000000"), "{e}");
     // Compiling a compiled file is refused.
     let e = GoalSchedule::compile(&c, &s.join("x"), config()).unwrap_err();
     assert!(

@@ -172,6 +172,10 @@ struct Shared {
     calc_unit: Time,
     /// Bytes a stream keeps read ahead between reads, at most.
     keep: usize,
+    /// The records were written by this run's scan, which checked every
+    /// operation against `num_ranks` and `calc_unit` (a compiled file's
+    /// are checked as the streams read them).
+    checked: bool,
     /// What streams that keep nothing read through (see `stream::Window`).
     window: std::cell::RefCell<stream::Window>,
 }
@@ -619,19 +623,21 @@ impl GoalSchedule {
             w.bytes(&t).map_err(write_err)?;
         }
         let file = w.finish().map_err(write_err)?;
+        let checked = matches!(out, Out::Temporary);
+        let names = (source, data);
         Ok(Self::new(
-            path, file, source, data, num_ranks, config, blocks,
+            path, file, names, num_ranks, config, blocks, checked,
         ))
     }
 
     fn new(
         path: &Path,
         file: File,
-        source: Arc<str>,
-        data: Arc<str>,
+        (source, data): (Arc<str>, Arc<str>),
         num_ranks: u32,
         config: GoalConfig,
         blocks: Vec<Option<Block>>,
+        checked: bool,
     ) -> GoalSchedule {
         GoalSchedule {
             path: path.to_path_buf(),
@@ -642,6 +648,7 @@ impl GoalSchedule {
                 num_ranks,
                 calc_unit: config.calc_unit,
                 keep: (stream::KEEP_BUDGET / num_ranks.max(1) as usize).min(stream::MAX_CHUNK),
+                checked,
                 window: Default::default(),
             }),
             blocks,
@@ -738,8 +745,9 @@ impl GoalSchedule {
         if i != t.len() {
             return Err(bad(start + i as u64, "bytes after the index"));
         }
+        let names = (source, data);
         Ok(Self::new(
-            path, file, source, data, num_ranks, config, blocks,
+            path, file, names, num_ranks, config, blocks, false,
         ))
     }
 
