@@ -49,7 +49,9 @@
 //! [`GoalSchedule::open`] reads the text once: it checks every line (an
 //! error names `file:line`), resolves the labels, and writes each item as
 //! a compact record (`compiled`: 4 to 8 bytes for Schedgen's lines of 20
-//! to 35) to an unlinked temporary file; per rank block it records where
+//! to 35) to an unlinked temporary file (in `$TMPDIR`, else `/tmp`; a
+//! quarter to a third of the text's size for Schedgen's files, which a
+//! tmpfs holds in memory); per rank block it records where
 //! its records are, its *look-ahead* `D` (the largest distance, in items,
 //! from an operation's definition to the last dependency line that names
 //! it, either side) and its *last root* (the last operation no line makes
