@@ -273,11 +273,11 @@ impl<'a> Q<'a> {
         let start = self.i;
         let mut v = 0u64;
         while let Some(c @ b'0'..=b'9') = self.s.get(self.i) {
+            if self.i - start == 19 {
+                return None; // a 20th digit: the scanner checks it
+            }
             v = v * 10 + u64::from(c - b'0');
             self.i += 1;
-            if self.i - start > 19 {
-                return None;
-            }
         }
         (self.i > start).then_some(v)
     }
