@@ -141,8 +141,6 @@ struct Flow {
     slots: Vec<u32>,
     bytes: u64,
     lat: Time,
-    cap: f64,
-    rate: f64,
     remaining: f64,
     last: Time,
     end_ev: Option<EventId>,
@@ -166,13 +164,23 @@ enum State {
     Settled,
 }
 
-/// Per-flow scratch of the rate update, kept apart from [`Flow`] so the
-/// search and the filling loop touch 16 bytes per flow.
+/// What the solvers read of a flow on every visit (its rate, cap and
+/// the update's scratch), kept apart from [`Flow`] so that a visit loads
+/// 32 bytes, not the flow's cold fields (the sweep's link scans, checks
+/// and fixes are bound by these loads: random flows, one miss each).
 #[derive(Clone, Copy, Debug, Default)]
 struct Scratch {
     new_rate: f64,
+    /// The flow's current rate (zero until its first update).
+    rate: f64,
+    /// Its [`Transfer::rate_cap`], infinite for none.
+    cap: f64,
     mark: u32,
     state: State,
+    /// Solved: its completion event is scheduled ([`Flow::end_ev`]).
+    solved: bool,
+    /// Its route's length (the route is `FlowNet::route(f)`).
+    hops: u16,
 }
 
 /// The flow transport. See the module docs.
@@ -181,6 +189,10 @@ pub struct FlowNet {
     asym: bool,
     flows: Vec<Flow>,
     scratch: Vec<Scratch>,
+    /// Every flow slot's route at `f * stride`, a copy of
+    /// [`Flow::route`] the solvers read without touching the flow.
+    routes: Vec<u32>,
+    stride: usize,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
     /// Per link direction: the number of its unsolved flows that are not
@@ -228,6 +240,8 @@ impl FlowNet {
             asym: m.sharing == Sharing::Asymmetric,
             flows: Vec::new(),
             scratch: Vec::new(),
+            routes: Vec::new(),
+            stride: 0,
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
             unsolved: vec![0; nl],
@@ -268,9 +282,46 @@ impl FlowNet {
     pub fn rates(&self) -> Vec<(u64, f64)> {
         self.flows
             .iter()
-            .filter(|f| f.live)
-            .map(|f| (f.token, f.rate))
+            .zip(&self.scratch)
+            .filter(|(f, _)| f.live)
+            .map(|(f, sc)| (f.token, sc.rate))
             .collect()
+    }
+
+    /// Flow `f`'s route (from the solvers' copy).
+    #[inline]
+    fn route(&self, f: u32) -> &[u32] {
+        let at = f as usize * self.stride;
+        &self.routes[at..at + self.scratch[f as usize].hops as usize]
+    }
+
+    /// Hop `i` of flow `f`'s route.
+    #[inline]
+    fn hop(&self, f: u32, i: usize) -> u32 {
+        self.routes[f as usize * self.stride + i]
+    }
+
+    /// Copies `route` into flow slot `f`'s place in `routes`, widening
+    /// every slot first if it is longer than the stride.
+    fn store_route(&mut self, f: u32, route: &[u32]) {
+        if route.len() > self.stride {
+            let (old, new) = (self.stride, route.len().max(4));
+            let slots = self.flows.len();
+            let mut wide = vec![0; slots * new];
+            for g in 0..slots.min(self.routes.len() / old.max(1)) {
+                wide[g * new..g * new + old].copy_from_slice(&self.routes[g * old..(g + 1) * old]);
+            }
+            self.routes = wide;
+            self.stride = new;
+        }
+        let need = self.flows.len() * self.stride;
+        if self.routes.len() < need {
+            self.routes.resize(need, 0);
+        }
+        let at = f as usize * self.stride;
+        self.routes[at..at + route.len()].copy_from_slice(route);
+        self.scratch[f as usize].hops =
+            u16::try_from(route.len()).expect("a route shorter than 65536 hops");
     }
 
     fn ensure_update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -321,11 +372,11 @@ impl FlowNet {
     /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
     /// is sure to get it, else infinity.
     fn rate_or_bound(&self, g: u32) -> f64 {
-        let fl = &self.flows[g as usize];
-        if fl.end_ev.is_some() {
-            fl.rate
-        } else if fl.at_cap {
-            fl.cap
+        let sc = &self.scratch[g as usize];
+        if sc.solved {
+            sc.rate
+        } else if self.flows[g as usize].at_cap {
+            sc.cap
         } else {
             f64::INFINITY
         }
@@ -333,9 +384,10 @@ impl FlowNet {
 
     /// Moves flow `f`'s progress to `now` at its current rate.
     fn progress(&mut self, f: u32, now: Time) {
+        let rate = self.scratch[f as usize].rate;
         let fl = &mut self.flows[f as usize];
-        if fl.rate > 0.0 && now > fl.last {
-            let moved = (fl.rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
+        if rate > 0.0 && now > fl.last {
+            let moved = (rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
             fl.remaining -= moved;
             if self.stats.recording() {
                 let (from, b) = (fl.last, moved.round() as u64);
@@ -370,10 +422,7 @@ impl FlowNet {
             let f = self.comp[i];
             let sc = self.scratch[f as usize];
             debug_assert!(sc.mark == self.epoch && sc.state == State::Settled);
-            let (old, has_ev) = {
-                let fl = &self.flows[f as usize];
-                (fl.rate, fl.end_ev.is_some())
-            };
+            let (old, has_ev) = (sc.rate, sc.solved);
             let new = sc.new_rate;
             if new == old && has_ev {
                 continue;
@@ -385,7 +434,6 @@ impl FlowNet {
                     self.unsolved[l as usize] -= 1;
                 }
             }
-            fl.rate = new;
             fl.at_cap = false;
             let at = now.saturating_add(time_for(fl.remaining, new));
             match fl.end_ev {
@@ -395,6 +443,9 @@ impl FlowNet {
                 }
                 None => fl.end_ev = Some(sched.schedule_at(at, FlowEvent::End(f))),
             }
+            let sc = &mut self.scratch[f as usize];
+            sc.rate = new;
+            sc.solved = true;
         }
     }
 }
@@ -530,15 +581,19 @@ impl Transport for FlowNet {
             slots,
             bytes: t.bytes,
             lat,
-            cap,
-            rate: 0.0,
             remaining: t.bytes as f64,
             last: sched.now(),
             end_ev: None,
             live: true,
             at_cap,
         };
-        self.scratch[f as usize] = Scratch::default();
+        self.scratch[f as usize] = Scratch {
+            cap,
+            ..Scratch::default()
+        };
+        let route = std::mem::take(&mut self.flows[f as usize].route);
+        self.store_route(f, &route);
+        self.flows[f as usize].route = route;
         if self.asym {
             self.cut.dirty_flows.push(f);
         }
@@ -558,7 +613,7 @@ impl Transport for FlowNet {
                 self.progress(f, now);
                 let route = std::mem::take(&mut self.flows[f as usize].route);
                 let bytes = self.flows[f as usize].bytes;
-                let rate = self.flows[f as usize].rate;
+                let rate = self.scratch[f as usize].rate;
                 // Flows slower than the one leaving cannot change.
                 if self.asym {
                     self.cut.threshold = self.cut.threshold.min(rate);
@@ -590,7 +645,9 @@ impl Transport for FlowNet {
                 let fl = &mut self.flows[f as usize];
                 fl.route = route;
                 fl.end_ev = None;
-                fl.rate = 0.0;
+                let sc = &mut self.scratch[f as usize];
+                sc.rate = 0.0;
+                sc.solved = false;
                 fl.live = false;
                 sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
                 self.free.push(f);

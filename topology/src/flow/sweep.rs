@@ -180,13 +180,12 @@ impl FlowNet {
             if !self.flows[f as usize].live {
                 continue;
             }
-            self.scratch[f as usize] = super::Scratch {
-                new_rate: 0.0,
-                mark: self.epoch,
-                state: State::Open,
-            };
+            let sc = &mut self.scratch[f as usize];
+            sc.new_rate = 0.0;
+            sc.mark = self.epoch;
+            sc.state = State::Open;
+            let cap = sc.cap;
             self.comp.push(f);
-            let cap = self.flows[f as usize].cap;
             if cap.is_finite() {
                 known.push(entry(cap, CAP, f).0);
             }
@@ -225,8 +224,7 @@ impl FlowNet {
                 CAP => {
                     let sc = self.scratch[id as usize];
                     if sc.mark == self.epoch && sc.state == State::Open {
-                        let cap = self.flows[id as usize].cap;
-                        self.fix(id, cap);
+                        self.fix(id, sc.cap);
                     }
                 }
                 POP => self.pop_link(id, key),
@@ -277,14 +275,14 @@ impl FlowNet {
                 if sc.mark == self.epoch {
                     match sc.state {
                         State::Settled => load += sc.new_rate,
-                        State::Checked => load += self.flows[f as usize].rate,
+                        State::Checked => load += sc.rate,
                         State::Open => {
                             open = true;
                             break;
                         }
                     }
                 } else {
-                    load += self.flows[f as usize].rate;
+                    load += sc.rate;
                 }
             }
             if !open && load < bw * (1.0 - SLACK) {
@@ -307,13 +305,11 @@ impl FlowNet {
                 }
                 continue;
             }
-            let r = self.flows[f as usize].rate;
+            let r = sc.rate;
             if r >= below {
-                *sc = super::Scratch {
-                    new_rate: r,
-                    mark: self.epoch,
-                    state: State::Checked,
-                };
+                sc.new_rate = r;
+                sc.mark = self.epoch;
+                sc.state = State::Checked;
                 self.comp.push(f);
                 self.heap.push(entry(r, CHECK, f));
                 n += 1;
@@ -355,11 +351,12 @@ impl FlowNet {
 
     /// The check of a flow still rising at its old rate.
     fn check(&mut self, f: u32) {
-        let r = self.flows[f as usize].rate;
+        let sc = self.scratch[f as usize];
+        let (r, cap) = (sc.rate, sc.cap);
         let tol = 2.0 * KEEP * r;
-        let mut bound = self.flows[f as usize].cap <= r + tol;
+        let mut bound = cap <= r + tol;
         if !bound {
-            for &l in &self.flows[f as usize].route {
+            for &l in self.route(f) {
                 if self.cmark[l as usize] != self.epoch
                     && (self.sweep.lam[l as usize] - r).abs() <= tol
                 {
@@ -373,13 +370,12 @@ impl FlowNet {
             return;
         }
         self.scratch[f as usize].state = State::Open;
-        for i in 0..self.flows[f as usize].route.len() {
-            let l = self.flows[f as usize].route[i];
+        for i in 0..sc.hops as usize {
+            let l = self.hop(f, i);
             if self.cmark[l as usize] != self.epoch {
                 self.make_dirty(l, None);
             }
         }
-        let cap = self.flows[f as usize].cap;
         if cap.is_finite() {
             self.heap.push(entry(cap, CAP, f));
         }
@@ -388,9 +384,9 @@ impl FlowNet {
     /// Fixes rising flow `f` at level `y` (its old rate if within
     /// [`KEEP`]). A flow that changed makes its clean links dirty.
     fn fix(&mut self, f: u32, y: f64) {
-        let (old, is_new) = {
-            let fl = &self.flows[f as usize];
-            (fl.rate, fl.end_ev.is_none())
+        let (old, is_new, hops) = {
+            let sc = &self.scratch[f as usize];
+            (sc.rate, !sc.solved, sc.hops as usize)
         };
         let v = if !is_new && (y - old).abs() <= KEEP * old {
             old
@@ -403,8 +399,8 @@ impl FlowNet {
         // A new flow's links are all queued to become dirty at the level
         // where they could first fill with it, so they need not be now.
         let changed = !is_new && v != old;
-        for i in 0..self.flows[f as usize].route.len() {
-            let l = self.flows[f as usize].route[i] as usize;
+        for i in 0..hops {
+            let l = self.hop(f, i) as usize;
             if self.cmark[l] == self.epoch {
                 // A rising flow counts on every dirty link it crosses.
                 self.rem[l] -= v;

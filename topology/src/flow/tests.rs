@@ -36,7 +36,7 @@ fn reference(net: &FlowNet) -> Vec<f64> {
         }
         for &f in &live {
             if rate[f as usize].is_nan() {
-                best = best.min(net.flows[f as usize].cap);
+                best = best.min(net.scratch[f as usize].cap);
             }
         }
         // Fix every unfixed flow on a constraint at that level, or
@@ -47,7 +47,7 @@ fn reference(net: &FlowNet) -> Vec<f64> {
                 continue;
             }
             let fl = &net.flows[f as usize];
-            let at_level = fl.cap <= best * (1.0 + 1e-12)
+            let at_level = net.scratch[f as usize].cap <= best * (1.0 + 1e-12)
                 || fl.route.iter().any(|&l| {
                     net.sides(net.cons_of(l)).iter().any(|&s| {
                         cnt[s as usize] > 0
@@ -180,11 +180,13 @@ fn check_against_reference_on(
                     continue;
                 }
                 let w = want[f];
+                let sc = &net.scratch[f];
+                assert_eq!(net.route(f as u32), &fl.route[..]);
                 assert!(
-                    (fl.rate - w).abs() <= 1e-9 * w,
+                    (sc.rate - w).abs() <= 1e-9 * w,
                     "{sharing:?} {shape:?} seed {seed} flow {f}: {} vs {w} cap {} route {:?} check {checks}",
-                    fl.rate,
-                    fl.cap,
+                    sc.rate,
+                    sc.cap,
                     fl.route
                 );
             }
