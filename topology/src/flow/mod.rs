@@ -88,11 +88,12 @@ use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
-use sim_core::{Bandwidth, EventId, PS_PER_SEC, Schedule, Time, transfer_time};
+use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 mod cut;
+mod group;
 mod sweep;
 
 /// The lowest entry of the heap and of the sorted `sorted[*next..]`
@@ -126,7 +127,7 @@ mod tests;
 pub enum FlowEvent {
     /// Recompute the rates of the flows marked since the last update.
     Update,
-    /// A flow sent its last byte.
+    /// The first member of a rate group (see `group`) sent its last byte.
     End(u32),
     /// A flow's last byte arrived (carries the transfer's token).
     Deliver(u64),
@@ -141,9 +142,6 @@ struct Flow {
     slots: Vec<u32>,
     bytes: u64,
     lat: Time,
-    remaining: f64,
-    last: Time,
-    end_ev: Option<EventId>,
     /// In progress (slot not on the free list).
     live: bool,
     /// Not yet solved, and sure to get its cap (see `start`).
@@ -177,7 +175,7 @@ struct Scratch {
     cap: f64,
     mark: u32,
     state: State,
-    /// Solved: its completion event is scheduled ([`Flow::end_ev`]).
+    /// Solved: it is a member of a rate group (`FlowNet::member`).
     solved: bool,
     /// Its route's length (the route is `FlowNet::route(f)`).
     hops: u16,
@@ -193,6 +191,11 @@ pub struct FlowNet {
     /// [`Flow::route`] the solvers read without touching the flow.
     routes: Vec<u32>,
     stride: usize,
+    /// Every solved flow's place in its rate group.
+    member: Vec<group::Member>,
+    groups: group::Groups,
+    /// Scratch of a group's completion: the flows it ended.
+    ended: Vec<u32>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
     /// Per link direction: the number of its unsolved flows that are not
@@ -242,6 +245,9 @@ impl FlowNet {
             scratch: Vec::new(),
             routes: Vec::new(),
             stride: 0,
+            member: Vec::new(),
+            groups: group::Groups::default(),
+            ended: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
             unsolved: vec![0; nl],
@@ -382,22 +388,48 @@ impl FlowNet {
         }
     }
 
-    /// Moves flow `f`'s progress to `now` at its current rate.
-    fn progress(&mut self, f: u32, now: Time) {
-        let rate = self.scratch[f as usize].rate;
-        let fl = &mut self.flows[f as usize];
-        if rate > 0.0 && now > fl.last {
-            let moved = (rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
-            fl.remaining -= moved;
-            if self.stats.recording() {
-                let (from, b) = (fl.last, moved.round() as u64);
-                for i in 0..fl.route.len() {
-                    let l = self.flows[f as usize].route[i];
-                    self.stats.busy(l, from, now, b);
-                }
+    /// Releases flow `f`, which sent its last byte at rate `rate`: its
+    /// bandwidth is freed and its delivery follows after the latency.
+    fn release(&mut self, f: u32, rate: f64, sched: &mut impl Schedule<FlowEvent>) {
+        let route = std::mem::take(&mut self.flows[f as usize].route);
+        let bytes = self.flows[f as usize].bytes;
+        // Flows slower than the one leaving cannot change.
+        if self.asym {
+            self.cut.threshold = self.cut.threshold.min(rate);
+        }
+        for (i, &l) in route.iter().enumerate() {
+            self.stats.add_total(l, bytes);
+            let lu = l as usize;
+            let pos = self.flows[f as usize].slots[i] as usize;
+            let v = &mut self.on_link[lu];
+            debug_assert_eq!(v[pos], f, "flow listed on its links");
+            v.swap_remove(pos);
+            if let Some(&g) = v.get(pos) {
+                let gf = &mut self.flows[g as usize];
+                let j = gf
+                    .route
+                    .iter()
+                    .position(|&x| x == l)
+                    .expect("route crosses l");
+                gf.slots[j] = pos as u32;
+            }
+            if self.asym {
+                self.cut.dirty_links.push(l);
+            } else if !self.sweep.binds_nothing(l) {
+                // Removing load from a link that fixes no flow
+                // changes no rate through it.
+                self.sweep.note_link(l, rate);
             }
         }
-        self.flows[f as usize].last = now;
+        let fl = &mut self.flows[f as usize];
+        fl.route = route;
+        let sc = &mut self.scratch[f as usize];
+        sc.rate = 0.0;
+        sc.solved = false;
+        fl.live = false;
+        sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
+        self.free.push(f);
+        self.ensure_update(sched);
     }
 
     fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -412,41 +444,6 @@ impl FlowNet {
         self.touched.record(self.comp.len() as f64);
         self.touched_max = self.touched_max.max(self.comp.len());
         self.apply(sched);
-    }
-
-    /// Gives every flow the update fixed its new rate, and moves (or, for
-    /// a new flow, schedules) the completion of those whose rate changed.
-    fn apply(&mut self, sched: &mut impl Schedule<FlowEvent>) {
-        let now = sched.now();
-        for i in 0..self.comp.len() {
-            let f = self.comp[i];
-            let sc = self.scratch[f as usize];
-            debug_assert!(sc.mark == self.epoch && sc.state == State::Settled);
-            let (old, has_ev) = (sc.rate, sc.solved);
-            let new = sc.new_rate;
-            if new == old && has_ev {
-                continue;
-            }
-            self.progress(f, now);
-            let fl = &mut self.flows[f as usize];
-            if !has_ev && !fl.at_cap {
-                for &l in &fl.route {
-                    self.unsolved[l as usize] -= 1;
-                }
-            }
-            fl.at_cap = false;
-            let at = now.saturating_add(time_for(fl.remaining, new));
-            match fl.end_ev {
-                Some(id) => {
-                    let ok = sched.reschedule(id, at);
-                    debug_assert!(ok, "completion event of a live flow is pending");
-                }
-                None => fl.end_ev = Some(sched.schedule_at(at, FlowEvent::End(f))),
-            }
-            let sc = &mut self.scratch[f as usize];
-            sc.rate = new;
-            sc.solved = true;
-        }
     }
 }
 
@@ -528,6 +525,7 @@ impl Transport for FlowNet {
             None => {
                 self.flows.push(Flow::default());
                 self.scratch.push(Scratch::default());
+                self.member.push(group::Member::default());
                 self.flows.len() as u32 - 1
             }
         };
@@ -581,9 +579,6 @@ impl Transport for FlowNet {
             slots,
             bytes: t.bytes,
             lat,
-            remaining: t.bytes as f64,
-            last: sched.now(),
-            end_ev: None,
             live: true,
             at_cap,
         };
@@ -608,50 +603,14 @@ impl Transport for FlowNet {
     ) {
         match ev {
             FlowEvent::Update => self.update(sched),
-            FlowEvent::End(f) => {
-                let now = sched.now();
-                self.progress(f, now);
-                let route = std::mem::take(&mut self.flows[f as usize].route);
-                let bytes = self.flows[f as usize].bytes;
-                let rate = self.scratch[f as usize].rate;
-                // Flows slower than the one leaving cannot change.
-                if self.asym {
-                    self.cut.threshold = self.cut.threshold.min(rate);
+            FlowEvent::End(g) => {
+                let mut ended = std::mem::take(&mut self.ended);
+                let rate = self.group_end(g, sched, &mut ended);
+                for &f in &ended {
+                    self.release(f, rate, sched);
                 }
-                for (i, &l) in route.iter().enumerate() {
-                    self.stats.add_total(l, bytes);
-                    let lu = l as usize;
-                    let pos = self.flows[f as usize].slots[i] as usize;
-                    let v = &mut self.on_link[lu];
-                    debug_assert_eq!(v[pos], f, "flow listed on its links");
-                    v.swap_remove(pos);
-                    if let Some(&g) = v.get(pos) {
-                        let gf = &mut self.flows[g as usize];
-                        let j = gf
-                            .route
-                            .iter()
-                            .position(|&x| x == l)
-                            .expect("route crosses l");
-                        gf.slots[j] = pos as u32;
-                    }
-                    if self.asym {
-                        self.cut.dirty_links.push(l);
-                    } else if !self.sweep.binds_nothing(l) {
-                        // Removing load from a link that fixes no flow
-                        // changes no rate through it.
-                        self.sweep.note_link(l, rate);
-                    }
-                }
-                let fl = &mut self.flows[f as usize];
-                fl.route = route;
-                fl.end_ev = None;
-                let sc = &mut self.scratch[f as usize];
-                sc.rate = 0.0;
-                sc.solved = false;
-                fl.live = false;
-                sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
-                self.free.push(f);
-                self.ensure_update(sched);
+                ended.clear();
+                self.ended = ended;
             }
             FlowEvent::Deliver(token) => out.push(Delivery {
                 token,
