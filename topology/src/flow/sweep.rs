@@ -105,6 +105,13 @@ pub(super) struct SweepState {
     /// Scratch of `solve_sweep`: the caps of new flows and the pending
     /// links, sorted.
     known: Vec<(u64, u64)>,
+    /// Checks come in batches: the flows a link took in at one old rate
+    /// share one heap entry (`batches[i]` is a range of `batch_flows`),
+    /// since flows of one rate group on a link are taken in together.
+    batch_flows: Vec<u32>,
+    batches: Vec<(u32, u32)>,
+    /// Scratch of `make_dirty`: (old rate bits, flow) of its checks.
+    checks: Vec<(u64, u32)>,
     /// Per link direction: the update (epoch) in which `make_dirty` last
     /// found it clean with room to spare, and the load it found then
     /// (kept up to date with the changes of its flows since), so that
@@ -125,6 +132,9 @@ impl SweepState {
             started: Vec::new(),
             started_on: vec![false; links],
             known: Vec::new(),
+            batch_flows: Vec::new(),
+            batches: Vec::new(),
+            checks: Vec::new(),
             slack_epoch: vec![0; links],
             slack_load: vec![0.0; links],
         }
@@ -169,6 +179,8 @@ impl FlowNet {
     /// every `f` in `comp`).
     pub(super) fn solve_sweep(&mut self) {
         self.heap.clear();
+        self.sweep.batch_flows.clear();
+        self.sweep.batches.clear();
         self.sweep.cur = 0.0;
         // What is known before the sweep starts (the caps of new flows and
         // the pending links) is one sorted list merged with the heap in its
@@ -229,9 +241,13 @@ impl FlowNet {
                 }
                 POP => self.pop_link(id, key),
                 _ => {
-                    let sc = self.scratch[id as usize];
-                    if sc.mark == self.epoch && sc.state == State::Checked {
-                        self.check(id);
+                    let (from, to) = self.sweep.batches[id as usize];
+                    for i in from..to {
+                        let f = self.sweep.batch_flows[i as usize];
+                        let sc = self.scratch[f as usize];
+                        if sc.mark == self.epoch && sc.state == State::Checked {
+                            self.check(f);
+                        }
                     }
                 }
             }
@@ -295,6 +311,8 @@ impl FlowNet {
         self.sweep.lam[lu] = f64::INFINITY;
         let mut rem = bw;
         let mut n = 0u32;
+        let mut checks = std::mem::take(&mut self.sweep.checks);
+        checks.clear();
         for i in 0..self.on_link[lu].len() {
             let f = self.on_link[lu][i];
             let sc = &mut self.scratch[f as usize];
@@ -311,12 +329,30 @@ impl FlowNet {
                 sc.mark = self.epoch;
                 sc.state = State::Checked;
                 self.comp.push(f);
-                self.heap.push(entry(r, CHECK, f));
+                checks.push((r.to_bits(), f));
                 n += 1;
             } else {
                 rem -= r;
             }
         }
+        // One heap entry per old rate, its flows in id order.
+        checks.sort_unstable();
+        let mut i = 0;
+        while i < checks.len() {
+            let bits = checks[i].0;
+            let end = i + checks[i..].partition_point(|c| c.0 == bits);
+            let from = self.sweep.batch_flows.len() as u32;
+            self.sweep
+                .batch_flows
+                .extend(checks[i..end].iter().map(|c| c.1));
+            let b = self.sweep.batches.len() as u32;
+            self.sweep
+                .batches
+                .push((from, self.sweep.batch_flows.len() as u32));
+            self.heap.push(entry(f64::from_bits(bits), CHECK, b));
+            i = end;
+        }
+        self.sweep.checks = checks;
         self.rem[lu] = rem;
         self.nun[lu] = n;
         if n > 0 {
