@@ -72,10 +72,11 @@ pub(super) struct Group {
     whole: bool,
 }
 
-/// A flow's place in its group.
+/// A flow's place in its group (the group itself is
+/// `FlowNet::group_of`, a dense array the update reads for every
+/// changed flow).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Member {
-    pub(super) group: u32,
     /// Virtual finish: the group's clock when the flow is done.
     fin: f64,
     /// Unique per join (stale heap entries have an older one).
@@ -90,7 +91,6 @@ pub(super) struct Member {
 impl Default for Member {
     fn default() -> Self {
         Member {
-            group: NONE,
             fin: 0.0,
             seq: 0,
             join_epoch: 0,
@@ -156,13 +156,13 @@ impl FlowNet {
     /// Flow `f`'s bytes not yet sent at `now` (from its group's clock).
     pub(super) fn bytes_left(&self, f: u32, now: Time) -> f64 {
         let m = &self.member[f as usize];
-        (m.fin - self.groups.served_at(m.group, now)).max(0.0)
+        (m.fin - self.groups.served_at(self.group_of[f as usize], now)).max(0.0)
     }
 
     /// When member `f` of group `g` sends its last byte.
     pub(super) fn due(&self, f: u32) -> Time {
         let m = &self.member[f as usize];
-        let gr = &self.groups.groups[m.group as usize];
+        let gr = &self.groups.groups[self.group_of[f as usize] as usize];
         if m.join_epoch == gr.epoch {
             m.join_due
         } else {
@@ -176,8 +176,7 @@ impl FlowNet {
     fn top(&mut self, g: u32) -> Option<u32> {
         let gr = &mut self.groups.groups[g as usize];
         while let Some(&Reverse((_, f, seq))) = gr.heap.peek() {
-            let m = &self.member[f as usize];
-            if m.group == g && m.seq == seq {
+            if self.group_of[f as usize] == g && self.member[f as usize].seq == seq {
                 return Some(f);
             }
             gr.heap.pop();
@@ -192,13 +191,14 @@ impl FlowNet {
             return;
         }
         let m = self.member[f as usize];
-        let gr = &self.groups.groups[m.group as usize];
+        let g = self.group_of[f as usize];
+        let gr = &self.groups.groups[g as usize];
         // The rate held since the later of the flow's last log and the
         // group's last rate change (earlier changes came while nothing
         // was recorded, as the per-flow log did).
         let from = m.last.max(gr.since);
         if gr.rate > 0.0 && now > from {
-            let left = (m.fin - self.groups.served_at(m.group, from)).max(0.0);
+            let left = (m.fin - self.groups.served_at(g, from)).max(0.0);
             let moved = (gr.rate * (now - from).as_secs_f64()).min(left);
             let b = moved.round() as u64;
             for i in 0..self.scratch[f as usize].hops as usize {
@@ -216,7 +216,7 @@ impl FlowNet {
                 .heap
                 .iter()
                 .map(|e| e.0.1)
-                .filter(|&f| self.member[f as usize].group == g)
+                .filter(|&f| self.group_of[f as usize] == g)
                 .collect();
             for f in members {
                 self.log_busy(f, now);
@@ -235,9 +235,9 @@ impl FlowNet {
     pub(super) fn leave(&mut self, f: u32, now: Time) -> f64 {
         self.log_busy(f, now);
         let left = self.bytes_left(f, now);
-        let g = self.member[f as usize].group;
+        let g = self.group_of[f as usize];
         self.groups.groups[g as usize].n -= 1;
-        self.member[f as usize].group = NONE;
+        self.group_of[f as usize] = NONE;
         self.groups.touch(g, self.epoch);
         left
     }
@@ -249,8 +249,8 @@ impl FlowNet {
         self.groups.next_seq += 1;
         let gr = &mut self.groups.groups[g as usize];
         let fin = served + left;
+        self.group_of[f as usize] = g;
         self.member[f as usize] = Member {
-            group: g,
             fin,
             seq,
             join_epoch: gr.epoch,
@@ -261,10 +261,9 @@ impl FlowNet {
         gr.n += 1;
         // Drop stale entries when they outnumber the members.
         if gr.heap.len() > 2 * gr.n as usize + 16 {
-            let member = &self.member;
-            gr.heap.retain(|e| {
-                member[e.0.1 as usize].group == g && member[e.0.1 as usize].seq == e.0.2
-            });
+            let (member, group_of) = (&self.member, &self.group_of);
+            gr.heap
+                .retain(|e| group_of[e.0.1 as usize] == g && member[e.0.1 as usize].seq == e.0.2);
         }
         self.groups.touch(g, self.epoch);
     }
@@ -324,7 +323,7 @@ impl FlowNet {
             }
             let bits = new.to_bits();
             let old_g = if sc.solved {
-                let g = self.member[f as usize].group;
+                let g = self.group_of[f as usize];
                 let gr = &mut self.groups.groups[g as usize];
                 if gr.amark != ep {
                     gr.amark = ep;

@@ -137,9 +137,6 @@ pub enum FlowEvent {
 struct Flow {
     token: u64,
     route: Vec<u32>,
-    /// Per hop: the flow's index in `on_link` of `route[i]` (O(1)
-    /// removal at its end, where a search costs the link's flow count).
-    slots: Vec<u32>,
     bytes: u64,
     lat: Time,
     /// In progress (slot not on the free list).
@@ -190,9 +187,14 @@ pub struct FlowNet {
     /// Every flow slot's route at `f * stride`, a copy of
     /// [`Flow::route`] the solvers read without touching the flow.
     routes: Vec<u32>,
+    /// Per hop, at the same place: the flow's index in `on_link` of that
+    /// hop's link (O(1) removal at its end, where a search costs the
+    /// link's flow count).
+    slot_at: Vec<u32>,
     stride: usize,
     /// Every solved flow's place in its rate group.
     member: Vec<group::Member>,
+    group_of: Vec<u32>,
     groups: group::Groups,
     /// Scratch of a group's completion: the flows it ended.
     ended: Vec<u32>,
@@ -244,8 +246,10 @@ impl FlowNet {
             flows: Vec::new(),
             scratch: Vec::new(),
             routes: Vec::new(),
+            slot_at: Vec::new(),
             stride: 0,
             member: Vec::new(),
+            group_of: Vec::new(),
             groups: group::Groups::default(),
             ended: Vec::new(),
             free: Vec::new(),
@@ -313,16 +317,19 @@ impl FlowNet {
         if route.len() > self.stride {
             let (old, new) = (self.stride, route.len().max(4));
             let slots = self.flows.len();
-            let mut wide = vec![0; slots * new];
-            for g in 0..slots.min(self.routes.len() / old.max(1)) {
-                wide[g * new..g * new + old].copy_from_slice(&self.routes[g * old..(g + 1) * old]);
+            for v in [&mut self.routes, &mut self.slot_at] {
+                let mut wide = vec![0; slots * new];
+                for g in 0..slots.min(v.len() / old.max(1)) {
+                    wide[g * new..g * new + old].copy_from_slice(&v[g * old..(g + 1) * old]);
+                }
+                *v = wide;
             }
-            self.routes = wide;
             self.stride = new;
         }
         let need = self.flows.len() * self.stride;
         if self.routes.len() < need {
             self.routes.resize(need, 0);
+            self.slot_at.resize(need, 0);
         }
         let at = f as usize * self.stride;
         self.routes[at..at + route.len()].copy_from_slice(route);
@@ -400,18 +407,17 @@ impl FlowNet {
         for (i, &l) in route.iter().enumerate() {
             self.stats.add_total(l, bytes);
             let lu = l as usize;
-            let pos = self.flows[f as usize].slots[i] as usize;
+            let pos = self.slot_at[f as usize * self.stride + i] as usize;
             let v = &mut self.on_link[lu];
             debug_assert_eq!(v[pos], f, "flow listed on its links");
             v.swap_remove(pos);
             if let Some(&g) = v.get(pos) {
-                let gf = &mut self.flows[g as usize];
-                let j = gf
-                    .route
+                let j = self
+                    .route(g)
                     .iter()
                     .position(|&x| x == l)
                     .expect("route crosses l");
-                gf.slots[j] = pos as u32;
+                self.slot_at[g as usize * self.stride + j] = pos as u32;
             }
             if self.asym {
                 self.cut.dirty_links.push(l);
@@ -526,6 +532,7 @@ impl Transport for FlowNet {
                 self.flows.push(Flow::default());
                 self.scratch.push(Scratch::default());
                 self.member.push(group::Member::default());
+                self.group_of.push(group::NONE);
                 self.flows.len() as u32 - 1
             }
         };
@@ -562,12 +569,16 @@ impl Transport for FlowNet {
             }
             self.sweep.note_new_flow(f);
         }
-        let mut slots = std::mem::take(&mut self.flows[f as usize].slots);
-        slots.clear();
-        for &l in &route {
+        self.scratch[f as usize] = Scratch {
+            cap,
+            ..Scratch::default()
+        };
+        self.store_route(f, &route);
+        let at = f as usize * self.stride;
+        for (i, &l) in route.iter().enumerate() {
             let lu = l as usize;
             let v = &mut self.on_link[lu];
-            slots.push(v.len() as u32);
+            self.slot_at[at + i] = v.len() as u32;
             v.push(f);
             let n = v.len() as u32;
             self.stats.flows(l, n);
@@ -576,19 +587,11 @@ impl Transport for FlowNet {
         self.flows[f as usize] = Flow {
             token: t.token,
             route,
-            slots,
             bytes: t.bytes,
             lat,
             live: true,
             at_cap,
         };
-        self.scratch[f as usize] = Scratch {
-            cap,
-            ..Scratch::default()
-        };
-        let route = std::mem::take(&mut self.flows[f as usize].route);
-        self.store_route(f, &route);
-        self.flows[f as usize].route = route;
         if self.asym {
             self.cut.dirty_flows.push(f);
         }

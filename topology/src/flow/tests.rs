@@ -265,7 +265,7 @@ fn check_against_reference_on(
 }
 
 /// The kept per-link counts of unsolved flows against a scan of the
-/// link's flows, and every flow's `slots` against its place in `on_link`.
+/// link's flows, and every flow's `slot_at` against its place in `on_link`.
 fn check_kept_counts(net: &FlowNet) {
     for (l, on) in net.on_link.iter().enumerate() {
         let unsolved = on
@@ -277,7 +277,8 @@ fn check_kept_counts(net: &FlowNet) {
     for (f, fl) in net.flows.iter().enumerate() {
         if fl.live {
             for (i, &l) in fl.route.iter().enumerate() {
-                assert_eq!(net.on_link[l as usize][fl.slots[i] as usize], f as u32);
+                let slot = net.slot_at[f * net.stride + i];
+                assert_eq!(net.on_link[l as usize][slot as usize], f as u32);
             }
         }
     }
