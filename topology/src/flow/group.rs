@@ -382,8 +382,7 @@ impl FlowNet {
                 Some(e) if e.0 == bits => e.2,
                 _ => self.groups.open(f64::from_bits(bits), now),
             };
-            for j in i..end {
-                let (_, g, f) = moves[j];
+            for &(_, g, f) in &moves[i..end] {
                 let left = if g == NONE {
                     self.flows[f as usize].bytes as f64
                 } else {

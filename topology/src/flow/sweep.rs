@@ -36,7 +36,12 @@
 //!
 //! Events are ordered by level, then dirty, cap, pop, check (so that a
 //! link filling at exactly `r_f` fixes the flow before its check), then
-//! id: the result does not depend on anything but the calls.
+//! id: the result does not depend on anything but the calls. The checks
+//! a link makes due when it becomes dirty share one heap entry per old
+//! rate (its id is the batch's, in the order batches were made; the
+//! batch's flows are checked in id order): the flows of one rate group
+//! on a link come in together, and one entry each had been most of the
+//! heap's traffic.
 //!
 //! # Cost
 //!
