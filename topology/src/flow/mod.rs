@@ -101,13 +101,25 @@
 //! a way to find the first of them to fill as the group rises (the
 //! group splits there); not built.
 //!
-//! The solvers read a flow through [`Scratch`] (rate, cap, state, route
+//! The solvers read a flow through `Scratch` (rate, cap, state, route
 //! length: 32 bytes) and the strided route copy `routes`, not through
-//! [`Flow`]: their link scans, checks and fixes are bound by one cache
+//! `Flow`: their link scans, checks and fixes are bound by one cache
 //! miss per visited flow, which had been two or three (the 120-byte
 //! flow, then its route's heap block).
 //!
-//! MEASURED
+//! Measured against c774b51 (the per-flow version; `farm-bench`,
+//! paired CPU ratio new/old, median of 5 runs, 3 for amg-spmv and
+//! halo27, on 2 cores shared with another job: ranges of +-10 % are
+//! noise), `netsim bench --child W --mode flow`: amg-spgemm0 0.51
+//! (0.48-0.59), alltoall-switch 0.88 (0.82-0.95), amg-spmv 0.92 (the
+//! MPI layer's matching is most of that run), alltoall-torus 0.96,
+//! halo27 1.10 then 0.97 on a second call (it solves nothing: every
+//! flow gets its cap), random-pairs 1.13 then 1.07: its rate changes
+//! come one flow at a time, where a move between groups (leave, heap
+//! push, two group events) costs more than the per-flow progress and
+//! reschedule did. Giving capped flows groups of their own won
+//! random-pairs back (0.91 against this code) but lost on amg-spgemm0
+//! (1.13) and alltoall-switch (1.09); not kept.
 //!
 //! # Timing
 //!
