@@ -140,7 +140,12 @@
 //! random-pairs (+9.1e-4), and the peers' torus all-to-all moves by a few
 //! percent (a2a-torus-256 +4.5 %); a 3e-16 relative change to
 //! `time_for` alone in the per-flow code moves them by 1.2e-4 and
-//! -4.7 %. The flat-switch peers cases are unchanged.
+//! -4.7 %. The flat-switch peers cases keep their makespans. Flows due
+//! at one instant end in their group's order (virtual finish, then
+//! slot), not in the order their events were last moved, so outputs
+//! that depend on the order of simultaneous arrivals (the matching
+//! queues' search depths, a timeline's order within one timestamp) can
+//! differ while the times do not.
 
 use crate::config::{NetConfig, NetConfigError, check};
 use crate::idle::flow_idle_time;
