@@ -114,12 +114,13 @@
 //! (0.48-0.59), alltoall-switch 0.88 (0.82-0.95), amg-spmv 0.92 (the
 //! MPI layer's matching is most of that run), alltoall-torus 0.96,
 //! halo27 1.10 then 0.97 on a second call (it solves nothing: every
-//! flow gets its cap), random-pairs 1.13 then 1.07: its rate changes
-//! come one flow at a time, where a move between groups (leave, heap
-//! push, two group events) costs more than the per-flow progress and
-//! reschedule did. Giving capped flows groups of their own won
-//! random-pairs back (0.91 against this code) but lost on amg-spgemm0
-//! (1.13) and alltoall-switch (1.09); not kept.
+//! flow gets its cap), random-pairs 1.13, 1.07, then 1.00 over 9 runs
+//! (0.90-1.37): within the noise, but its rate changes come one flow
+//! at a time, where a move between groups (leave, heap push, two group
+//! events) costs more than the per-flow progress and reschedule did.
+//! Giving capped flows groups of their own measured 0.91 on
+//! random-pairs against this code but 1.13 on amg-spgemm0 and 1.09 on
+//! alltoall-switch; not kept.
 //!
 //! # Timing
 //!
