@@ -300,9 +300,13 @@ mod cli {
                 (101_537, 0xe3ce_9b5e_0462_13e4),
                 (14_707, 0xaa5b_bd25_3158_d5f4),
             ),
+            // Flow timeline: the same events as 1fd1fa5's (digest
+            // 0x5bb8_3e44_ff9a_d6e6), in another order within equal
+            // timestamps since the rate groups (one completion event per
+            // group ends its flows due at one instant in group order).
             (
                 "flow",
-                (103_445, 0x5bb8_3e44_ff9a_d6e6),
+                (103_445, 0x235d_f48c_1b5a_163a),
                 (18_828, 0xed77_e6b0_9ba0_2718),
             ),
         ];

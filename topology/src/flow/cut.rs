@@ -115,8 +115,8 @@ impl FlowNet {
                 // largest rate; its smallest is a safe lower bound.
                 let rev = self.m.link(l).reverse;
                 for &g in &self.on_link[rev as usize] {
-                    let fl = &self.flows[g as usize];
-                    l0 = l0.min(if fl.end_ev.is_some() { fl.rate } else { 0.0 });
+                    let sc = &self.scratch[g as usize];
+                    l0 = l0.min(if sc.solved { sc.rate } else { 0.0 });
                 }
             }
         }
@@ -145,15 +145,15 @@ impl FlowNet {
                     cnt += 1;
                     continue;
                 }
-                let fl = &self.flows[f as usize];
-                if fl.end_ev.is_none() || fl.rate >= cut {
+                let sc = self.scratch[f as usize];
+                if !sc.solved || sc.rate >= cut {
                     self.scratch[f as usize].mark = self.epoch;
                     self.scratch[f as usize].state = State::Open;
                     self.comp.push(f);
                     self.cut.stack.push(f);
                     cnt += 1;
                 } else {
-                    fixed += fl.rate;
+                    fixed += sc.rate;
                 }
             }
             self.rem[s as usize] = self.m.link(s).bandwidth.as_f64() - fixed;
@@ -257,7 +257,7 @@ impl FlowNet {
         let mut caps = std::mem::take(&mut self.cut.caps);
         caps.clear();
         for &f in &self.comp {
-            let cap = self.flows[f as usize].cap;
+            let cap = self.scratch[f as usize].cap;
             if cap.is_finite() {
                 caps.push((cap.to_bits(), CAP_TAG | f as u64));
             }
@@ -269,7 +269,7 @@ impl FlowNet {
             if tag & CAP_TAG != 0 {
                 let f = (tag & !CAP_TAG) as u32;
                 if self.unfixed(f) {
-                    let cap = self.flows[f as usize].cap;
+                    let cap = self.scratch[f as usize].cap;
                     self.freeze(f, cap);
                 }
                 continue;

@@ -49,9 +49,17 @@
 //!   cable rule, whose contra-flow coupling the sweep does not model; the
 //!   machines that use it (Zhu's Ethernet) are small.
 //!
-//! Flows whose rate changed have their completion event moved with
-//! [`Schedule::reschedule`]; the others are not touched.
-//! [`FlowNet::update_stats`] counts the flows each update looked at.
+//! Completions are kept per **rate group** (`group`): the solved flows
+//! are partitioned into groups whose members share one rate, one
+//! virtual clock (bytes served per member) and one completion event,
+//! that of the member with the smallest virtual finish. An update sorts
+//! the flows whose rate changed by new rate: a group whose members all
+//! take one new rate is retargeted (a clock step and at most one
+//! [`Schedule::reschedule`]); the other changed flows leave their group
+//! with their bytes left and join, per new rate, the largest retargeted
+//! group of that rate or a new one. Flows whose rate did not change are
+//! not touched. [`FlowNet::update_stats`] counts the flows each update
+//! looked at.
 //!
 //! ## Why a sweep: the ripple
 //!
@@ -71,7 +79,48 @@
 //! many flows really change at every event (tens of thousands of small
 //! concurrent flows on shared interfaces, as in AMG level-0 SpGEMM at
 //! P = 8192, where each end moves hundreds of rates by more than 1e-9),
-//! every exact solver pays for each of them.
+//! a solver that produces every flow's rate pays for each of them.
+//!
+//! ## Groups: what they save and what they do not
+//!
+//! Those changes come in classes: on AMG level-0 SpGEMM (P = 8192) the
+//! 7.1 M rate changes of 54.8 k updates are 188 k distinct (old, new)
+//! rate pairs, 38 flows a pair; on alltoall-switch (P = 1024, one QDR
+//! switch) 2.31 M changes in 11.0 k updates are 13.3 k pairs, 174 flows
+//! a pair; on AMG level-2 SpMV 4.6 M are 351 k, 13 a pair. The rate
+//! groups make the completion side of a class O(1): the per-flow
+//! progress step and reschedule (17 % of SpGEMM's run after the data
+//! layout below) are gone, and the engine handles one `End` per group
+//! completion instead of one per flow. The sweep still visits every
+//! flow whose rate changes (its check walks the flow's route, since the
+//! members of one class cross different other links, any of which may
+//! bind); the flows a dirty link takes in at one old rate share one
+//! heap entry (per-flow check entries had been 9.0 M of the 14.7 M heap
+//! entries on SpGEMM). A sweep over groups (one visit per class) would
+//! need, per group, the links its members cross with their counts and
+//! a way to find the first of them to fill as the group rises (the
+//! group splits there); not built.
+//!
+//! The solvers read a flow through `Scratch` (rate, cap, state, route
+//! length: 32 bytes) and the strided route copy `routes`, not through
+//! `Flow`: their link scans, checks and fixes are bound by one cache
+//! miss per visited flow, which had been two or three (the 120-byte
+//! flow, then its route's heap block).
+//!
+//! Measured against c774b51 (the per-flow version; `farm-bench`,
+//! paired CPU ratio new/old, median of 5 runs, 3 for amg-spmv and
+//! halo27, on 2 cores shared with another job: ranges of +-10 % are
+//! noise), `netsim bench --child W --mode flow`: amg-spgemm0 0.51
+//! (0.48-0.59), alltoall-switch 0.88 (0.82-0.95), amg-spmv 0.92 (the
+//! MPI layer's matching is most of that run), alltoall-torus 0.96,
+//! halo27 1.10 then 0.97 on a second call (it solves nothing: every
+//! flow gets its cap), random-pairs 1.13, 1.07, then 1.00 over 9 runs
+//! (0.90-1.37): within the noise, but its rate changes come one flow
+//! at a time, where a move between groups (leave, heap push, two group
+//! events) costs more than the per-flow progress and reschedule did.
+//! Giving capped flows groups of their own measured 0.91 on
+//! random-pairs against this code but 1.13 on amg-spgemm0 and 1.09 on
+//! alltoall-switch; not kept.
 //!
 //! # Timing
 //!
@@ -81,6 +130,23 @@
 //! `rate` the smallest bandwidth on the route and the cap, converted with
 //! [`transfer_time`] exactly. Remaining bytes are tracked in `f64`; a
 //! completion time is rounded up to the picosecond.
+//!
+//! A member's completion is computed when its rate last changed, as the
+//! per-flow bookkeeping did, but from its group's clock: `bytes left =
+//! virtual finish - served`, which rounds differently from subtracting
+//! each interval's bytes. The flow tests check every due time and every
+//! delivery against the per-flow bookkeeping within 1 ps (most are
+//! equal). Workloads whose order of events depends on picosecond ties
+//! amplify that: the bench makespans in flow mode are unchanged but
+//! random-pairs (+9.1e-4), and the peers' torus all-to-all moves by a few
+//! percent (a2a-torus-256 +4.5 %); a 3e-16 relative change to
+//! `time_for` alone in the per-flow code moves them by 1.2e-4 and
+//! -4.7 %. The flat-switch peers cases keep their makespans. Flows due
+//! at one instant end in their group's order (virtual finish, then
+//! slot), not in the order their events were last moved, so outputs
+//! that depend on the order of simultaneous arrivals (the matching
+//! queues' search depths, a timeline's order within one timestamp) can
+//! differ while the times do not.
 
 use crate::config::{NetConfig, NetConfigError, check};
 use crate::idle::flow_idle_time;
@@ -88,11 +154,12 @@ use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
-use sim_core::{Bandwidth, EventId, PS_PER_SEC, Schedule, Time, transfer_time};
+use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 mod cut;
+mod group;
 mod sweep;
 
 /// The lowest entry of the heap and of the sorted `sorted[*next..]`
@@ -126,7 +193,7 @@ mod tests;
 pub enum FlowEvent {
     /// Recompute the rates of the flows marked since the last update.
     Update,
-    /// A flow sent its last byte.
+    /// The first member of a rate group (see `group`) sent its last byte.
     End(u32),
     /// A flow's last byte arrived (carries the transfer's token).
     Deliver(u64),
@@ -136,16 +203,8 @@ pub enum FlowEvent {
 struct Flow {
     token: u64,
     route: Vec<u32>,
-    /// Per hop: the flow's index in `on_link` of `route[i]` (O(1)
-    /// removal at its end, where a search costs the link's flow count).
-    slots: Vec<u32>,
     bytes: u64,
     lat: Time,
-    cap: f64,
-    rate: f64,
-    remaining: f64,
-    last: Time,
-    end_ev: Option<EventId>,
     /// In progress (slot not on the free list).
     live: bool,
     /// Not yet solved, and sure to get its cap (see `start`).
@@ -166,13 +225,23 @@ enum State {
     Settled,
 }
 
-/// Per-flow scratch of the rate update, kept apart from [`Flow`] so the
-/// search and the filling loop touch 16 bytes per flow.
+/// What the solvers read of a flow on every visit (its rate, cap and
+/// the update's scratch), kept apart from [`Flow`] so that a visit loads
+/// 32 bytes, not the flow's cold fields (the sweep's link scans, checks
+/// and fixes are bound by these loads: random flows, one miss each).
 #[derive(Clone, Copy, Debug, Default)]
 struct Scratch {
     new_rate: f64,
+    /// The flow's current rate (zero until its first update).
+    rate: f64,
+    /// Its [`Transfer::rate_cap`], infinite for none.
+    cap: f64,
     mark: u32,
     state: State,
+    /// Solved: it is a member of a rate group (`FlowNet::member`).
+    solved: bool,
+    /// Its route's length (the route is `FlowNet::route(f)`).
+    hops: u16,
 }
 
 /// The flow transport. See the module docs.
@@ -181,6 +250,20 @@ pub struct FlowNet {
     asym: bool,
     flows: Vec<Flow>,
     scratch: Vec<Scratch>,
+    /// Every flow slot's route at `f * stride`, a copy of
+    /// [`Flow::route`] the solvers read without touching the flow.
+    routes: Vec<u32>,
+    /// Per hop, at the same place: the flow's index in `on_link` of that
+    /// hop's link (O(1) removal at its end, where a search costs the
+    /// link's flow count).
+    slot_at: Vec<u32>,
+    stride: usize,
+    /// Every solved flow's place in its rate group.
+    member: Vec<group::Member>,
+    group_of: Vec<u32>,
+    groups: group::Groups,
+    /// Scratch of a group's completion: the flows it ended.
+    ended: Vec<u32>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
     /// Per link direction: the number of its unsolved flows that are not
@@ -228,6 +311,13 @@ impl FlowNet {
             asym: m.sharing == Sharing::Asymmetric,
             flows: Vec::new(),
             scratch: Vec::new(),
+            routes: Vec::new(),
+            slot_at: Vec::new(),
+            stride: 0,
+            member: Vec::new(),
+            group_of: Vec::new(),
+            groups: group::Groups::default(),
+            ended: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
             unsolved: vec![0; nl],
@@ -268,9 +358,49 @@ impl FlowNet {
     pub fn rates(&self) -> Vec<(u64, f64)> {
         self.flows
             .iter()
-            .filter(|f| f.live)
-            .map(|f| (f.token, f.rate))
+            .zip(&self.scratch)
+            .filter(|(f, _)| f.live)
+            .map(|(f, sc)| (f.token, sc.rate))
             .collect()
+    }
+
+    /// Flow `f`'s route (from the solvers' copy).
+    #[inline]
+    fn route(&self, f: u32) -> &[u32] {
+        let at = f as usize * self.stride;
+        &self.routes[at..at + self.scratch[f as usize].hops as usize]
+    }
+
+    /// Hop `i` of flow `f`'s route.
+    #[inline]
+    fn hop(&self, f: u32, i: usize) -> u32 {
+        self.routes[f as usize * self.stride + i]
+    }
+
+    /// Copies `route` into flow slot `f`'s place in `routes`, widening
+    /// every slot first if it is longer than the stride.
+    fn store_route(&mut self, f: u32, route: &[u32]) {
+        if route.len() > self.stride {
+            let (old, new) = (self.stride, route.len().max(4));
+            let slots = self.flows.len();
+            for v in [&mut self.routes, &mut self.slot_at] {
+                let mut wide = vec![0; slots * new];
+                for g in 0..slots.min(v.len() / old.max(1)) {
+                    wide[g * new..g * new + old].copy_from_slice(&v[g * old..(g + 1) * old]);
+                }
+                *v = wide;
+            }
+            self.stride = new;
+        }
+        let need = self.flows.len() * self.stride;
+        if self.routes.len() < need {
+            self.routes.resize(need, 0);
+            self.slot_at.resize(need, 0);
+        }
+        let at = f as usize * self.stride;
+        self.routes[at..at + route.len()].copy_from_slice(route);
+        self.scratch[f as usize].hops =
+            u16::try_from(route.len()).expect("a route shorter than 65536 hops");
     }
 
     fn ensure_update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -321,31 +451,57 @@ impl FlowNet {
     /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
     /// is sure to get it, else infinity.
     fn rate_or_bound(&self, g: u32) -> f64 {
-        let fl = &self.flows[g as usize];
-        if fl.end_ev.is_some() {
-            fl.rate
-        } else if fl.at_cap {
-            fl.cap
+        let sc = &self.scratch[g as usize];
+        if sc.solved {
+            sc.rate
+        } else if self.flows[g as usize].at_cap {
+            sc.cap
         } else {
             f64::INFINITY
         }
     }
 
-    /// Moves flow `f`'s progress to `now` at its current rate.
-    fn progress(&mut self, f: u32, now: Time) {
-        let fl = &mut self.flows[f as usize];
-        if fl.rate > 0.0 && now > fl.last {
-            let moved = (fl.rate * (now - fl.last).as_secs_f64()).min(fl.remaining);
-            fl.remaining -= moved;
-            if self.stats.recording() {
-                let (from, b) = (fl.last, moved.round() as u64);
-                for i in 0..fl.route.len() {
-                    let l = self.flows[f as usize].route[i];
-                    self.stats.busy(l, from, now, b);
-                }
+    /// Releases flow `f`, which sent its last byte at rate `rate`: its
+    /// bandwidth is freed and its delivery follows after the latency.
+    fn release(&mut self, f: u32, rate: f64, sched: &mut impl Schedule<FlowEvent>) {
+        let route = std::mem::take(&mut self.flows[f as usize].route);
+        let bytes = self.flows[f as usize].bytes;
+        // Flows slower than the one leaving cannot change.
+        if self.asym {
+            self.cut.threshold = self.cut.threshold.min(rate);
+        }
+        for (i, &l) in route.iter().enumerate() {
+            self.stats.add_total(l, bytes);
+            let lu = l as usize;
+            let pos = self.slot_at[f as usize * self.stride + i] as usize;
+            let v = &mut self.on_link[lu];
+            debug_assert_eq!(v[pos], f, "flow listed on its links");
+            v.swap_remove(pos);
+            if let Some(&g) = v.get(pos) {
+                let j = self
+                    .route(g)
+                    .iter()
+                    .position(|&x| x == l)
+                    .expect("route crosses l");
+                self.slot_at[g as usize * self.stride + j] = pos as u32;
+            }
+            if self.asym {
+                self.cut.dirty_links.push(l);
+            } else if !self.sweep.binds_nothing(l) {
+                // Removing load from a link that fixes no flow
+                // changes no rate through it.
+                self.sweep.note_link(l, rate);
             }
         }
-        self.flows[f as usize].last = now;
+        let fl = &mut self.flows[f as usize];
+        fl.route = route;
+        let sc = &mut self.scratch[f as usize];
+        sc.rate = 0.0;
+        sc.solved = false;
+        fl.live = false;
+        sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
+        self.free.push(f);
+        self.ensure_update(sched);
     }
 
     fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -360,42 +516,6 @@ impl FlowNet {
         self.touched.record(self.comp.len() as f64);
         self.touched_max = self.touched_max.max(self.comp.len());
         self.apply(sched);
-    }
-
-    /// Gives every flow the update fixed its new rate, and moves (or, for
-    /// a new flow, schedules) the completion of those whose rate changed.
-    fn apply(&mut self, sched: &mut impl Schedule<FlowEvent>) {
-        let now = sched.now();
-        for i in 0..self.comp.len() {
-            let f = self.comp[i];
-            let sc = self.scratch[f as usize];
-            debug_assert!(sc.mark == self.epoch && sc.state == State::Settled);
-            let (old, has_ev) = {
-                let fl = &self.flows[f as usize];
-                (fl.rate, fl.end_ev.is_some())
-            };
-            let new = sc.new_rate;
-            if new == old && has_ev {
-                continue;
-            }
-            self.progress(f, now);
-            let fl = &mut self.flows[f as usize];
-            if !has_ev && !fl.at_cap {
-                for &l in &fl.route {
-                    self.unsolved[l as usize] -= 1;
-                }
-            }
-            fl.rate = new;
-            fl.at_cap = false;
-            let at = now.saturating_add(time_for(fl.remaining, new));
-            match fl.end_ev {
-                Some(id) => {
-                    let ok = sched.reschedule(id, at);
-                    debug_assert!(ok, "completion event of a live flow is pending");
-                }
-                None => fl.end_ev = Some(sched.schedule_at(at, FlowEvent::End(f))),
-            }
-        }
     }
 }
 
@@ -477,6 +597,8 @@ impl Transport for FlowNet {
             None => {
                 self.flows.push(Flow::default());
                 self.scratch.push(Scratch::default());
+                self.member.push(group::Member::default());
+                self.group_of.push(group::NONE);
                 self.flows.len() as u32 - 1
             }
         };
@@ -513,12 +635,16 @@ impl Transport for FlowNet {
             }
             self.sweep.note_new_flow(f);
         }
-        let mut slots = std::mem::take(&mut self.flows[f as usize].slots);
-        slots.clear();
-        for &l in &route {
+        self.scratch[f as usize] = Scratch {
+            cap,
+            ..Scratch::default()
+        };
+        self.store_route(f, &route);
+        let at = f as usize * self.stride;
+        for (i, &l) in route.iter().enumerate() {
             let lu = l as usize;
             let v = &mut self.on_link[lu];
-            slots.push(v.len() as u32);
+            self.slot_at[at + i] = v.len() as u32;
             v.push(f);
             let n = v.len() as u32;
             self.stats.flows(l, n);
@@ -527,18 +653,11 @@ impl Transport for FlowNet {
         self.flows[f as usize] = Flow {
             token: t.token,
             route,
-            slots,
             bytes: t.bytes,
             lat,
-            cap,
-            rate: 0.0,
-            remaining: t.bytes as f64,
-            last: sched.now(),
-            end_ev: None,
             live: true,
             at_cap,
         };
-        self.scratch[f as usize] = Scratch::default();
         if self.asym {
             self.cut.dirty_flows.push(f);
         }
@@ -553,48 +672,14 @@ impl Transport for FlowNet {
     ) {
         match ev {
             FlowEvent::Update => self.update(sched),
-            FlowEvent::End(f) => {
-                let now = sched.now();
-                self.progress(f, now);
-                let route = std::mem::take(&mut self.flows[f as usize].route);
-                let bytes = self.flows[f as usize].bytes;
-                let rate = self.flows[f as usize].rate;
-                // Flows slower than the one leaving cannot change.
-                if self.asym {
-                    self.cut.threshold = self.cut.threshold.min(rate);
+            FlowEvent::End(g) => {
+                let mut ended = std::mem::take(&mut self.ended);
+                let rate = self.group_end(g, sched, &mut ended);
+                for &f in &ended {
+                    self.release(f, rate, sched);
                 }
-                for (i, &l) in route.iter().enumerate() {
-                    self.stats.add_total(l, bytes);
-                    let lu = l as usize;
-                    let pos = self.flows[f as usize].slots[i] as usize;
-                    let v = &mut self.on_link[lu];
-                    debug_assert_eq!(v[pos], f, "flow listed on its links");
-                    v.swap_remove(pos);
-                    if let Some(&g) = v.get(pos) {
-                        let gf = &mut self.flows[g as usize];
-                        let j = gf
-                            .route
-                            .iter()
-                            .position(|&x| x == l)
-                            .expect("route crosses l");
-                        gf.slots[j] = pos as u32;
-                    }
-                    if self.asym {
-                        self.cut.dirty_links.push(l);
-                    } else if !self.sweep.binds_nothing(l) {
-                        // Removing load from a link that fixes no flow
-                        // changes no rate through it.
-                        self.sweep.note_link(l, rate);
-                    }
-                }
-                let fl = &mut self.flows[f as usize];
-                fl.route = route;
-                fl.end_ev = None;
-                fl.rate = 0.0;
-                fl.live = false;
-                sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
-                self.free.push(f);
-                self.ensure_update(sched);
+                ended.clear();
+                self.ended = ended;
             }
             FlowEvent::Deliver(token) => out.push(Delivery {
                 token,

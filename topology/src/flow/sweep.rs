@@ -36,7 +36,12 @@
 //!
 //! Events are ordered by level, then dirty, cap, pop, check (so that a
 //! link filling at exactly `r_f` fixes the flow before its check), then
-//! id: the result does not depend on anything but the calls.
+//! id: the result does not depend on anything but the calls. The checks
+//! a link makes due when it becomes dirty share one heap entry per old
+//! rate (its id is the batch's, in the order batches were made; the
+//! batch's flows are checked in id order): the flows of one rate group
+//! on a link come in together, and one entry each had been most of the
+//! heap's traffic.
 //!
 //! # Cost
 //!
@@ -105,6 +110,13 @@ pub(super) struct SweepState {
     /// Scratch of `solve_sweep`: the caps of new flows and the pending
     /// links, sorted.
     known: Vec<(u64, u64)>,
+    /// Checks come in batches: the flows a link took in at one old rate
+    /// share one heap entry (`batches[i]` is a range of `batch_flows`),
+    /// since flows of one rate group on a link are taken in together.
+    batch_flows: Vec<u32>,
+    batches: Vec<(u32, u32)>,
+    /// Scratch of `make_dirty`: (old rate bits, flow) of its checks.
+    checks: Vec<(u64, u32)>,
     /// Per link direction: the update (epoch) in which `make_dirty` last
     /// found it clean with room to spare, and the load it found then
     /// (kept up to date with the changes of its flows since), so that
@@ -125,6 +137,9 @@ impl SweepState {
             started: Vec::new(),
             started_on: vec![false; links],
             known: Vec::new(),
+            batch_flows: Vec::new(),
+            batches: Vec::new(),
+            checks: Vec::new(),
             slack_epoch: vec![0; links],
             slack_load: vec![0.0; links],
         }
@@ -169,6 +184,8 @@ impl FlowNet {
     /// every `f` in `comp`).
     pub(super) fn solve_sweep(&mut self) {
         self.heap.clear();
+        self.sweep.batch_flows.clear();
+        self.sweep.batches.clear();
         self.sweep.cur = 0.0;
         // What is known before the sweep starts (the caps of new flows and
         // the pending links) is one sorted list merged with the heap in its
@@ -180,13 +197,12 @@ impl FlowNet {
             if !self.flows[f as usize].live {
                 continue;
             }
-            self.scratch[f as usize] = super::Scratch {
-                new_rate: 0.0,
-                mark: self.epoch,
-                state: State::Open,
-            };
+            let sc = &mut self.scratch[f as usize];
+            sc.new_rate = 0.0;
+            sc.mark = self.epoch;
+            sc.state = State::Open;
+            let cap = sc.cap;
             self.comp.push(f);
-            let cap = self.flows[f as usize].cap;
             if cap.is_finite() {
                 known.push(entry(cap, CAP, f).0);
             }
@@ -225,15 +241,18 @@ impl FlowNet {
                 CAP => {
                     let sc = self.scratch[id as usize];
                     if sc.mark == self.epoch && sc.state == State::Open {
-                        let cap = self.flows[id as usize].cap;
-                        self.fix(id, cap);
+                        self.fix(id, sc.cap);
                     }
                 }
                 POP => self.pop_link(id, key),
                 _ => {
-                    let sc = self.scratch[id as usize];
-                    if sc.mark == self.epoch && sc.state == State::Checked {
-                        self.check(id);
+                    let (from, to) = self.sweep.batches[id as usize];
+                    for i in from..to {
+                        let f = self.sweep.batch_flows[i as usize];
+                        let sc = self.scratch[f as usize];
+                        if sc.mark == self.epoch && sc.state == State::Checked {
+                            self.check(f);
+                        }
                     }
                 }
             }
@@ -277,14 +296,14 @@ impl FlowNet {
                 if sc.mark == self.epoch {
                     match sc.state {
                         State::Settled => load += sc.new_rate,
-                        State::Checked => load += self.flows[f as usize].rate,
+                        State::Checked => load += sc.rate,
                         State::Open => {
                             open = true;
                             break;
                         }
                     }
                 } else {
-                    load += self.flows[f as usize].rate;
+                    load += sc.rate;
                 }
             }
             if !open && load < bw * (1.0 - SLACK) {
@@ -297,6 +316,8 @@ impl FlowNet {
         self.sweep.lam[lu] = f64::INFINITY;
         let mut rem = bw;
         let mut n = 0u32;
+        let mut checks = std::mem::take(&mut self.sweep.checks);
+        checks.clear();
         for i in 0..self.on_link[lu].len() {
             let f = self.on_link[lu][i];
             let sc = &mut self.scratch[f as usize];
@@ -307,20 +328,36 @@ impl FlowNet {
                 }
                 continue;
             }
-            let r = self.flows[f as usize].rate;
+            let r = sc.rate;
             if r >= below {
-                *sc = super::Scratch {
-                    new_rate: r,
-                    mark: self.epoch,
-                    state: State::Checked,
-                };
+                sc.new_rate = r;
+                sc.mark = self.epoch;
+                sc.state = State::Checked;
                 self.comp.push(f);
-                self.heap.push(entry(r, CHECK, f));
+                checks.push((r.to_bits(), f));
                 n += 1;
             } else {
                 rem -= r;
             }
         }
+        // One heap entry per old rate, its flows in id order.
+        checks.sort_unstable();
+        let mut i = 0;
+        while i < checks.len() {
+            let bits = checks[i].0;
+            let end = i + checks[i..].partition_point(|c| c.0 == bits);
+            let from = self.sweep.batch_flows.len() as u32;
+            self.sweep
+                .batch_flows
+                .extend(checks[i..end].iter().map(|c| c.1));
+            let b = self.sweep.batches.len() as u32;
+            self.sweep
+                .batches
+                .push((from, self.sweep.batch_flows.len() as u32));
+            self.heap.push(entry(f64::from_bits(bits), CHECK, b));
+            i = end;
+        }
+        self.sweep.checks = checks;
         self.rem[lu] = rem;
         self.nun[lu] = n;
         if n > 0 {
@@ -355,11 +392,12 @@ impl FlowNet {
 
     /// The check of a flow still rising at its old rate.
     fn check(&mut self, f: u32) {
-        let r = self.flows[f as usize].rate;
+        let sc = self.scratch[f as usize];
+        let (r, cap) = (sc.rate, sc.cap);
         let tol = 2.0 * KEEP * r;
-        let mut bound = self.flows[f as usize].cap <= r + tol;
+        let mut bound = cap <= r + tol;
         if !bound {
-            for &l in &self.flows[f as usize].route {
+            for &l in self.route(f) {
                 if self.cmark[l as usize] != self.epoch
                     && (self.sweep.lam[l as usize] - r).abs() <= tol
                 {
@@ -373,13 +411,12 @@ impl FlowNet {
             return;
         }
         self.scratch[f as usize].state = State::Open;
-        for i in 0..self.flows[f as usize].route.len() {
-            let l = self.flows[f as usize].route[i];
+        for i in 0..sc.hops as usize {
+            let l = self.hop(f, i);
             if self.cmark[l as usize] != self.epoch {
                 self.make_dirty(l, None);
             }
         }
-        let cap = self.flows[f as usize].cap;
         if cap.is_finite() {
             self.heap.push(entry(cap, CAP, f));
         }
@@ -388,9 +425,9 @@ impl FlowNet {
     /// Fixes rising flow `f` at level `y` (its old rate if within
     /// [`KEEP`]). A flow that changed makes its clean links dirty.
     fn fix(&mut self, f: u32, y: f64) {
-        let (old, is_new) = {
-            let fl = &self.flows[f as usize];
-            (fl.rate, fl.end_ev.is_none())
+        let (old, is_new, hops) = {
+            let sc = &self.scratch[f as usize];
+            (sc.rate, !sc.solved, sc.hops as usize)
         };
         let v = if !is_new && (y - old).abs() <= KEEP * old {
             old
@@ -403,8 +440,8 @@ impl FlowNet {
         // A new flow's links are all queued to become dirty at the level
         // where they could first fill with it, so they need not be now.
         let changed = !is_new && v != old;
-        for i in 0..self.flows[f as usize].route.len() {
-            let l = self.flows[f as usize].route[i] as usize;
+        for i in 0..hops {
+            let l = self.hop(f, i) as usize;
             if self.cmark[l] == self.epoch {
                 // A rising flow counts on every dirty link it crosses.
                 self.rem[l] -= v;
