@@ -140,44 +140,35 @@ pub fn goal(data: &[u8]) {
     if too_many_ranks(data, &[], Some("num_ranks")) {
         return;
     }
-    with_file("trace.goal", data, |p| {
-        let Ok(t) = scenarios::goal::GoalSchedule::open(p, Default::default()) else {
-            return;
-        };
-        if t.num_ranks() <= MAX_DRAINED_RANKS {
-            if let Ok(s) = t.streams() {
-                drain(s);
-            }
-            // As the MPI layer runs a graph: everything ready handed out,
-            // then started and completed newest first.
-            if let Ok(s) = t.streams() {
-                drain_graph(s);
-            }
-        }
-    });
+    with_file("trace.goal", data, run_goal);
 }
 
 /// A compiled GOAL schedule (`netsim compile`): the bytes after the
 /// magic and version, which the harness writes (the fuzzer would seldom
 /// find them itself).
 pub fn goal_compiled(data: &[u8]) {
-    use scenarios::goal::{COMPILED_MAGIC, COMPILED_VERSION, GoalSchedule};
+    use scenarios::goal::{COMPILED_MAGIC, COMPILED_VERSION};
     let mut file = COMPILED_MAGIC.to_vec();
     file.extend(COMPILED_VERSION.to_le_bytes());
     file.extend(data);
-    with_file("trace.goalc", &file, |p| {
-        let Ok(t) = GoalSchedule::open(p, Default::default()) else {
-            return;
-        };
-        if t.num_ranks() <= MAX_DRAINED_RANKS {
-            if let Ok(s) = t.streams() {
-                drain(s);
-            }
-            if let Ok(s) = t.streams() {
-                drain_graph(s);
-            }
+    with_file("trace.goalc", &file, run_goal);
+}
+
+/// Opens a GOAL schedule (text or compiled) and drains its streams in
+/// order, then as the MPI layer runs a graph: everything ready handed
+/// out, then started and completed newest first.
+fn run_goal(p: &std::path::Path) {
+    let Ok(t) = scenarios::goal::GoalSchedule::open(p, Default::default()) else {
+        return;
+    };
+    if t.num_ranks() <= MAX_DRAINED_RANKS {
+        if let Ok(s) = t.streams() {
+            drain(s);
         }
-    });
+        if let Ok(s) = t.streams() {
+            drain_graph(s);
+        }
+    }
 }
 
 /// Runs graph programs: hands out what is ready, then starts and
