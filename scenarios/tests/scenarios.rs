@@ -1532,6 +1532,10 @@ fn goal_compiled_runs_as_its_text() {
     };
     let e = goal_run(&GoalSchedule::open(&c2, ms).unwrap()).unwrap_err();
     assert!(e.contains("c.goal:3: calc 1000000000000000"), "{e}");
+    // Compiling onto the text itself is refused before anything is written.
+    let e = GoalSchedule::compile(&f, &f, config()).unwrap_err();
+    assert!(e.to_string().contains("is the schedule itself"), "{e}");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
     // Compiling a compiled file is refused.
     let e = GoalSchedule::compile(&c, &s.join("x"), config()).unwrap_err();
     assert!(

@@ -357,16 +357,11 @@ fn temporary_file() -> std::io::Result<File> {
 /// Whether `path` starts with [`compiled::MAGIC`].
 fn is_compiled(path: &Path) -> Result<bool, ProgramError> {
     let mut head = [0u8; compiled::MAGIC.len()];
-    let mut file = open(path)?;
-    let mut got = 0;
-    while got < head.len() {
-        match read_some(&mut file, &mut head[got..]) {
-            Ok(0) => return Ok(false),
-            Ok(n) => got += n,
-            Err(e) => return Err(file_error(path, format!("cannot read: {e}"))),
-        }
+    match open(path)?.read_exact(&mut head) {
+        Ok(()) => Ok(&head == compiled::MAGIC),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(file_error(path, format!("cannot read: {e}"))),
     }
-    Ok(&head == compiled::MAGIC)
 }
 
 /// Bytes of one index entry after its presence byte.
@@ -391,6 +386,15 @@ impl GoalSchedule {
     pub fn compile(path: &Path, out: &Path, config: GoalConfig) -> Result<u32, ProgramError> {
         if is_compiled(path)? {
             return Err(file_error(path, "is already a compiled GOAL schedule"));
+        }
+        // Creating `out` empties it: it must not be the text.
+        use std::os::unix::fs::MetadataExt;
+        let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        if id(out).is_some() && id(out) == id(path) {
+            return Err(file_error(
+                out,
+                "is the schedule itself: name another output file",
+            ));
         }
         Ok(Self::scan(path, config, Out::Kept(out))?.num_ranks())
     }
