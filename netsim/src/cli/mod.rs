@@ -1,5 +1,5 @@
-//! The user-facing commands: `run`, `replay`, `presets`, `sweep` and
-//! `sweep merge`. Scenario reading and running live in
+//! The user-facing commands: `run`, `replay`, `compile`, `presets`,
+//! `sweep` and `sweep merge`. Scenario reading and running live in
 //! `scenarios::scenario`; this module turns command-line options into a
 //! scenario table, runs it, and renders the report (table, JSON, CSV,
 //! SVG). Output schemas: `docs/OUTPUT.md`.
