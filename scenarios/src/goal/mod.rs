@@ -77,7 +77,7 @@
 //! The text is read once, not twice: the streams used to lex their
 //! blocks again and keep label tables (on an all-to-all, P = 1024, 105 MB
 //! of text, the run took 15.4 G instructions, of which 4.4 G lexing;
-//! with the records, 11.5 G, callgrind). Lines are read in place in the
+//! with the records, 11.9 G, callgrind). Lines are read in place in the
 //! scan's buffer, Schedgen's usual spellings by a quick path
 //! (`lex::next_line`) and everything else by the full scanner.
 //!
@@ -223,12 +223,9 @@ impl<V: Copy> Labels<V> {
             long: FxHashMap::default(),
         }
     }
-    fn key(l: &[u8]) -> Option<(u128, u8)> {
-        short_key(l)
-    }
     /// Sets `l`'s value (defined or not).
     fn insert(&mut self, l: &[u8], v: V) {
-        match Self::key(l) {
+        match short_key(l) {
             Some(k) => {
                 self.short.insert(k, v);
             }
@@ -238,7 +235,7 @@ impl<V: Copy> Labels<V> {
         }
     }
     fn get(&self, l: &[u8]) -> Option<V> {
-        match Self::key(l) {
+        match short_key(l) {
             Some(k) => self.short.get(&k).copied(),
             None => self.long.get(l).copied(),
         }
@@ -246,7 +243,7 @@ impl<V: Copy> Labels<V> {
     /// Inserts `v` unless `l` is already there (the first definition
     /// wins); returns whether it was inserted.
     fn insert_first(&mut self, l: &[u8], v: V) -> bool {
-        match Self::key(l) {
+        match short_key(l) {
             Some(k) => match self.short.entry(k) {
                 std::collections::hash_map::Entry::Occupied(_) => false,
                 std::collections::hash_map::Entry::Vacant(e) => {
