@@ -686,13 +686,21 @@ pub trait OpStream {
     }
 
     /// Graph programs: operation `id` started (`irequires` are met).
-    fn started(&mut self, id: u32) {
+    /// Returns whether the rank should look for ready operations: `false`
+    /// only if the start can have made none ready (the rank then waits
+    /// on, without a visit). Default: `true`.
+    fn started(&mut self, id: u32) -> bool {
         let _ = id;
+        true
     }
 
     /// Graph programs: operation `id` completed (`requires` are met).
-    fn completed(&mut self, id: u32) {
+    /// Returns whether the rank should look for ready operations (or its
+    /// end): `false` only if the completion made none ready and others
+    /// are still in flight. Default: `true`.
+    fn completed(&mut self, id: u32) -> bool {
         let _ = id;
+        true
     }
 }
 
@@ -740,10 +748,10 @@ impl<S: OpStream + ?Sized> OpStream for Box<S> {
     fn next_ready(&mut self) -> Result<Ready, ProgramError> {
         (**self).next_ready()
     }
-    fn started(&mut self, id: u32) {
+    fn started(&mut self, id: u32) -> bool {
         (**self).started(id)
     }
-    fn completed(&mut self, id: u32) {
+    fn completed(&mut self, id: u32) -> bool {
         (**self).completed(id)
     }
 }

@@ -1651,11 +1651,13 @@ impl OpStream for Graph {
             None => mpi_layer::Ready::Wait,
         })
     }
-    fn started(&mut self, id: u32) {
+    fn started(&mut self, id: u32) -> bool {
         self.started[id as usize] = true;
+        true
     }
-    fn completed(&mut self, id: u32) {
+    fn completed(&mut self, id: u32) -> bool {
         self.done[id as usize] = true;
+        true
     }
 }
 

@@ -269,8 +269,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             };
             if req != NONE && self.reqs[req as usize].graph != NONE {
                 let (owner, g) = (self.reqs[req as usize].owner, self.reqs[req as usize].graph);
-                self.programs[owner as usize].started(g);
-                self.push_local(s, now, Loc::Graph(owner));
+                if self.programs[owner as usize].started(g) {
+                    self.push_local(s, now, Loc::Graph(owner));
+                }
             }
         }
         if O::ENABLED && plan.cpu > Time::ZERO {

@@ -34,8 +34,9 @@ pub(super) enum Loc {
     Depart(u32),
     /// The head of a rank's port queue leaves (rank, interface).
     Port(u32, u16),
-    /// A graph program's operation started or completed: the rank looks
-    /// for newly ready operations.
+    /// A graph program's operation started or completed and its program
+    /// says that may have made operations ready (`OpStream::started`,
+    /// `completed`): the rank looks for them.
     Graph(u32),
     /// A message's current leg reached the far end through shared memory
     /// (a pure delay, or a control message).

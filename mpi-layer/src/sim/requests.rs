@@ -166,10 +166,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if req.graph != super::host::NONE {
             let (owner, g) = (req.owner, req.graph);
             self.free_req(i);
-            self.programs[owner as usize].completed(g);
+            let look = self.programs[owner as usize].completed(g);
             self.ranks[owner as usize].graph_live -= 1;
-            let now = s.now();
-            self.push_local(s, now, Loc::Graph(owner));
+            if look {
+                let now = s.now();
+                self.push_local(s, now, Loc::Graph(owner));
+            }
             return;
         }
         if !req.waited {

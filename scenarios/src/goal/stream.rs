@@ -435,12 +435,13 @@ impl GoalStream {
     }
 
     /// Operation `id`'s edges: `start` ones (at its start) or the others
-    /// (at its completion, which also frees them all).
-    fn release(&mut self, id: u32, start: bool) {
+    /// (at its completion, which also frees them all). Returns whether it
+    /// made an operation ready.
+    fn release(&mut self, id: u32, start: bool) -> bool {
         let live = self.live.as_mut().expect("live");
         let mut e = live.node(id).child;
         if e == NONE {
-            return;
+            return false;
         }
         let mut freed = SmallVec::<[u32; 16]>::new();
         while e != NONE {
@@ -467,6 +468,7 @@ impl GoalStream {
         for &to in freed.iter() {
             live.push_ready(to);
         }
+        !freed.is_empty()
     }
 
     /// The next operation to hand out: met dependencies, and the block read
@@ -616,39 +618,47 @@ impl OpStream for GoalStream {
         }
     }
 
-    fn started(&mut self, id: u32) {
+    /// Ready operations come only from released edges (every root is
+    /// read, and queued, before the first is handed out; a dependency
+    /// line already met is read by `next_ready` itself): a start that
+    /// releases none made none ready.
+    fn started(&mut self, id: u32) -> bool {
         let d = self.lookahead();
         let Some(live) = self.live.as_mut() else {
-            return;
+            return true;
         };
         if id < live.base {
-            return;
+            return true;
         }
         let n = &mut live.nodes[(id - live.base) as usize];
         if n.flags & STARTED != 0 {
-            return;
+            return false;
         }
         n.flags |= STARTED;
         // Every line naming it is within `D` items.
         self.want = self.want.max(n.item.saturating_add(d));
-        self.release(id, true);
+        self.release(id, true)
     }
 
-    fn completed(&mut self, id: u32) {
-        self.started(id);
+    /// As [`GoalStream::started`]; and with nothing left in flight the
+    /// rank reads on or ends.
+    fn completed(&mut self, id: u32) -> bool {
+        let mut look = self.started(id);
         let Some(live) = self.live.as_mut() else {
-            return;
+            return true;
         };
         if id < live.base {
-            return;
+            return true;
         }
         live.nodes[(id - live.base) as usize].flags |= DONE;
         live.in_flight -= 1;
-        self.release(id, false);
+        look |= self.release(id, false);
         let live = self.live.as_mut().expect("live");
+        look |= live.in_flight == 0;
         while live.nodes.front().is_some_and(|n| n.flags & DONE != 0) {
             live.nodes.pop_front();
             live.base += 1;
         }
+        look
     }
 }
