@@ -176,6 +176,38 @@ pub fn choose(op: &Op, p: u32, c: &CollectiveParams) -> Option<CollAlg> {
     })
 }
 
+/// A collective's per-rank sizes (v-collectives, reduce_scatter), or the
+/// send and receive sizes of alltoallv; a missing entry is 0.
+pub type Counts<'a> = (&'a [u64], &'a [u64]);
+
+/// The per-rank sizes collective `op` names (none for the others).
+pub fn counts(op: &Op) -> Counts<'_> {
+    match op {
+        Op::Gatherv { counts, .. }
+        | Op::Scatterv { counts, .. }
+        | Op::Allgatherv { counts, .. }
+        | Op::ReduceScatter { counts, .. } => (counts, &[]),
+        Op::Alltoallv { send, recv, .. } => (send, recv),
+        _ => (&[], &[]),
+    }
+}
+
+impl CollAlg {
+    /// Whether [`CollRun::plan`] reads the per-rank sizes: the other
+    /// algorithms' steps need only the run's state, so a step does not
+    /// visit the operation (boxed in the rank's state).
+    pub fn reads_counts(self) -> bool {
+        matches!(
+            self,
+            CollAlg::GathervLinear
+                | CollAlg::ScattervLinear
+                | CollAlg::AllgathervRing
+                | CollAlg::ReduceScatterRing
+                | CollAlg::AlltoallvPairwise
+        )
+    }
+}
+
 impl CollRun {
     /// The state of collective `op` with algorithm `alg` for rank `me` of
     /// `p`.
@@ -203,24 +235,16 @@ impl CollRun {
         }
     }
 
-    /// The operations of step `self.step` of collective `op` (the one
-    /// this run was made for: the v-collectives' sizes are read from it)
-    /// pushed to `out` (cleared first) and the bytes reduced once they
+    /// The operations of step `self.step` of the collective this run was
+    /// made for, whose per-rank sizes are `counts` (see [`counts`]; only
+    /// the algorithms that [`CollAlg::reads_counts`] read them), pushed
+    /// to `out` (cleared first) and the bytes reduced once they
     /// complete; `None` when the collective is over. A step may be empty
     /// (the rank idles in it). O(1) per step except the linear
     /// v-collectives' root step (O(P)).
-    pub fn plan(&self, op: &Op, out: &mut Vec<P2p>) -> Option<u64> {
+    pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
-        // Per-rank sizes (v-collectives, reduce_scatter), or the send
-        // sizes of alltoallv; a missing entry is 0.
-        let (counts, recv_counts): (&[u64], &[u64]) = match op {
-            Op::Gatherv { counts, .. }
-            | Op::Scatterv { counts, .. }
-            | Op::Allgatherv { counts, .. }
-            | Op::ReduceScatter { counts, .. } => (counts, &[]),
-            Op::Alltoallv { send, recv, .. } => (send, recv),
-            _ => (&[], &[]),
-        };
+        let (counts, recv_counts) = counts;
         let count = |i: u32| counts.get(i as usize).copied().unwrap_or(0);
         let (p, me, k) = (self.p, self.me, self.step);
         let s = self.bytes;
@@ -500,8 +524,15 @@ mod tests {
         let mut sends = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
         let mut recvs = std::collections::BTreeMap::<(u32, u32), Vec<u64>>::new();
         let mut out = vec![];
+        // As the simulator's step: sizes only for the algorithms that
+        // read them.
+        let c = if alg.reads_counts() {
+            counts(&op)
+        } else {
+            (&[][..], &[][..])
+        };
         for r in runs.iter_mut() {
-            while r.plan(&op, &mut out).is_some() {
+            while r.plan(c, &mut out).is_some() {
                 for o in &out {
                     if o.send {
                         sends.entry((r.me, o.peer)).or_default().push(o.bytes);
@@ -585,6 +616,28 @@ mod tests {
             comm: w,
         };
         assert_eq!(census(CollAlg::AllgathervRing, agv, 3), (6, 12));
+        // Linear gatherv and scatterv, root 0: ranks 1 to 4 each send or
+        // receive their own count, 2 + 3 + 4 + 5 bytes.
+        let (root, counts5) = (0, vec![1, 2, 3, 4, 5]);
+        let gv = Op::Gatherv {
+            root,
+            counts: counts5.clone(),
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::GathervLinear, gv, 5), (4, 14));
+        let sv = Op::Scatterv {
+            root,
+            counts: counts5,
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::ScattervLinear, sv, 5), (4, 14));
+        // Pairwise alltoallv, 2 bytes to and from every other rank.
+        let tv = Op::Alltoallv {
+            send: vec![2; 3],
+            recv: vec![2; 3],
+            comm: w,
+        };
+        assert_eq!(census(CollAlg::AlltoallvPairwise, tv, 3), (6, 12));
         let sc = Op::Scan {
             bytes: 1,
             comm: w,

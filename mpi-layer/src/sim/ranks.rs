@@ -98,7 +98,10 @@ pub(super) struct RankState {
     pub coll: Option<CollRun>,
     pub internal: Internal,
     pub queues: Queues,
-    pub cur: Option<(Op, Origin)>,
+    /// The operation the rank is blocked in or the collective's, boxed:
+    /// 8 bytes in every rank's state instead of 88, one allocation per
+    /// blocking call that waits (graph programs never set it).
+    pub cur: Option<Box<(Op, Origin)>>,
     pub finish: Time,
     pub live_user: u32,
     /// A graph program's operations issued and not yet completed.
@@ -186,7 +189,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.ranks[r as usize].cur = None;
             }
             Resume::FreeNamed => {
-                let (op, _) = self.ranks[r as usize].cur.take().expect("op");
+                let (op, _) = *self.ranks[r as usize].cur.take().expect("op");
                 match op {
                     Op::Wait { req } => self.free_user(r, req),
                     Op::Waitall { reqs } => {
@@ -204,7 +207,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             Resume::WaitAny => {
-                let (op, _) = self.ranks[r as usize].cur.take().expect("op");
+                let (op, _) = *self.ranks[r as usize].cur.take().expect("op");
                 if let Op::Waitany { reqs } = op {
                     self.finish_waitany(r, &reqs);
                 }
@@ -386,8 +389,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         loop {
             let rk = &self.ranks[r as usize];
             let coll = rk.coll.as_ref().expect("coll");
-            let (op, _) = rk.cur.as_ref().expect("coll op");
-            let Some(reduce) = coll.plan(op, &mut out) else {
+            let counts = if coll.alg.reads_counts() {
+                collectives::counts(&rk.cur.as_ref().expect("coll op").0)
+            } else {
+                (&[][..], &[][..])
+            };
+            let Some(reduce) = coll.plan(counts, &mut out) else {
                 let rk = &mut self.ranks[r as usize];
                 rk.coll = None;
                 rk.cur = None;
@@ -532,14 +539,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             // is kept for `CollRun::plan` and for reports.
             let rk = &mut self.ranks[r as usize];
             if rk.coll.is_some() {
-                rk.cur = Some((op, origin));
+                rk.cur = Some(Box::new((op, origin)));
             }
             return;
         }
         if self.error.is_none() {
             let rk = &mut self.ranks[r as usize];
             if rk.run == Run::Blocked && rk.cur.is_none() {
-                rk.cur = Some((op, origin));
+                rk.cur = Some(Box::new((op, origin)));
             }
         }
     }

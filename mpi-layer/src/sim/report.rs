@@ -332,7 +332,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     fn blocked_report(&self, r: u32) -> BlockedRank {
         let rk = &self.ranks[r as usize];
-        let (op, origin) = match &rk.cur {
+        let (op, origin) = match rk.cur.as_deref() {
             Some((op, o)) => (op.to_string(), o.to_string()),
             // A graph program waits for the operations it has in flight;
             // its posted receives below say where each came from.
