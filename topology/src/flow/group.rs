@@ -341,6 +341,10 @@ impl FlowNet {
                     for &l in &fl.route {
                         self.unsolved[l as usize] -= 1;
                     }
+                } else if !self.asym {
+                    for &l in &fl.route {
+                        self.cap_load[l as usize] -= sc.cap;
+                    }
                 }
                 fl.at_cap = false;
                 NONE

@@ -117,13 +117,6 @@ pub(super) struct SweepState {
     batches: Vec<(u32, u32)>,
     /// Scratch of `make_dirty`: (old rate bits, flow) of its checks.
     checks: Vec<(u64, u32)>,
-    /// Per link direction: the update (epoch) in which `make_dirty` last
-    /// found it clean with room to spare, and the load it found then
-    /// (kept up to date with the changes of its flows since), so that
-    /// the many changed flows crossing one clean link do not each scan
-    /// all its flows again.
-    slack_epoch: Vec<u32>,
-    slack_load: Vec<f64>,
 }
 
 impl SweepState {
@@ -140,8 +133,6 @@ impl SweepState {
             batch_flows: Vec::new(),
             batches: Vec::new(),
             checks: Vec::new(),
-            slack_epoch: vec![0; links],
-            slack_load: vec![0.0; links],
         }
     }
 
@@ -235,7 +226,7 @@ impl FlowNet {
             match tag >> 32 {
                 DIRTY => {
                     if self.cmark[id as usize] != self.epoch {
-                        self.make_dirty(id, None);
+                        self.make_dirty(id, false);
                     }
                 }
                 CAP => {
@@ -262,55 +253,27 @@ impl FlowNet {
 
     /// Takes link `l` into the sweep at the current level: flows on it
     /// below the level keep their rates; the others are rising.
-    /// `settled` is `Some(new - old)` when the call comes from one flow
-    /// on `l` fixed at a new rate (nothing else on `l` changed since the
-    /// link's last clean verdict in this update, if any), `None` to look
-    /// at every flow.
-    fn make_dirty(&mut self, l: u32, settled: Option<f64>) {
+    /// `rising` says that a flow on `l` has just started to rise (a
+    /// failed check), which makes it dirty whatever its load.
+    fn make_dirty(&mut self, l: u32, rising: bool) {
         let lu = l as usize;
         let below = self.sweep.cur * (1.0 - SLACK);
         let bw = self.m.link(l).bandwidth.as_f64();
-        // First pass, marking nothing: a link that fixed no flow in the
-        // last solution, carries no flow being solved, and keeps room to
-        // spare with every other flow at its old rate cannot fill: it
-        // stays clean. A flow that later rises on it makes it dirty.
-        // A clean verdict earlier in this update is carried forward by
-        // the one flow's change instead of a new scan: the flows on a
-        // clean link change their contribution only when fixed at a new
-        // rate (which comes here with `settled`) or when they start to
-        // rise at a failed check (which comes here with `None`).
-        if self.sweep.lam[lu] == f64::INFINITY {
-            if let Some(d) = settled {
-                if self.sweep.slack_epoch[lu] == self.epoch {
-                    let load = self.sweep.slack_load[lu] + d;
-                    self.sweep.slack_load[lu] = load;
-                    if load < bw * (1.0 - SLACK) {
-                        return;
-                    }
-                }
-            }
-            let mut load = 0.0;
-            let mut open = false;
-            for &f in &self.on_link[lu] {
-                let sc = &self.scratch[f as usize];
-                if sc.mark == self.epoch {
-                    match sc.state {
-                        State::Settled => load += sc.new_rate,
-                        State::Checked => load += sc.rate,
-                        State::Open => {
-                            open = true;
-                            break;
-                        }
-                    }
-                } else {
-                    load += sc.rate;
-                }
-            }
-            if !open && load < bw * (1.0 - SLACK) {
-                self.sweep.slack_epoch[lu] = self.epoch;
-                self.sweep.slack_load[lu] = load;
-                return;
-            }
+        // A link that fixed no flow in the last solution, carries no flow
+        // being solved, and keeps room to spare with every other flow at
+        // its rate (the new one for those fixed so far) cannot fill: it
+        // stays clean. A flow that later rises on it makes it dirty. The
+        // flows being solved are the new ones not fixed yet (counted in
+        // `new_open`) and those that failed a check, whose links are all
+        // dirty from then on (`rising`). The load is the kept sum
+        // (`FlowNet::load`), not a scan of the link's flows: the many
+        // changed flows crossing one clean link each come here.
+        if self.sweep.lam[lu] == f64::INFINITY
+            && !rising
+            && self.new_open[lu] == 0
+            && self.load[lu] < bw * (1.0 - SLACK)
+        {
+            return;
         }
         self.cmark[lu] = self.epoch;
         self.sweep.lam[lu] = f64::INFINITY;
@@ -414,7 +377,7 @@ impl FlowNet {
         for i in 0..sc.hops as usize {
             let l = self.hop(f, i);
             if self.cmark[l as usize] != self.epoch {
-                self.make_dirty(l, None);
+                self.make_dirty(l, true);
             }
         }
         if cap.is_finite() {
@@ -427,6 +390,7 @@ impl FlowNet {
     fn fix(&mut self, f: u32, y: f64) {
         let (old, is_new, hops) = {
             let sc = &self.scratch[f as usize];
+            debug_assert!(sc.solved || sc.state == State::Open, "a new flow is open");
             (sc.rate, !sc.solved, sc.hops as usize)
         };
         let v = if !is_new && (y - old).abs() <= KEEP * old {
@@ -442,12 +406,20 @@ impl FlowNet {
         let changed = !is_new && v != old;
         for i in 0..hops {
             let l = self.hop(f, i) as usize;
+            // The link's kept load takes the new rate now (a new flow's
+            // old rate is zero).
+            if v != old {
+                self.load[l] += v - old;
+            }
+            if is_new {
+                self.new_open[l] -= 1;
+            }
             if self.cmark[l] == self.epoch {
                 // A rising flow counts on every dirty link it crosses.
                 self.rem[l] -= v;
                 self.nun[l] -= 1;
             } else if changed {
-                self.make_dirty(l as u32, Some(v - old));
+                self.make_dirty(l as u32, false);
             }
         }
     }

@@ -273,6 +273,36 @@ fn check_kept_counts(net: &FlowNet) {
             .filter(|&&f| net.rate_or_bound(f) == f64::INFINITY)
             .count();
         assert_eq!(net.unsolved[l] as usize, unsolved, "link {l}");
+        if net.asym {
+            continue;
+        }
+        // The sweep's kept sums against fresh ones: equal up to rounding.
+        let load: f64 = on
+            .iter()
+            .filter(|&&f| net.scratch[f as usize].solved)
+            .map(|&f| net.scratch[f as usize].rate)
+            .sum();
+        let cap_load: f64 = on
+            .iter()
+            .filter(|&&f| !net.scratch[f as usize].solved && net.flows[f as usize].at_cap)
+            .map(|&f| net.scratch[f as usize].cap)
+            .sum();
+        let bw = net.m.link(l as u32).bandwidth.as_f64();
+        assert!(
+            (net.load[l] - load).abs() <= 1e-12 * bw,
+            "link {l}: kept load {} against {load}",
+            net.load[l]
+        );
+        assert!(
+            (net.cap_load[l] - cap_load).abs() <= 1e-12 * bw,
+            "link {l}: kept cap load {} against {cap_load}",
+            net.cap_load[l]
+        );
+        let new = on
+            .iter()
+            .filter(|&&f| !net.scratch[f as usize].solved)
+            .count();
+        assert_eq!(net.new_open[l] as usize, new, "link {l}: new flows");
     }
     for (f, fl) in net.flows.iter().enumerate() {
         if fl.live {
