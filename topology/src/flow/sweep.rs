@@ -117,7 +117,18 @@ pub(super) struct SweepState {
     batches: Vec<(u32, u32)>,
     /// Scratch of `make_dirty`: (old rate bits, flow) of its checks.
     checks: Vec<(u64, u32)>,
+    /// Per flow slot, valid for the flows that failed a check in the
+    /// running update: the next flow of the same check batch and cap that
+    /// failed its check too ([`NO_FLOW`] for none). Only the first of
+    /// such a chain has a cap entry in the heap; the next one still
+    /// rising gets its entry when that one is popped (most are fixed by
+    /// a link below their cap, and one entry each had been two thirds
+    /// of the heap's pushes on AMG SpGEMM).
+    cap_next: Vec<u32>,
 }
+
+/// No flow (the end of a cap chain).
+const NO_FLOW: u32 = u32::MAX;
 
 impl SweepState {
     pub(super) fn new(links: usize) -> Self {
@@ -133,6 +144,7 @@ impl SweepState {
             batch_flows: Vec::new(),
             batches: Vec::new(),
             checks: Vec::new(),
+            cap_next: Vec::new(),
         }
     }
 
@@ -184,6 +196,9 @@ impl FlowNet {
         let mut known = std::mem::take(&mut self.sweep.known);
         known.clear();
         let new_flows = std::mem::take(&mut self.sweep.new_flows);
+        if self.sweep.cap_next.len() < self.flows.len() {
+            self.sweep.cap_next.resize(self.flows.len(), NO_FLOW);
+        }
         for &f in &new_flows {
             if !self.flows[f as usize].live {
                 continue;
@@ -196,6 +211,7 @@ impl FlowNet {
             self.comp.push(f);
             if cap.is_finite() {
                 known.push(entry(cap, CAP, f).0);
+                self.sweep.cap_next[f as usize] = NO_FLOW;
             }
         }
         self.sweep.new_flows = new_flows;
@@ -234,16 +250,48 @@ impl FlowNet {
                     if sc.mark == self.epoch && sc.state == State::Open {
                         self.fix(id, sc.cap);
                     }
+                    // The next flow of its chain still rising takes the
+                    // entry it would have had: same cap, a higher id. The
+                    // ones fixed by now would have been no-ops.
+                    let mut g = self.sweep.cap_next[id as usize];
+                    while g != NO_FLOW {
+                        let sg = &self.scratch[g as usize];
+                        if sg.mark == self.epoch && sg.state == State::Open {
+                            self.heap.push(entry(sg.cap, CAP, g));
+                            break;
+                        }
+                        g = self.sweep.cap_next[g as usize];
+                    }
                 }
                 POP => self.pop_link(id, key),
                 _ => {
                     let (from, to) = self.sweep.batches[id as usize];
+                    // The batch's flows that start to rise below a cap,
+                    // chained per cap in id order (see `cap_next`).
+                    let (mut head, mut tail, mut cap) = (NO_FLOW, NO_FLOW, 0.0);
                     for i in from..to {
                         let f = self.sweep.batch_flows[i as usize];
                         let sc = self.scratch[f as usize];
-                        if sc.mark == self.epoch && sc.state == State::Checked {
-                            self.check(f);
+                        if sc.mark != self.epoch
+                            || sc.state != State::Checked
+                            || !self.check(f)
+                            || !sc.cap.is_finite()
+                        {
+                            continue;
                         }
+                        if head != NO_FLOW && sc.cap.to_bits() == f64::to_bits(cap) {
+                            self.sweep.cap_next[tail as usize] = f;
+                        } else {
+                            if head != NO_FLOW {
+                                self.heap.push(entry(cap, CAP, head));
+                            }
+                            (head, cap) = (f, sc.cap);
+                        }
+                        tail = f;
+                        self.sweep.cap_next[f as usize] = NO_FLOW;
+                    }
+                    if head != NO_FLOW {
+                        self.heap.push(entry(cap, CAP, head));
                     }
                 }
             }
@@ -353,8 +401,9 @@ impl FlowNet {
         }
     }
 
-    /// The check of a flow still rising at its old rate.
-    fn check(&mut self, f: u32) {
+    /// The check of a flow still rising at its old rate; true if it goes
+    /// on rising (its cap entry is the caller's).
+    fn check(&mut self, f: u32) -> bool {
         let sc = self.scratch[f as usize];
         let (r, cap) = (sc.rate, sc.cap);
         let tol = 2.0 * KEEP * r;
@@ -371,7 +420,7 @@ impl FlowNet {
         }
         if bound {
             self.fix(f, r);
-            return;
+            return false;
         }
         self.scratch[f as usize].state = State::Open;
         for i in 0..sc.hops as usize {
@@ -380,9 +429,7 @@ impl FlowNet {
                 self.make_dirty(l, true);
             }
         }
-        if cap.is_finite() {
-            self.heap.push(entry(cap, CAP, f));
-        }
+        true
     }
 
     /// Fixes rising flow `f` at level `y` (its old rate if within
