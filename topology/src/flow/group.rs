@@ -339,11 +339,11 @@ impl FlowNet {
                 let fl = &mut self.flows[f as usize];
                 if !fl.at_cap {
                     for &l in &fl.route {
-                        self.unsolved[l as usize] -= 1;
+                        self.kept[l as usize].unsolved -= 1;
                     }
                 } else if !self.asym {
                     for &l in &fl.route {
-                        self.cap_load[l as usize] -= sc.cap;
+                        self.kept[l as usize].cap_load -= sc.cap;
                     }
                 }
                 fl.at_cap = false;

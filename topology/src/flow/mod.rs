@@ -244,6 +244,29 @@ struct Scratch {
     hops: u16,
 }
 
+/// Per link direction: its bandwidth and the counts and sums kept of its
+/// flows.
+#[derive(Clone, Copy, Debug, Default)]
+struct Kept {
+    /// The link's bandwidth (bytes/s).
+    bw: f64,
+    /// Kept by the sweep (fair sharing only): the sum of its flows'
+    /// rates, each flow's new rate from the moment the running update
+    /// fixes it (`sweep`'s `fix`). A clean link's load and a start's room
+    /// are then read in O(1), not summed over the link's flows.
+    load: f64,
+    /// The sum of the caps of its unsolved flows that are
+    /// [`Flow::at_cap`] (fair sharing only).
+    cap_load: f64,
+    /// The number of its unsolved flows that are not [`Flow::at_cap`] (a
+    /// start on a link with one cannot be at its cap without a solve, and
+    /// need not scan the link to find out).
+    unsolved: u32,
+    /// The number of its flows started since the last update that the
+    /// running update has not fixed yet (fair sharing only).
+    new_open: u32,
+}
+
 /// The flow transport. See the module docs.
 pub struct FlowNet {
     m: Machine,
@@ -266,20 +289,10 @@ pub struct FlowNet {
     ended: Vec<u32>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
-    /// Per link direction: the number of its unsolved flows that are not
-    /// [`Flow::at_cap`] (a start on a link with one cannot be at its cap
-    /// without a solve, and need not scan the link to find out).
-    unsolved: Vec<u32>,
-    /// Per link direction, kept by the sweep (fair sharing only): the
-    /// sum of its flows' rates, each flow's new rate from the moment the
-    /// running update fixes it (`sweep`'s `fix`); the sum of the caps of
-    /// its unsolved flows that are [`Flow::at_cap`]; and the number of
-    /// its flows started since the last update that the running update
-    /// has not fixed yet. A clean link's load and a start's room are then
-    /// read in O(1), not summed over the link's flows.
-    load: Vec<f64>,
-    cap_load: Vec<f64>,
-    new_open: Vec<u32>,
+    /// Per link direction, what a start, an end and the sweep's visits
+    /// read and keep of it, in one place (one cache line, where five
+    /// arrays had been five).
+    kept: Vec<Kept>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
     rem: Vec<f64>,
@@ -330,10 +343,14 @@ impl FlowNet {
             ended: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
-            unsolved: vec![0; nl],
-            load: vec![0.0; nl],
-            cap_load: vec![0.0; nl],
-            new_open: vec![0; nl],
+            kept: m
+                .links()
+                .iter()
+                .map(|l| Kept {
+                    bw: l.bandwidth.as_f64(),
+                    ..Kept::default()
+                })
+                .collect(),
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -458,11 +475,11 @@ impl FlowNet {
     /// some 1e-13 of the bandwidth, far inside the [`sweep::SLACK`]
     /// margin every comparison with them keeps.
     fn load_of(&self, s: u32) -> f64 {
-        let su = s as usize;
-        if self.unsolved[su] > 0 {
+        let k = &self.kept[s as usize];
+        if k.unsolved > 0 {
             return f64::INFINITY;
         }
-        self.load[su] + self.cap_load[su]
+        k.load + k.cap_load
     }
 
     /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
@@ -479,7 +496,9 @@ impl FlowNet {
     }
 
     /// Releases flow `f`, which sent its last byte at rate `rate`: its
-    /// bandwidth is freed and its delivery follows after the latency.
+    /// bandwidth is freed and its delivery follows after the latency. An
+    /// update follows only if a link of its route fixed some flow (with
+    /// fair sharing): freeing room on the others changes no rate.
     fn release(&mut self, f: u32, rate: f64, sched: &mut impl Schedule<FlowEvent>) {
         let route = std::mem::take(&mut self.flows[f as usize].route);
         let bytes = self.flows[f as usize].bytes;
@@ -488,6 +507,7 @@ impl FlowNet {
         if self.asym {
             self.cut.threshold = self.cut.threshold.min(rate);
         }
+        let mut binds = self.asym;
         for (i, &l) in route.iter().enumerate() {
             self.stats.add_total(l, bytes);
             let lu = l as usize;
@@ -509,15 +529,16 @@ impl FlowNet {
             }
             if self.on_link[lu].is_empty() {
                 // No rounding left over on an empty link.
-                self.load[lu] = 0.0;
-                self.cap_load[lu] = 0.0;
+                self.kept[lu].load = 0.0;
+                self.kept[lu].cap_load = 0.0;
             } else {
-                self.load[lu] -= own;
+                self.kept[lu].load -= own;
             }
             if !self.sweep.binds_nothing(l) {
                 // Removing load from a link that fixes no flow
                 // changes no rate through it.
                 self.sweep.note_link(l, rate);
+                binds = true;
             }
         }
         let fl = &mut self.flows[f as usize];
@@ -528,7 +549,9 @@ impl FlowNet {
         fl.live = false;
         sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
         self.free.push(f);
-        self.ensure_update(sched);
+        if binds {
+            self.ensure_update(sched);
+        }
     }
 
     fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -647,9 +670,7 @@ impl Transport for FlowNet {
             at_cap = cap.is_finite()
                 && route.iter().all(|&l| {
                     self.sweep.binds_nothing(l)
-                        && self.unsolved[l as usize] == 0
-                        && self.load_of(l) + cap
-                            < self.m.link(l).bandwidth.as_f64() * (1.0 - sweep::SLACK)
+                        && self.load_of(l) + cap < self.kept[l as usize].bw * (1.0 - sweep::SLACK)
                 });
             if !at_cap {
                 // Where the links could first fill is found at the
@@ -675,11 +696,12 @@ impl Transport for FlowNet {
             v.push(f);
             let n = v.len() as u32;
             self.stats.flows(l, n);
-            self.unsolved[lu] += u32::from(!at_cap);
+            let k = &mut self.kept[lu];
+            k.unsolved += u32::from(!at_cap);
             if !self.asym {
-                self.new_open[lu] += 1;
+                k.new_open += 1;
                 if at_cap {
-                    self.cap_load[lu] += cap;
+                    k.cap_load += cap;
                 }
             }
         }

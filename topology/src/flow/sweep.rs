@@ -306,7 +306,7 @@ impl FlowNet {
     fn make_dirty(&mut self, l: u32, rising: bool) {
         let lu = l as usize;
         let below = self.sweep.cur * (1.0 - SLACK);
-        let bw = self.m.link(l).bandwidth.as_f64();
+        let bw = self.kept[lu].bw;
         // A link that fixed no flow in the last solution, carries no flow
         // being solved, and keeps room to spare with every other flow at
         // its rate (the new one for those fixed so far) cannot fill: it
@@ -318,8 +318,8 @@ impl FlowNet {
         // changed flows crossing one clean link each come here.
         if self.sweep.lam[lu] == f64::INFINITY
             && !rising
-            && self.new_open[lu] == 0
-            && self.load[lu] < bw * (1.0 - SLACK)
+            && self.kept[lu].new_open == 0
+            && self.kept[lu].load < bw * (1.0 - SLACK)
         {
             return;
         }
@@ -456,10 +456,10 @@ impl FlowNet {
             // The link's kept load takes the new rate now (a new flow's
             // old rate is zero).
             if v != old {
-                self.load[l] += v - old;
+                self.kept[l].load += v - old;
             }
             if is_new {
-                self.new_open[l] -= 1;
+                self.kept[l].new_open -= 1;
             }
             if self.cmark[l] == self.epoch {
                 // A rising flow counts on every dirty link it crosses.

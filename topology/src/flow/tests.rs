@@ -272,7 +272,7 @@ fn check_kept_counts(net: &FlowNet) {
             .iter()
             .filter(|&&f| net.rate_or_bound(f) == f64::INFINITY)
             .count();
-        assert_eq!(net.unsolved[l] as usize, unsolved, "link {l}");
+        assert_eq!(net.kept[l].unsolved as usize, unsolved, "link {l}");
         if net.asym {
             continue;
         }
@@ -289,20 +289,20 @@ fn check_kept_counts(net: &FlowNet) {
             .sum();
         let bw = net.m.link(l as u32).bandwidth.as_f64();
         assert!(
-            (net.load[l] - load).abs() <= 1e-12 * bw,
+            (net.kept[l].load - load).abs() <= 1e-12 * bw,
             "link {l}: kept load {} against {load}",
-            net.load[l]
+            net.kept[l].load
         );
         assert!(
-            (net.cap_load[l] - cap_load).abs() <= 1e-12 * bw,
+            (net.kept[l].cap_load - cap_load).abs() <= 1e-12 * bw,
             "link {l}: kept cap load {} against {cap_load}",
-            net.cap_load[l]
+            net.kept[l].cap_load
         );
         let new = on
             .iter()
             .filter(|&&f| !net.scratch[f as usize].solved)
             .count();
-        assert_eq!(net.new_open[l] as usize, new, "link {l}: new flows");
+        assert_eq!(net.kept[l].new_open as usize, new, "link {l}: new flows");
     }
     for (f, fl) in net.flows.iter().enumerate() {
         if fl.live {
