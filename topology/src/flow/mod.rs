@@ -244,27 +244,22 @@ struct Scratch {
     hops: u16,
 }
 
-/// Per link direction: its bandwidth and the counts and sums kept of its
-/// flows.
+/// Per link direction, what a start, an end and the sweep read and keep
+/// of its flows (fair sharing; with asymmetric sharing only `open`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Kept {
-    /// The link's bandwidth (bytes/s).
-    bw: f64,
-    /// Kept by the sweep (fair sharing only): the sum of its flows'
-    /// rates, each flow's new rate from the moment the running update
-    /// fixes it (`sweep`'s `fix`). A clean link's load and a start's room
-    /// are then read in O(1), not summed over the link's flows.
+    /// The sum of its flows' rates: a solved flow's rate (its new rate
+    /// from the moment the running update fixes it, `sweep`'s `fix`); an
+    /// unsolved [`Flow::at_cap`] flow's cap, the rate it is sure to get;
+    /// nothing for the other unsolved flows. A clean link's load and a
+    /// start's room are read here in O(1), not summed over the link's
+    /// flows.
     load: f64,
-    /// The sum of the caps of its unsolved flows that are
-    /// [`Flow::at_cap`] (fair sharing only).
-    cap_load: f64,
-    /// The number of its unsolved flows that are not [`Flow::at_cap`] (a
-    /// start on a link with one cannot be at its cap without a solve, and
-    /// need not scan the link to find out).
-    unsolved: u32,
-    /// The number of its flows started since the last update that the
-    /// running update has not fixed yet (fair sharing only).
-    new_open: u32,
+    /// The number of its unsolved flows that are not [`Flow::at_cap`],
+    /// less those the running update has fixed (a start on a link with
+    /// one cannot be at its cap without a solve; a link with one is not
+    /// clean).
+    open: u32,
 }
 
 /// The flow transport. See the module docs.
@@ -289,9 +284,7 @@ pub struct FlowNet {
     ended: Vec<u32>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
-    /// Per link direction, what a start, an end and the sweep's visits
-    /// read and keep of it, in one place (one cache line, where five
-    /// arrays had been five).
+    /// Per link direction: see [`Kept`].
     kept: Vec<Kept>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
@@ -343,14 +336,7 @@ impl FlowNet {
             ended: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
-            kept: m
-                .links()
-                .iter()
-                .map(|l| Kept {
-                    bw: l.bandwidth.as_f64(),
-                    ..Kept::default()
-                })
-                .collect(),
+            kept: vec![Kept::default(); nl],
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -470,16 +456,16 @@ impl FlowNet {
 
     /// The sum of the current rates on link direction `s`, with the cap
     /// for a flow [`Flow::at_cap`] not solved yet (infinite if another
-    /// flow on it is not solved yet). O(1), from the kept sums (fair
-    /// sharing only): they differ from a fresh sum by rounding alone,
+    /// flow on it is not solved yet). O(1), from the kept sum (fair
+    /// sharing only): it differs from a fresh sum by rounding alone,
     /// some 1e-13 of the bandwidth, far inside the [`sweep::SLACK`]
     /// margin every comparison with them keeps.
     fn load_of(&self, s: u32) -> f64 {
         let k = &self.kept[s as usize];
-        if k.unsolved > 0 {
+        if k.open > 0 {
             return f64::INFINITY;
         }
-        k.load + k.cap_load
+        k.load
     }
 
     /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
@@ -530,7 +516,6 @@ impl FlowNet {
             if self.on_link[lu].is_empty() {
                 // No rounding left over on an empty link.
                 self.kept[lu].load = 0.0;
-                self.kept[lu].cap_load = 0.0;
             } else {
                 self.kept[lu].load -= own;
             }
@@ -670,7 +655,8 @@ impl Transport for FlowNet {
             at_cap = cap.is_finite()
                 && route.iter().all(|&l| {
                     self.sweep.binds_nothing(l)
-                        && self.load_of(l) + cap < self.kept[l as usize].bw * (1.0 - sweep::SLACK)
+                        && self.load_of(l) + cap
+                            < self.m.link(l).bandwidth.as_f64() * (1.0 - sweep::SLACK)
                 });
             if !at_cap {
                 // Where the links could first fill is found at the
@@ -696,12 +682,12 @@ impl Transport for FlowNet {
             v.push(f);
             let n = v.len() as u32;
             self.stats.flows(l, n);
-            let k = &mut self.kept[lu];
-            k.unsolved += u32::from(!at_cap);
             if !self.asym {
-                k.new_open += 1;
+                let k = &mut self.kept[lu];
                 if at_cap {
-                    k.cap_load += cap;
+                    k.load += cap;
+                } else {
+                    k.open += 1;
                 }
             }
         }
