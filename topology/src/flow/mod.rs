@@ -122,6 +122,30 @@
 //! random-pairs against this code but 1.13 on amg-spgemm0 and 1.09 on
 //! alltoall-switch; not kept.
 //!
+//! ## Per-link sums and cap chains
+//!
+//! Two pieces of bookkeeping came next (a profile of amg-spgemm0, flow
+//! mode, put half the run in `make_dirty`, `solve_sweep`, `fix` and the
+//! heap). Each link direction keeps the sum of its flows' rates and the
+//! count of its open new flows (`Kept`), so that a clean link's verdict
+//! and a start's room are O(1) reads, not scans of the link's flows; and
+//! the flows of one check batch that fail their checks share one cap
+//! entry in the heap (`sweep`). Measured against 65871da (`farm-bench`,
+//! paired CPU ratio new/old, median of 5 runs on 2 cores shared with
+//! another job), `netsim bench --child W --mode flow`: amg-spgemm0 0.91
+//! (0.89-1.05), random-pairs 0.98, alltoall-torus 0.96, alltoall-switch
+//! 1.01, halo27 1.01: within the noise but for amg-spgemm0. Bench
+//! makespans are unchanged; event counts fell a little (an end that
+//! frees only links binding nothing posts no update). The sweep's visits
+//! per changed flow are what is left: on amg-spgemm0 9.06 M flows taken
+//! up by 54.8 k updates, 41.0 M flow visits making 1.14 M links dirty,
+//! 5.7 M checks of which 3.95 M failed (instrumented build at 65871da).
+//! Tried and not kept: a radix heap popping in the binary heap's exact
+//! order (0.96 on alltoall-switch, 1.01 on amg-spgemm0, 1.03 on
+//! random-pairs); reading a dirty link's flows' scratch in a first loop
+//! without branches, so that its cache misses overlap (0.98 on
+//! amg-spgemm0, within the noise).
+//!
 //! # Timing
 //!
 //! A flow's data leaves at its current rate; when the last byte has left,
