@@ -134,7 +134,8 @@
 //! paired CPU ratio new/old, median of 5 runs on 2 cores shared with
 //! another job), `netsim bench --child W --mode flow`: amg-spgemm0 0.91
 //! (0.89-1.05), random-pairs 0.98, alltoall-torus 0.96, alltoall-switch
-//! 1.01, halo27 1.01: within the noise but for amg-spgemm0. Bench
+//! 1.01, halo27 1.01, amg-spmv 0.99 (3 runs): within the noise but for
+//! amg-spgemm0. Bench
 //! makespans are unchanged; event counts fell a little (an end that
 //! frees only links binding nothing posts no update). The sweep's visits
 //! per changed flow are what is left: on amg-spgemm0 9.06 M flows taken
