@@ -207,6 +207,28 @@ impl FlowNet {
         let mut known = std::mem::take(&mut self.sweep.known);
         known.clear();
         let new_flows = std::mem::take(&mut self.sweep.new_flows);
+        if self.sweep.pending.is_empty() && self.sweep.started.is_empty() {
+            // No link to make dirty, and no new flow that could fall short
+            // of its cap (any other start queues its links in `started`):
+            // every new flow takes its cap, as the sweep would find at
+            // each cap entry with nothing dirty. Most MPI messages on an
+            // uncongested machine come here.
+            for &f in &new_flows {
+                if !self.flows[f as usize].live {
+                    continue;
+                }
+                debug_assert!(self.flows[f as usize].at_cap);
+                let sc = &mut self.scratch[f as usize];
+                sc.new_rate = sc.cap;
+                sc.mark = self.epoch;
+                sc.state = State::Settled;
+                self.comp.push(f);
+            }
+            self.sweep.new_flows = new_flows;
+            self.sweep.new_flows.clear();
+            self.sweep.known = known;
+            return;
+        }
         if self.sweep.cap_next.len() < self.flows.len() {
             self.sweep.cap_next.resize(self.flows.len(), NO_FLOW);
         }
