@@ -130,17 +130,26 @@
 //! count of its open new flows (`Kept`), so that a clean link's verdict
 //! and a start's room are O(1) reads, not scans of the link's flows; and
 //! the flows of one check batch that fail their checks share one cap
-//! entry in the heap (`sweep`). Measured against 65871da (`farm-bench`,
-//! paired CPU ratio new/old, median of 5 runs on 2 cores shared with
-//! another job), `netsim bench --child W --mode flow`: amg-spgemm0 0.91
-//! (0.89-1.05), random-pairs 0.98, alltoall-torus 0.96, alltoall-switch
-//! 1.01, halo27 1.01, amg-spmv 0.99 (3 runs): within the noise but for
-//! amg-spgemm0. Bench
-//! makespans are unchanged; event counts fell a little (an end that
-//! frees only links binding nothing posts no update). The sweep's visits
-//! per changed flow are what is left: on amg-spgemm0 9.06 M flows taken
-//! up by 54.8 k updates, 41.0 M flow visits making 1.14 M links dirty,
-//! 5.7 M checks of which 3.95 M failed (instrumented build at 65871da).
+//! entry in the heap (`sweep`). For the flows that solve nothing (every
+//! new flow sure of its cap, nothing dirty) the sweep is skipped, an end
+//! that frees only links binding nothing posts no update, and a link's
+//! byte total and peak flow count share its `Kept` line (halo27-512,
+//! flow, under cachegrind: 1.112 G instructions and 12.37 M D1 misses,
+//! against 1.141 G and 12.85 M at 65871da). Measured against 65871da
+//! (`farm-bench`, paired CPU ratio new/old, median of 5 runs, 2 for
+//! amg-spmv, on 2 cores shared with another job), `netsim bench --child
+//! W --mode flow`: amg-spgemm0 0.85 (0.71-0.91), amg-spmv 0.86,
+//! halo27 0.91 (0.76-1.01), random-pairs 0.96, alltoall-switch 0.96
+//! (0.75-1.27), alltoall-torus 1.01 (a 0.25 s run). Bench makespans are
+//! unchanged; event counts fell a little (the updates not posted). Flow
+//! mode is still slower than packet mode on amg-spgemm0 (3.7 to 3.8
+//! times over two paired calls of 3 runs), alltoall-switch (1.6 to 2.2
+//! times) and halo27 (1.1 to 1.2 times). The sweep's visits per changed flow are
+//! what is left: on amg-spgemm0 9.06 M flows taken up by 54.8 k updates,
+//! 41.0 M flow visits making 1.14 M links dirty, 5.7 M checks of which
+//! 3.95 M failed (instrumented build at 65871da); a sweep over groups is
+//! still the way to fewer of them.
+//!
 //! Tried and not kept: a radix heap popping in the binary heap's exact
 //! order (0.96 on alltoall-switch, 1.01 on amg-spgemm0, 1.03 on
 //! random-pairs); reading a dirty link's flows' scratch in a first loop
