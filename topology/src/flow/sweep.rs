@@ -59,7 +59,7 @@
 //! re-fixed flow. Whether a clean link that a changed flow crosses keeps
 //! room to spare is read in O(1) from the link's kept load (`Kept`: the
 //! sum of its flows' rates, each moved by `fix` when the flow takes its
-//! new rate, and the count of new flows not fixed yet); it had been a
+//! new rate, and the count of open new flows); it had been a
 //! scan of the link's flows, once per link and update (on AMG level-0
 //! SpGEMM at P = 8192, 7.8 M clean verdicts, 1.4 M of them by a scan
 //! that visited 33.9 M flows, at 65871da, instrumented). Links become
