@@ -52,7 +52,6 @@ struct Acc {
     bytes: u64,
     busy_ps: u64,
     peak_queue: u64,
-    peak_flows: u32,
 }
 
 /// Collects per-link figures during a run, and the busy intervals while
@@ -99,12 +98,6 @@ impl StatsCollector {
         }
     }
 
-    /// Adds to the totals only (flow mode, at a flow's end).
-    #[inline]
-    pub(crate) fn add_total(&mut self, link: u32, bytes: u64) {
-        self.acc[link as usize].bytes += bytes;
-    }
-
     /// Busy intervals are being logged.
     pub(crate) fn recording(&self) -> bool {
         self.record
@@ -130,23 +123,35 @@ impl StatsCollector {
         a.peak_queue = a.peak_queue.max(waiting);
     }
 
-    #[inline]
-    pub(crate) fn flows(&mut self, link: u32, n: u32) {
-        let a = &mut self.acc[link as usize];
-        a.peak_flows = a.peak_flows.max(n);
-    }
-
     pub(crate) fn report(
         &self,
         links: &[crate::link::Link],
         elapsed: Time,
         busy_from_bytes: bool,
     ) -> Vec<LinkStat> {
+        self.report_with(links, elapsed, busy_from_bytes, |_| (0, 0))
+    }
+
+    /// [`StatsCollector::report`] with bytes per link kept by the caller
+    /// (`extra(link)`, added to this collector's) and the peak count of
+    /// flows (the flow model keeps both with its per-link data).
+    pub(crate) fn report_with(
+        &self,
+        links: &[crate::link::Link],
+        elapsed: Time,
+        busy_from_bytes: bool,
+        extra: impl Fn(usize) -> (u64, u32),
+    ) -> Vec<LinkStat> {
         self.acc
             .iter()
             .zip(links)
             .enumerate()
             .map(|(i, (a, l))| {
+                let (bytes, flows) = extra(i);
+                let a = Acc {
+                    bytes: a.bytes + bytes,
+                    ..*a
+                };
                 let busy = if busy_from_bytes {
                     sim_core::transfer_time(a.bytes, l.bandwidth)
                 } else {
@@ -164,7 +169,7 @@ impl StatsCollector {
                         0.0
                     },
                     peak_queue_bytes: a.peak_queue,
-                    peak_flows: a.peak_flows,
+                    peak_flows: flows,
                 }
             })
             .collect()

@@ -336,13 +336,9 @@ impl FlowNet {
                 gr.whole &= gr.anew == bits;
                 g
             } else {
-                let fl = &mut self.flows[f as usize];
-                if !fl.at_cap {
-                    for &l in &fl.route {
-                        self.unsolved[l as usize] -= 1;
-                    }
-                }
-                fl.at_cap = false;
+                // (The sweep took it off its links' open counts when it
+                // fixed it.)
+                self.flows[f as usize].at_cap = false;
                 NONE
             };
             moves.push((bits, old_g, f));

@@ -122,6 +122,40 @@
 //! random-pairs against this code but 1.13 on amg-spgemm0 and 1.09 on
 //! alltoall-switch; not kept.
 //!
+//! ## Per-link sums and cap chains
+//!
+//! Two pieces of bookkeeping came next (a profile of amg-spgemm0, flow
+//! mode, put half the run in `make_dirty`, `solve_sweep`, `fix` and the
+//! heap). Each link direction keeps the sum of its flows' rates and the
+//! count of its open new flows (`Kept`), so that a clean link's verdict
+//! and a start's room are O(1) reads, not scans of the link's flows; and
+//! the flows of one check batch that fail their checks share one cap
+//! entry in the heap (`sweep`). For the flows that solve nothing (every
+//! new flow sure of its cap, nothing dirty) the sweep is skipped, an end
+//! that frees only links binding nothing posts no update, and a link's
+//! byte total and peak flow count share its `Kept` line (halo27-512,
+//! flow, under cachegrind: 1.112 G instructions and 12.37 M D1 misses,
+//! against 1.141 G and 12.85 M at 65871da). Measured against 65871da
+//! (`farm-bench`, paired CPU ratio new/old, median of 5 runs, 2 for
+//! amg-spmv, on 2 cores shared with another job), `netsim bench --child
+//! W --mode flow`: amg-spgemm0 0.85 (0.71-0.91), amg-spmv 0.86,
+//! halo27 0.91 (0.76-1.01), random-pairs 0.96, alltoall-switch 0.96
+//! (0.75-1.27), alltoall-torus 1.01 (a 0.25 s run). Bench makespans are
+//! unchanged; event counts fell a little (the updates not posted). Flow
+//! mode is still slower than packet mode on amg-spgemm0 (3.7 to 3.8
+//! times over two paired calls of 3 runs), alltoall-switch (1.6 to 2.2
+//! times) and halo27 (1.1 to 1.2 times). The sweep's visits per changed flow are
+//! what is left: on amg-spgemm0 9.06 M flows taken up by 54.8 k updates,
+//! 41.0 M flow visits making 1.14 M links dirty, 5.7 M checks of which
+//! 3.95 M failed (instrumented build at 65871da); a sweep over groups is
+//! still the way to fewer of them.
+//!
+//! Tried and not kept: a radix heap popping in the binary heap's exact
+//! order (0.96 on alltoall-switch, 1.01 on amg-spgemm0, 1.03 on
+//! random-pairs); reading a dirty link's flows' scratch in a first loop
+//! without branches, so that its cache misses overlap (0.98 on
+//! amg-spgemm0, within the noise).
+//!
 //! # Timing
 //!
 //! A flow's data leaves at its current rate; when the last byte has left,
@@ -244,6 +278,31 @@ struct Scratch {
     hops: u16,
 }
 
+/// Per link direction, what a start, an end and the sweep read and keep
+/// of its flows (the sums and counts with fair sharing only), in one
+/// cache line with the link's statistics that every start and end also
+/// write (two misses per hop had been four).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(32))]
+struct Kept {
+    /// The sum of its flows' rates: a solved flow's rate (its new rate
+    /// from the moment the running update fixes it, `sweep`'s `fix`); an
+    /// unsolved [`Flow::at_cap`] flow's cap, the rate it is sure to get;
+    /// nothing for the other unsolved flows. A clean link's load and a
+    /// start's room are read here in O(1), not summed over the link's
+    /// flows.
+    load: f64,
+    /// The number of its unsolved flows that are not [`Flow::at_cap`],
+    /// less those the running update has fixed (a start on a link with
+    /// one cannot be at its cap without a solve; a link with one is not
+    /// clean).
+    open: u32,
+    /// Most flows crossing it at once ([`LinkStat::peak_flows`]).
+    peak_flows: u32,
+    /// Bytes of the flows that crossed it and ended ([`LinkStat::bytes`]).
+    bytes: u64,
+}
+
 /// The flow transport. See the module docs.
 pub struct FlowNet {
     m: Machine,
@@ -266,10 +325,8 @@ pub struct FlowNet {
     ended: Vec<u32>,
     free: Vec<u32>,
     on_link: Vec<Vec<u32>>,
-    /// Per link direction: the number of its unsolved flows that are not
-    /// [`Flow::at_cap`] (a start on a link with one cannot be at its cap
-    /// without a solve, and need not scan the link to find out).
-    unsolved: Vec<u32>,
+    /// Per link direction: see [`Kept`].
+    kept: Vec<Kept>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
     rem: Vec<f64>,
@@ -320,7 +377,7 @@ impl FlowNet {
             ended: Vec::new(),
             free: Vec::new(),
             on_link: vec![Vec::new(); nl],
-            unsolved: vec![0; nl],
+            kept: vec![Kept::default(); nl],
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -343,7 +400,9 @@ impl FlowNet {
     }
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
-        self.stats.report(self.m.links(), elapsed, true)
+        self.stats.report_with(self.m.links(), elapsed, true, |l| {
+            (self.kept[l].bytes, self.kept[l].peak_flows)
+        })
     }
     /// Flows looked at per update so far.
     pub fn update_stats(&self) -> UpdateStats {
@@ -440,12 +499,16 @@ impl FlowNet {
 
     /// The sum of the current rates on link direction `s`, with the cap
     /// for a flow [`Flow::at_cap`] not solved yet (infinite if another
-    /// flow on it is not solved yet).
+    /// flow on it is not solved yet). O(1), from the kept sum (fair
+    /// sharing only): it differs from a fresh sum by rounding alone,
+    /// some 1e-13 of the bandwidth, far inside the [`sweep::SLACK`]
+    /// margin every comparison with them keeps.
     fn load_of(&self, s: u32) -> f64 {
-        self.on_link[s as usize]
-            .iter()
-            .map(|&g| self.rate_or_bound(g))
-            .sum()
+        let k = &self.kept[s as usize];
+        if k.open > 0 {
+            return f64::INFINITY;
+        }
+        k.load
     }
 
     /// Flow `g`'s current rate; for a flow not solved yet, its cap if it
@@ -462,16 +525,20 @@ impl FlowNet {
     }
 
     /// Releases flow `f`, which sent its last byte at rate `rate`: its
-    /// bandwidth is freed and its delivery follows after the latency.
+    /// bandwidth is freed and its delivery follows after the latency. An
+    /// update follows only if a link of its route fixed some flow (with
+    /// fair sharing): freeing room on the others changes no rate.
     fn release(&mut self, f: u32, rate: f64, sched: &mut impl Schedule<FlowEvent>) {
         let route = std::mem::take(&mut self.flows[f as usize].route);
         let bytes = self.flows[f as usize].bytes;
+        let own = self.scratch[f as usize].rate;
         // Flows slower than the one leaving cannot change.
         if self.asym {
             self.cut.threshold = self.cut.threshold.min(rate);
         }
+        let mut binds = self.asym;
         for (i, &l) in route.iter().enumerate() {
-            self.stats.add_total(l, bytes);
+            self.kept[l as usize].bytes += bytes;
             let lu = l as usize;
             let pos = self.slot_at[f as usize * self.stride + i] as usize;
             let v = &mut self.on_link[lu];
@@ -487,10 +554,19 @@ impl FlowNet {
             }
             if self.asym {
                 self.cut.dirty_links.push(l);
-            } else if !self.sweep.binds_nothing(l) {
+                continue;
+            }
+            if self.on_link[lu].is_empty() {
+                // No rounding left over on an empty link.
+                self.kept[lu].load = 0.0;
+            } else {
+                self.kept[lu].load -= own;
+            }
+            if !self.sweep.binds_nothing(l) {
                 // Removing load from a link that fixes no flow
                 // changes no rate through it.
                 self.sweep.note_link(l, rate);
+                binds = true;
             }
         }
         let fl = &mut self.flows[f as usize];
@@ -501,7 +577,9 @@ impl FlowNet {
         fl.live = false;
         sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
         self.free.push(f);
-        self.ensure_update(sched);
+        if binds {
+            self.ensure_update(sched);
+        }
     }
 
     fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
@@ -620,7 +698,6 @@ impl Transport for FlowNet {
             at_cap = cap.is_finite()
                 && route.iter().all(|&l| {
                     self.sweep.binds_nothing(l)
-                        && self.unsolved[l as usize] == 0
                         && self.load_of(l) + cap
                             < self.m.link(l).bandwidth.as_f64() * (1.0 - sweep::SLACK)
                 });
@@ -647,8 +724,15 @@ impl Transport for FlowNet {
             self.slot_at[at + i] = v.len() as u32;
             v.push(f);
             let n = v.len() as u32;
-            self.stats.flows(l, n);
-            self.unsolved[lu] += u32::from(!at_cap);
+            let k = &mut self.kept[lu];
+            k.peak_flows = k.peak_flows.max(n);
+            if !self.asym {
+                if at_cap {
+                    k.load += cap;
+                } else {
+                    k.open += 1;
+                }
+            }
         }
         self.flows[f as usize] = Flow {
             token: t.token,

@@ -264,15 +264,31 @@ fn check_against_reference_on(
     out
 }
 
-/// The kept per-link counts of unsolved flows against a scan of the
-/// link's flows, and every flow's `slot_at` against its place in `on_link`.
+/// The kept per-link counts of open flows and sums of rates against a
+/// scan of the link's flows, and every flow's `slot_at` against its place
+/// in `on_link`.
 fn check_kept_counts(net: &FlowNet) {
     for (l, on) in net.on_link.iter().enumerate() {
-        let unsolved = on
+        if net.asym {
+            continue;
+        }
+        let open = on
             .iter()
             .filter(|&&f| net.rate_or_bound(f) == f64::INFINITY)
             .count();
-        assert_eq!(net.unsolved[l] as usize, unsolved, "link {l}");
+        assert_eq!(net.kept[l].open as usize, open, "link {l}: open flows");
+        // The sweep's kept sum against a fresh one: equal up to rounding.
+        let load: f64 = on
+            .iter()
+            .map(|&f| net.rate_or_bound(f))
+            .filter(|r| r.is_finite())
+            .sum();
+        let bw = net.m.link(l as u32).bandwidth.as_f64();
+        assert!(
+            (net.kept[l].load - load).abs() <= 1e-12 * bw,
+            "link {l}: kept load {} against {load}",
+            net.kept[l].load
+        );
     }
     for (f, fl) in net.flows.iter().enumerate() {
         if fl.live {
