@@ -204,8 +204,6 @@ impl FlowNet {
         // What is known before the sweep starts (the caps of new flows and
         // the pending links) is one sorted list merged with the heap in its
         // own order: sorting it once is cheaper than a heap entry each.
-        let mut known = std::mem::take(&mut self.sweep.known);
-        known.clear();
         let new_flows = std::mem::take(&mut self.sweep.new_flows);
         if self.sweep.pending.is_empty() && self.sweep.started.is_empty() {
             // No link to make dirty, and no new flow that could fall short
@@ -226,9 +224,10 @@ impl FlowNet {
             }
             self.sweep.new_flows = new_flows;
             self.sweep.new_flows.clear();
-            self.sweep.known = known;
             return;
         }
+        let mut known = std::mem::take(&mut self.sweep.known);
+        known.clear();
         if self.sweep.cap_next.len() < self.flows.len() {
             self.sweep.cap_next.resize(self.flows.len(), NO_FLOW);
         }
