@@ -1509,35 +1509,31 @@ fn goal_visits_only_when_something_may_be_ready() {
     use topology::Placement;
     let s = scratch("goal-look");
     let mut rng = sim_core::RngStreams::new(11).stream("goal-look");
-    let params = || {
-        MpiParams::loggp(
+    // (makespan, finish times, traffic, control messages) and events.
+    fn sim<S: OpStream>(p: u32, streams: Vec<S>) -> Result<(String, u64), String> {
+        let net = topology::ideal::IdealNetwork::unlimited(p, Time::ZERO);
+        let params = MpiParams::loggp(
             Time::from_ns(2500),
             Time::from_ns(1500),
             Time::from_ns(1000),
             sim_core::PerByte::from_ps(6),
             sim_core::PerByte::ZERO,
             64,
-        )
-    };
+        );
+        mpi_layer::run(Placement::block(p, 1, 1), net, streams, params)
+            .map(|r| {
+                let what = (r.makespan, r.finish, r.traffic, r.control_messages);
+                (format!("{what:?}"), r.events)
+            })
+            .map_err(|e| e.to_string())
+    }
     let run = |g: &GoalSchedule, always: bool| {
-        let p = g.num_ranks();
-        let net = topology::ideal::IdealNetwork::unlimited(p, Time::ZERO);
-        let r = if always {
-            let st = g.streams().unwrap().into_iter().map(AlwaysLook).collect();
-            mpi_layer::run(Placement::block(p, 1, 1), net, st, params())
+        let st = g.streams().unwrap();
+        if always {
+            sim(g.num_ranks(), st.into_iter().map(AlwaysLook).collect())
         } else {
-            mpi_layer::run(
-                Placement::block(p, 1, 1),
-                net,
-                g.streams().unwrap(),
-                params(),
-            )
-        };
-        r.map(|r| {
-            let t = format!("{:?}", r.traffic);
-            (r.makespan, r.finish, t, r.control_messages, r.events)
-        })
-        .map_err(|e| e.to_string())
+            sim(g.num_ranks(), st)
+        }
     };
     let (mut fewer, mut errors) = (0, 0);
     for case in 0..60 {
@@ -1580,11 +1576,9 @@ fn goal_visits_only_when_something_may_be_ready() {
         let (now, before) = (run(&g, false), run(&g, true));
         match (&now, &before) {
             (Ok(a), Ok(b)) => {
-                let same =
-                    |x: &(Time, Vec<Time>, String, u64, u64)| (x.0, x.1.clone(), x.2.clone(), x.3);
-                assert_eq!(same(a), same(b), "case {case}:\n{text}");
-                assert!(a.4 <= b.4, "case {case}: {} events, {} before", a.4, b.4);
-                fewer += usize::from(a.4 < b.4);
+                assert_eq!(a.0, b.0, "case {case}:\n{text}");
+                assert!(a.1 <= b.1, "case {case}: {} events, {} before", a.1, b.1);
+                fewer += usize::from(a.1 < b.1);
             }
             _ => {
                 assert_eq!(now, before, "case {case}:\n{text}");
