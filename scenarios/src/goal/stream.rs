@@ -83,8 +83,16 @@ struct Live {
     free_edge: u32,
     /// Operations handed out and not completed.
     in_flight: u32,
-    /// Bytes read ahead (see [`KEEP_BUDGET`]): `buf[at..]` is the block
-    /// from [`GoalStream::pos`] on.
+    /// Bytes read ahead (see [`KEEP_BUDGET`]), only when the streams keep
+    /// any: boxed, so that a million ranks that keep nothing do not carry
+    /// an empty buffer each.
+    ahead: Option<Box<Ahead>>,
+}
+
+/// A stream's block read ahead: `buf[at..]` is the block from
+/// [`GoalStream::pos`] on.
+#[derive(Default)]
+struct Ahead {
     buf: Vec<u8>,
     at: u32,
 }
@@ -123,10 +131,27 @@ impl Live {
     }
 }
 
+/// What a stream keeps of its block's index entry (a rank without a
+/// block: `end` 0, `last_root` [`NONE`]; its stream starts ended). The
+/// block's first record is where [`GoalStream::pos`] starts.
+#[derive(Clone, Copy)]
+struct Span {
+    /// [`Block::end`].
+    end: u64,
+    /// [`Block::line`]: the `rank R {` line.
+    line: u64,
+    /// [`Block::lookahead`].
+    lookahead: u32,
+    /// [`Block::last_root`].
+    last_root: u32,
+}
+
 /// One rank of a GOAL schedule, a graph program ([`OpStream::is_graph`]).
+/// A million of them are live at once (bcast, P = 2^20): each is kept
+/// small (168 bytes; a test holds it to that).
 pub struct GoalStream {
     sh: Rc<Shared>,
-    block: Option<Block>,
+    block: Span,
     /// Offset of the next record to read in the compiled file.
     pos: u64,
     /// The text line of the last item read.
@@ -198,7 +223,20 @@ impl GoalStream {
             pos: block.map_or(0, |b| b.offset),
             line: block.map_or(0, |b| b.line),
             sh,
-            block,
+            block: block.map_or(
+                Span {
+                    end: 0,
+                    line: 0,
+                    lookahead: 0,
+                    last_root: NONE,
+                },
+                |b| Span {
+                    end: b.end,
+                    line: b.line,
+                    lookahead: b.lookahead,
+                    last_root: b.last_root,
+                },
+            ),
             next_item: 0,
             want: 0,
             ended: block.is_none(),
@@ -213,7 +251,7 @@ impl GoalStream {
     }
 
     fn lookahead(&self) -> u32 {
-        self.block.map_or(0, |b| b.lookahead)
+        self.block.lookahead
     }
 
     fn err(&self, line: u64, m: impl Into<String>) -> ProgramError {
@@ -241,17 +279,17 @@ impl GoalStream {
         // Read at least a few items at a time: fewer positioned reads for
         // a little more window.
         self.want = self.want.max(self.next_item.saturating_add(BATCH - 1));
-        let end = self.block.map_or(0, |b| b.end);
+        let end = self.block.end;
         let keep = self.sh.keep;
         // With little to keep, read into the thread's buffer and keep
         // nothing: no allocation per read for a million ranks.
         let own = keep >= MIN_CHUNK;
         let live = self.live.as_mut().expect("live");
-        let mut at = live.at as usize;
-        let mut buf = if own {
-            std::mem::take(&mut live.buf)
-        } else {
-            SCRATCH.with(|b| std::mem::take(&mut *b.borrow_mut()))
+        let mut ahead = live.ahead.take();
+        let (mut buf, mut at) = match ahead.as_deref_mut() {
+            Some(a) => (std::mem::take(&mut a.buf), a.at as usize),
+            None if own => (Vec::new(), 0),
+            None => (SCRATCH.with(|b| std::mem::take(&mut *b.borrow_mut())), 0),
         };
         let mut r = Ok(());
         while !self.ended && self.next_item <= self.want {
@@ -321,13 +359,12 @@ impl GoalStream {
         let live = self.live.as_mut().expect("live");
         if !own {
             buf.clear();
-            live.at = 0;
             SCRATCH.with(|b| *b.borrow_mut() = buf);
-        } else if self.ended || buf.len() - at > keep {
-            live.at = 0;
-        } else {
-            live.at = at as u32;
-            live.buf = buf;
+        } else if !self.ended && buf.len() - at <= keep {
+            let mut a = ahead.unwrap_or_default();
+            a.buf = buf;
+            a.at = at as u32;
+            live.ahead = Some(a);
         }
         r
     }
@@ -335,8 +372,8 @@ impl GoalStream {
     /// Takes in one item of the block (its line already counted).
     fn item(&mut self, rec: Rec) -> Result<(), ProgramError> {
         let line = self.line;
-        let last_root = self.block.map_or(NONE, |b| b.last_root);
-        let first_line = self.block.map_or(0, |b| b.line);
+        let last_root = self.block.last_root;
+        let first_line = self.block.line;
         let k = self.next_item;
         if line - first_line > u64::from(u32::MAX) || k == NONE - 1 {
             return Err(self.corrupt("a rank block beyond 2^32 - 1 lines or items"));
@@ -536,7 +573,7 @@ impl GoalStream {
             op,
             origin: Origin {
                 source: self.sh.source.clone(),
-                line: self.block.map_or(0, |b| b.line) + u64::from(n.line),
+                line: self.block.line + u64::from(n.line),
             },
             cpu: u16::from(n.cpu),
             nic: u16::from(n.nic),
@@ -564,9 +601,7 @@ impl OpStream for GoalStream {
     }
 
     fn next_ready(&mut self) -> Result<Ready, ProgramError> {
-        let Some(block) = self.block else {
-            return Ok(Ready::End);
-        };
+        let block = self.block;
         if self.live.is_none() {
             if self.ended {
                 return Ok(Ready::End);
@@ -579,8 +614,7 @@ impl OpStream for GoalStream {
                 edges: Vec::new(),
                 free_edge: NONE,
                 in_flight: 0,
-                buf: Vec::new(),
-                at: 0,
+                ahead: None,
             });
             self.want = if block.last_root == NONE {
                 0
@@ -660,5 +694,16 @@ impl OpStream for GoalStream {
             live.base += 1;
         }
         look
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A million ranks hold a stream each (boxed; bcast P = 2^20): 200
+    /// bytes had been a fifth of that run's heap.
+    #[test]
+    fn stream_is_small() {
+        let n = std::mem::size_of::<super::GoalStream>();
+        assert!(n <= 168, "GoalStream is {n} B");
     }
 }
