@@ -632,20 +632,20 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             // A collective's receive: its buffer holds what it matches.
             return;
         }
-        let (msg, rq) = (&self.msgs[m as usize], &self.recvs[req as usize]);
-        if msg.bytes <= rq.cap || self.error.is_some() {
+        let (msg, cap) = (&self.msgs[m as usize], self.recvs.cap(req));
+        if msg.bytes <= cap || self.error.is_some() {
             return;
         }
-        let (op, origin) = rq
-            .posted
-            .clone()
+        let (op, origin) = self
+            .recvs
+            .posted(req)
             .map_or(("receive", None), |(w, o)| (w, Some(o)));
         self.error = Some(RunError::Truncated(Box::new(Truncation {
             sender: msg.src,
             receiver: msg.dst,
             tag: msg.tag,
             send_bytes: msg.bytes,
-            recv_bytes: rq.cap,
+            recv_bytes: cap,
             op,
             origin,
         })));

@@ -10,6 +10,7 @@
 use super::host::NONE;
 use super::host::{Job, Server};
 use super::local::Loc;
+use super::requests::RecvCall;
 use super::{Ev, RunError, Sim};
 use crate::collectives::{self, CollRun};
 use crate::matching::{PostedRecv, Queues};
@@ -19,6 +20,7 @@ use crate::op::{
 };
 use crate::params::MatcherKind;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
+use thin_vec::ThinVec;
 use topology::Transport;
 
 type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
@@ -106,8 +108,11 @@ pub(super) struct RankState {
     pub live_user: u32,
     /// A graph program's operations issued and not yet completed.
     pub graph_live: u32,
-    pub user_reqs: Vec<u64>,
-    pub comms: Vec<CommEntry>,
+    /// The user request ids it made (for `WaitallPending`), and the
+    /// communicators it created: one pointer each (see [`ThinVec`]),
+    /// since most programs use neither and a million ranks carry them.
+    pub user_reqs: ThinVec<u64>,
+    pub comms: ThinVec<CommEntry>,
 }
 
 impl RankState {
@@ -126,10 +131,10 @@ impl RankState {
             coll_seq: 0,
             world_colls: 0,
             world_creations: 0,
-            comms: Vec::new(),
+            comms: ThinVec::new(),
             queues: Queues::new(matcher),
             internal: Internal::default(),
-            user_reqs: Vec::new(),
+            user_reqs: ThinVec::new(),
             live_user: 0,
             graph_live: 0,
         }
@@ -352,7 +357,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 bytes,
                 ..
             } => {
-                self.mark_recv(req, bytes, "irecv", origin);
+                self.mark_recv(req, bytes, RecvCall::Irecv, origin);
                 self.posted_recv(r, src, tag, comm, origin, req).map(|p| {
                     self.post_recv(s, r, p, false, g.cpu);
                 })
@@ -578,7 +583,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 bytes,
             } => {
                 let req = self.internal_req(r);
-                self.mark_recv(req, bytes, "recv", origin);
+                self.mark_recv(req, bytes, RecvCall::Recv, origin);
                 self.block(r, Resume::Internal, 1);
                 self.irecv(s, r, src, tag, comm, origin, req, false)?;
                 Ok(Flow::Blocked)
@@ -594,7 +599,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             } => {
                 let a = self.internal_req(r);
                 let b = self.internal_req(r);
-                self.mark_recv(b, recv_bytes, "sendrecv", origin);
+                self.mark_recv(b, recv_bytes, RecvCall::Sendrecv, origin);
                 self.block(r, Resume::Internal, 2);
                 self.isend(s, r, dst, send_tag, send_bytes, comm, origin, a, false)?;
                 self.irecv(s, r, src, recv_tag, comm, origin, b, false)?;
@@ -626,7 +631,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     self.peer(r, g, size, x, origin)?;
                 }
                 let i = self.user_req(r, req, origin)?;
-                self.mark_recv(i, bytes, "irecv", origin);
+                self.mark_recv(i, bytes, RecvCall::Irecv, origin);
                 let done = self.irecv(s, r, src, tag, comm, origin, i, true)?;
                 Ok(self.go_on(r, done))
             }

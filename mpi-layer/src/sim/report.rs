@@ -355,11 +355,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 .src
                 .map_or("MPI_ANY_SOURCE".into(), |x| format!("source {x}"));
             let tag = p.tag.map_or("MPI_ANY_TAG".into(), |x| format!("tag {x}"));
-            let posted_at = self
-                .recvs
-                .get(p.req as usize)
-                .and_then(|c| c.posted.as_ref());
-            let at = match posted_at {
+            let at = match self.recvs.posted(p.req) {
                 // A graph program has no current operation: say where each
                 // receive came from.
                 Some((what, o)) if self.graphs => format!(" ({what} at {o})"),

@@ -8,7 +8,9 @@ use super::ranks::{Flow, Resume, Run};
 use super::{Ev, Sim};
 use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ReqId};
+use rustc_hash::FxHashMap;
 use sim_core::{Schedule, Scheduler};
+use std::sync::Arc;
 use topology::Transport;
 
 type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
@@ -92,22 +94,113 @@ pub(super) struct Req {
 /// that [`Req`] stays 16 bytes on the hot path): its buffer size and where
 /// it came from, for MPI_ERR_TRUNCATE. The table grows only as far as the
 /// highest request that is a program's receive: a collective's millions
-/// of requests neither fill it nor read it.
-#[derive(Clone, Debug)]
+/// of requests neither fill it nor read it. 24 bytes: the origin's source
+/// is an index into [`RecvChecks`]' sources (a million receives posted at
+/// once, bcast P = 2^20, had held 48 bytes each).
+#[derive(Clone, Copy, Debug)]
 pub(super) struct RecvCheck {
     /// The receive buffer \[bytes\]: a message that matches it with more
     /// bytes is an error. `u64::MAX` in a slot no program receive holds
     /// (read only when [`Req::checked`] says the slot is one).
     pub cap: u64,
-    /// The receiving operation's name and origin (`None`: no check).
-    pub posted: Option<(&'static str, Origin)>,
+    /// Its origin's line ([`Origin::line`]).
+    line: u64,
+    /// Its origin's source in [`RecvChecks::sources`], or [`NO_SOURCE`]:
+    /// no check.
+    source: u32,
+    /// The receiving call.
+    what: RecvCall,
+}
+
+/// No receive in this slot.
+const NO_SOURCE: u32 = u32::MAX;
+
+/// The call a checked receive came from (named in the error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RecvCall {
+    Irecv,
+    Recv,
+    Sendrecv,
+}
+
+impl RecvCall {
+    fn name(self) -> &'static str {
+        match self {
+            RecvCall::Irecv => "irecv",
+            RecvCall::Recv => "recv",
+            RecvCall::Sendrecv => "sendrecv",
+        }
+    }
 }
 
 impl RecvCheck {
     const NONE: RecvCheck = RecvCheck {
         cap: u64::MAX,
-        posted: None,
+        line: 0,
+        source: NO_SOURCE,
+        what: RecvCall::Irecv,
     };
+}
+
+/// The [`RecvCheck`]s by request, and the distinct sources their origins
+/// name (one per trace file; every operation's [`Origin`] clones its
+/// file's `Arc`, found here by address).
+#[derive(Default)]
+pub(super) struct RecvChecks {
+    slots: Vec<RecvCheck>,
+    sources: Vec<Arc<str>>,
+    index: FxHashMap<usize, u32>,
+}
+
+impl RecvChecks {
+    /// Slot `i` holds a receive of a `cap`-byte buffer made by `what` at
+    /// `origin`.
+    fn mark(&mut self, i: u32, cap: u64, what: RecvCall, origin: &Origin) {
+        if self.slots.len() <= i as usize {
+            self.slots.resize(i as usize + 1, RecvCheck::NONE);
+        }
+        let source = match self.sources.last() {
+            Some(s) if Arc::ptr_eq(s, &origin.source) => self.sources.len() as u32 - 1,
+            _ => {
+                let key = Arc::as_ptr(&origin.source) as *const u8 as usize;
+                let next = self.sources.len() as u32;
+                let id = *self.index.entry(key).or_insert(next);
+                if id == next {
+                    self.sources.push(origin.source.clone());
+                }
+                id
+            }
+        };
+        self.slots[i as usize] = RecvCheck {
+            cap,
+            line: origin.line,
+            source,
+            what,
+        };
+    }
+
+    /// Slot `i` holds no receive.
+    fn clear(&mut self, i: u32) {
+        self.slots[i as usize] = RecvCheck::NONE;
+    }
+
+    /// Slot `i`'s buffer size (`u64::MAX` for none).
+    pub(super) fn cap(&self, i: u32) -> u64 {
+        self.slots.get(i as usize).map_or(u64::MAX, |c| c.cap)
+    }
+
+    /// The call and origin of the receive in slot `i`, if it holds one.
+    pub(super) fn posted(&self, i: u32) -> Option<(&'static str, Origin)> {
+        let c = self.slots.get(i as usize)?;
+        let source = self.sources.get(c.source as usize)?.clone();
+        Some((
+            c.what.name(),
+            Origin {
+                source,
+                line: c.line,
+            },
+        ))
+    }
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
@@ -134,15 +227,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Request `i` is the program's receive `what` at `origin` with a
     /// buffer of `cap` bytes: a longer message matching it is an error.
-    pub(super) fn mark_recv(&mut self, i: u32, cap: u64, what: &'static str, origin: &Origin) {
-        if self.recvs.len() <= i as usize {
-            self.recvs.resize(i as usize + 1, RecvCheck::NONE);
-        }
+    pub(super) fn mark_recv(&mut self, i: u32, cap: u64, what: RecvCall, origin: &Origin) {
         self.reqs[i as usize].checked = true;
-        self.recvs[i as usize] = RecvCheck {
-            cap,
-            posted: Some((what, origin.clone())),
-        };
+        self.recvs.mark(i, cap, what, origin);
     }
 
     pub(super) fn free_req(&mut self, i: u32) {
@@ -151,7 +238,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         req.live = false;
         if req.checked {
             req.checked = false;
-            self.recvs[i as usize] = RecvCheck::NONE;
+            self.recvs.clear(i);
         }
         self.free_reqs.push(i);
     }
@@ -332,6 +419,59 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 mod tests {
     use super::*;
     use sim_core::rand::Rng;
+
+    /// Receive checks give back the origin they were marked with, each
+    /// source by its own `Arc` (sources taken in any order, some twice,
+    /// equal text in two `Arc`s kept apart), and nothing for a cleared
+    /// or never marked slot.
+    #[test]
+    fn receive_checks_keep_their_origins() {
+        let mut rng = sim_core::RngStreams::new(9).stream("recv-checks");
+        let files: Vec<Arc<str>> = ["a.trace", "b.trace", "c.trace", "a.trace"]
+            .into_iter()
+            .map(Arc::from)
+            .collect();
+        let calls = [RecvCall::Irecv, RecvCall::Recv, RecvCall::Sendrecv];
+        let mut t = RecvChecks::default();
+        let mut model: Vec<Option<(u64, RecvCall, usize, u64)>> = vec![None; 64];
+        for _ in 0..2000 {
+            let i = rng.random_range(0..64u32);
+            if rng.random_bool(0.2) && model[i as usize].is_some() {
+                t.clear(i);
+                model[i as usize] = None;
+            } else if rng.random_bool(0.8) {
+                let (cap, f, line) = (
+                    rng.random_range(0..1u64 << 40),
+                    rng.random_range(0..4),
+                    rng.random_range(1..1u64 << 40),
+                );
+                let what = calls[rng.random_range(0..3)];
+                let o = Origin {
+                    source: files[f].clone(),
+                    line,
+                };
+                t.mark(i, cap, what, &o);
+                model[i as usize] = Some((cap, what, f, line));
+            }
+            for (j, m) in model.iter().enumerate() {
+                let j = j as u32;
+                match *m {
+                    Some((cap, what, f, line)) => {
+                        assert_eq!(t.cap(j), cap);
+                        let (w, o) = t.posted(j).expect("marked");
+                        assert_eq!(w, what.name());
+                        assert!(Arc::ptr_eq(&o.source, &files[f]));
+                        assert_eq!(o.line, line);
+                    }
+                    None => {
+                        assert_eq!(t.cap(j), u64::MAX);
+                        assert!(t.posted(j).is_none());
+                    }
+                }
+            }
+        }
+        assert_eq!(t.sources.len(), 4, "each source once");
+    }
 
     /// The grouped table against std's map: ids dense, sparse and at the
     /// top of the range, across group boundaries, of several ranks.
