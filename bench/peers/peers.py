@@ -7,7 +7,9 @@ replays the very same inputs. Per case the program prints both predictions
 and their difference, the wall time and peak memory of each whole process
 (`/usr/bin/time`), and the speed ratio. Simulators run alternately (peer,
 netsim, netsim packet, then the reverse order on the next repetition) so
-that a drift in the machine's speed hits both.
+that a drift in the machine's speed hits both. A GOAL case also times
+LogGOPSim's converter txt2bin, whose binary is all LogGOPSim reads: its
+text row compares netsim from text with txt2bin plus LogGOPSim.
 
   bench/peers/peers.py setup            # install SimGrid, build LogGOPSim
   bench/peers/peers.py run              # every default case
@@ -499,7 +501,15 @@ def prepare(case, work, tools):
             d, parse_loggopsim)
         for n, sc in (("netsim-text", "netsim.toml"), ("netsim-compiled", "netsim-compiled.toml")):
             sims[n] = ([tools["netsim"], "run", sc, "--json", "--no-wall", "--quiet"], d, parse_netsim)
+        # LogGOPSim reads only txt2bin's binary; from text, its run is
+        # txt2bin then LogGOPSim (timed apart, added up for the text row).
+        sims[TXT2BIN] = ([tools["txt2bin"], "-i", "schedule.goal", "-o", "schedule.timed.bin"],
+                         d, lambda out: None)
     return sims
+
+
+# The name of txt2bin's timed runs among a GOAL case's simulators.
+TXT2BIN = "txt2bin"
 
 
 def write_pairwise_alltoall_goal(path, p, size):
@@ -620,20 +630,29 @@ def run_cases(args):
                 figs[n]["peak"].append(peak)
                 figs[n]["pred"] = parse(out)
         peer = names[0]
-        for n in names[1:]:
+        rows = [(peer, n) for n in names[1:] if n != TXT2BIN]
+        if TXT2BIN in figs:
+            # From text against from text: txt2bin's wall added to
+            # LogGOPSim's, the larger of their peaks.
+            rows.append((peer + "+" + TXT2BIN, "netsim-text"))
+        for pname, n in rows:
             pw = statistics.median(figs[peer]["wall"])
+            ppeak = max(figs[peer]["peak"])
+            if pname != peer:
+                pw += statistics.median(figs[TXT2BIN]["wall"])
+                ppeak = max(ppeak, max(figs[TXT2BIN]["peak"]))
             nw = statistics.median(figs[n]["wall"])
             pp, npred = figs[peer]["pred"], figs[n]["pred"]
             diff = (npred - pp) / pp if pp else float("nan")
             row = {
-                "case": case.name, "about": case.about, "peer": peer, "netsim": n,
+                "case": case.name, "about": case.about, "peer": pname, "netsim": n,
                 "peer_ps": pp, "netsim_ps": npred, "difference": diff,
                 "peer_wall_s": pw, "netsim_wall_s": nw,
-                "peer_peak_mib": max(figs[peer]["peak"]), "netsim_peak_mib": max(figs[n]["peak"]),
+                "peer_peak_mib": ppeak, "netsim_peak_mib": max(figs[n]["peak"]),
                 "speed_ratio": pw / nw if nw > 0 else float("inf"),
             }
             results.append(row)
-            print(f"| {case.name} | {peer} | {pp / 1e6:.6f} us | {n}: {npred / 1e6:.6f} us | {diff:+.2e} "
+            print(f"| {case.name} | {pname} | {pp / 1e6:.6f} us | {n}: {npred / 1e6:.6f} us | {diff:+.2e} "
                   f"| {pw:.2f} | {nw:.2f} | {row['peer_peak_mib']:.0f} | {row['netsim_peak_mib']:.0f} "
                   f"| {row['speed_ratio']:.1f}x |", flush=True)
     l1 = load()
