@@ -114,7 +114,7 @@ impl FlowNet {
                 // A full reverse direction would cap the new flow at its
                 // largest rate; its smallest is a safe lower bound.
                 let rev = self.m.link(l).reverse;
-                for &g in &self.on_link[rev as usize] {
+                for &g in &self.kept[rev as usize].flows {
                     let sc = &self.scratch[g as usize];
                     l0 = l0.min(if sc.solved { sc.rate } else { 0.0 });
                 }
@@ -139,8 +139,8 @@ impl FlowNet {
         for &s in &sides[..n] {
             let mut fixed = 0.0;
             let mut cnt = 0;
-            for i in 0..self.on_link[s as usize].len() {
-                let f = self.on_link[s as usize][i];
+            for i in 0..self.kept[s as usize].flows.len() {
+                let f = self.kept[s as usize].flows[i];
                 if self.scratch[f as usize].mark == self.epoch {
                     cnt += 1;
                     continue;
@@ -173,8 +173,8 @@ impl FlowNet {
         while let Some(l) = self.cut.saturated.pop() {
             let rev = self.m.link(l).reverse;
             let mut i = 0;
-            while i < self.on_link[rev as usize].len() {
-                let g = self.on_link[rev as usize][i];
+            while i < self.kept[rev as usize].flows.len() {
+                let g = self.kept[rev as usize].flows[i];
                 if self.unfixed(g) {
                     self.freeze_one(g, x);
                 }
@@ -287,8 +287,8 @@ impl FlowNet {
             let n = if sides[0] == sides[1] { 1 } else { 2 };
             for &s in &sides[..n] {
                 let mut i = 0;
-                while i < self.on_link[s as usize].len() {
-                    let f = self.on_link[s as usize][i];
+                while i < self.kept[s as usize].flows.len() {
+                    let f = self.kept[s as usize].flows[i];
                     if self.unfixed(f) {
                         self.freeze(f, lv);
                     }

@@ -108,9 +108,6 @@ pub(super) struct SweepState {
     pending_at: Vec<f64>,
     /// Flows started since the last update.
     new_flows: Vec<u32>,
-    /// Per link direction: the level at which it filled in the current
-    /// solution and fixed flows, or infinity.
-    lam: Vec<f64>,
     /// The sweep's current level.
     cur: f64,
     /// Links on which unsolved flows started since the last update (each
@@ -147,7 +144,6 @@ impl SweepState {
             pending: Vec::new(),
             pending_at: vec![f64::INFINITY; links],
             new_flows: Vec::new(),
-            lam: vec![f64::INFINITY; links],
             cur: 0.0,
             started: Vec::new(),
             started_on: vec![false; links],
@@ -167,11 +163,6 @@ impl SweepState {
             self.pending.push(l);
         }
         *at = at.min(lv);
-    }
-
-    /// Whether link `l` fixed no flow in the current solution.
-    pub(super) fn binds_nothing(&self, l: u32) -> bool {
-        self.lam[l as usize] == f64::INFINITY
     }
 
     /// An unsolved flow started on link `l`.
@@ -338,7 +329,7 @@ impl FlowNet {
     fn make_dirty(&mut self, l: u32, rising: bool) {
         let lu = l as usize;
         let below = self.sweep.cur * (1.0 - SLACK);
-        let bw = self.m.link(l).bandwidth.as_f64();
+        let bw = self.kept[lu].bw;
         // A link that fixed no flow in the last solution, carries no flow
         // being solved whose level is open, and keeps room to spare with
         // every other flow at its rate (the new one for those fixed so
@@ -349,7 +340,7 @@ impl FlowNet {
         // links are all dirty from then on (`rising`). The load is the
         // kept sum (`Kept::load`), not a scan of the link's flows: the
         // many changed flows crossing one clean link each come here.
-        if self.sweep.lam[lu] == f64::INFINITY
+        if self.kept[lu].binds_nothing()
             && !rising
             && self.kept[lu].open == 0
             && self.kept[lu].load < bw * (1.0 - SLACK)
@@ -357,13 +348,13 @@ impl FlowNet {
             return;
         }
         self.cmark[lu] = self.epoch;
-        self.sweep.lam[lu] = f64::INFINITY;
+        self.kept[lu].lam = f64::INFINITY;
         let mut rem = bw;
         let mut n = 0u32;
         let mut checks = std::mem::take(&mut self.sweep.checks);
         checks.clear();
-        for i in 0..self.on_link[lu].len() {
-            let f = self.on_link[lu][i];
+        for i in 0..self.kept[lu].flows.len() {
+            let f = self.kept[lu].flows[i];
             let sc = &mut self.scratch[f as usize];
             if sc.mark == self.epoch {
                 match sc.state {
@@ -422,19 +413,19 @@ impl FlowNet {
             return;
         }
         let level = lv.max(self.sweep.cur);
-        self.sweep.lam[lu] = level;
+        self.kept[lu].lam = level;
         // `nun` counts the rising flows left on the link (each `fix`
         // takes one off): the scan stops at the last of them.
         let mut i = 0;
         while self.nun[lu] > 0 {
-            let f = self.on_link[lu][i];
+            let f = self.kept[lu].flows[i];
             let sc = self.scratch[f as usize];
             if sc.mark == self.epoch && sc.state != State::Settled {
                 self.fix(f, level);
             }
             i += 1;
         }
-        debug_assert!(self.on_link[lu][i..].iter().all(|&f| {
+        debug_assert!(self.kept[lu].flows[i..].iter().all(|&f| {
             let sc = &self.scratch[f as usize];
             sc.mark != self.epoch || sc.state == State::Settled
         }));
@@ -450,7 +441,7 @@ impl FlowNet {
         if !bound {
             for &l in self.route(f) {
                 if self.cmark[l as usize] != self.epoch
-                    && (self.sweep.lam[l as usize] - r).abs() <= tol
+                    && (self.kept[l as usize].lam - r).abs() <= tol
                 {
                     bound = true;
                     break;

@@ -266,9 +266,9 @@ fn check_against_reference_on(
 
 /// The kept per-link counts of open flows and sums of rates against a
 /// scan of the link's flows, and every flow's `slot_at` against its place
-/// in `on_link`.
+/// in `Kept::flows`.
 fn check_kept_counts(net: &FlowNet) {
-    for (l, on) in net.on_link.iter().enumerate() {
+    for (l, on) in net.kept.iter().map(|k| &k.flows).enumerate() {
         if net.asym {
             continue;
         }
@@ -294,7 +294,7 @@ fn check_kept_counts(net: &FlowNet) {
         if fl.live {
             for (i, &l) in fl.route.iter().enumerate() {
                 let slot = net.slot_at[f * net.stride + i];
-                assert_eq!(net.on_link[l as usize][slot as usize], f as u32);
+                assert_eq!(net.kept[l as usize].flows[slot as usize], f as u32);
             }
         }
     }
@@ -342,4 +342,12 @@ fn flow_runs_are_deterministic() {
     let c = check_against_reference_on(torus(), Shape::Crowd, 300, 6);
     assert_eq!(a, b);
     assert_ne!(a, c);
+}
+
+/// What a start, an end and the sweep read of a link direction is one
+/// cache line.
+#[test]
+fn kept_is_one_cache_line() {
+    assert_eq!(std::mem::size_of::<Kept>(), 64);
+    assert_eq!(std::mem::align_of::<Kept>(), 64);
 }
