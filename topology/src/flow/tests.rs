@@ -284,6 +284,7 @@ fn check_kept_counts(net: &FlowNet) {
             .filter(|r| r.is_finite())
             .sum();
         let bw = net.m.link(l as u32).bandwidth.as_f64();
+        assert_eq!(net.kept[l].bw, bw, "link {l}: its bandwidth's copy");
         assert!(
             (net.kept[l].load - load).abs() <= 1e-12 * bw,
             "link {l}: kept load {} against {load}",
