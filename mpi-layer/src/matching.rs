@@ -88,49 +88,56 @@ pub trait MatchQueue {
 
 /// A FIFO whose oldest element sits inline: a rank with one receive
 /// posted (every step of a collective) finds it in its own state, not
-/// behind a pointer. Empty `first` means empty `rest`.
+/// behind a pointer. The rest is boxed, allocated on first use: a
+/// million ranks' states carry a pointer each, not an empty `VecDeque`
+/// (24 bytes more). Empty `first` means empty `rest`.
 #[derive(Clone, Debug)]
 struct Fifo<T> {
     first: Option<T>,
-    rest: VecDeque<T>,
+    rest: Option<Box<VecDeque<T>>>,
 }
 
 impl<T> Default for Fifo<T> {
     fn default() -> Self {
         Fifo {
             first: None,
-            rest: VecDeque::new(),
+            rest: None,
         }
     }
 }
 
 impl<T: Copy> Fifo<T> {
     fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
+        usize::from(self.first.is_some()) + self.rest.as_ref().map_or(0, |r| r.len())
     }
     fn push_back(&mut self, x: T) {
         if self.first.is_none() {
             self.first = Some(x);
         } else {
-            self.rest.push_back(x);
+            self.rest.get_or_insert_default().push_back(x);
         }
     }
     fn iter(&self) -> impl Iterator<Item = &T> {
-        self.first.iter().chain(self.rest.iter())
+        self.first
+            .iter()
+            .chain(self.rest.iter().flat_map(|r| r.iter()))
     }
     /// Removes and returns the element at `i` (oldest first).
     fn remove(&mut self, i: usize) -> Option<T> {
         if i == 0 {
             let x = self.first.take();
-            self.first = self.rest.pop_front();
+            self.first = self.rest.as_mut().and_then(|r| r.pop_front());
             x
         } else {
-            self.rest.remove(i - 1)
+            self.rest.as_mut()?.remove(i - 1)
         }
     }
     /// Removes every element, oldest first.
     fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
-        self.first.take().into_iter().chain(self.rest.drain(..))
+        self.first
+            .take()
+            .into_iter()
+            .chain(self.rest.iter_mut().flat_map(|r| r.drain(..)))
     }
 }
 
@@ -139,7 +146,7 @@ impl<T: Copy> Fifo<T> {
 #[derive(Clone, Debug, Default)]
 pub struct LinearQueues {
     posted_recvs: Fifo<PostedRecv>,
-    unexpected_msgs: VecDeque<Envelope>,
+    unexpected_msgs: Fifo<Envelope>,
 }
 
 impl MatchQueue for LinearQueues {
@@ -160,7 +167,8 @@ impl MatchQueue for LinearQueues {
         self.unexpected_msgs.push_back(e);
     }
     fn match_post(&mut self, p: &PostedRecv) -> Search<Envelope> {
-        match self.unexpected_msgs.iter().position(|e| accepts(p, e)) {
+        let at = self.unexpected_msgs.iter().position(|e| accepts(p, e));
+        match at {
             Some(i) => Search {
                 found: self.unexpected_msgs.remove(i),
                 visited: i as u64 + 1,
@@ -444,7 +452,7 @@ impl SmallLinear {
                 for p in q.posted_recvs.drain() {
                     big.add_posted(p);
                 }
-                for e in q.unexpected_msgs.drain(..) {
+                for e in q.unexpected_msgs.drain() {
                     big.add_unexpected(e);
                 }
                 *self = SmallLinear::Large(Box::new(big));
