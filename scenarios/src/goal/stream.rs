@@ -393,9 +393,11 @@ impl GoalStream {
                 let id = live.base + live.nodes.len() as u32;
                 let len = live.nodes.len();
                 if len == live.nodes.capacity() && len < 64 {
-                    // Small windows grow by half: a million ranks of 40
-                    // live operations hold 42, not 64.
-                    live.nodes.reserve_exact((len / 2).max(2));
+                    // Small windows grow by half, from one: a million
+                    // ranks of 40 live operations hold 42, not 64, and
+                    // the half of a broadcast's ranks that only receive
+                    // hold one, not two.
+                    live.nodes.reserve_exact((len / 2).max(1));
                 }
                 live.nodes.push_back(Node {
                     size: o.size,
@@ -459,6 +461,15 @@ impl GoalStream {
                         live.edges[ei as usize] = e;
                         ei
                     } else {
+                        let len = live.edges.len();
+                        if len == live.edges.capacity() && len < 64 {
+                            // As the operations (a `Vec`'s first
+                            // allocation holds four): measured on bcast
+                            // P = 2^20, this beat doubling from one or
+                            // growing by half from two (malloc's chunks
+                            // and what the reallocations leave free).
+                            live.edges.reserve_exact((len / 2).max(1));
+                        }
                         live.edges.push(e);
                         (live.edges.len() - 1) as u32
                     };
