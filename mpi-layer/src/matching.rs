@@ -579,6 +579,34 @@ impl MatchQueue for Queues {
 mod tests {
     use super::*;
 
+    /// The inline-first FIFO against a plain `VecDeque`: random pushes,
+    /// removals anywhere (the first included) and drains keep the same
+    /// elements in the same order.
+    #[test]
+    fn fifo_behaves_as_a_deque() {
+        use sim_core::rand::Rng;
+        let mut rng = sim_core::RngStreams::new(11).stream("fifo");
+        let (mut f, mut m) = (Fifo::<u32>::default(), VecDeque::new());
+        for step in 0..20_000u32 {
+            match rng.random_range(0..10) {
+                0..5 => {
+                    f.push_back(step);
+                    m.push_back(step);
+                }
+                5..9 => {
+                    let i = rng.random_range(0..m.len() + 1);
+                    assert_eq!(f.remove(i), m.remove(i), "step {step}");
+                }
+                _ if rng.random_bool(0.1) => {
+                    assert!(f.drain().eq(m.drain(..)), "step {step}");
+                }
+                _ => {}
+            }
+            assert_eq!(f.len(), m.len());
+            assert!(f.iter().eq(m.iter()), "step {step}");
+        }
+    }
+
     #[test]
     fn linear_search_lengths() {
         let mut q = LinearQueues::default();
