@@ -311,15 +311,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         true
     }
 
-    /// Sets `job` aside until `at`, when it becomes ready again on `id`.
+    /// Sets the arrival of message `m` (its rendezvous data if `data`,
+    /// else its envelope) aside until `at`, when it becomes ready again
+    /// on `id`.
     pub(super) fn set_aside(
         &mut self,
         s: &mut Scheduler<'_, super::Ev<T::Event>>,
         id: u32,
-        job: Job,
+        m: u32,
+        data: bool,
         at: Time,
     ) {
-        self.push_local(s, at, Loc::Ready(id, job, false));
+        self.push_local(s, at, Loc::Ready(id, m, data));
     }
 
     /// The job in service on `id` ends, with effects `end`.
@@ -377,7 +380,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 let (dst, nic) = (self.msgs[m as usize].dst, self.msgs[m as usize].nic);
                 let port = self.port(dst, nic).recv_free;
                 if port > s.now() {
-                    self.set_aside(s, id, job, port);
+                    self.set_aside(s, id, m, matches!(job, Job::Data(_)), port);
                     return None;
                 }
                 if matches!(job, Job::Envelope(_)) {

@@ -460,8 +460,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             self.local.handled += 1;
             match ev {
                 Loc::Free(id, end) => self.server_free(s, id, end),
-                Loc::Ready(id, job, resume) => {
-                    self.submit(s, id, job, resume);
+                Loc::Ready(id, m, data) => {
+                    let job = if data { Job::Data(m) } else { Job::Envelope(m) };
+                    self.submit(s, id, job, false);
                 }
                 Loc::Effects(end) => self.do_end(s, end),
                 Loc::Depart(m) => self.ready_to_leave(s, m),
