@@ -156,7 +156,7 @@ impl FlowNet {
                     fixed += sc.rate;
                 }
             }
-            self.rem[s as usize] = self.m.link(s).bandwidth.as_f64() - fixed;
+            self.rem[s as usize] = self.kept[s as usize].bw - fixed;
             self.nun[s as usize] = cnt;
         }
     }
@@ -198,7 +198,7 @@ impl FlowNet {
             let (r, n) = (&mut self.rem[l as usize], &mut self.nun[l as usize]);
             *r -= x;
             *n -= 1;
-            if self.asym && *n == 0 && *r <= SATURATED * self.m.link(l).bandwidth.as_f64() {
+            if self.asym && *n == 0 && *r <= SATURATED * self.kept[l as usize].bw {
                 self.cut.saturated.push(l);
             }
         }
