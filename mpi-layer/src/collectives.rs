@@ -180,6 +180,9 @@ pub fn choose(op: &Op, p: u32, c: &CollectiveParams) -> Option<CollAlg> {
 /// send and receive sizes of alltoallv; a missing entry is 0.
 pub type Counts<'a> = (&'a [u64], &'a [u64]);
 
+/// No per-rank sizes.
+pub const NO_COUNTS: Counts<'static> = (&[], &[]);
+
 /// The per-rank sizes collective `op` names (none for the others).
 pub fn counts(op: &Op) -> Counts<'_> {
     match op {
@@ -188,7 +191,7 @@ pub fn counts(op: &Op) -> Counts<'_> {
         | Op::Allgatherv { counts, .. }
         | Op::ReduceScatter { counts, .. } => (counts, &[]),
         Op::Alltoallv { send, recv, .. } => (send, recv),
-        _ => (&[], &[]),
+        _ => NO_COUNTS,
     }
 }
 
@@ -529,7 +532,7 @@ mod tests {
         let c = if alg.reads_counts() {
             counts(&op)
         } else {
-            (&[][..], &[][..])
+            NO_COUNTS
         };
         for r in runs.iter_mut() {
             while r.plan(c, &mut out).is_some() {

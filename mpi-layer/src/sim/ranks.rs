@@ -397,7 +397,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let counts = if coll.alg.reads_counts() {
                 collectives::counts(&rk.cur.as_ref().expect("coll op").0)
             } else {
-                (&[][..], &[][..])
+                collectives::NO_COUNTS
             };
             let Some(reduce) = coll.plan(counts, &mut out) else {
                 let rk = &mut self.ranks[r as usize];
