@@ -494,7 +494,7 @@ mod tests {
     /// queues): the rank's state plus its share of fixed tables.
     #[test]
     fn idle_rank_is_small() {
-        // 240 B: the collective in progress is inline (40 B; boxed it
+        // 216 B: the collective in progress is inline (40 B; boxed it
         // was a pointer here and a 96 B allocation per rank in a
         // collective, and a cache miss per step); the operation a rank
         // is blocked in is boxed (88 B inline); its user request ids and
