@@ -466,7 +466,14 @@ impl<E> EventQueue<E> {
         self.buckets
             .iter_mut()
             .for_each(|b| b.shrink_to(KEEP_CAPACITY));
-        self.front.shrink_to(KEEP_CAPACITY);
+        // The front keeps its room: a queue that empties between the
+        // steps of a collective fills it again at the next step, where
+        // every event of the step's instant lands. Given back, it was
+        // mapped fresh and doubled (copied) its way up again each step:
+        // at P = 1 M (allreduce, ideal network) 16 times 1 Mi entries,
+        // 130 k of the run's 314 k page faults (`perf record -e
+        // page-faults`). Kept, the run's CPU time falls by about 5 % and
+        // its peak does not move (the front's peak is part of it): `farm-bench -n 3`, CPU 0.97, system time 0.70 -> 0.43 s.
         self.nonempty = 0;
         self.radix = false;
         self.heap = BinaryHeap::from(entries);
@@ -646,6 +653,31 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A queue that fills one instant, empties and fills again (the steps
+    /// of a collective) reuses the front's room instead of growing it
+    /// anew each time; the buckets give theirs back.
+    #[test]
+    fn refill_reuses_the_front() {
+        let mut q = EventQueue::new();
+        let n = 8 * TO_RADIX;
+        let mut room = 0;
+        for step in 0..3u64 {
+            for i in 0..n as u64 {
+                q.post(Time::from_ns(step * 10 + 1), i);
+            }
+            for i in 0..n as u64 {
+                assert_eq!(q.pop().map(|e| e.2), Some(i));
+            }
+            assert!(!q.radix && q.is_empty());
+            assert!(q.front.capacity() >= n);
+            assert!(q.buckets.iter().all(|b| b.capacity() <= KEEP_CAPACITY));
+            if step > 0 {
+                assert_eq!(q.front.capacity(), room, "the front grew again");
+            }
+            room = q.front.capacity();
+        }
+    }
 
     #[test]
     fn fifo_among_equal_times() {
