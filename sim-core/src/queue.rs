@@ -472,8 +472,9 @@ impl<E> EventQueue<E> {
         // mapped fresh and doubled (copied) its way up again each step:
         // at P = 1 M (allreduce, ideal network) 16 times 1 Mi entries,
         // 130 k of the run's 314 k page faults (`perf record -e
-        // page-faults`). Kept, the run's CPU time falls by about 5 % and
-        // its peak does not move (the front's peak is part of it): `farm-bench -n 3`, CPU 0.97, system time 0.70 -> 0.43 s.
+        // page-faults`). Kept: CPU time 0.97 of before (`farm-bench -n
+        // 3`; system time 0.70 -> 0.43 s), and the same peak (the front's
+        // peak is part of it).
         self.nonempty = 0;
         self.radix = false;
         self.heap = BinaryHeap::from(entries);
