@@ -28,7 +28,7 @@
 //!
 //! [`Sharing::Asymmetric`]: crate::machine::Sharing::Asymmetric
 
-use super::{FlowNet, State, pop_lowest};
+use super::{FlowNet, State, pack, pop_lowest};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -52,7 +52,7 @@ pub(super) struct CutState {
     cons: Vec<u32>,
     stack: Vec<u32>,
     /// Caps of the flows being re-solved, sorted.
-    caps: Vec<(u64, u64)>,
+    caps: Vec<u128>,
     saturated: Vec<u32>,
 }
 
@@ -247,7 +247,7 @@ impl FlowNet {
             let c = self.cut.cons[i];
             let lv = self.level(c);
             if lv.is_finite() {
-                entries.push(Reverse((lv.to_bits(), c as u64)));
+                entries.push(Reverse(pack(lv.to_bits(), c as u64)));
             }
         }
         // Caps never change during the filling: they are a sorted list
@@ -259,7 +259,7 @@ impl FlowNet {
         for &f in &self.comp {
             let cap = self.scratch[f as usize].cap;
             if cap.is_finite() {
-                caps.push((cap.to_bits(), CAP_TAG | f as u64));
+                caps.push(pack(cap.to_bits(), CAP_TAG | f as u64));
             }
         }
         caps.sort_unstable();
@@ -280,7 +280,7 @@ impl FlowNet {
                 continue;
             }
             if lv.to_bits() > key {
-                self.heap.push(Reverse((lv.to_bits(), tag)));
+                self.heap.push(Reverse(pack(lv.to_bits(), tag)));
                 continue;
             }
             let sides = self.sides(c);

@@ -213,13 +213,22 @@ mod cut;
 mod group;
 mod sweep;
 
+/// A heap key of the solvers: `level bits << 64 | tag`, so that one
+/// integer comparison orders entries by (level, tag), as the engine's
+/// queue packs its keys (levels are non-negative, so their bits order as
+/// they do).
+#[inline]
+fn pack(level_bits: u64, tag: u64) -> u128 {
+    (level_bits as u128) << 64 | tag as u128
+}
+
 /// The lowest entry of the heap and of the sorted `sorted[*next..]`
-/// together (in `(key, tag)` order), removed; `None` when both are
+/// together, removed, as (level bits, tag); `None` when both are
 /// exhausted. The one merge the sweep and the cut both run.
 #[inline]
 fn pop_lowest(
-    heap: &mut BinaryHeap<Reverse<(u64, u64)>>,
-    sorted: &[(u64, u64)],
+    heap: &mut BinaryHeap<Reverse<u128>>,
+    sorted: &[u128],
     next: &mut usize,
 ) -> Option<(u64, u64)> {
     let from_heap = match (heap.peek(), sorted.get(*next)) {
@@ -228,12 +237,13 @@ fn pop_lowest(
         (None, Some(_)) => false,
         (Some(Reverse(h)), Some(c)) => h < c,
     };
-    if from_heap {
-        heap.pop().map(|e| e.0)
+    let k = if from_heap {
+        heap.pop().expect("peeked").0
     } else {
         *next += 1;
-        Some(sorted[*next - 1])
-    }
+        sorted[*next - 1]
+    };
+    Some(((k >> 64) as u64, k as u64))
 }
 
 #[cfg(test)]
@@ -394,7 +404,7 @@ pub struct FlowNet {
     /// Flows looked at by the running update, in the order first seen.
     comp: Vec<u32>,
     /// Priority queue of the solvers, keyed by level bits then a tag.
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    heap: BinaryHeap<Reverse<u128>>,
     /// Scratch of `first_binding`.
     lambda: Vec<f64>,
     sweep: sweep::SweepState,

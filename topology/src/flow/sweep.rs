@@ -80,7 +80,7 @@
 //!
 //! [`Sharing::Fair`]: crate::machine::Sharing::Fair
 
-use super::{FlowNet, State, pop_lowest};
+use super::{FlowNet, State, pack, pop_lowest};
 use std::cmp::Reverse;
 
 /// A re-fixed flow within this relative distance of its old rate keeps
@@ -117,7 +117,7 @@ pub(super) struct SweepState {
     started_on: Vec<bool>,
     /// Scratch of `solve_sweep`: the caps of new flows and the pending
     /// links, sorted.
-    known: Vec<(u64, u64)>,
+    known: Vec<u128>,
     /// Checks come in batches: the flows a link took in at one old rate
     /// share one heap entry (`batches[i]` is a range of `batch_flows`),
     /// since flows of one rate group on a link are taken in together.
@@ -179,9 +179,9 @@ impl SweepState {
 }
 
 #[inline]
-fn entry(level: f64, kind: u64, id: u32) -> Reverse<(u64, u64)> {
+fn entry(level: f64, kind: u64, id: u32) -> Reverse<u128> {
     debug_assert!(level >= 0.0);
-    Reverse((level.to_bits(), kind << 32 | id as u64))
+    Reverse(pack(level.to_bits(), kind << 32 | id as u64))
 }
 
 impl FlowNet {
