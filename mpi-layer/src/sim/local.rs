@@ -142,7 +142,15 @@ fn give(spare: &mut Vec<Vec<Loc>>, mut c: Vec<Loc>) {
 
 #[derive(Default)]
 pub(super) struct LocalQueue {
-    /// The pending events by time \[ps\], each time's in push order.
+    /// The bucket being read: the earliest pending time, out of
+    /// `buckets` and `times`, so that a pop (and a push at that very
+    /// instant) needs no hash probe. Against a probe per pop: 2.4 % fewer
+    /// instructions on the peers' GOAL all-to-all at P = 1024 (compiled)
+    /// and 1.2 % on the allreduce at P = 65 536 (cachegrind); CPU time
+    /// 0.95 on the first (`farm-bench -n 9`, 0.95-1.10).
+    head: Option<(u64, Bucket)>,
+    /// The other pending events by time \[ps\], each time's in push
+    /// order; none is empty.
     buckets: FxHashMap<u64, Bucket>,
     /// The times of `buckets`, each once.
     times: BinaryHeap<Reverse<u64>>,
@@ -158,10 +166,26 @@ pub(super) struct LocalQueue {
 
 impl LocalQueue {
     pub fn push(&mut self, t: Time, ev: Loc) {
-        let b = match self.buckets.entry(t.as_ps()) {
+        let t = t.as_ps();
+        match &mut self.head {
+            Some((h, b)) if *h == t => return b.push(ev, &mut self.spare),
+            // Before the head's instant (the layer never does this, since
+            // the head is due): the head goes back among the others.
+            Some((h, _)) if t < *h => {
+                let (h, b) = self.head.take().expect("head");
+                if b.is_empty() {
+                    self.recycle(b);
+                } else {
+                    self.times.push(Reverse(h));
+                    self.buckets.insert(h, b);
+                }
+            }
+            _ => {}
+        }
+        let b = match self.buckets.entry(t) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                self.times.push(Reverse(t.as_ps()));
+                self.times.push(Reverse(t));
                 v.insert(self.pool.pop().unwrap_or_default())
             }
         };
@@ -171,34 +195,46 @@ impl LocalQueue {
     /// The first event due at or before `now`.
     pub fn pop_due(&mut self, now: Time) -> Option<Loc> {
         loop {
+            if let Some((h, b)) = &mut self.head {
+                if *h > now.as_ps() {
+                    return None;
+                }
+                if let Some(ev) = b.pop(&mut self.spare) {
+                    return Some(ev);
+                }
+                self.retire_head();
+            }
             let t = self.times.peek()?.0;
             if t > now.as_ps() {
                 return None;
             }
-            let b = self.buckets.get_mut(&t).expect("bucket");
-            if let Some(ev) = b.pop(&mut self.spare) {
-                return Some(ev);
-            }
-            self.retire(t);
+            self.times.pop();
+            let b = self.buckets.remove(&t).expect("bucket");
+            self.head = Some((t, b));
         }
     }
 
     /// The time of the earliest pending event.
     pub fn next_time(&mut self) -> Option<Time> {
-        loop {
-            let t = self.times.peek()?.0;
-            if !self.buckets[&t].is_empty() {
-                return Some(Time::from_ps(t));
+        if let Some((h, b)) = &self.head {
+            if !b.is_empty() {
+                return Some(Time::from_ps(*h));
             }
-            self.retire(t);
+            self.retire_head();
         }
+        // Only the head is ever read, so no other bucket is empty.
+        self.times.peek().map(|t| Time::from_ps(t.0))
     }
 
-    /// Drops the earliest time, whose bucket is empty (kept for reuse;
-    /// a full-size buffer goes to the spare chunks instead).
-    fn retire(&mut self, t: u64) {
-        self.times.pop();
-        let mut b = self.buckets.remove(&t).expect("bucket");
+    /// Drops the head, read to its end.
+    fn retire_head(&mut self) {
+        let (_, b) = self.head.take().expect("head");
+        self.recycle(b);
+    }
+
+    /// Keeps an emptied bucket for reuse (a full-size buffer goes to the
+    /// spare chunks instead).
+    fn recycle(&mut self, mut b: Bucket) {
         debug_assert!(b.is_empty());
         b.read = 0;
         if b.front.capacity() == CHUNK {
@@ -264,6 +300,28 @@ mod tests {
                 .iter()
                 .all(|b| b.front.capacity() < CHUNK && b.rest.is_empty())
         );
+    }
+
+    /// A push before the head's instant (never from the layer, which
+    /// only reads due instants) still comes out first, whether the head
+    /// has events left or not.
+    #[test]
+    fn push_before_the_head_comes_first() {
+        for left in [false, true] {
+            let mut q = LocalQueue::default();
+            q.push(Time::from_ps(10), Loc::Wake(1));
+            if left {
+                q.push(Time::from_ps(10), Loc::Wake(2));
+            }
+            assert_eq!(q.pop_due(Time::from_ps(10)), Some(Loc::Wake(1)));
+            q.push(Time::from_ps(5), Loc::Wake(0));
+            assert_eq!(q.next_time(), Some(Time::from_ps(5)));
+            assert_eq!(q.pop_due(Time::from_ps(5)), Some(Loc::Wake(0)));
+            assert_eq!(q.pop_due(Time::from_ps(5)), None);
+            let rest: Vec<Loc> = std::iter::from_fn(|| q.pop_due(Time::MAX)).collect();
+            assert_eq!(rest, if left { vec![Loc::Wake(2)] } else { vec![] });
+            assert_eq!(q.next_time(), None);
+        }
     }
 
     /// Events come out in (time, push order), whatever order their times
