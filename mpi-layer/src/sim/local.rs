@@ -4,12 +4,13 @@
 //! FIFO within a bucket is push order, so the order is exactly (time,
 //! sequence number) as in the engine; but the many ranks that act at one
 //! instant (each step of a symmetric collective) share a bucket, so a push
-//! or a pop is a deque operation and a probe of a table of few keys.
-//! Buckets are found by time in a hash table and their times ordered in a
-//! binary heap (each distinct time enters it once): when times are mostly
-//! distinct (point-to-point traffic on a packet network) a push is a probe
-//! and a heap push, where a B-tree of buckets spent hundreds of
-//! instructions searching and shifting its nodes. Emptied buckets are kept
+//! is an append and a probe of a table of few keys, and a pop reads the
+//! bucket being read, which is kept out of the table (no probe). The
+//! other buckets are found by time in a hash table and their times
+//! ordered in a binary heap (each distinct time enters it once): when
+//! times are mostly distinct (point-to-point traffic on a packet network)
+//! a push is a probe and a heap push, where a B-tree of buckets spent
+//! hundreds of instructions searching and shifting its nodes. Emptied buckets are kept
 //! for reuse (no allocation in steady state); a large bucket is a chain of
 //! fixed-size chunks, each reused as soon as it has been read (see
 //! `Bucket`), so that no instant holds memory beyond its own events. The

@@ -187,7 +187,10 @@
 //! Links are not crowded where flow mode is slowest: a dirty link holds
 //! three flows on the all-to-alls. Keeping each link's flows by rate
 //! class, to skip those below the level, would save nothing there; the
-//! work is per update and per fixed flow (about one heap pop each). The
+//! work is per update and per fixed flow, with one to four pops of the
+//! sweep's heap and list per fix (1.2 heap pops a fix on alltoall-switch,
+//! list pops not counted; 3.5 pops of both a fix on the peers'
+//! a2a-torus-256, from callgrind's call counts). The
 //! torus all-to-all makes an update for nearly every message (235 k for
 //! 262 k), so what an update costs however little it changes counts too.
 //! The heap and the sorted list hold packed `u128` keys (one comparison,
