@@ -123,8 +123,9 @@ pub(super) struct SweepState {
     /// since flows of one rate group on a link are taken in together.
     batch_flows: Vec<u32>,
     batches: Vec<(u32, u32)>,
-    /// Scratch of `make_dirty`: (old rate bits, flow) of its checks.
-    checks: Vec<(u64, u32)>,
+    /// Scratch of `make_dirty`: its checks, packed (old rate bits,
+    /// flow), so that sorting them compares one integer.
+    checks: Vec<u128>,
     /// Per flow slot, valid for the flows that failed a check in the
     /// running update: the next flow of the same check batch and cap that
     /// failed its check too ([`NO_FLOW`] for none). Only the first of
@@ -369,7 +370,7 @@ impl FlowNet {
                 sc.mark = self.epoch;
                 sc.state = State::Checked;
                 self.comp.push(f);
-                checks.push((r.to_bits(), f));
+                checks.push(pack(r.to_bits(), u64::from(f)));
                 n += 1;
             } else {
                 rem -= r;
@@ -379,12 +380,12 @@ impl FlowNet {
         checks.sort_unstable();
         let mut i = 0;
         while i < checks.len() {
-            let bits = checks[i].0;
-            let end = i + checks[i..].partition_point(|c| c.0 == bits);
+            let bits = (checks[i] >> 64) as u64;
+            let end = i + checks[i..].partition_point(|&c| (c >> 64) as u64 == bits);
             let from = self.sweep.batch_flows.len() as u32;
             self.sweep
                 .batch_flows
-                .extend(checks[i..end].iter().map(|c| c.1));
+                .extend(checks[i..end].iter().map(|&c| c as u32));
             let b = self.sweep.batches.len() as u32;
             self.sweep
                 .batches

@@ -89,6 +89,11 @@ enum Shape {
     /// routes crossing links that bind nothing (the peers' all-to-all
     /// on a torus).
     Pairwise,
+    /// [`Shape::Pairwise`] with every flow capped at the narrowest
+    /// link's bandwidth (MPI's wire rate equal to the link's, as in the
+    /// peers' torus): a flow alone on such a link ties its cap with the
+    /// link's fill level.
+    PairwiseAtLink,
 }
 
 /// Runs `count` transfers of `shape` on `m` through the flow model and
@@ -108,6 +113,13 @@ fn check_against_reference_on(
     let mut net = FlowNet::new(m, NetConfig::with_mode(Mode::Flow)).unwrap();
     let mut rng = SimRng::seed_from_u64(seed);
     let n = net.m.nodes();
+    let narrowest = net
+        .m
+        .links()
+        .iter()
+        .map(|l| l.bandwidth)
+        .min()
+        .expect("a machine has links");
     let mut starts: Vec<(Time, Transfer)> = (0..count)
         .map(|i| {
             let src = rng.random_range(0..n);
@@ -129,12 +141,16 @@ fn check_against_reference_on(
                         Time::from_ns(wave * 20_000),
                     )
                 }
-                Shape::Pairwise => {
+                Shape::Pairwise | Shape::PairwiseAtLink => {
                     let wave = i / n as u64;
                     let src = (i % n as u64) as u32;
                     (
                         (src + 1 + (wave as u32 % (n - 1))) % n,
-                        Some(Bandwidth::bytes_per_sec(3_000_000_000)),
+                        Some(if matches!(shape, Shape::Pairwise) {
+                            Bandwidth::bytes_per_sec(3_000_000_000)
+                        } else {
+                            narrowest
+                        }),
                         rng.random_range(1..4) * 1024,
                         Time::from_ns(wave * 600 + rng.random_range(0..900)),
                     )
@@ -146,7 +162,10 @@ fn check_against_reference_on(
                     Time::from_ns(rng.random_range(0..5_000)),
                 ),
             };
-            let src = if matches!(shape, Shape::Lockstep | Shape::Pairwise) {
+            let src = if matches!(
+                shape,
+                Shape::Lockstep | Shape::Pairwise | Shape::PairwiseAtLink
+            ) {
                 (i % n as u64) as u32
             } else {
                 src
@@ -329,6 +348,9 @@ fn sweep_matches_the_reference_with_ties_and_crowds() {
         check_against_reference_on(torus.clone(), Shape::Lockstep, 32 * 6, seed);
         check_against_reference_on(torus.clone(), Shape::Crowd, 400, seed);
         check_against_reference_on(torus.clone(), Shape::Pairwise, 16 * 12, seed);
+        check_against_reference_on(torus.clone(), Shape::PairwiseAtLink, 16 * 12, seed);
+        let ib = InfinibandParams::qdr(12).build().unwrap();
+        check_against_reference_on(ib, Shape::PairwiseAtLink, 12 * 8, seed);
         check_against_reference_on(torus, Shape::Spread, 300, seed);
     }
 }
