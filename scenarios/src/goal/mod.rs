@@ -69,7 +69,7 @@
 //! positioned reads (`pread`) from the one shared file; what a stream read
 //! past what it needed is kept for its next read while all streams
 //! together keep at most 32 MiB (`stream::KEEP_BUDGET / P` each, at most
-//! 64 KiB): 1024 ranks read their long blocks in 32 KiB chunks, each byte
+//! 4 KiB): 1024 ranks read their long blocks in 4 KiB chunks, each byte
 //! once, and a million ranks keep nothing between reads. A dependency
 //! cycle is reported when a rank has nothing in flight and nothing ready,
 //! at the first operation that never ran.

@@ -25,10 +25,18 @@ const REC_GUESS: usize = 8;
 /// Items read at least per read (when the block has them).
 const BATCH: u32 = 8;
 const MIN_CHUNK: usize = 256;
-pub(super) const MAX_CHUNK: usize = 64 * 1024;
+/// What a stream keeps read ahead, at most: 4 KiB, so that what the
+/// streams of an all-to-all keep (P = 1024) stays within a core's L2
+/// cache (2 MiB here) more than not. With 64 KiB, each rank's first read
+/// took its whole block (26 KB: 26.7 MB of records for all of them, read
+/// back one cache miss per line as the ranks advanced in turn);
+/// a2a-goal-1024 (peers) compiled: peak 34.4 -> 12.9 MiB, CPU 0.97
+/// (`farm-bench -n 7`, paired); from text: 0.96 (`-n 9`, wall 0.827 ->
+/// 0.795 s). 2 KiB measured no better than 4 (1.02).
+pub(super) const MAX_CHUNK: usize = 4 * 1024;
 /// What all streams together keep of their blocks read ahead and not yet
 /// taken in, at most [bytes]: each keeps up to `KEEP_BUDGET / P` (and
-/// [`MAX_CHUNK`]), so that a long block (an all-to-all's) is read in large
+/// [`MAX_CHUNK`]), so that a long block (an all-to-all's) is read in
 /// chunks, each byte once, while a million ranks keep next to nothing and
 /// re-read the little they read past what they needed.
 pub(super) const KEEP_BUDGET: usize = 32 << 20;
