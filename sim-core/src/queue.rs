@@ -28,8 +28,8 @@
 //! time:
 //!
 //! * **Small queues: a binary heap** (`std`'s), as long as it holds at
-//!   most 2 Ki entries: it fits in the first-level caches, and nothing
-//!   beats it there (see `TO_RADIX` for what larger limits cost).
+//!   most 768 entries: it fits in the first-level caches, and nothing
+//!   beats it there (see `TO_RADIX` for what other limits cost).
 //! * **Large queues: a radix heap on the time** (Ahuja, Mehlhorn, Orlin
 //!   and Tarjan, J. ACM 1990). It remembers the time `last` of the last
 //!   event popped; a pending event at `t >= last` lives in bucket
@@ -189,8 +189,20 @@ const FREE: u64 = u64::MAX;
 /// 32 Ki, `farm-bench -n 3` paired CPU medians were 0.93 on AMG level-2
 /// SpMV (P = 8192, packet), 0.82 on the 27-point halo at P = 4096
 /// (packet), 0.87 on the switch all-to-all, 0.99 on random pairs, and
-/// unchanged on the hold model at 1 000 pending (which stays a heap).
-const TO_RADIX: usize = 2 * 1024;
+/// unchanged on the hold model at 1 000 pending (which stayed a heap).
+/// From 2 Ki down to 768 (`TO_HEAP` kept at 512), against 2 Ki (paired
+/// CPU medians, on a noisy VM): 0.98 on the peers' GOAL all-to-all
+/// (P = 1024, compiled, `-n 11`; about 1 500 events pending), 0.94 on
+/// the switch all-to-all (packet, `-n 5`), 1.00 on the allreduce at
+/// P = 1 M (`-n 3`); the hold model at 1 000 pending, now radix, posts
+/// 15.1 to 17.0 M events/s against 13.2 to 14.9 (three alternating runs
+/// each; its `handle` rows within the noise). 512 with
+/// `TO_HEAP` 128 measured 0.97, 0.90 and 0.95 on the first two and the
+/// 27-point halo (P = 512) but 1.023 on the allreduce (`-n 5`, 1.02 to
+/// 1.05): its steps drain through a few hundred events, where the heap
+/// is the faster; 1 Ki with 256 measured 1.00 on the GOAL all-to-all
+/// and 1.03 on the allreduce.
+const TO_RADIX: usize = 768;
 const TO_HEAP: usize = 512;
 
 /// A bucket of at most this many entries has its slots loaded ahead of
