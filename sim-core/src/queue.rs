@@ -182,26 +182,28 @@ struct Slot<E> {
 
 const FREE: u64 = u64::MAX;
 
-/// Entries above which the binary heap hands over to the radix heap, and
-/// live events below which it takes them back (the gap between the two
+/// Live events above which the binary heap hands over to the radix heap,
+/// and below which it takes them back (the gap between the two
 /// keeps a queue that hovers near one size from switching back and
 /// forth). The heap wins only while it is small: with 2 Ki instead of
 /// 32 Ki, `farm-bench -n 3` paired CPU medians were 0.93 on AMG level-2
 /// SpMV (P = 8192, packet), 0.82 on the 27-point halo at P = 4096
 /// (packet), 0.87 on the switch all-to-all, 0.99 on random pairs, and
 /// unchanged on the hold model at 1 000 pending (which stayed a heap).
-/// From 2 Ki down to 768 (`TO_HEAP` kept at 512), against 2 Ki (paired
-/// CPU medians, on a noisy VM): 0.98 on the peers' GOAL all-to-all
-/// (P = 1024, compiled, `-n 11`; about 1 500 events pending), 0.94 on
-/// the switch all-to-all (packet, `-n 5`), 1.00 on the allreduce at
-/// P = 1 M (`-n 3`); the hold model at 1 000 pending, now radix, posts
-/// 15.1 to 17.0 M events/s against 13.2 to 14.9 (three alternating runs
-/// each; its `handle` rows within the noise). 512 with
-/// `TO_HEAP` 128 measured 0.97, 0.90 and 0.95 on the first two and the
-/// 27-point halo (P = 512) but 1.023 on the allreduce (`-n 5`, 1.02 to
-/// 1.05): its steps drain through a few hundred events, where the heap
-/// is the faster; 1 Ki with 256 measured 1.00 on the GOAL all-to-all
-/// and 1.03 on the allreduce.
+/// From 2 Ki down to 768 (`TO_HEAP` kept at 512; the switch counts live
+/// events, see `insert`), against 2 Ki (paired CPU medians on a noisy
+/// VM, `farm-bench -n 5` but where said): 0.98 on the peers' GOAL
+/// all-to-all (P = 1024, compiled, `-n 9`),
+/// 0.88 on the switch all-to-all (packet), 0.96 on AMG level-2 SpMV
+/// (packet, `-n 3`), 0.99 on the allreduce at P = 1 M (`-n 3`), 1.00 on
+/// random pairs (flow), AMG level-0 SpGEMM (flow), Zhu (packet) and the
+/// 27-point halo at P = 512 (packet); the hold model at 1 000 pending,
+/// now radix, posts 15.1 to 17.0 M events/s against 13.2 to 14.9 (three
+/// alternating runs each; its `handle` rows within the noise). 512 with
+/// `TO_HEAP` 128 cost the allreduce 2.3 % (`-n 5`, 1.02 to 1.05): its
+/// steps drain through a few hundred events, where the heap is the
+/// faster; 1 Ki with 256 measured 1.00 on the GOAL all-to-all and 1.03
+/// on the allreduce.
 const TO_RADIX: usize = 768;
 const TO_HEAP: usize = 512;
 
@@ -297,7 +299,14 @@ impl<E> EventQueue<E> {
         let t = entry.ps();
         if !self.radix || t < self.last {
             self.heap.push(Reverse(entry));
-            if !self.radix && self.heap.len() > TO_RADIX {
+            // Live events, as `TO_HEAP` counts them: counting the heap's
+            // entries, stale ones included (up to 1024 of them before a
+            // compaction), a queue that had just shrunk back with fewer
+            // than `TO_HEAP` live events could be over `TO_RADIX` at once
+            // and switch at every pop and push (random pairs, flow mode,
+            // whose rate changes reschedule completions: 19 s against
+            // 1.1 s with `TO_RADIX` 768).
+            if !self.radix && self.live > TO_RADIX {
                 self.grow_into_radix();
             }
             return;
@@ -670,6 +679,27 @@ mod tests {
     /// A queue that fills one instant, empties and fills again (the steps
     /// of a collective) reuses the front's room instead of growing it
     /// anew each time; the buckets give theirs back.
+    #[test]
+    fn stale_entries_do_not_switch_the_store() {
+        // Live events between `TO_HEAP` and `TO_RADIX`, and more stale
+        // entries than that: the store follows the live count, so the
+        // heap stays a heap while it holds more than `TO_RADIX` entries.
+        let mut q = EventQueue::new();
+        let n = (TO_HEAP + TO_RADIX) / 2;
+        let ids: Vec<_> = (0..n as u64)
+            .map(|i| q.schedule(Time::from_ns(1000 + i), i))
+            .collect();
+        for (i, &id) in ids.iter().enumerate() {
+            assert!(q.reschedule(id, Time::from_ns(2000 + i as u64)));
+        }
+        assert!(q.heap.len() > TO_RADIX);
+        assert!(!q.radix, "{} live events made a radix heap", q.len());
+        for i in 0..n as u64 {
+            assert_eq!(q.pop().map(|e| e.2), Some(i));
+        }
+        assert!(q.is_empty());
+    }
+
     #[test]
     fn refill_reuses_the_front() {
         let mut q = EventQueue::new();
