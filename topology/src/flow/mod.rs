@@ -789,18 +789,28 @@ impl Transport for FlowNet {
             // which makes the link dirty anyway. Its links need not be
             // queued (most MPI messages are such flows). The link's load
             // is summed only when the cheap tests pass.
-            at_cap = cap.is_finite()
-                && route.iter().all(|&l| {
-                    let k = &self.kept[l as usize];
-                    k.binds_nothing() && self.load_of(l) + cap < k.bw * (1.0 - sweep::SLACK)
-                });
-            if !at_cap {
-                // Where the links could first fill is found at the
-                // update, once per link for all the flows started on it
-                // since (hundreds of messages posted at one instant on
-                // one link must not each scan all the others).
-                for &l in &route {
+            //
+            // Where a link has no room, where it could first fill is
+            // found at the update, once per link for all the flows
+            // started on it since (hundreds of messages posted at one
+            // instant on one link must not each scan all the others).
+            // A link with room needs nothing even when another link of
+            // the flow has none: nothing on it changes unless some flow
+            // on it rises (which makes it dirty) or another flow starts
+            // on it (which finds this one open, so no room, and queues
+            // the link), and this flow stops at its cap before the link
+            // fills. On the peers' torus all-to-all, whose caps are the
+            // network links' bandwidth, a node's own links (1e15 B/s)
+            // then never enter the sweep: 1.2 % fewer instructions there
+            // (P = 512), 1.6 % on AMG level-0 SpGEMM, 0.1 % more on the
+            // switch all-to-all, whose links all lack room (cachegrind;
+            // same events and makespans).
+            at_cap = cap.is_finite();
+            for &l in &route {
+                let k = &self.kept[l as usize];
+                if !(k.binds_nothing() && self.load_of(l) + cap < k.bw * (1.0 - sweep::SLACK)) {
                     self.sweep.note_start_on(l);
+                    at_cap = false;
                 }
             }
             self.sweep.note_new_flow(f);

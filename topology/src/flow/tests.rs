@@ -94,6 +94,11 @@ enum Shape {
     /// peers' torus): a flow alone on such a link ties its cap with the
     /// link's fill level.
     PairwiseAtLink,
+    /// Bursts of flows started at one instant between random pairs, each
+    /// capped at one of four rates, long enough to overlap the next
+    /// bursts: a link one flow of a burst finds with room may be the
+    /// link another flow of the same burst fills.
+    Burst,
 }
 
 /// Runs `count` transfers of `shape` on `m` through the flow model and
@@ -155,6 +160,14 @@ fn check_against_reference_on(
                         Time::from_ns(wave * 600 + rng.random_range(0..900)),
                     )
                 }
+                Shape::Burst => (
+                    (src + rng.random_range(1..n)) % n,
+                    Some(Bandwidth::bytes_per_sec(
+                        rng.random_range(1..5) * 1_500_000_000,
+                    )),
+                    rng.random_range(10..200) * 1024,
+                    Time::from_ns(i / 6 * 3_000),
+                ),
                 Shape::Crowd => (
                     (src + rng.random_range(1..n)) % n,
                     Some(Bandwidth::bytes_per_sec(2_000_000_000)),
@@ -351,7 +364,8 @@ fn sweep_matches_the_reference_with_ties_and_crowds() {
         check_against_reference_on(torus.clone(), Shape::PairwiseAtLink, 16 * 12, seed);
         let ib = InfinibandParams::qdr(12).build().unwrap();
         check_against_reference_on(ib, Shape::PairwiseAtLink, 12 * 8, seed);
-        check_against_reference_on(torus, Shape::Spread, 300, seed);
+        check_against_reference_on(torus.clone(), Shape::Spread, 300, seed);
+        check_against_reference_on(torus, Shape::Burst, 240, seed);
     }
 }
 
