@@ -195,7 +195,44 @@
 //! 262 k), so what an update costs however little it changes counts too.
 //! The heap and the sorted list hold packed `u128` keys (one comparison,
 //! as in the engine's queue): 1.9 % fewer instructions on
-//! alltoall-switch (cachegrind) than (level, tag) tuples.
+//! alltoall-switch (cachegrind) than (level, tag) tuples; so do a dirty
+//! link's checks when they are sorted into batches (1.6 % on
+//! amg-spgemm0).
+//!
+//! ## How much the exact answer itself changes
+//!
+//! Counted in an instrumented build at d3fcfd7 (`netsim bench --child W
+//! --mode flow`): the solved flows whose rate changed, the hops of their
+//! routes (link loads a change moves), and the packet model's events on
+//! the same workload.
+//!
+//! | workload | messages | network flows | rate changes | their hops | packet events |
+//! |---|---|---|---|---|---|
+//! | alltoall-switch | 1.05 M | 1.04 M | 2.31 M | 4.62 M | 5.33 M |
+//! | amg-spgemm0 | 112 k | 71 k | 7.12 M | 37.8 M | 0.92 M |
+//! | amg-spmv | 1.18 M | 1.12 M | 4.59 M | 28.8 M | 9.99 M |
+//! | random-pairs | 102 k | 307 k | 0.88 M | 7.48 M | 20.4 M |
+//! | halo27, halo27-512, alltoall-torus | | | 0 | 0 | |
+//!
+//! On amg-spgemm0 the max-min answer moves 100 rates per network flow,
+//! 530 link loads with them, where the packet model handles 13 events
+//! per network flow: any solver that keeps every flow's rate pays for
+//! those moves; this one spends about 190 ns per change (some 1.35 s of
+//! solver for 7.1 M changes: two thirds of a 2.0 s run's samples are in
+//! the solver's functions, `perf record -e cpu-clock`). Flow mode is faster than packet mode exactly where
+//! the answer rarely changes (the halos, alltoall-torus) or where the
+//! packet model's events are many (random pairs, Zhu).
+//!
+//! Tried and not kept, a batching window: an update posted at the next
+//! multiple of a window `W` instead of at once, so that starts and ends
+//! within `W` share it. Single runs: alltoall-switch 0.86 s (exact) ->
+//! 0.81, 0.69 and 2.70 s for `W` = 1, 10 and 100 ns, with makespans
+//! +3.1 %, +3.3 % and +255 % (each message of the pairwise exchange
+//! starts up to `W` late, and the exchange chains them); amg-spmv 8.68
+//! -> 7.76, 6.98 and 6.53 s (+1e-6 to +7e-5, still slower than packet's
+//! 6.08); amg-spgemm0 1.70 -> 1.63, 1.63 and 1.10 s (up to +0.5 %). The
+//! error follows the workload's dependency chains, not `W`, so no bound
+//! in `W` alone holds.
 //!
 //! # Timing
 //!
