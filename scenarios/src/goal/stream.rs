@@ -25,14 +25,15 @@ const REC_GUESS: usize = 8;
 /// Items read at least per read (when the block has them).
 const BATCH: u32 = 8;
 const MIN_CHUNK: usize = 256;
-/// What a stream keeps read ahead, at most: 4 KiB, so that what the
-/// streams of an all-to-all keep (P = 1024) stays within a core's L2
-/// cache (2 MiB here) more than not. With 64 KiB, each rank's first read
-/// took its whole block (26 KB: 26.7 MB of records for all of them, read
-/// back one cache miss per line as the ranks advanced in turn);
-/// a2a-goal-1024 (peers) compiled: peak 34.4 -> 12.9 MiB, CPU 0.97
-/// (`farm-bench -n 7`, paired); from text: 0.96 (`-n 9`, wall 0.827 ->
-/// 0.795 s). 2 KiB measured no better than 4 (1.02).
+/// What a stream keeps read ahead, at most: 4 KiB. With 64 KiB, each
+/// rank of an all-to-all (P = 1024) took its whole block (26 KB) at its
+/// first read, 26.7 MB of records held for the whole run and read a
+/// little at a time as the ranks advanced in turn (the first byte of a
+/// record was the costliest load of `GoalStream::read`, `perf
+/// annotate`); with 4 KiB the streams hold 4 MiB. a2a-goal-1024 (peers)
+/// compiled: peak 34.4 -> 12.9 MiB, CPU 0.97 (`farm-bench -n 7`,
+/// paired); from text: 0.96 (`-n 9`, wall 0.827 -> 0.795 s). 2 KiB
+/// measured no better than 4 (1.02).
 pub(super) const MAX_CHUNK: usize = 4 * 1024;
 /// What all streams together keep of their blocks read ahead and not yet
 /// taken in, at most [bytes]: each keeps up to `KEEP_BUDGET / P` (and

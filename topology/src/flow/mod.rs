@@ -219,9 +219,10 @@
 //! per network flow: any solver that keeps every flow's rate pays for
 //! those moves; this one spends about 190 ns per change (some 1.35 s of
 //! solver for 7.1 M changes: two thirds of a 2.0 s run's samples are in
-//! the solver's functions, `perf record -e cpu-clock`). Flow mode is faster than packet mode exactly where
-//! the answer rarely changes (the halos, alltoall-torus) or where the
-//! packet model's events are many (random pairs, Zhu).
+//! the solver's functions, `perf record -e cpu-clock`). Flow mode keeps
+//! up with packet mode where the answer rarely changes (the halos,
+//! alltoall-torus) or where the packet model's events are many (random
+//! pairs, Zhu).
 //!
 //! Tried and not kept, a batching window: an update posted at the next
 //! multiple of a window `W` instead of at once, so that starts and ends
