@@ -284,6 +284,12 @@ fn pack(level_bits: u64, tag: u64) -> u128 {
     (level_bits as u128) << 64 | tag as u128
 }
 
+/// (level bits, tag) of a key made by [`pack`].
+#[inline]
+fn unpack(k: u128) -> (u64, u64) {
+    ((k >> 64) as u64, k as u64)
+}
+
 /// The lowest entry of the heap and of the sorted `sorted[*next..]`
 /// together, removed, as (level bits, tag); `None` when both are
 /// exhausted. The one merge the sweep and the cut both run.
@@ -305,7 +311,7 @@ fn pop_lowest(
         *next += 1;
         sorted[*next - 1]
     };
-    Some(((k >> 64) as u64, k as u64))
+    Some(unpack(k))
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@
 //!
 //! [`Sharing::Fair`]: crate::machine::Sharing::Fair
 
-use super::{FlowNet, State, pack, pop_lowest};
+use super::{FlowNet, State, pack, pop_lowest, unpack};
 use std::cmp::Reverse;
 
 /// A re-fixed flow within this relative distance of its old rate keeps
@@ -380,12 +380,12 @@ impl FlowNet {
         checks.sort_unstable();
         let mut i = 0;
         while i < checks.len() {
-            let bits = (checks[i] >> 64) as u64;
-            let end = i + checks[i..].partition_point(|&c| (c >> 64) as u64 == bits);
+            let bits = unpack(checks[i]).0;
+            let end = i + checks[i..].partition_point(|&c| unpack(c).0 == bits);
             let from = self.sweep.batch_flows.len() as u32;
             self.sweep
                 .batch_flows
-                .extend(checks[i..end].iter().map(|&c| c as u32));
+                .extend(checks[i..end].iter().map(|&c| unpack(c).1 as u32));
             let b = self.sweep.batches.len() as u32;
             self.sweep
                 .batches
