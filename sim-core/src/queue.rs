@@ -27,8 +27,8 @@
 //! fifth of the instructions of the hold benchmark). Two stores, one at a
 //! time:
 //!
-//! * **Small queues: a binary heap** (`std`'s), as long as it holds at
-//!   most 768 entries: it fits in the first-level caches, and nothing
+//! * **Small queues: a binary heap** (`std`'s), as long as at most 768
+//!   events are pending: it fits in the first-level caches, and nothing
 //!   beats it there (see `TO_RADIX` for what other limits cost).
 //! * **Large queues: a radix heap on the time** (Ahuja, Mehlhorn, Orlin
 //!   and Tarjan, J. ACM 1990). It remembers the time `last` of the last
