@@ -327,9 +327,9 @@ impl FlowNet {
     /// below the level keep their rates; the others are rising.
     /// `rising` says that a flow on `l` has just started to rise (a
     /// failed check), which makes it dirty whatever its load.
+    #[inline]
     fn make_dirty(&mut self, l: u32, rising: bool) {
         let lu = l as usize;
-        let below = self.sweep.cur * (1.0 - SLACK);
         let bw = self.kept[lu].bw;
         // A link that fixed no flow in the last solution, carries no flow
         // being solved whose level is open, and keeps room to spare with
@@ -348,6 +348,18 @@ impl FlowNet {
         {
             return;
         }
+        self.take_dirty(l);
+    }
+
+    /// [`FlowNet::make_dirty`] past its test for a link that stays
+    /// clean, out of line: the test is inlined at each call (half the
+    /// calls on the peers' torus all-to-all stop there), so those calls
+    /// do not pay for saving the registers the rest needs.
+    #[inline(never)]
+    fn take_dirty(&mut self, l: u32) {
+        let lu = l as usize;
+        let below = self.sweep.cur * (1.0 - SLACK);
+        let bw = self.kept[lu].bw;
         self.cmark[lu] = self.epoch;
         self.kept[lu].lam = f64::INFINITY;
         let mut rem = bw;
