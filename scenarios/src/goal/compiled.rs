@@ -241,6 +241,15 @@ impl Writer {
         }
         Ok(())
     }
+    /// Appends the whole of `other` (a kernel copy where the system has
+    /// one: `copy_file_range`).
+    pub(super) fn append(&mut self, mut other: File) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.spill()?;
+        other.seek(SeekFrom::Start(0))?;
+        self.pos += std::io::copy(&mut other, &mut self.file)?;
+        Ok(())
+    }
     /// Writes what is buffered and gives the file back.
     pub(super) fn finish(mut self) -> std::io::Result<File> {
         self.spill()?;
