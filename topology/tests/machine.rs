@@ -315,6 +315,9 @@ fn flow_rates_follow_starts_and_ends() {
     let u = f.update_stats();
     assert_eq!(u.max_flows, 2);
     assert!(u.updates >= 3, "{u:?}");
+    // The answer's own changes: A halves when B starts, B doubles when A
+    // ends (first rates are not changes).
+    assert_eq!(u.rate_changes, 2, "{u:?}");
 }
 
 // ------------------------------------------------ Zhu et al. (Ethernet)

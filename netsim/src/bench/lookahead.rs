@@ -21,7 +21,7 @@
 //! network's nodes, in node order: `node` (one each), `router` (2, as a
 //! Gemini's), `block` (16, as 2x2x2 Geminis' nodes), `half` (two halves).
 
-use super::suite::{amg, halo27, ideal, per_gemini, timed};
+use super::suite::{Counted, amg, halo27, ideal, per_gemini, timed};
 use mpi_layer::MpiParams;
 use scenarios::workloads::{Collective, collective, grid_dims, random_pairs};
 use sim_core::{Bandwidth, EventId, Schedule, Time};
@@ -159,6 +159,8 @@ impl Probe {
     }
 }
 
+impl Counted for Probe {}
+
 impl Transport for Probe {
     type Event = PacketEvent;
 
@@ -216,6 +218,8 @@ pub struct IdealProbe {
     part: Vec<u32>,
     tally: Rc<RefCell<Tally>>,
 }
+
+impl Counted for IdealProbe {}
 
 impl Transport for IdealProbe {
     type Event = <IdealNetwork as Transport>::Event;

@@ -2,7 +2,9 @@
 //! each in its own child process so that its peak memory is its own.
 //!
 //! Per workload and transport mode the child prints one `RESULT` line
-//! (simulated messages, engine events, wall time, peak RSS, makespan);
+//! (simulated messages, engine events, wall time, peak RSS, makespan,
+//! and in flow mode the rate changes of the max-min answer, the count
+//! that a flow row's cost follows: `topology::UpdateStats::rate_changes`);
 //! the parent turns those into the table, derives events/s and
 //! messages/s, and (with `--scale`) draws events/s and memory against the
 //! number of ranks as SVG. A child that runs past `--timeout` is killed
@@ -68,25 +70,44 @@ pub struct SuiteArgs {
 /// The child runs with a `ReportObserver` (`--observe-report`).
 static OBSERVE_REPORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Runs one simulation, observed when `--observe-report` asked for it.
-fn simulate<T: topology::Transport, S: OpStream>(
+/// What the bench reads of a transport after a run besides the
+/// results: the flow model's rate changes (none for the others).
+pub(super) trait Counted: topology::Transport {
+    fn rate_changes(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl Counted for Network {
+    fn rate_changes(&self) -> Option<u64> {
+        self.flow_update_stats().map(|u| u.rate_changes)
+    }
+}
+
+impl Counted for IdealNetwork {}
+
+/// Runs one simulation, observed when `--observe-report` asked for it;
+/// the results and the transport's rate changes ([`Counted`]).
+fn simulate<T: Counted, S: OpStream>(
     pl: Placement,
     net: T,
     progs: Vec<S>,
     params: MpiParams,
-) -> Result<RunResults, String> {
+) -> Result<(RunResults, Option<u64>), String> {
     if !OBSERVE_REPORT.load(std::sync::atomic::Ordering::Relaxed) {
-        return mpi_layer::run(pl, net, progs, params).map_err(|e| e.to_string());
+        let sim = mpi_layer::Simulation::new(pl, net, progs, params).map_err(|e| e.to_string())?;
+        let (r, net) = sim.run_observed(u64::MAX, |_, _| {});
+        return Ok((r.map_err(|e| e.to_string())?, net.rate_changes()));
     }
     let obs = mpi_layer::ReportObserver::default();
     let sim = mpi_layer::Simulation::with_observer(pl, net, progs, params, obs)
         .map_err(|e| e.to_string())?;
-    let (r, _, obs) = sim.run_full(u64::MAX, |_, _| {});
+    let (r, net, obs) = sim.run_full(u64::MAX, |_, _| {});
     let r = r.map_err(|e| e.to_string())?;
     if obs.results(r.events) != r {
         return Err("the observer's results differ from the built-in ones".into());
     }
-    Ok(r)
+    Ok((r, net.rate_changes()))
 }
 
 /// A workload of the fixed set.
@@ -177,6 +198,13 @@ const WORKLOADS: &[Workload] = &[
         scale: &[],
     },
     Workload {
+        name: AMG_LEVELS,
+        about: "every AMG elasticity level as amg-spmv, one row each: SpMV 0-6 (amg-spmv-L), SpGEMM 0-5 (amg-spgemm-L)",
+        modes: PT,
+        procs: (8192, 512),
+        scale: &[],
+    },
+    Workload {
         name: "zhu",
         about: "Zhu's random patterns (Sec. 7): 30 nodes, d = 1, 2, 3, 40 patterns each, 10 MiB, fair sharing (quick: 4 each)",
         modes: PT,
@@ -184,6 +212,18 @@ const WORKLOADS: &[Workload] = &[
         scale: &[],
     },
 ];
+
+/// The workload that stands for every AMG level: its rows are
+/// [`amg_levels`].
+const AMG_LEVELS: &str = "amg-levels";
+
+/// The rows of [`AMG_LEVELS`], one per level and kernel of the seed's
+/// message lists (`shared/workloads/amg-elasticity`: SpMV has a level 6,
+/// SpGEMM does not), named `amg-<kernel>-<level>`.
+fn amg_levels() -> impl Iterator<Item = String> {
+    let spmv = (0..=6).map(|l| format!("amg-spmv-{l}"));
+    spmv.chain((0..=5).map(|l| format!("amg-spgemm-{l}")))
+}
 
 /// Figures one child reports.
 #[derive(Clone, Debug, Default)]
@@ -193,6 +233,8 @@ pub(super) struct Figures {
     pub(super) wall: f64,
     peak_kib: u64,
     pub(super) makespan: Time,
+    /// Rate changes of the flow model (flow mode only).
+    changes: Option<u64>,
 }
 
 /// Entry point of `netsim bench` without a subcommand.
@@ -226,13 +268,20 @@ pub fn run(a: SuiteArgs) -> Result<(), String> {
     header();
     for w in WORKLOADS.iter().filter(|w| wanted(w.name)) {
         let p = if a.quick { w.procs.1 } else { w.procs.0 };
-        for m in w.modes {
-            match spawn(&a, w.name, m, p)? {
-                Some(f) => row(w.name, p, m, &f),
-                None => println!(
-                    "{:<16} {:>8} {:>7}  did not finish in {} s (killed)",
-                    w.name, p, m, a.timeout
-                ),
+        let names: Vec<String> = if w.name == AMG_LEVELS {
+            amg_levels().collect()
+        } else {
+            vec![w.name.to_string()]
+        };
+        for name in &names {
+            for m in w.modes {
+                match spawn(&a, name, m, p)? {
+                    Some(f) => row(name, p, m, &f),
+                    None => println!(
+                        "{:<16} {:>8} {:>7}  did not finish in {} s (killed)",
+                        name, p, m, a.timeout
+                    ),
+                }
             }
         }
     }
@@ -244,7 +293,7 @@ pub fn run(a: SuiteArgs) -> Result<(), String> {
 
 fn header() {
     println!(
-        "{:<16} {:>8} {:>7} {:>10} {:>11} {:>9} {:>11} {:>11} {:>10} {:>14}",
+        "{:<16} {:>8} {:>7} {:>10} {:>11} {:>9} {:>11} {:>11} {:>10} {:>14} {:>12}",
         "workload",
         "P",
         "mode",
@@ -254,13 +303,14 @@ fn header() {
         "events/s",
         "msgs/s",
         "peak [MiB]",
-        "makespan"
+        "makespan",
+        "rate chg"
     );
 }
 
 fn row(name: &str, p: u32, mode: &str, f: &Figures) {
     println!(
-        "{:<16} {:>8} {:>7} {:>10} {:>11} {:>9.3} {:>11.0} {:>11.0} {:>10.1} {:>14}",
+        "{:<16} {:>8} {:>7} {:>10} {:>11} {:>9.3} {:>11.0} {:>11.0} {:>10.1} {:>14} {:>12}",
         name,
         p,
         mode,
@@ -270,7 +320,8 @@ fn row(name: &str, p: u32, mode: &str, f: &Figures) {
         f.events as f64 / f.wall,
         f.messages as f64 / f.wall,
         f.peak_kib as f64 / 1024.0,
-        f.makespan.to_string()
+        f.makespan.to_string(),
+        f.changes.map_or("-".to_string(), |c| c.to_string())
     );
 }
 
@@ -319,15 +370,21 @@ fn parse(out: &str) -> Option<Figures> {
         wall: v.get(2)?.parse().ok()?,
         peak_kib: v.get(3)?.parse().ok()?,
         makespan: Time::from_ps(v.get(4)?.parse().ok()?),
+        changes: v.get(5)?.parse().ok(),
     })
 }
 
 // ----- the children ----------------------------------------------------
 
 fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
+    let family = if amg_levels().any(|l| l == name) {
+        AMG_LEVELS
+    } else {
+        name
+    };
     let w = WORKLOADS
         .iter()
-        .find(|w| w.name == name)
+        .find(|w| w.name == family)
         .ok_or_else(|| format!("unknown workload `{name}`"))?;
     let p = match a.procs {
         0 if a.quick => w.procs.1,
@@ -343,12 +400,13 @@ fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
     OBSERVE_REPORT.store(a.observe_report, std::sync::atomic::Ordering::Relaxed);
     let f = figures(name, p, mode, a.quick)?;
     println!(
-        "RESULT {} {} {:.6} {} {}",
+        "RESULT {} {} {:.6} {} {} {}",
         f.messages,
         f.events,
         f.wall,
         super::peak_rss_kib().unwrap_or(0),
-        f.makespan.as_ps()
+        f.makespan.as_ps(),
+        f.changes.map_or("-".to_string(), |c| c.to_string())
     );
     Ok(())
 }
@@ -438,10 +496,14 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
             } else {
                 format!("P{p}-level0-spgemm.csv")
             };
-            let (pl, net, list) = amg(p, &file, mode_or(mode)?)?;
-            let t = Instant::now();
-            let r = simulate(pl, net, list.programs(), MpiParams::blue_waters())?;
-            Ok(of(&r, t))
+            amg_run(p, &file, mode_or(mode)?)
+        }
+        _ if amg_levels().any(|l| l == name) => {
+            // `amg-<kernel>-<level>`, as `amg_levels` names them.
+            let (kernel, level) = name["amg-".len()..]
+                .rsplit_once('-')
+                .expect("an AMG level row's name");
+            amg_run(p, &format!("P{p}-level{level}-{kernel}.csv"), mode_or(mode)?)
         }
         "zhu" => zhu(mode_or(mode)?, quick),
         _ => Err(format!("unknown workload `{name}`")),
@@ -488,17 +550,26 @@ pub(super) fn amg(
     Ok((pl, net, list))
 }
 
-fn of(r: &RunResults, t: Instant) -> Figures {
+/// Runs the AMG message list `file` of `p` ranks as [`amg`] sets it up.
+fn amg_run(p: u32, file: &str, mode: Mode) -> Result<Figures, String> {
+    let (pl, net, list) = amg(p, file, mode)?;
+    let t = Instant::now();
+    let r = simulate(pl, net, list.programs(), MpiParams::blue_waters())?;
+    Ok(of(r, t))
+}
+
+fn of((r, changes): (RunResults, Option<u64>), t: Instant) -> Figures {
     Figures {
         messages: r.messages(),
         events: r.events,
         wall: t.elapsed().as_secs_f64(),
         peak_kib: 0,
         makespan: r.makespan,
+        changes,
     }
 }
 
-pub(super) fn timed<T: topology::Transport>(
+pub(super) fn timed<T: Counted>(
     pl: Placement,
     net: T,
     progs: Programs,
@@ -519,7 +590,7 @@ pub(super) fn timed<T: topology::Transport>(
         .collect();
     let t = Instant::now();
     let r = simulate(pl, net, progs, params)?;
-    Ok(of(&r, t))
+    Ok(of(r, t))
 }
 
 /// A rank's program in the benchmarks: one shared name, and a program
@@ -638,6 +709,9 @@ fn zhu(mode: Mode, quick: bool) -> Result<Figures, String> {
             total.events += f.events;
             total.wall += f.wall;
             total.makespan = total.makespan.max(f.makespan);
+            if let Some(c) = f.changes {
+                *total.changes.get_or_insert(0) += c;
+            }
         }
     }
     Ok(total)

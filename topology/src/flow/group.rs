@@ -346,6 +346,9 @@ impl FlowNet {
             sc.rate = new;
             sc.solved = true;
         }
+        // The answer's own size (`UpdateStats::rate_changes`): every move
+        // but those of new flows, taken off where they join a group.
+        self.rate_changes += moves.len() as u64;
         // Groups whose members all take one new rate keep them.
         let mut whole = std::mem::take(&mut self.groups.whole);
         whole.clear();
@@ -380,6 +383,7 @@ impl FlowNet {
             };
             for &(_, g, f) in &moves[i..end] {
                 let left = if g == NONE {
+                    self.rate_changes -= 1;
                     self.flows[f as usize].bytes as f64
                 } else {
                     self.leave(f, now)

@@ -480,6 +480,9 @@ pub struct FlowNet {
     stats: StatsCollector,
     touched: Summary,
     touched_max: usize,
+    /// Solved flows whose rate an update changed (see
+    /// [`UpdateStats::rate_changes`]).
+    rate_changes: u64,
 }
 
 /// How many flows the rate updates touched.
@@ -491,6 +494,11 @@ pub struct UpdateStats {
     pub mean_flows: f64,
     /// Most flows looked at in one update.
     pub max_flows: usize,
+    /// Rates changed: solved flows that an update gave a new rate (a new
+    /// flow's first rate is not a change). This is the size of the exact
+    /// max-min answer itself, whatever solver computes it: every one is
+    /// a completion time that moves.
+    pub rate_changes: u64,
 }
 
 impl FlowNet {
@@ -528,6 +536,7 @@ impl FlowNet {
             stats: StatsCollector::new(nl),
             touched: Summary::default(),
             touched_max: 0,
+            rate_changes: 0,
             m,
         })
     }
@@ -547,6 +556,7 @@ impl FlowNet {
             updates: self.touched.count(),
             mean_flows: self.touched.mean().unwrap_or(0.0),
             max_flows: self.touched_max,
+            rate_changes: self.rate_changes,
         }
     }
     /// Current rate of every flow in progress, as (token, bytes/s), in
