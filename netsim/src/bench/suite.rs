@@ -503,7 +503,11 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
             let (kernel, level) = name["amg-".len()..]
                 .rsplit_once('-')
                 .expect("an AMG level row's name");
-            amg_run(p, &format!("P{p}-level{level}-{kernel}.csv"), mode_or(mode)?)
+            amg_run(
+                p,
+                &format!("P{p}-level{level}-{kernel}.csv"),
+                mode_or(mode)?,
+            )
         }
         "zhu" => zhu(mode_or(mode)?, quick),
         _ => Err(format!("unknown workload `{name}`")),

@@ -134,6 +134,11 @@ const NOT_AS_WRITTEN: &[(&str, Option<&str>, &str)] = &[
         "1 M ranks take a minute and a GB; --quick runs the same workload smaller",
     ),
     (
+        "cargo run --release -- bench --only amg-levels",
+        Some("netsim bench --quick --only amg-levels"),
+        "P = 8192 takes minutes; --quick runs every level at P = 512",
+    ),
+    (
         "cargo run --release -- bench --scale",
         Some("netsim bench --scale --quick --only halo27"),
         "the full curves take minutes",

@@ -204,7 +204,9 @@
 //! Counted in an instrumented build at d3fcfd7 (`netsim bench --child W
 //! --mode flow`): the solved flows whose rate changed, the hops of their
 //! routes (link loads a change moves), and the packet model's events on
-//! the same workload.
+//! the same workload. The first count is kept since a6af4eb
+//! ([`UpdateStats::rate_changes`], the `rate chg` column of `netsim
+//! bench`'s flow rows).
 //!
 //! | workload | messages | network flows | rate changes | their hops | packet events |
 //! |---|---|---|---|---|---|
@@ -234,6 +236,62 @@
 //! 6.08); amg-spgemm0 1.70 -> 1.63, 1.63 and 1.10 s (up to +0.5 %). The
 //! error follows the workload's dependency chains, not `W`, so no bound
 //! in `W` alone holds.
+//!
+//! ## Every AMG level, and how far a faster solver could go
+//!
+//! `netsim bench --only amg-levels` runs every level and kernel of the
+//! seed's AMG lists at P = 8192 (16 ranks a node, 8x8x4 torus) in both
+//! modes. Wall seconds at 11:07 UTC on 2026-11-26, load 0.9-1.0, the VM
+//! in its faster state (the counter's first version, 0.5 % more
+//! instructions on amg-spgemm0's flow row than a6af4eb); the last column
+//! is the flow/packet ratio of a second run of a6af4eb at 11:36, the VM
+//! in its slower state (packet alltoall-switch 0.87 s against 0.42):
+//!
+//! | row | packet | flow | packet events | rate changes | flow/packet | second run |
+//! |---|---|---|---|---|---|---|
+//! | amg-spmv-0 | 0.243 | 0.309 | 0.88 M | 0.45 M | 1.27 | 1.11 |
+//! | amg-spmv-1 | 2.401 | 3.978 | 4.56 M | 7.07 M | 1.66 | 1.43 |
+//! | amg-spmv-2 (`amg-spmv`) | 6.189 | 7.921 | 9.99 M | 4.59 M | 1.28 | 1.15 |
+//! | amg-spmv-3 | 0.735 | 0.726 | 2.22 M | 0 | 0.99 | 0.99 |
+//! | amg-spmv-4, 5, 6 | 0.048, 0.005, 0.002 | 0.043, 0.004, 0.002 | | 0 | <= 1 | <= 1 |
+//! | amg-spgemm-0 (`amg-spgemm0`) | 0.343 | 1.830 | 0.92 M | 7.12 M | 5.3 | 4.5 |
+//! | amg-spgemm-1 | 3.242 | 17.218 | 4.95 M | 56.6 M | 5.3 | 6.1 |
+//! | amg-spgemm-2 | 6.481 | 8.218 | 10.66 M | 6.84 M | 1.27 | 1.30 |
+//! | amg-spgemm-3 | 0.689 | 0.732 | 2.12 M | 47 k | 1.06 | 1.00 |
+//! | amg-spgemm-4, 5 | 0.050, 0.005 | 0.050, 0.005 | | 473, 18 | 1.0 | <= 1 |
+//!
+//! Every message of these lists is at most 1200 B (eager, one flow):
+//! where a level's messages overlap, a node's interface is shared by
+//! hundreds of short flows, and every start or end there moves the rate
+//! of all the others. Level-1 SpGEMM is the extreme: 112 rate changes
+//! per message, against 10 packet events per message.
+//!
+//! How fast could flow mode be with a solver that cost nothing?
+//! Instructions of a6af4eb (callgrind for flow, cachegrind for packet;
+//! `netsim bench --child W --mode M`), split into the sweep
+//! (`solve_sweep`, inclusive), the rate groups (what of `Network::handle`
+//! is `group.rs`: the update's regrouping and the completions) and the
+//! rest (the MPI layer, the engine, starts and ends):
+//!
+//! | workload | flow: sweep | groups | rest | packet: whole run |
+//! |---|---|---|---|---|
+//! | alltoall-switch | 3.52 G | 1.08 G | 5.88 G | 5.96 G |
+//! | amg-spgemm0 | 7.61 G | 0.75 G | 1.86 G | 1.56 G |
+//!
+//! With the sweep free, flow mode would still run 1.17 times packet
+//! mode's instructions on alltoall-switch and 1.67 times on amg-spgemm0;
+//! with the groups free too, 0.99 and 1.19 times. On level-1 SpGEMM
+//! (timed inside one flow run: the sweep and the regrouping are 13.6 s
+//! of 17.7 s) the rest alone took longer than packet mode's whole run.
+//! So flow mode at least as fast as packet mode on every AMG level is
+//! out of reach of any change to the solver alone: on SpGEMM levels 0
+//! and 1 the exact answer moves 7.7 and 11.4 times as many rates as the
+//! packet model has events, and what flow mode does besides solving
+//! already costs about what packet mode does in all (level 1: the rest
+//! 4.0-4.1 s, the timers' own cost included, against 3.8 s). What a faster solver can
+//! still win is the 1.1-1.7 times of the SpMV levels and of SpGEMM
+//! level 2, where the free-solver bound lies below packet mode (level-1
+//! SpMV: the rest 2.75 s against packet's 3.01 s, timed the same way).
 //!
 //! # Timing
 //!
