@@ -199,7 +199,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: AMG_LEVELS,
-        about: "every AMG elasticity level as amg-spmv, one row each: SpMV 0-6 (amg-spmv-L), SpGEMM 0-5 (amg-spgemm-L)",
+        about: "every AMG elasticity level as amg-spmv, one row each: SpMV 0-6 (amg-spmv-L), SpGEMM 0-5 (amg-spgemm-L); amg-spmv-2 and amg-spgemm-0 run amg-spmv and amg-spgemm0 again",
         modes: PT,
         procs: (8192, 512),
         scale: &[],
