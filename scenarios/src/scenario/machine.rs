@@ -352,8 +352,8 @@ pub(super) struct BuiltMachine {
 
 /// What carries the messages.
 pub(super) enum Fabric {
-    /// A machine with links.
-    Links(Machine),
+    /// A machine with links (boxed: the other variant is a few words).
+    Links(Box<Machine>),
     /// Private wires between every pair of nodes.
     Ideal {
         /// Nodes.
@@ -463,7 +463,7 @@ impl MachineSpec {
         };
         let (sockets, cores) = machine.host_shape(NodeId(0));
         Ok(BuiltMachine {
-            fabric: Fabric::Links(machine),
+            fabric: Fabric::Links(Box::new(machine)),
             nodes,
             sockets,
             cores,

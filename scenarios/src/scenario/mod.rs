@@ -336,7 +336,7 @@ fn transport(
 ) -> Result<Network, ScenarioError> {
     match machine.fabric {
         Fabric::Links(m) => {
-            Network::new(m, cfg).map_err(|e| file.err("transport", "", e.to_string()))
+            Network::new(*m, cfg).map_err(|e| file.err("transport", "", e.to_string()))
         }
         Fabric::Ideal {
             nodes,

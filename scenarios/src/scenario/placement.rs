@@ -48,7 +48,7 @@ impl Scenario {
         } = machine;
         let (sockets, cores) = (*sockets, *cores);
         let links = match &machine.fabric {
-            Fabric::Links(m) => Some(m),
+            Fabric::Links(m) => Some(&**m),
             Fabric::Ideal { .. } => None,
         };
         if let Some(nor) = &progs.node_of_rank {

@@ -519,6 +519,9 @@ pub struct FlowNet {
     free: Vec<u32>,
     /// Per link direction: see [`Kept`].
     kept: Vec<Kept>,
+    /// Per link direction, its latency, apart from the 40-byte `Link`
+    /// (as `Machine`'s heads): a start sums its route's.
+    lat: Vec<Time>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
     rem: Vec<f64>,
@@ -581,6 +584,7 @@ impl FlowNet {
                 .iter()
                 .map(|l| Kept::new(l.bandwidth.as_f64()))
                 .collect(),
+            lat: m.links().iter().map(|l| l.latency).collect(),
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -889,7 +893,7 @@ impl Transport for FlowNet {
         let mut route = std::mem::take(&mut self.flows[f as usize].route);
         route.clear();
         self.m.route_into(t.src, t.dst, &mut route);
-        let lat = route.iter().map(|&l| self.m.link(l).latency).sum();
+        let lat = route.iter().map(|&l| self.lat[l as usize]).sum();
         let cap = t.rate_cap.map_or(f64::INFINITY, |c| c.as_f64());
         let mut at_cap = false;
         if self.asym {
