@@ -186,13 +186,7 @@ impl TorusParams {
                 next_id += 2;
             }
         }
-        let geom = TorusGeom {
-            dims: self.dims,
-            per_router: self.nodes_per_router,
-            hosts,
-            port_link,
-            tie: self.tie,
-        };
+        let geom = TorusGeom::new(self.dims, self.nodes_per_router, hosts, port_link, self.tie);
         b.build_with(Sharing::Fair, Some(Router::DimensionOrder(geom)))
     }
 }
