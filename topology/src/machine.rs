@@ -292,7 +292,7 @@ pub struct Machine {
     pub(crate) links: Vec<Link>,
     /// Each link's receiving vertex (`Link::to`) in a table of its own:
     /// a route walk reads only this, 4 bytes a link instead of a 40-byte
-    /// `Link` (on a 16x16x16 torus the links take 2.3 MB; the heads fit
+    /// `Link` (on a 16x16x16 torus the links take 1.6 MB; the heads fit
     /// in a core's L2). The walk at each flow start had been 8 % of
     /// halo27's flow run (P = 4096), most of it that load.
     heads: Vec<u32>,
