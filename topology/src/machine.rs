@@ -34,7 +34,7 @@ use crate::routing::{NextHopTable, Router};
 use crate::torus_geom::{Dim, TorusGeom};
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
-use sim_core::Bandwidth;
+use sim_core::{Bandwidth, Time};
 use std::collections::VecDeque;
 
 /// What a vertex of the machine is.
@@ -253,7 +253,13 @@ impl MachineBuilder {
             Some(r) => r,
             None => Router::Table(NextHopTable::shortest_paths(&links, hosts, vertices.len())),
         };
-        let heads = links.iter().map(|l| l.to).collect();
+        let heads = links
+            .iter()
+            .map(|l| Head {
+                to: l.to,
+                latency: l.latency,
+            })
+            .collect();
         let m = Machine {
             name: self.name,
             vertices,
@@ -284,18 +290,25 @@ impl MachineBuilder {
     }
 }
 
+/// A link as a route walk reads it (see `Machine::heads`).
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    to: u32,
+    latency: Time,
+}
+
 /// A machine: vertices, links, node interfaces and routing.
 #[derive(Clone, Debug)]
 pub struct Machine {
     pub(crate) name: String,
     pub(crate) vertices: Vec<Vertex>,
     pub(crate) links: Vec<Link>,
-    /// Each link's receiving vertex (`Link::to`) in a table of its own:
-    /// a route walk reads only this, 4 bytes a link instead of a 40-byte
-    /// `Link` (on a 16x16x16 torus the links take 1.6 MB; the heads fit
-    /// in a core's L2). The walk at each flow start had been 8 % of
-    /// halo27's flow run (P = 4096), most of it that load.
-    heads: Vec<u32>,
+    /// What a route walk reads of each link, its head and its latency,
+    /// in a table of its own: 16 bytes a link instead of a 40-byte
+    /// `Link` (on a 16x16x16 torus the links take 1.6 MB). The walk at
+    /// each flow start had been 8 % of halo27's flow run (P = 4096),
+    /// most of it the load of `Link::to`.
+    heads: Vec<Head>,
     pub(crate) hosts: u32,
     pub(crate) host_link: Vec<u32>,
     pub(crate) graph: DiGraph<VertexKind, u32>,
@@ -396,14 +409,18 @@ impl Machine {
     }
 
     /// Appends the links of the deterministic route from `src` to `dst`
-    /// (injection link first, ejection link last) to `out`. `O(route)`.
-    pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<u32>) {
-        let mut v = src.0;
+    /// (injection link first, ejection link last) to `out`; returns the
+    /// sum of their latencies. `O(route)`.
+    pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<u32>) -> Time {
+        let (mut v, mut lat) = (src.0, Time::ZERO);
         while v != dst.0 {
             let l = self.next_link(v, dst.0);
             out.push(l);
-            v = self.heads[l as usize];
+            let h = self.heads[l as usize];
+            lat += h.latency;
+            v = h.to;
         }
+        lat
     }
 
     /// The deterministic route from `src` to `dst` (allocates; for
@@ -428,7 +445,7 @@ impl Machine {
         let mut n = 0;
         let mut v = src.0;
         while v != dst.0 {
-            v = self.links[self.next_link(v, dst.0) as usize].to;
+            v = self.heads[self.next_link(v, dst.0) as usize].to;
             n += 1;
         }
         n - 2

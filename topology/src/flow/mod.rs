@@ -288,10 +288,11 @@
 //! and 1 the exact answer moves 7.7 and 11.4 times as many rates as the
 //! packet model has events, and what flow mode does besides solving
 //! already costs about what packet mode does in all (level 1: the rest
-//! 4.0-4.1 s, the timers' own cost included, against 3.8 s). What a faster solver can
-//! still win is the 1.1-1.7 times of the SpMV levels and of SpGEMM
-//! level 2, where the free-solver bound lies below packet mode (level-1
-//! SpMV: the rest 2.75 s against packet's 3.01 s, timed the same way).
+//! 4.0-4.1 s, the timers' own cost included, against 3.8 s). What a
+//! faster solver can still win is the 1.1-1.7 times of the SpMV levels
+//! and of SpGEMM level 2, where the free-solver bound lies below packet
+//! mode (level-1 SpMV: the rest 2.75 s against packet's 3.01 s, timed
+//! the same way).
 //!
 //! # Timing
 //!
@@ -519,9 +520,6 @@ pub struct FlowNet {
     free: Vec<u32>,
     /// Per link direction: see [`Kept`].
     kept: Vec<Kept>,
-    /// Per link direction, its latency, apart from the 40-byte `Link`
-    /// (as `Machine`'s heads): a start sums its route's.
-    lat: Vec<Time>,
     /// Per link direction (per constraint for the cut solver): bandwidth
     /// left for the flows not yet fixed, and their number.
     rem: Vec<f64>,
@@ -584,7 +582,6 @@ impl FlowNet {
                 .iter()
                 .map(|l| Kept::new(l.bandwidth.as_f64()))
                 .collect(),
-            lat: m.links().iter().map(|l| l.latency).collect(),
             rem: vec![0.0; nl],
             nun: vec![0; nl],
             cmark: vec![0; nl],
@@ -892,8 +889,7 @@ impl Transport for FlowNet {
         };
         let mut route = std::mem::take(&mut self.flows[f as usize].route);
         route.clear();
-        self.m.route_into(t.src, t.dst, &mut route);
-        let lat = route.iter().map(|&l| self.lat[l as usize]).sum();
+        let lat = self.m.route_into(t.src, t.dst, &mut route);
         let cap = t.rate_cap.map_or(f64::INFINITY, |c| c.as_f64());
         let mut at_cap = false;
         if self.asym {
