@@ -219,10 +219,16 @@ const AMG_LEVELS: &str = "amg-levels";
 
 /// The rows of [`AMG_LEVELS`], one per level and kernel of the seed's
 /// message lists (`shared/workloads/amg-elasticity`: SpMV has a level 6,
-/// SpGEMM does not), named `amg-<kernel>-<level>`.
-fn amg_levels() -> impl Iterator<Item = String> {
-    let spmv = (0..=6).map(|l| format!("amg-spmv-{l}"));
-    spmv.chain((0..=5).map(|l| format!("amg-spgemm-{l}")))
+/// SpGEMM does not): (`amg-<kernel>-<level>`, kernel, level).
+fn amg_levels() -> impl Iterator<Item = (String, &'static str, u32)> {
+    let spmv = (0..=6).map(|l| ("spmv", l));
+    spmv.chain((0..=5).map(|l| ("spgemm", l)))
+        .map(|(k, l)| (format!("amg-{k}-{l}"), k, l))
+}
+
+/// The kernel and level of the [`AMG_LEVELS`] row `name`, if it is one.
+fn amg_level(name: &str) -> Option<(&'static str, u32)> {
+    amg_levels().find(|r| r.0 == name).map(|(_, k, l)| (k, l))
 }
 
 /// Figures one child reports.
@@ -269,7 +275,7 @@ pub fn run(a: SuiteArgs) -> Result<(), String> {
     for w in WORKLOADS.iter().filter(|w| wanted(w.name)) {
         let p = if a.quick { w.procs.1 } else { w.procs.0 };
         let names: Vec<String> = if w.name == AMG_LEVELS {
-            amg_levels().collect()
+            amg_levels().map(|r| r.0).collect()
         } else {
             vec![w.name.to_string()]
         };
@@ -377,7 +383,7 @@ fn parse(out: &str) -> Option<Figures> {
 // ----- the children ----------------------------------------------------
 
 fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
-    let family = if amg_levels().any(|l| l == name) {
+    let family = if amg_level(name).is_some() {
         AMG_LEVELS
     } else {
         name
@@ -498,19 +504,15 @@ fn figures(name: &str, p: u32, mode: Option<Mode>, quick: bool) -> Result<Figure
             };
             amg_run(p, &file, mode_or(mode)?)
         }
-        _ if amg_levels().any(|l| l == name) => {
-            // `amg-<kernel>-<level>`, as `amg_levels` names them.
-            let (kernel, level) = name["amg-".len()..]
-                .rsplit_once('-')
-                .expect("an AMG level row's name");
-            amg_run(
+        "zhu" => zhu(mode_or(mode)?, quick),
+        _ => match amg_level(name) {
+            Some((kernel, level)) => amg_run(
                 p,
                 &format!("P{p}-level{level}-{kernel}.csv"),
                 mode_or(mode)?,
-            )
-        }
-        "zhu" => zhu(mode_or(mode)?, quick),
-        _ => Err(format!("unknown workload `{name}`")),
+            ),
+            None => Err(format!("unknown workload `{name}`")),
+        },
     }
 }
 
