@@ -176,11 +176,13 @@ pub enum Rest {
     /// unexplained part of alpha becomes a pure delay.
     Latency,
     /// `o_recv` is what is left (with `L` as given): the unexplained part
-    /// of alpha occupies the receiving CPU. Bienz et al. Fig. 5 measure the
-    /// reversed HighVolumePingPong as max-rate *plus* gamma n^2: the
-    /// per-message cost and the search add up, which happens when both sit
-    /// on the searching (receiving) process.
+    /// of alpha occupies the receiving CPU.
     RecvOverhead,
+    /// `o_send` is what is left (with `L` and `o_recv` as given): the
+    /// unexplained part of alpha occupies the sending CPU, the process's
+    /// one progress engine, where the max-rate model (Bienz et al. eq. 2)
+    /// charges it: `alpha` per message *sent*.
+    SendOverhead,
     /// Nothing is derived: `L`, `o_send`, `o_recv` are as given (the LogGP
     /// form). `alpha` and `R_b` then do not enter the timing; the message's
     /// bytes are carried by the receive side's per-byte cost
@@ -213,7 +215,8 @@ pub enum Rest {
 ///   CPU's work and the wire overlap). The job starts when both are free.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HostCosts {
-    /// `o_send` \[time\]: sender CPU per message.
+    /// `o_send` \[time\]: sender CPU per message (ignored when derived,
+    /// [`Rest::SendOverhead`]).
     pub o_send: Time,
     /// `o_recv` \[time\]: receiver CPU per message (ignored when derived,
     /// [`Rest::RecvOverhead`]).
@@ -221,13 +224,21 @@ pub struct HostCosts {
     /// `L` \[time\]: latency left after the wire, a pure delay (ignored
     /// when derived, [`Rest::Latency`]).
     pub latency: Time,
-    /// Which of `L`, `o_recv` is derived from `alpha + s / R_b`.
+    /// Which of `L`, `o_recv`, `o_send` is derived from `alpha + s / R_b`.
     pub rest: Rest,
     /// `g` \[time\]: least gap between two messages leaving one process's
-    /// port. `None`: the cell's `alpha`, the max-rate model's serial cost
-    /// per message (Bienz et al. eq. 2 sums `alpha` per message; Fig. 4
-    /// left measures in-order streams on that line).
+    /// port (the NIC's or shared-memory path's injection gap). `None`: the
+    /// cell's `alpha`.
     pub gap: Option<Time>,
+    /// `g_cpu` \[time\]: least CPU time a message costs its sender: the
+    /// send job holds the CPU `max(o_send, g_cpu) + (s-1) O_send`, the
+    /// message leaving after `o_send` (LogP's gap as the processor's own,
+    /// Culler et al. 1993: with the protocol onloaded, one progress engine
+    /// injects one message at a time, and whatever else the process does,
+    /// its receives' searches among them, waits for it). `None`: the
+    /// cell's `alpha`, the max-rate model's cost per message sent (Bienz et
+    /// al. eq. 2 and Fig. 4). Default 0 (no floor).
+    pub cpu_gap: Option<Time>,
     /// `G` \[time/byte\]: the port's gap per byte. `None`: the per-byte part
     /// of `1 / R_b` that the wire carries ([`MpiParams::wire_rate`]), so a
     /// process's concurrent sends share its `R_b` (Bienz et al. eq. 2:
@@ -248,28 +259,54 @@ pub struct HostCosts {
 
 impl HostCosts {
     /// The costs the max-rate model implies when only `alpha` and `R_b`
-    /// are known: no sender CPU, the rest of alpha on the receiving CPU,
-    /// a gap of `alpha` per message and `1 / R_b` per byte at the sending
-    /// port.
-    pub const MAX_RATE: HostCosts = HostCosts {
+    /// are known, under the rule of one progress engine per process: the
+    /// rest of alpha is CPU time of the *sender* (`o_send` derived,
+    /// [`Rest::SendOverhead`]), since eq. 2 of Bienz et al. charges
+    /// `alpha` per message sent; `o_recv = L = 0`; the port has no gap per
+    /// message (`g = 0`) and the wire's `1 / R_b` per byte (`G` derived).
+    /// `cpu_rate`: the sending CPU moves the data itself at this rate
+    /// (`O_send = 1 / cpu_rate`: programmed I/O, or a copy into a shared
+    /// buffer) and spends at least `alpha` per message (`g_cpu = alpha`:
+    /// what is left once the message is out is its share of the process's
+    /// serial per-message cost). `None` where a DMA engine moves the data
+    /// (rendezvous): the CPU is free after `o_send`, and must be, since it
+    /// handles the CTS within the single message's `alpha`.
+    /// How each term adds up on a process is in `ARCHITECTURE.md`
+    /// ("one progress engine per process").
+    pub fn max_rate(cpu_rate: Option<Bandwidth>) -> HostCosts {
+        HostCosts {
+            o_send: Time::ZERO,
+            o_recv: Time::ZERO,
+            latency: Time::ZERO,
+            rest: Rest::SendOverhead,
+            gap: Some(Time::ZERO),
+            cpu_gap: if cpu_rate.is_some() {
+                None
+            } else {
+                Some(Time::ZERO)
+            },
+            gap_per_byte: None,
+            recv_gap: Time::ZERO,
+            recv_gap_per_byte: PerByte::ZERO,
+            send_cpu_per_byte: cpu_rate.map_or(PerByte::ZERO, PerByte::of_rate),
+            recv_cpu_per_byte: PerByte::ZERO,
+        }
+    }
+
+    /// LogP's reading of a latency-only fit: no CPU overheads, no gap,
+    /// the whole rest of alpha a latency. Streams are limited by the wire.
+    pub const LATENCY_ONLY: HostCosts = HostCosts {
         o_send: Time::ZERO,
         o_recv: Time::ZERO,
         latency: Time::ZERO,
-        rest: Rest::RecvOverhead,
-        gap: None,
+        rest: Rest::Latency,
+        gap: Some(Time::ZERO),
+        cpu_gap: Some(Time::ZERO),
         gap_per_byte: None,
         recv_gap: Time::ZERO,
         recv_gap_per_byte: PerByte::ZERO,
         send_cpu_per_byte: PerByte::ZERO,
         recv_cpu_per_byte: PerByte::ZERO,
-    };
-
-    /// LogP's reading of a latency-only fit: no CPU overheads, no gap,
-    /// the whole rest of alpha a latency. Streams are limited by the wire.
-    pub const LATENCY_ONLY: HostCosts = HostCosts {
-        gap: Some(Time::ZERO),
-        rest: Rest::Latency,
-        ..HostCosts::MAX_RATE
     };
 
     /// The receive side's cost per byte, `max(O_recv, G_recv)`.
@@ -529,6 +566,14 @@ impl MpiParams {
     pub fn gap(&self, proto: Protocol, loc: Locality) -> Time {
         self.host(proto, loc)
             .gap
+            .unwrap_or_else(|| self.postal(proto, loc).alpha)
+    }
+
+    /// The sender CPU's least time per message `g_cpu` of a cell (its
+    /// `alpha` when not given).
+    pub fn cpu_gap(&self, proto: Protocol, loc: Locality) -> Time {
+        self.host(proto, loc)
+            .cpu_gap
             .unwrap_or_else(|| self.postal(proto, loc).alpha)
     }
 

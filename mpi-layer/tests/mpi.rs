@@ -137,27 +137,29 @@ fn rendezvous_costs_the_extra_handshake() {
     };
     let r = late(s);
     // Rendezvous, alpha = 3.0 us, R_b = 2.9e9 B/s. The Blue Waters
-    // preset derives o_recv (o_send = 0, L = 0): alpha + s/R_b - (L +
-    // s/R_b) - 2L - gamma = 3000 - 1500 - 8.4 ns = 1491.6 ns.
-    let o_r = Time::from_ps(3_000_000 - 1_500_000 - 8_400);
+    // preset derives o_send (o_recv = 0, L = 0): alpha + s/R_b - (L +
+    // s/R_b) - 2L - gamma = 3000 - 1500 - 8.4 ns, spent by the sender's
+    // CPU before the RTS leaves (long before D).
     let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
     // The RTS waits unexpected. At D the receive finds it (one element,
-    // gamma), the CTS crosses back (L), the data crosses (L + s/R_b):
-    // the sender's blocking send returns on delivery, the receiver then
-    // spends o_r.
+    // gamma), the CTS crosses back (L), the sender's idle CPU handles it
+    // at once and the data crosses (L + s/R_b): the sender's blocking
+    // send returns on delivery, and the receiver (o_recv = 0) with it.
     let gamma = p.gamma_posted.gamma;
     assert_eq!(r.finish[0], d + gamma + L * 2 + xfer);
-    assert_eq!(r.finish[1], d + gamma + L * 2 + xfer + o_r);
+    assert_eq!(r.finish[1], d + gamma + L * 2 + xfer);
     assert_eq!(r.control_messages, 2);
     // An eager message (8000 B, alpha 7.0 us, R_b 7.5e8) posted as late:
-    // its o_r = 7000 - 500 - 8.4 = 6491.6 ns was spent when it arrived
-    // (long before D); after D only the search and the copy out of the
-    // library's buffer at the unexpected-copy rate remain: no round trip.
+    // after D only the search and the copy out of the library's buffer at
+    // the unexpected-copy rate remain: no round trip.
     let r = late(8000);
     let copy = transfer_time(8000, p.unexpected_copy_rate.unwrap());
     assert_eq!(r.finish[1], d + gamma + copy);
-    // o_send = 0: the eager sender returns at once.
-    assert_eq!(r.finish[0], Time::ZERO);
+    // The eager sender returns when its CPU is done: o_send = 7000 - 500
+    // - 8.4 ns (derived), held to alpha (g_cpu), then it pushes the other
+    // 7999 B at R_b.
+    let push = sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(750_000_000)).cost(7999);
+    assert_eq!(r.finish[0], Time::from_us(7) + push);
 }
 
 /// Algorithm 1 of Bienz et al. (HighVolumePingPong) between ranks 0 and 1
@@ -262,13 +264,11 @@ fn progress_engine_versus_own_core() {
     };
     let mut p = MpiParams::blue_waters();
     let own = run(pair(0), net(1), prog(), p.clone()).unwrap();
-    // Intra-socket short: o_r = 440 ns - gamma = 431.6 ns (derived); the
-    // arrival's search and o_r wait behind the compute, and go before the
-    // program's wait, which became ready later (time order).
-    assert_eq!(
-        own.finish[1],
-        c + p.gamma_posted.gamma + Time::from_ps(431_600)
-    );
+    // Intra-socket short: the sender's CPU has the rest of alpha
+    // (o_send), the receiver's only the search (o_recv = 0); the arrival's
+    // search waits behind the compute, and goes before the program's
+    // wait, which became ready later (time order).
+    assert_eq!(own.finish[1], c + p.gamma_posted.gamma);
     p.progress = Progress::Engines { engines: 1 };
     let eng = run(pair(0), net(1), prog(), p).unwrap();
     assert_eq!(eng.finish[1], c);
@@ -548,13 +548,17 @@ fn t_short(s: u64) -> Time {
 #[test]
 fn collectives_take_hand_computed_times() {
     let bw = MpiParams::blue_waters();
+    let gamma = bw.gamma_posted.gamma;
     // Dissemination barrier: ceil(log2 P) rounds, each one message per
-    // rank, all in parallel: the round takes one T(0).
+    // rank, all in parallel. A rank's send holds its CPU alpha (g_cpu);
+    // its message leaves after o_send = alpha - L - gamma and arrives
+    // gamma before alpha, where it waits for that CPU: the round takes
+    // T(0) + gamma (the search after the send, on one core).
     let r = coll(4, Op::Barrier { comm: W }, bw.clone());
-    assert_eq!(r.makespan, t_short(0) * 2);
+    assert_eq!(r.makespan, (t_short(0) + gamma) * 2);
     assert_eq!(r.messages(), 8);
     let r = coll(5, Op::Barrier { comm: W }, bw.clone());
-    assert_eq!(r.makespan, t_short(0) * 3);
+    assert_eq!(r.makespan, (t_short(0) + gamma) * 3);
     assert_eq!(r.messages(), 15);
     // Binomial bcast of 8 B on 8 ranks: rank 7 gets the data through
     // 0 -> 1 -> 3 -> 7, each hop posted the moment the previous one
@@ -572,10 +576,15 @@ fn collectives_take_hand_computed_times() {
     assert_eq!(r.finish[7], t_short(8) * 3);
     assert_eq!((r.messages(), r.bytes()), (7, 56));
     // Recursive-doubling allreduce, 8 B on 4 ranks: 2 rounds of an
-    // exchange (T(8)) followed by the reduction of 8 B at 2 GB/s (4 ns).
+    // exchange followed by the reduction of 8 B at 2 GB/s (4 ns). The
+    // partner's message arrives before the rank's own send is off its
+    // CPU (alpha, then 7 B pushed at R_b = 1.3 GB/s), and is searched
+    // after it: a round is alpha + 7 B / R_b + gamma + the reduction.
     let red = transfer_time(8, bw.collectives.reduce_rate);
+    let push = sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(7);
+    let round = Time::from_ns(2300) + push + gamma + red;
     let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, bw.clone());
-    assert_eq!(r.makespan, (t_short(8) + red) * 2);
+    assert_eq!(r.makespan, round * 2);
     assert_eq!((r.messages(), r.bytes()), (8, 64));
 }
 
@@ -823,12 +832,14 @@ fn collective_messages_never_match_user_receives() {
     .unwrap();
     // Barrier: 2 messages; then the user message.
     assert_eq!(r.messages(), 3);
-    // Rank 0 finishes one T(4) after the barrier (which is one T(0)), and
-    // gamma later: Blue Waters' pair window of one message holds the user
-    // message until rank 0 has handled rank 1's barrier message, whose
-    // search visits two elements (the wildcard user receive comes first).
+    // Rank 0 finishes one T(4) after it has handled rank 1's barrier
+    // message: Blue Waters' pair window of one message holds the user
+    // message (its send job) until then. That barrier message arrives
+    // gamma before rank 0's own barrier send is off its CPU (alpha), and
+    // its search then visits two elements (the wildcard user receive
+    // comes first): T(0) + 2 gamma.
     let gamma = MpiParams::blue_waters().gamma_posted.gamma;
-    assert_eq!(r.finish[0], t_short(0) + gamma + t_short(4));
+    assert_eq!(r.finish[0], t_short(0) + gamma * 2 + t_short(4));
 }
 
 #[test]
@@ -1064,7 +1075,9 @@ fn non_overtaking_holds_when_the_wire_reorders() {
 fn sendrecv_ring_waitany_and_test() {
     let bw = MpiParams::blue_waters();
     let t8 = postal(&bw, Protocol::Short, 0, 8);
-    // A ring of Sendrecv on one socket: everyone finishes at T(8).
+    // A ring of Sendrecv on one socket: everyone's send holds its CPU
+    // alpha + 7 B / R_b, and the predecessor's message, there gamma
+    // earlier, is searched after it.
     let p = 4;
     let ops = (0..p)
         .map(|r| {
@@ -1080,7 +1093,10 @@ fn sendrecv_ring_waitany_and_test() {
         })
         .collect();
     let r = run(Placement::block(p, 16, 2), net(1), progs(ops), bw.clone()).unwrap();
-    assert!(r.finish.iter().all(|&f| f == t8), "{:?}", r.finish);
+    let exchange = Time::from_ns(440)
+        + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(2_200_000_000)).cost(7)
+        + bw.gamma_posted.gamma;
+    assert!(r.finish.iter().all(|&f| f == exchange), "{:?}", r.finish);
 
     // Waitany returns with the first message (from rank 2, at T); the
     // other (rank 1 sends after sleeping 10 us) then arrives at 10 us + T.
@@ -1182,7 +1198,9 @@ fn offload_keeps_protocol_work_off_the_core() {
     let mut p = MpiParams::blue_waters();
     p.set_host_all(HostCosts {
         o_send: Time::from_ns(200),
-        ..HostCosts::MAX_RATE
+        rest: mpi_layer::Rest::RecvOverhead,
+        cpu_gap: Some(Time::ZERO),
+        ..HostCosts::max_rate(None)
     });
     let on = run(pair(0), net(1), prog(), p.clone()).unwrap();
     assert_eq!(on.finish[0], c + Time::from_ns(200));
@@ -1195,9 +1213,16 @@ fn offload_keeps_protocol_work_off_the_core() {
 
 #[test]
 fn ring_allgather_and_pairwise_alltoall_take_p_minus_1_steps() {
-    // Both are P - 1 symmetric steps of one exchange of s bytes: each step
-    // takes one T(s) between nodes.
+    // Both are P - 1 symmetric steps of one exchange of s bytes between
+    // nodes (short): a rank's send holds its CPU alpha + (s - 1) / R_b,
+    // and the partner's message, there gamma earlier, is searched after
+    // it.
     let bw = MpiParams::blue_waters();
+    let step = |s: u64| {
+        Time::from_ns(2300)
+            + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(s - 1)
+            + bw.gamma_posted.gamma
+    };
     let r = coll(
         6,
         Op::Allgather {
@@ -1206,16 +1231,16 @@ fn ring_allgather_and_pairwise_alltoall_take_p_minus_1_steps() {
         },
         bw.clone(),
     );
-    assert_eq!(r.makespan, t_short(100) * 5);
+    assert_eq!(r.makespan, step(100) * 5);
     let r = coll(
         4,
         Op::Alltoall {
             bytes: 1000,
             comm: W,
         },
-        bw,
+        bw.clone(),
     );
-    assert_eq!(r.makespan, t_short(1000) * 3);
+    assert_eq!(r.makespan, step(1000) * 3);
 }
 
 #[test]
@@ -1255,7 +1280,11 @@ fn one_progress_engine_funnels_a_nodes_receives() {
     // progress engine on node 2 (Bridges et al.'s funnelled progress) the
     // second receive waits for the first one's search and o_r; with two
     // engines both complete at T.
-    let bw = MpiParams::blue_waters();
+    // The receive side gets 1 us of the short protocol's alpha (o_recv;
+    // the sender's o_send keeps the rest, so one message still takes T).
+    let mut bw = MpiParams::blue_waters();
+    let o_r = Time::from_us(1);
+    bw.host[Protocol::Short.index()][2].o_recv = o_r;
     let placement =
         Placement::from_locs(vec![loc(0, 0, 0), loc(1, 0, 0), loc(2, 0, 0), loc(2, 0, 1)]);
     let prog = || {
@@ -1267,8 +1296,6 @@ fn one_progress_engine_funnels_a_nodes_receives() {
         ])
     };
     let t = t_short(8);
-    // Inter-node short: o_r = 2.3 us - L - gamma = 1791.6 ns (derived).
-    let o_r = Time::from_ps(1_791_600);
     let mut p = bw.clone();
     p.progress = Progress::Engines { engines: 1 };
     let one = run(placement.clone(), net(3), prog(), p.clone()).unwrap();
@@ -1281,6 +1308,67 @@ fn one_progress_engine_funnels_a_nodes_receives() {
 }
 
 // ----- the host model: streams, ports, time order, windows, memory -------
+
+/// One progress engine per process: a process that sends and receives at
+/// once pays its sends' CPU work and its arrivals' searches one after the
+/// other on its core, so the queue implementation changes its time.
+/// Rank 0 sends 4 short messages (tags 0..3) to rank 1, which has posted
+/// their receives in reverse and sends 4 of its own to rank 2 meanwhile.
+#[test]
+fn sends_and_searches_add_up_on_one_core() {
+    let mut p = MpiParams::blue_waters();
+    // No flow control: only the core is shared.
+    p.pair_window = None;
+    let ops = |m: MatcherKind| {
+        let mut p = p.clone();
+        p.matcher = m;
+        let irecv = |src: u32, tag: i32| Op::Irecv {
+            src: Source::Rank(src),
+            tag: TagSel::Tag(tag),
+            bytes: 8,
+            comm: W,
+            req: ReqId(10 + tag as u64),
+        };
+        let r1: Vec<Op> = (0..4)
+            .rev()
+            .map(|t| irecv(0, t))
+            .chain((0..4).map(|t| isend(2, t, 8, t as u64)))
+            .chain([Op::WaitallPending])
+            .collect();
+        let r2: Vec<Op> = (0..4)
+            .map(|t| irecv(1, t))
+            .chain([Op::WaitallPending])
+            .collect();
+        let r0: Vec<Op> = (0..4)
+            .map(|t| isend(1, t, 8, t as u64))
+            .chain([Op::WaitallPending])
+            .collect();
+        run(one_per_node(3), net(3), progs(vec![r0, r1, r2]), p).unwrap()
+    };
+    let gamma = p.gamma_posted.gamma;
+    // A send holds its core S = alpha + 7 B / R_b (inter-node short:
+    // 2.3 us, 1.3 GB/s); it leaves after o_send = alpha + 8 B / R_b - L -
+    // 8 B / R_b - gamma, so rank 0's message i reaches rank 1 at i S +
+    // T(8) - gamma, just before rank 1's own send i is off its core.
+    // Rank 1 searches each arrival when its current send ends, before its
+    // program's next Isend (ready later): 4, 3, 2, 1 elements.
+    let s = Time::from_ns(2300)
+        + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(7);
+    let linear = ops(MatcherKind::Linear);
+    assert_eq!(linear.finish[1], s * 4 + gamma * 10);
+    // Its last send waited for 4 + 3 + 2 elements of search: rank 2 has it
+    // T(8) after it left.
+    assert_eq!(linear.finish[2], s * 3 + gamma * 9 + t_short(8));
+    // A hashed queue finds each receive at once: one element each.
+    let hashed = ops(MatcherKind::Hashed);
+    assert_eq!(hashed.finish[1], s * 4 + gamma * 4);
+    assert_eq!(hashed.finish[2], s * 3 + gamma * 3 + t_short(8));
+    // A matcher on the NIC takes nothing from the core (and, costing
+    // nothing, leaves gamma more of alpha to o_send): rank 1 is done when
+    // rank 0's last message lands, T(8) after rank 0's last send began.
+    let nic = ops(MatcherKind::Offloaded { cost: Time::ZERO });
+    assert_eq!(nic.finish[1], s * 3 + t_short(8));
+}
 
 fn isend(dst: u32, tag: i32, bytes: u64, req: u64) -> Op {
     Op::Isend {
@@ -1346,6 +1434,7 @@ fn stream_contract_holds_for_every_binding_resource() {
         latency: Time::ZERO,
         rest: mpi_layer::Rest::Latency,
         gap: Some(Time::ZERO),
+        cpu_gap: Some(Time::ZERO),
         gap_per_byte: None,
         recv_gap: Time::ZERO,
         recv_gap_per_byte: sim_core::PerByte::ZERO,
@@ -1415,6 +1504,7 @@ fn a_core_serves_work_in_the_order_it_becomes_ready() {
         latency: Time::from_ns(2000),
         rest: mpi_layer::Rest::None,
         gap: Some(Time::ZERO),
+        cpu_gap: Some(Time::ZERO),
         gap_per_byte: Some(sim_core::PerByte::ZERO),
         recv_gap: Time::ZERO,
         recv_gap_per_byte: sim_core::PerByte::ZERO,
@@ -1481,18 +1571,19 @@ fn one_process_shares_its_rate_among_its_sends() {
     let mut programs = vec![sender];
     programs.extend((1..=3).map(|_| vec![recv(0, 0)]));
     let r = run(one_per_node(4), net(4), progs(programs), p).unwrap();
-    // Rendezvous between nodes (alpha 3 us, R_b 2.9e9 B/s): the three RTS
-    // leave at once; the CTSs are back at 2 L + gamma = 1008.4 ns, when
-    // the data claim the port in turn: it holds each g + (s - 1) G =
-    // 3000 ns + ceil(65535 x 344 828 fs) = 25 598.303 ns. The last data
-    // then cross (L + s / R_b) and the receiver spends o_recv = alpha +
-    // s/R_b - (wire + handshake + gamma) = 1491.6 ns.
-    let cts = Time::from_ps(1_008_400);
-    let hold = Time::from_ps(3_000_000 + 22_598_303);
+    // Rendezvous between nodes (alpha 3 us, R_b 2.9e9 B/s): the sender's
+    // CPU spends o_send = alpha + s/R_b - (wire + handshake + gamma) =
+    // 1491.6 ns (derived) on each send before its RTS leaves (no g_cpu:
+    // DMA moves the data): at 1491.6, 2983.2 and 4474.8 ns. The first CTS
+    // is back 2 L + gamma = 1008.4 ns later, at 2500 ns, and its data claim
+    // the port, which holds each g + (s - 1) G = 0 + ceil(65535 x 344 828
+    // fs) = 22 598.303 ns; the other two follow back to back. The last
+    // data then cross (L + s / R_b); the receivers spend o_recv = 0.
+    let first = Time::from_ns(2500);
+    let hold = Time::from_ps(22_598_303);
     let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
-    let last = cts + hold * 2 + L + xfer + Time::from_ps(1_491_600);
-    assert_eq!(r.makespan, last);
-    assert_eq!(r.finish[1], cts + L + xfer + Time::from_ps(1_491_600));
+    assert_eq!(r.makespan, first + hold * 2 + L + xfer);
+    assert_eq!(r.finish[1], first + L + xfer);
 }
 
 /// A node's memory is shared by the copies in progress on it: two
@@ -1563,25 +1654,36 @@ fn an_observer_sees_a_messages_life_and_changes_nothing() {
     let (r, _, rec) = sim.run_full(u64::MAX, |_, _| {});
     let r = r.unwrap();
     assert_eq!(r, run(pair(2), net(2), programs(), p.clone()).unwrap());
-    // Eager between nodes (alpha 7 us, R_b 0.75 GB/s): it leaves at once
-    // (o_send = 0), arrives after L + s / R_b, is matched at once (one
-    // element) and completes at alpha + s / R_b, after o_recv on rank 1.
+    // Eager between nodes (alpha 7 us, R_b 0.75 GB/s): the sender's CPU
+    // spends o_send = alpha + s/R_b - wire - gamma = 6491.6 ns (derived)
+    // before it leaves, then pushes the other 4095 B at R_b; it arrives
+    // after L + s / R_b, is matched at once (one element, gamma: rank 1's
+    // only work, o_recv = 0) and completes at alpha + s / R_b.
     let t = postal(&p, Protocol::Eager, 2, 4096);
+    let o_send = Time::from_ps(6_491_600);
     let wire = L + transfer_time(4096, Bandwidth::bytes_per_sec(750_000_000));
     assert_eq!(
         rec.steps,
         vec![
             (Step::Posted { clamped: false }, Time::ZERO),
-            (Step::Departed, Time::ZERO),
-            (Step::Arrived, wire),
-            (Step::Matched { visited: 1 }, wire),
+            (Step::Departed, o_send),
+            (Step::Arrived, o_send + wire),
+            (Step::Matched { visited: 1 }, o_send + wire),
             (Step::Completed, t),
         ]
     );
-    assert_eq!(rec.work, vec![(1, Work::Envelope, wire, t)]);
-    // Rank 1 blocks in its receive at 0; rank 0's eager send is done at
-    // once.
-    assert_eq!(rec.blocked, vec![(1, Time::ZERO)]);
+    // The send holds rank 0's CPU alpha (g_cpu), then 4095 B at R_b.
+    let push = sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(750_000_000)).cost(4095);
+    assert_eq!(
+        rec.work,
+        vec![
+            (0, Work::Send, Time::ZERO, Time::from_us(7) + push),
+            (1, Work::Envelope, o_send + wire, t)
+        ]
+    );
+    // Both block at 0: rank 1 in its receive, rank 0 in its send until the
+    // send's CPU work is done (an eager send completes then).
+    assert_eq!(rec.blocked, vec![(0, Time::ZERO), (1, Time::ZERO)]);
 }
 
 /// A dependency-graph program held in memory (the GOAL reader's kind of
@@ -1765,12 +1867,18 @@ fn graph_programs_run_independent_work_concurrently() {
 /// `RegionEnd`, summed over passes, as `MPI_Wtime` differences would give
 /// it. Rank 0 times a ping-pong of 8 B on one socket (T(8) each way) twice
 /// and an empty region once; rank 1 times only its second receive: from
-/// T(8) (its first, short, send completes as it leaves) to the arrival of
-/// rank 0's second message at 3 T(8).
+/// T(8) plus its first send's CPU work (short: alpha, and 7 B pushed at
+/// R_b) to the arrival of rank 0's second message at
+/// 3 T(8).
 #[test]
 fn regions_time_what_the_program_marks() {
     let bw = MpiParams::blue_waters();
     let t8 = postal(&bw, Protocol::Short, 0, 8);
+    // o_send = 440 ns + 8 B / R_b - wire (two copies of 8 B at twice the
+    // rate: the same 3.637 ns) - gamma = 431.6 ns, held to alpha = 440
+    // ns (g_cpu), then 7 B at 2.2 GB/s.
+    let push = sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(2_200_000_000)).cost(7);
+    let send_cpu = Time::from_ns(440) + push;
     let (b, e) = (|id| Op::RegionBegin { id }, |id| Op::RegionEnd { id });
     let r = run(
         pair(0),
@@ -1810,7 +1918,7 @@ fn regions_time_what_the_program_marks() {
         r.regions,
         [
             rt(1, 0, t8 * 4, 2),
-            rt(2, 1, t8 * 2, 1),
+            rt(2, 1, t8 * 2 - send_cpu, 1),
             rt(7, 0, Time::ZERO, 1)
         ]
     );

@@ -2323,7 +2323,7 @@ mod scenario_files {
              [mpi.postal.same_socket]\n\
              short = {{ alpha = \"1 us\", rate = \"1 GB/s\" }}\n\
              [mpi.host.all]\no_send = \"495 ns\"\nrest = \"o_recv\"\nL = \"0 ns\"\n\
-             g = \"0 ns\"\nG = \"0 ps/B\"\n[workload]\n{workload}"
+             g = \"0 ns\"\ng_cpu = \"0 ns\"\nG = \"0 ps/B\"\nO_send = \"0 ps/B\"\n[workload]\n{workload}"
         );
         let o = run(&write(&d, "calib.toml", &text));
         let _ = std::fs::remove_dir_all(&d);
@@ -2334,74 +2334,66 @@ mod scenario_files {
         o.results.finish[0].as_ps() as f64 / 1000.0
     }
 
-    /// hvpp, mode posted, n = 2, 8 B. Rank 1 posts both receives and
-    /// sends the sync (injected at 495); rank 0's Recv matches it (gamma
-    /// 495..505, o_r ..1000), then sends (injections 1495, 1990). Rank 1:
-    /// copy 1495..1503, search ..1513, o_r ..2008; the second, landed at
-    /// 1990, waits: copy 2008..2016, search ..2026, o_r ..2521. Rank 0
-    /// posts its receives and sends the sync (injected 2485), which waits
-    /// for rank 1's core: at 2521 it searches the empty posted queue (free)
-    /// and costs o_r ..3016, unexpected; rank 1's Recv(sync), posted at
-    /// 2521, then finds it (gamma ..3026) and rank 1 sends (injections
-    /// 3521, 4016: its finish). Rank 0: copy 3521..3529, search ..3539,
-    /// o_r ..4034; copy 4034..4042, search ..4052, o_r ..4547 ns.
+    /// hvpp, mode posted, n = 2, 8 B, as `hvpp_paper_by_hand` with the
+    /// sync messages of the posted mode: every second message of a pair
+    /// waits for the pair's credit (window of one) before its o_send.
     /// Reversed: the first arrival of each direction visits 2 elements:
     /// + 2 x 10 ns.
     #[test]
     fn hvpp_posted_by_hand() {
         let w = "kind = \"hvpp\"\nmode = \"posted\"\nn = 2\nsize = 8\n";
         let o = calib(&format!("{w}order = \"in-order\"\n"));
-        assert_eq!(rank0_ns(&o), 4547.0);
-        assert_eq!(o.results.finish[1].as_ps(), 4_016_000);
+        assert_eq!(rank0_ns(&o), 6032.0);
+        assert_eq!(o.results.finish[1].as_ps(), 5_519_000);
         let r = calib(&format!("{w}order = \"reversed\"\n"));
-        assert_eq!(rank0_ns(&r), 4567.0);
+        assert_eq!(rank0_ns(&r), 6052.0);
     }
 
-    /// hvpp, mode unexpected, n = 2, 8 B. Rank 0 injects at 495, 990 and
-    /// the sync at 1485; rank 1, blocked in Recv(sync), takes each data
-    /// message (copy, a search of its one posted receive: not it, o_r):
-    /// 495..503..513..1008 and 1008..1016..1026..1521; the sync
-    /// 1521..1531 (matched), o_r ..2026. Its receives each search 1
-    /// element and copy 2.5 ns: ..2038.5, ..2051. It sends (injections
-    /// 2546, 3041, sync 3536: its finish). Rank 0 likewise: 2546..3059,
-    /// 3059..3572, sync 3572..4077; receives ..4089.5, ..4102 ns.
+    /// hvpp, mode unexpected, n = 2, 8 B, as `hvpp_paper_by_hand`: the
+    /// data messages arrive unexpected (their receives are posted after
+    /// the sync), each later message of a pair injected (o_send) only when
+    /// the receiver has handled the one before (window of one); the
+    /// receives then search `unexpected_msgs` and copy 2.5 ns each.
     /// Reversed: the first receive of each direction visits 2: + 2 x 10 ns.
     #[test]
     fn hvpp_unexpected_by_hand() {
         let w = "kind = \"hvpp\"\nmode = \"unexpected\"\nn = 2\nsize = 8\n";
         let o = calib(&format!("{w}order = \"in-order\"\n"));
-        assert_eq!(rank0_ns(&o), 4102.0);
-        assert_eq!(o.results.finish[1].as_ps(), 3_536_000);
+        assert_eq!(rank0_ns(&o), 6082.0);
+        assert_eq!(o.results.finish[1].as_ps(), 5_552_000);
         let r = calib(&format!("{w}order = \"reversed\"\n"));
-        assert_eq!(rank0_ns(&r), 4122.0);
+        assert_eq!(rank0_ns(&r), 6102.0);
         // Every receive found its message in `unexpected_msgs`: at the
         // head in order, one further back reversed.
         assert_eq!(o.report.matching.unexpected_msgs.max, 1);
         assert_eq!(r.report.matching.unexpected_msgs.max, 2);
     }
 
-    /// hvpp, mode paper (Algorithm 1), n = 2, 8 B: injections 495, 990;
-    /// rank 1 (receives posted at 0): copy, search, o_r 495..1008, then
-    /// 1008..1521; sends 2016, 2511; rank 0 (receives posted at 990):
-    /// 2016..2529, 2529..3042 ns.
+    /// hvpp, mode paper (Algorithm 1), n = 2, 8 B. Rank 0's first send:
+    /// o_send 0..495, copy ..503; rank 1 (receives posted at 0): search
+    /// ..513, o_r ..1008, which hands the pair's one credit back. Rank 0's
+    /// second send was parked without it: o_send 1008..1503, copy ..1511,
+    /// search ..1521, o_r ..2016. Rank 1 then sends the same way: o_send
+    /// 2016..2511, rank 0 ..3024; o_send 3024..3519, rank 0 ..4032 ns.
     #[test]
     fn hvpp_paper_by_hand() {
         let o = calib("kind = \"hvpp\"\nn = 2\nsize = 8\n");
-        assert_eq!(rank0_ns(&o), 3042.0);
+        assert_eq!(rank0_ns(&o), 4032.0);
     }
 
     /// message-rate, window 2, 2 windows, 8 B, acknowledged: window 1:
-    /// injections 495, 990; rank 1: 495..1008, 1008..1521, ack injected
-    /// 2016; rank 0 matches it 2016..2026, o_r ..2521. Window 2 is the
-    /// same 2521 ns later: 5042 ns. Without the acknowledgement rank 0
-    /// only injects: 4 x 495 ns.
+    /// o_send 0..495; rank 1 ..1008 gives the credit back, and the parked
+    /// second message's o_send runs 1008..1503; rank 1 ..2016, ack o_send
+    /// ..2511; rank 0 matches it ..2521, o_r ..3016. Window 2 is the
+    /// same 3016 ns later: 6032 ns. Without the acknowledgement rank 0's
+    /// last message waits for the credit of its third: 3 x 1008 + 495 ns.
     #[test]
     fn message_rate_acknowledged_by_hand() {
         let w = "kind = \"message-rate\"\nwindow = 2\niters = 2\nsize = 8\n";
         let o = calib(w);
-        assert_eq!(rank0_ns(&o), 5042.0);
+        assert_eq!(rank0_ns(&o), 6032.0);
         let n = calib(&format!("{w}ack = false\n"));
-        assert_eq!(rank0_ns(&n), 4.0 * 495.0);
+        assert_eq!(rank0_ns(&n), 3.0 * 1008.0 + 495.0);
     }
     /// A native trace's timed region reaches the report: rank 0 times a
     /// 4 KiB ping-pong between two Blue Waters nodes (the ideal machine of

@@ -368,7 +368,8 @@ mod tests {
             short = { alpha = \"300 ns\", rate = \"2 GB/s\" }\n\
             eager = { alpha = \"400 ns\", rate = \"5 GB/s\" }\n\
             rendezvous = { alpha = \"2 us\", rate = \"10 GB/s\" }\n\
-            [mpi.host.same_socket.short]\ng = \"150 ns\"\no_send = \"148 ns\"\n\
+            [mpi.host.all]\nO_send = \"0 ps/B\"\n\
+            [mpi.host.same_socket.short]\ng = \"150 ns\"\ng_cpu = \"0 ns\"\no_send = \"148 ns\"\n\
             o_recv = \"148 ns\"\nrest = \"L\"\n\
             [workload]\nkind = \"ping-pong\"\n";
         let m = |kind, size, n, order, window| Measurement {

@@ -11,19 +11,25 @@ impl MpiParams {
     /// and `delta = 1.0e-10 s/B` belong to the transport (node interface
     /// and links), see [`BLUE_WATERS_R_N`], [`BLUE_WATERS_DELTA`].
     ///
-    /// Streams ([`HostCosts::MAX_RATE`] in every cell): Fig. 4 (left)
-    /// measures in-order HighVolumePingPong on the max-rate line,
-    /// `n (alpha + s / R_b)`: one process sends one message per `alpha`
-    /// (`g = alpha`, `G = 1 / R_b`; eq. 2 also caps one process at `R_b`). Figs.
-    /// 5 and 7 measure the reversed order as that line *plus* gamma n^2,
-    /// within a node and between nodes: the search adds to the pair's
-    /// per-message cost instead of overlapping the next message, which a
-    /// pair window of one message gives (`pair_window = 1`: a pair's next
-    /// message leaves when the receiver has handled the last; a stream then
-    /// costs `alpha + search` per message). The rest of alpha is
-    /// receive-side CPU (`o_recv` derived, `o_send = 0`, `L = 0`). The
-    /// paper gives no split of alpha and names no flow control; this is
-    /// our reading of those figures.
+    /// Host costs ([`HostCosts::max_rate`]), read under the rule of one
+    /// progress engine per process (`ARCHITECTURE.md`). Eq. 2 charges
+    /// `alpha + s / R_b` per message *sent*, and Fig. 4 (left) measures
+    /// in-order HighVolumePingPong on that line, `n (alpha + s / R_b)`:
+    /// the rest of alpha is the sender's CPU time (`o_send` derived,
+    /// `o_recv = L = 0`). Short and eager data are pushed by that CPU at
+    /// `R_b` (`O_send = 1 / R_b`: Cray MPT sends them through SMSG
+    /// mailboxes written by the core, FMA); rendezvous data by the DMA
+    /// engine (BTE) at `R_b` per process on the port (`G`), the CPU free.
+    /// Sec. 5 then follows: a process's sends (max-rate) and its
+    /// arrivals' searches (eq. 3) add up on its one core, which is how the
+    /// paper's AMG model adds the terms. Figs. 5 and 7 measure the
+    /// reversed order as the max-rate line *plus* gamma n^2: a pair's
+    /// search adds to its per-message cost instead of overlapping the next
+    /// message, which a pair window of one message gives (`pair_window =
+    /// 1`: a pair's next message is injected when the receiver has
+    /// handled the last). The paper gives no split of alpha, no injection
+    /// gap and names no flow control: these are our reading of those
+    /// figures (`netsim presets` says so).
     ///
     /// Thresholds: the paper names the three protocols but not their switch
     /// points, and its fitted lines do not cross where a switch would be
@@ -40,7 +46,7 @@ impl MpiParams {
     /// a measurement; the paper gives none).
     pub fn blue_waters() -> MpiParams {
         let p = Postal::from_secs;
-        MpiParams {
+        let mut bw = MpiParams {
             short_max: 1024,
             eager_max: 8192,
             postal: [
@@ -48,7 +54,7 @@ impl MpiParams {
                 [p(5.3e-07, 3.2e09), p(1.2e-06, 9.6e08), p(7.0e-06, 7.5e08)],
                 [p(1.7e-06, 6.2e09), p(2.5e-06, 6.2e09), p(3.0e-06, 2.9e09)],
             ],
-            host: [[HostCosts::MAX_RATE; 3]; 3],
+            host: [[HostCosts::max_rate(None); 3]; 3],
             gamma_posted: SearchCost::flat(Time::from_secs_f64(8.4e-9)),
             gamma_unexpected: SearchCost::flat(Time::from_secs_f64(8.4e-9)),
             match_base: Time::ZERO,
@@ -63,7 +69,14 @@ impl MpiParams {
             matcher: MatcherKind::Linear,
             collectives: CollectiveParams::default(),
             header_bytes: 0,
+        };
+        for proto in [Protocol::Short, Protocol::Eager] {
+            for (li, loc) in LOCALITIES.into_iter().enumerate() {
+                let rate = bw.postal(proto, loc).rate;
+                bw.host[proto.index()][li] = HostCosts::max_rate(Some(rate));
+            }
         }
+        bw
     }
 
     /// IBM Blue Gene/P, Hoefler, Gropp, Thakur and Traeff, EuroMPI'10:
@@ -90,6 +103,7 @@ impl MpiParams {
             postal: [row(4.5e-6), row(5.7e-6), row(9.8e-6)],
             host: [[HostCosts {
                 gap: Some(Time::from_ns(840)),
+                cpu_gap: Some(Time::ZERO),
                 ..HostCosts::LATENCY_ONLY
             }; 3]; 3],
             gamma_posted: SearchCost::flat(Time::from_ns(100)),
@@ -210,16 +224,12 @@ impl MpiParams {
                 if i == 2 { rend } else { net },
             ]
         };
-        let host_row = [
-            HostCosts::MAX_RATE,
-            HostCosts::MAX_RATE,
-            HostCosts::LATENCY_ONLY,
-        ];
+        let host_row = |i: usize| [bw.host[i][0], bw.host[i][0], HostCosts::LATENCY_ONLY];
         MpiParams {
             short_max: 0,
             eager_max: ZHU_SOCKET_BUFFER,
             postal: [row(0), row(1), row(2)],
-            host: [host_row; 3],
+            host: [host_row(0), host_row(1), host_row(2)],
             // TCP's own flow control is in the socket buffers (eager_max).
             pair_window: None,
             ..bw
@@ -242,6 +252,7 @@ impl MpiParams {
             latency: L,
             rest: Rest::None,
             gap: Some(g),
+            cpu_gap: Some(Time::ZERO),
             gap_per_byte: Some(G),
             recv_gap: g,
             recv_gap_per_byte: G,
@@ -327,16 +338,20 @@ pub const PRESETS: [Preset; 5] = [
                 "Cray MPT defaults on Gemini (assumption, not in the paper)",
             ),
             (
-                "o_send 0, o_recv = rest of alpha, L 0",
-                "our reading of Bienz Figs. 4, 5 (search adds to the receiver's per-message cost)",
+                "o_send = rest of alpha (sender CPU), o_recv 0, L 0",
+                "our reading of Bienz eq. 2 and Fig. 4 (alpha per message sent) and Sec. 5 (sends and searches add on one core); the seeds give no split of alpha",
             ),
             (
-                "g = alpha, G = 1/R_b",
-                "Bienz eq. 2 (max-rate sums alpha per message; one process <= R_b), Fig. 4 left",
+                "short/eager O_send = 1/R_b (CPU pushes the data); rendezvous O_send 0 (DMA)",
+                "our reading of Bienz eq. 2 (alpha + s/R_b serial per message); Cray MPT SMSG/FMA vs BTE (not in the seeds)",
             ),
             (
-                "pair window 1 message",
-                "our reading of Bienz Figs. 5, 7 (search on top of max-rate)",
+                "g 0, G = 1/R_b",
+                "Bienz eq. 2 (one process <= R_b); the seeds give no injection gap (0 assumed)",
+            ),
+            (
+                "pair window 1 message (a pair's next send injected when the last is handled)",
+                "our reading of Bienz Figs. 5, 7 (search on top of max-rate); the seeds name no flow control",
             ),
             ("gamma 8.4 ns, both queues", "Bienz eq. 4"),
             (

@@ -25,6 +25,8 @@ pub(super) struct CellCosts {
     pub wire: Option<Bandwidth>,
     /// `g` \[time\].
     pub gap: Time,
+    /// `g_cpu` \[time\].
+    pub cpu_gap: Time,
     /// `G` \[time/byte\].
     pub gap_per_byte: PerByte,
     /// `g_recv` \[time\].
@@ -33,13 +35,12 @@ pub(super) struct CellCosts {
     pub copies: u64,
 }
 
-/// The two per-message terms, one of which may be derived.
+/// The derived term of one message (see [`Rest`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct MsgCosts {
-    /// `o_recv` \[time\].
-    pub o_recv: Time,
-    /// `L` \[time\].
-    pub latency: Time,
+    /// The value of the cell's derived term (`L`, `o_recv` or `o_send`)
+    /// for this message; unused with [`Rest::None`].
+    pub derived: Time,
     /// The derived term would have been negative and was clamped to 0.
     pub clamped: bool,
 }
@@ -52,6 +53,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let mut out = [[CellCosts {
             wire: None,
             gap: Time::ZERO,
+            cpu_gap: Time::ZERO,
             gap_per_byte: PerByte::ZERO,
             recv_gap: Time::ZERO,
             copies: 1,
@@ -86,6 +88,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 out[proto.index()][li] = CellCosts {
                     wire,
                     gap: params.gap(proto, loc),
+                    cpu_gap: params.cpu_gap(proto, loc),
                     gap_per_byte: params.gap_per_byte(proto, loc),
                     recv_gap: params.host(proto, loc).recv_gap,
                     copies,
@@ -121,7 +124,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
-    /// The per-message terms of a `bytes` message of cell (`proto`, `loc`)
+    /// The derived term of a `bytes` message of cell (`proto`, `loc`)
     /// from node `na` to `nb`.
     pub(super) fn msg_costs(
         &self,
@@ -131,29 +134,31 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         na: NodeId,
         nb: NodeId,
     ) -> MsgCosts {
-        let h = self.params.host(proto, loc);
-        if h.rest == Rest::None {
+        if self.params.host(proto, loc).rest == Rest::None {
             return MsgCosts {
-                o_recv: h.o_recv,
-                latency: h.latency,
+                derived: Time::ZERO,
                 clamped: false,
             };
         }
         let (target, needed) = self.budget(proto, loc, bytes, na, nb);
-        let rest = target.saturating_sub(needed);
-        let clamped = needed > target;
-        match h.rest {
-            Rest::Latency => MsgCosts {
-                o_recv: h.o_recv,
-                latency: rest,
-                clamped,
-            },
-            _ => MsgCosts {
-                o_recv: rest,
-                latency: h.latency,
-                clamped,
-            },
+        MsgCosts {
+            derived: target.saturating_sub(needed),
+            clamped: needed > target,
         }
+    }
+
+    /// A message's (`o_send`, `o_recv`, `L`): the cell's given terms and
+    /// the message's `derived` one.
+    pub(super) fn terms(&self, proto: Protocol, loc: Locality, derived: Time) -> [Time; 3] {
+        let h = self.params.host(proto, loc);
+        let mut t = [h.o_send, h.o_recv, h.latency];
+        match h.rest {
+            Rest::SendOverhead => t[0] = derived,
+            Rest::RecvOverhead => t[1] = derived,
+            Rest::Latency => t[2] = derived,
+            Rest::None => {}
+        }
+        t
     }
 
     /// (`alpha + s / R_b`, everything but the derived term) for one
@@ -175,17 +180,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         } else {
             Time::ZERO
         };
-        let given = if h.rest == Rest::Latency {
-            h.o_recv
-        } else {
-            h.latency
-        };
-        let needed = h
-            .o_send
+        // The given terms; the derived one counts 0 here.
+        let [o_send, o_recv, latency] = self.terms(proto, loc, Time::ZERO);
+        let needed = o_send
             .saturating_add(self.wire_time(proto, loc, bytes, na, nb))
             .saturating_add(handshake)
             .saturating_add(self.params.match_one())
-            .saturating_add(given)
+            .saturating_add(o_recv)
+            .saturating_add(latency)
             .saturating_add(h.recv_per_byte().cost(bytes.saturating_sub(1)));
         (target, needed)
     }

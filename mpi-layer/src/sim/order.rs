@@ -16,7 +16,6 @@
 
 use crate::probe::ProbeMap;
 use rustc_hash::FxHashMap;
-use sim_core::Time;
 use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
@@ -59,8 +58,8 @@ pub(super) struct Order {
     pairs: ProbeMap<(u32, u32), Counters>,
     /// Arrivals waiting for a predecessor: (sequence number, message).
     held: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
-    /// Envelopes waiting for a credit: (message, when ready to leave).
-    parked: FxHashMap<(u32, u32), VecDeque<(u32, Time)>>,
+    /// Envelopes waiting for a credit, oldest first.
+    parked: FxHashMap<(u32, u32), VecDeque<u32>>,
 }
 
 impl Order {
@@ -74,19 +73,16 @@ impl Order {
         }
     }
 
-    /// Message `m` of pair (`src`, `dst`), ready at `ready`, may leave
-    /// under a window of `w`: `true` if a credit was free (it is taken),
-    /// `false` if it waits (parked) for one.
-    pub fn take_credit(&mut self, src: u32, dst: u32, w: u32, m: u32, ready: Time) -> bool {
+    /// Message `m` of pair (`src`, `dst`) may leave under a window of
+    /// `w`: `true` if a credit was free (it is taken), `false` if it waits
+    /// (parked) for one.
+    pub fn take_credit(&mut self, src: u32, dst: u32, w: u32, m: u32) -> bool {
         let c = self.counters(src, dst);
         if c.out < w {
             c.out += 1;
             true
         } else {
-            self.parked
-                .entry((src, dst))
-                .or_default()
-                .push_back((m, ready));
+            self.parked.entry((src, dst)).or_default().push_back(m);
             false
         }
     }
@@ -94,7 +90,7 @@ impl Order {
     /// The receiver handled an envelope of pair (`src`, `dst`): its
     /// credit comes back. Returns the pair's oldest parked message, which
     /// takes it at once, if any.
-    pub fn credit_back(&mut self, src: u32, dst: u32) -> Option<(u32, Time)> {
+    pub fn credit_back(&mut self, src: u32, dst: u32) -> Option<u32> {
         if !self.parked.is_empty() {
             if let Some(q) = self.parked.get_mut(&(src, dst)) {
                 let next = q.pop_front();

@@ -77,10 +77,9 @@ pub(super) struct Msg {
     pub send_req: u32,
     pub recv_req: u32,
     pub seq: u32,
-    /// This message's `o_recv` (derived or given).
-    pub o_recv: Time,
-    /// This message's `L` (derived or given).
-    pub latency: Time,
+    /// The value of its cell's derived term for this message (see
+    /// `Sim::terms`).
+    pub derived: Time,
     /// The sender's CPU and network interface (graph programs' `cpu`,
     /// `nic`; 0 otherwise); the receiver handles the message on its CPU
     /// and interface of the same indices, as LogGOPSim does.
@@ -216,13 +215,17 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             send_req: req,
             recv_req: NONE,
             seq,
-            o_recv: c.o_recv,
-            latency: c.latency,
+            derived: c.derived,
             cpu: lane.0,
             nic: lane.1,
             port_next: u32::MAX,
         });
         self.note(m, Step::Posted { clamped: c.clamped }, s.now());
+        if !self.take_credit(src, dst, m) {
+            // Its send job is ready when the pair's credit comes back
+            // (`credit_back`); the call returns meanwhile.
+            return true;
+        }
         let wait = program && self.program_waits();
         let id = self.cpu_of(src, lane.0);
         self.submit(s, id, Job::Send(m), wait) || !wait
@@ -232,19 +235,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn start_send(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
         let now = s.now();
         let msg = &self.msgs[m as usize];
-        let (src, dst, proto, loc, b1) = (
-            msg.src,
-            msg.dst,
-            msg.proto,
-            msg.loc,
-            msg.bytes.saturating_sub(1),
-        );
-        let h = *self.params.host(proto, loc);
-        let cpu_part = h.o_send.saturating_add(h.send_cpu_per_byte.cost(b1));
-        let leave = now.saturating_add(h.o_send);
-        if self.take_credit(src, dst, m, leave) {
-            self.leave_at(s, m, leave);
-        }
+        let (proto, loc, b1) = (msg.proto, msg.loc, msg.bytes.saturating_sub(1));
+        let [o_send, ..] = self.terms(proto, loc, msg.derived);
+        let per_byte = self.params.host(proto, loc).send_cpu_per_byte;
+        let cpu_gap = self.cells[proto.index()][locality_index(loc)].cpu_gap;
+        let cpu_part = o_send.max(cpu_gap).saturating_add(per_byte.cost(b1));
+        let leave = now.saturating_add(o_send);
+        self.leave_at(s, m, leave);
         let end = if proto == Protocol::Rendezvous {
             End::NOTHING
         } else {
@@ -264,7 +261,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
-    /// The envelope or RTS of `m`, allowed by the pair window, is ready to
+    /// The envelope or RTS of `m` (its pair's credit taken) is ready to
     /// leave at `ready` (after `o_send`).
     fn leave_at(&mut self, s: &mut Sch<'_, T::Event>, m: u32, ready: Time) {
         if ready > s.now() {
@@ -335,21 +332,25 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         self.depart(s, m);
     }
 
-    /// Whether message `m` of pair (`src`, `dst`) may leave (a credit is
-    /// taken), or waits for one (parked with the time it is ready).
-    fn take_credit(&mut self, src: u32, dst: u32, m: u32, ready: Time) -> bool {
+    /// Whether message `m` of pair (`src`, `dst`) may be injected now (a
+    /// credit is taken), or waits for one (parked, its send job not yet
+    /// ready).
+    fn take_credit(&mut self, src: u32, dst: u32, m: u32) -> bool {
         match self.params.pair_window {
             None => true,
-            Some(w) => self.order.take_credit(src, dst, w, m, ready),
+            Some(w) => self.order.take_credit(src, dst, w, m),
         }
     }
 
     /// The receiver handled an envelope of pair (`src`, `dst`): its credit
-    /// comes back, and the pair's oldest waiting message may leave.
+    /// comes back, and the send job of the pair's oldest parked message
+    /// becomes ready on the sender's CPU (a progress engine injects a
+    /// queued send when flow control allows it, and pays its `o_send`
+    /// then).
     pub(super) fn credit_back(&mut self, s: &mut Sch<'_, T::Event>, src: u32, dst: u32) {
-        if let Some((m, ready)) = self.order.credit_back(src, dst) {
-            let at = ready.max(s.now());
-            self.leave_at(s, m, at);
+        if let Some(m) = self.order.credit_back(src, dst) {
+            let id = self.cpu_of(src, self.msgs[m as usize].cpu);
+            self.submit(s, id, Job::Send(m), false);
         }
     }
 
@@ -470,7 +471,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     let req = msg.send_req;
                     self.complete(s, req);
                 }
-                let lat = self.msgs[m as usize].latency;
+                let msg = &self.msgs[m as usize];
+                let [.., lat] = self.terms(msg.proto, msg.loc, msg.derived);
                 if lat > Time::ZERO {
                     let at = s.now().saturating_add(lat);
                     self.push_local(s, at, Loc::Landed(m));
@@ -481,13 +483,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             MsgState::Rts => self.landed(s, m),
             MsgState::Cts => {
                 // Back at the sender: the data claims the port and leaves.
-                msg.set_state(MsgState::Data);
-                self.ready_to_leave(s, m);
+                self.send_data(s, m);
             }
             st @ (MsgState::SendOverhead | MsgState::Unexpected) => {
                 unreachable!("message {m} arrived in state {st:?}")
             }
         }
+    }
+
+    /// The sender of `m` has handled its CTS: the data claims the port.
+    pub(super) fn send_data(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
+        self.msgs[m as usize].set_state(MsgState::Data);
+        self.ready_to_leave(s, m);
     }
 
     /// Message `m` is at its receiver (after `L` for the data): its job
@@ -542,7 +549,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let (dst, nic, b1) = (msg.dst, msg.nic, msg.bytes.saturating_sub(1));
         let h = self.params.host(msg.proto, msg.loc);
         let gap = self.cells[msg.proto.index()][locality_index(msg.loc)].recv_gap;
-        let work = msg.o_recv.saturating_add(h.recv_per_byte().cost(b1));
+        let [_, o_recv, _] = self.terms(msg.proto, msg.loc, msg.derived);
+        let work = o_recv.saturating_add(h.recv_per_byte().cost(b1));
         let hold = search
             .saturating_add(gap)
             .saturating_add(h.recv_gap_per_byte.cost(b1));

@@ -314,9 +314,11 @@ fn exchange(ranks: &[(Vec<u32>, Vec<u32>)], bytes: u64) -> Vec<Vec<Op>> {
 #[test]
 fn neighbour_collectives_on_graphs_are_point_to_point_exchanges() {
     // Graph of two pairs, 0 <-> 1 and 2 <-> 3 (index [1, 2, 3, 4], edges
-    // [1, 0, 3, 2]): one receive and one send per rank, all at once. A
-    // rank's receive is posted before its send, so each message is one
-    // T(64) from time 0: the same as the point-to-point program.
+    // [1, 0, 3, 2]): one receive and one send per rank, all at once, the
+    // same as the point-to-point program. A rank's receive is posted
+    // before its send; the partner's message arrives gamma before the
+    // rank's own send is off its CPU (alpha + 63 B / R_b), and is
+    // searched then.
     let graph = |_| {
         vec![
             Op::GraphCreate {
@@ -337,12 +339,17 @@ fn neighbour_collectives_on_graphs_are_point_to_point_exchanges() {
     assert_eq!(r.messages(), 4);
     assert_eq!(r.makespan, p2p.makespan);
     assert_eq!(r.finish, p2p.finish);
-    assert_eq!(r.makespan, t_short(64));
+    let gamma = mpi_layer::MpiParams::blue_waters().gamma_posted.gamma;
+    let send = Time::from_ns(2300)
+        + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(63);
+    assert_eq!(r.makespan, send + gamma);
 
     // A directed ring as a distributed graph, adjacent form and general
     // form (every rank names the edge into its successor): rank r sends
-    // send[0] = 8 (r + 1) bytes to r + 1. Rank 0 receives rank 3's 32 B
-    // last: T(32).
+    // send[0] = 8 (r + 1) bytes to r + 1. Rank 0's 32 B from rank 3
+    // arrive after its own send is off its CPU: T(32). Rank 1's 8 B from
+    // rank 0 arrive while its CPU still sends 16 B (alpha + 15 B / R_b):
+    // searched after that.
     let p = 4u32;
     let ring = |general: bool| {
         (0..p)
@@ -376,7 +383,10 @@ fn neighbour_collectives_on_graphs_are_point_to_point_exchanges() {
         let r = sim(ring(general)).unwrap();
         assert_eq!(r.messages(), 4);
         assert_eq!(r.finish[0], t_short(32), "general {general}");
-        assert_eq!(r.finish[1], t_short(8), "general {general}");
+        let send16 = Time::from_ns(2300)
+            + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(15);
+        let gamma = mpi_layer::MpiParams::blue_waters().gamma_posted.gamma;
+        assert_eq!(r.finish[1], send16 + gamma, "general {general}");
     }
 }
 
@@ -409,11 +419,24 @@ fn cartesian_neighbours_skip_the_edges_of_a_non_periodic_grid() {
         (vec![1], vec![1]),
     ];
     let p2p = sim(exchange(&line, 8)).unwrap();
-    assert_eq!(r.finish, p2p.finish);
-    // Rank 0's one message arrives T(8) after time 0 (rank 1's first
-    // send); rank 2's waits behind it on rank 1's port, later.
-    assert_eq!(r.finish[0], t_short(8));
-    assert!(r.finish[2] > t_short(8));
+    assert_eq!(r.messages(), p2p.messages());
+    // Every send holds its rank's CPU alpha + 7 B / R_b (`send`); a
+    // message arrives gamma before its sender's CPU is free, so rank 0
+    // searches rank 1's first message right after its own send. Rank 1's
+    // two sends, posted together by the collective, go first on its CPU,
+    // then its two searches; rank 2 gets rank 1's second message when
+    // that one is out. (The point-to-point program returns to rank 1's
+    // program between its Isends, which lets the first arrival's search
+    // in before the second send: rank 2 finishes 2 gamma later there.)
+    let gamma = mpi_layer::MpiParams::blue_waters().gamma_posted.gamma;
+    let send = Time::from_ns(2300)
+        + sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(7);
+    assert_eq!(
+        r.finish,
+        vec![send + gamma, send * 2 + gamma * 2, send + t_short(8)]
+    );
+    assert_eq!(p2p.finish[..2], r.finish[..2]);
+    assert_eq!(p2p.finish[2], r.finish[2] + gamma * 2);
 }
 
 #[test]

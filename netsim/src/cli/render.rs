@@ -281,6 +281,10 @@ pub fn sweep_csv(rows: &[Row]) -> Result<String, String> {
 fn host_text(p: &MpiParams, proto: mpi_layer::Protocol, loc: topology::Locality) -> String {
     use mpi_layer::Rest;
     let h = p.host(proto, loc);
+    let o_send = match h.rest {
+        Rest::SendOverhead => "rest".to_string(),
+        _ => h.o_send.to_string(),
+    };
     let o_recv = match h.rest {
         Rest::RecvOverhead => "rest".to_string(),
         _ => h.o_recv.to_string(),
@@ -290,11 +294,9 @@ fn host_text(p: &MpiParams, proto: mpi_layer::Protocol, loc: topology::Locality)
         _ => h.latency.to_string(),
     };
     let g = h.gap.map_or("alpha".to_string(), |g| g.to_string());
+    let g_cpu = h.cpu_gap.map_or("alpha".to_string(), |g| g.to_string());
     let big_g = h.gap_per_byte.map_or("wire".to_string(), |g| g.to_string());
-    let mut t = format!(
-        "o_send {}, o_recv {o_recv}, L {l}, g {g}, G {big_g}",
-        h.o_send
-    );
+    let mut t = format!("o_send {o_send}, o_recv {o_recv}, L {l}, g {g}, g_cpu {g_cpu}, G {big_g}");
     if h.recv_gap > sim_core::Time::ZERO || h.recv_gap_per_byte > sim_core::PerByte::ZERO {
         t += &format!(", g_recv {}, G_recv {}", h.recv_gap, h.recv_gap_per_byte);
     }

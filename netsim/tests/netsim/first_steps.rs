@@ -47,7 +47,7 @@ fn installed_binary_finds_shared_data_at_run_time() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("5 passed, 0 failed"), "{text}");
+    assert!(text.contains("8 passed, 0 failed, 1 explained"), "{text}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -192,6 +192,9 @@ pub enum RestName {
     /// [`Rest::RecvOverhead`].
     #[serde(rename = "o_recv")]
     RecvOverhead,
+    /// [`Rest::SendOverhead`].
+    #[serde(rename = "o_send")]
+    SendOverhead,
     /// [`Rest::None`].
     #[serde(rename = "none")]
     None,
@@ -208,10 +211,13 @@ pub struct HostCell {
     pub o_recv: Option<Dur>,
     /// `L`.
     pub L: Option<Dur>,
-    /// Which of `L`, `o_recv` is derived: `"L"`, `"o_recv"` or `"none"`.
+    /// Which of `L`, `o_recv`, `o_send` is derived: `"L"`, `"o_recv"`,
+    /// `"o_send"` or `"none"`.
     pub rest: Option<RestName>,
     /// `g`: a time or `"alpha"`.
     pub g: Option<GapSpec>,
+    /// `g_cpu`: a time or `"alpha"`.
+    pub g_cpu: Option<GapSpec>,
     /// `G`: a cost per byte or `"wire"`.
     pub G: Option<GapPerByteSpec>,
     /// `g_recv`.
@@ -365,6 +371,7 @@ fn apply_host(
         h.rest = match r {
             RestName::Latency => Rest::Latency,
             RestName::RecvOverhead => Rest::RecvOverhead,
+            RestName::SendOverhead => Rest::SendOverhead,
             RestName::None => Rest::None,
         };
     }
@@ -373,7 +380,7 @@ fn apply_host(
             at,
             key,
             format!(
-                "is derived from alpha + s / R_b here (rest = \"{key}\"); set `rest` to the other \
+                "is derived from alpha + s / R_b here (rest = \"{key}\"); set `rest` to another \
                  term, or to \"none\", to give it"
             ),
         )
@@ -391,10 +398,16 @@ fn apply_host(
         h.latency = v.0;
     }
     if let Some(v) = c.o_send {
+        if h.rest == Rest::SendOverhead {
+            return Err(derived("o_send"));
+        }
         h.o_send = v.0;
     }
     if let Some(v) = c.g {
         h.gap = v.0;
+    }
+    if let Some(v) = c.g_cpu {
+        h.cpu_gap = v.0;
     }
     if let Some(v) = c.G {
         h.gap_per_byte = v.0;

@@ -18,6 +18,13 @@ fn t(bytes: u64) -> Time {
     c.alpha + transfer_time(bytes, c.rate)
 }
 
+/// What a short send of `bytes` holds its sender's core: alpha, then the
+/// other `bytes - 1` pushed at R_b (one progress engine per process).
+fn send_cpu(bytes: u64) -> Time {
+    let c = MpiParams::blue_waters().postal[Protocol::Short as usize][2];
+    c.alpha + sim_core::PerByte::of_rate(c.rate).cost(bytes - 1)
+}
+
 fn replay(name: &str, text: &str) -> Result<RunResults, String> {
     let dir = std::env::temp_dir().join(format!("netsim-comm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -93,10 +100,12 @@ fn native_communicators_every_way_with_hand_computed_times() {
     text += "0 send dst=1 tag=0 bytes=8 comm=9\n2 recv src=0 tag=0 bytes=8 comm=9\n";
     let r = replay("every-way.trace", &text).unwrap();
     assert_eq!(r.messages(), 4);
-    // World 1 and 3 end at their last creation (2 T): their sends return
-    // at once (short protocol).
+    // World 1 ends at its last creation (2 T): its send returned when its
+    // core was done with it, at T + send_cpu(8). World 3 and world 0 end
+    // when their last (short) sends are off their cores.
     assert_eq!(r.finish[1], t(8) * 2);
-    assert_eq!(r.finish[3], t(8) * 2);
+    assert_eq!(r.finish[3], t(8) * 2 + send_cpu(8));
+    assert_eq!(r.finish[0], t(8) * 3 + send_cpu(8));
     assert_eq!(r.finish[2], t(8) * 4);
     assert_eq!(r.makespan, t(8) * 4);
 }
@@ -170,6 +179,12 @@ fn native_graph_communicators_and_neighbour_collectives() {
         .collect();
     let r = replay("graphs.trace", &text).unwrap();
     assert_eq!(r.messages(), 4 + 4 + 4);
-    assert_eq!(r.finish[0], t(64) + t(32) + t(16));
-    assert_eq!(r.makespan, t(64) + t(32) + t(16));
+    // Each step is an exchange: a rank's send holds its core, and the
+    // message it receives, there gamma earlier, is searched after that;
+    // each communicator's creation waits for the slowest member. The
+    // slowest of the ring (alltoallv) sends 32 B.
+    let gamma = MpiParams::blue_waters().gamma_posted.gamma;
+    let step = |b: u64| send_cpu(b) + gamma;
+    assert_eq!(r.finish[0], step(64) + step(32) + step(16));
+    assert_eq!(r.makespan, step(64) + step(32) + step(16));
 }

@@ -347,12 +347,23 @@ fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
 }
 
 fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
-    let params = MpiParams::blue_waters();
+    // LogGP's own machine (the `loggp` preset on a network of no latency
+    // and no bandwidth limit, as LogGOPSim runs it): L = 1.3 us, o = 0.5
+    // us on each side (L + 2o = Blue Waters' inter-node short alpha, 2.3
+    // us), g = 0, G = 1 / 1.3 GB/s (its R_b), no matching cost. A message
+    // of s bytes takes L + 2o + (s - 1) G (Alexandrov et al.).
     let s = 8u64;
-    let pp = params.postal(params.protocol(s), Locality::OtherNode);
-    let t = pp.alpha + transfer_time(s, pp.rate);
-    // LogGP with L + 2o = alpha and G = 1 / R_b (Hoefler Sec. 3); a
-    // message of s bytes then costs exactly T = alpha + s / R_b.
+    let big_g = sim_core::PerByte::of_rate(sim_core::Bandwidth::bytes_per_sec(1_300_000_000));
+    let params = MpiParams::loggp(
+        Time::from_ns(1300),
+        Time::from_ns(500),
+        Time::ZERO,
+        big_g,
+        sim_core::PerByte::ZERO,
+        1 << 20,
+    );
+    let t = Time::from_ns(1300 + 2 * 500) + big_g.cost(s - 1);
+    let ideal = |p: u32| IdealNetwork::unlimited(p, Time::ZERO);
     let reduce = transfer_time(s, params.collectives.reduce_rate);
     let ps: &[u32] = if o.quick {
         &[2, 4, 8]
@@ -364,7 +375,7 @@ fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
         let d = p.trailing_zeros() as u64;
         let placement = Placement::from_locs((0..p).map(|i| loc(i, 0, 0)).collect());
         // Binomial tree: the last rank (all bits set) is reached after d
-        // hops of T each; every other path has fewer hops and o_s < T.
+        // hops of T each; every other path has fewer hops and o < T.
         let bcast = simulate(
             "loggp",
             placement.clone(),
@@ -374,14 +385,15 @@ fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
         )?;
         rows.push(Row::new(
             "loggp",
-            format!("binomial bcast {s} B, P = {p}: log2(P) (L + 2o + sG)"),
+            format!("binomial bcast {s} B, P = {p}: log2(P) (L + 2o + (s-1)G)"),
             bcast.makespan.as_secs_f64(),
             (t * d).as_secs_f64(),
             "s",
             Check::Relative { tol: 1e-6 },
         ));
         // Recursive doubling: d rounds, each one message each way at once
-        // plus the reduction of s bytes.
+        // (each CPU sends, o, then receives, o) plus the reduction of s
+        // bytes.
         let ar = simulate(
             "loggp",
             placement,
@@ -391,7 +403,9 @@ fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
         )?;
         rows.push(Row::new(
             "loggp",
-            format!("recursive-doubling allreduce {s} B, P = {p}: log2(P) (L + 2o + sG + s/R_red)"),
+            format!(
+                "recursive-doubling allreduce {s} B, P = {p}: log2(P) (L + 2o + (s-1)G + s/R_red)"
+            ),
             ar.makespan.as_secs_f64(),
             ((t + reduce) * d).as_secs_f64(),
             "s",

@@ -294,12 +294,18 @@ impl Fit {
                 );
             }
         }
+        // The preset's own per-byte CPU cost is its R_b's, not these data's:
+        // every cell's sender CPU holds a message alpha (g_cpu) and the
+        // port carries the bytes at the fitted rate.
+        out += "\n# Every cell: the sender's CPU holds a message alpha (g_cpu), the port\n\
+                # carries its bytes at the fitted R_b (G); no per-byte CPU cost.\n\
+                [mpi.host.all]\nO_send = \"0 ps/B\"\n";
         for h in &self.host {
             out += &format!(
-                "\n# The other protocols keep the preset's max-rate costs (g = alpha: one\n\
+                "\n# The other protocols keep the max-rate costs (g_cpu = alpha: one\n\
                  # message at a time, Bienz et al. 2018 eq. 2): no stream measured for them.\n\
                  [mpi.host.{}.{}]   # {} {} B in order: {} per message ({} n)\n\
-                 g = \"{} ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
+                 g = \"{} ps\"\ng_cpu = \"0 ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
                 h.locality,
                 PROTOCOLS[h.protocol],
                 h.source.0.name(),
