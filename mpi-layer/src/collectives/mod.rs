@@ -17,7 +17,7 @@ use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
 
 mod select;
-pub use select::{Choice, CollKind, Selection, Selector, select};
+pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
 
 /// The collective algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

@@ -271,6 +271,46 @@ pub struct Choice {
     pub rule: &'static str,
 }
 
+/// How often one (kind, algorithm, rule) ran: a row of the run report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CollUse {
+    /// The collective.
+    pub kind: CollKind,
+    /// The algorithm's name within the kind.
+    pub algorithm: &'static str,
+    /// The rule that chose it.
+    pub rule: &'static str,
+    /// Calls (a call on a communicator counts once, at its rank 0).
+    pub calls: u64,
+}
+
+/// Counts the choices of a run, in a fixed order (kind, algorithm, rule).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally(std::collections::BTreeMap<(CollKind, Choice), u64>);
+
+impl Tally {
+    /// Rank `comm_rank` of a communicator starts collective `kind` with
+    /// `choice`: counted once per call, at rank 0.
+    pub fn record(&mut self, comm_rank: u32, kind: CollKind, choice: Choice) {
+        if comm_rank == 0 {
+            *self.0.entry((kind, choice)).or_default() += 1;
+        }
+    }
+
+    /// The rows, by kind, then algorithm, then rule.
+    pub fn rows(&self) -> Vec<CollUse> {
+        self.0
+            .iter()
+            .map(|(&(kind, c), &calls)| CollUse {
+                kind,
+                algorithm: c.alg.name(),
+                rule: c.rule,
+                calls,
+            })
+            .collect()
+    }
+}
+
 /// The algorithm collective `op` runs on a communicator of `p` ranks
 /// under `c`'s selection, and why; `None` for operations that are not
 /// collectives.
