@@ -109,7 +109,26 @@ pub enum CollAlg {
     /// Scan / exscan, linear: every rank receives from all lower ranks
     /// and sends to all higher ranks at once, then reduces what it got.
     ScanLinear,
+    /// Alltoall, scattered in blocks of [`ALLTOALL_THROTTLE`] peers: step
+    /// j posts the receives from `r + i` then the sends to `r - i` for
+    /// `i` in block j, and waits for them (MPICH's
+    /// `MPIR_Alltoall_intra_scattered`; the block holding `i = 0`, this
+    /// rank itself, has one peer fewer).
+    AlltoallScatteredThrottled,
+    /// Alltoallv, the same in blocks, leaving out zero-byte messages
+    /// (MPICH's `MPIR_Alltoallv_intra_scattered`).
+    AlltoallvScatteredThrottled,
+    /// Allgather, Bruck: step k sends the `2^k` blocks gathered so far to
+    /// `r - 2^k` and receives as many from `r + 2^k`; a last step moves
+    /// the `P - 2^floor(log2 P)` blocks left (MPICH's
+    /// `MPIR_Allgather_intra_brucks`).
+    AllgatherBruck,
 }
+
+/// Peers per block of the throttled scattered alltoall(v): MPICH's
+/// `MPIR_CVAR_ALLTOALL_THROTTLE` default (32, `src/mpi/coll/alltoall/alltoall.c`
+/// CVAR block).
+pub const ALLTOALL_THROTTLE: u32 = 32;
 
 /// One point-to-point operation of a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,6 +279,7 @@ impl CollAlg {
                 | CollAlg::AlltoallvScattered
                 | CollAlg::ReduceScatterReduceScatterv
                 | CollAlg::ReduceScatterPairwise
+                | CollAlg::AlltoallvScatteredThrottled
         )
     }
 }
@@ -710,6 +730,42 @@ impl CollRun {
                 // An exclusive scan (root 1) leaves its own part out.
                 reduce = s.saturating_mul((me as u64).saturating_sub(self.root as u64));
             }
+            CollAlg::AlltoallScatteredThrottled | CollAlg::AlltoallvScatteredThrottled => {
+                let b = ALLTOALL_THROTTLE;
+                if p <= 1 || k >= p.div_ceil(b) {
+                    return None;
+                }
+                let v = self.alg == CollAlg::AlltoallvScatteredThrottled;
+                let block = (k * b).max(1)..((k + 1) * b).min(p);
+                for i in block.clone() {
+                    let from = (me + i) % p;
+                    let bytes = if v {
+                        recv_counts.get(from as usize).copied().unwrap_or(0)
+                    } else {
+                        s
+                    };
+                    if !v || bytes > 0 {
+                        recv(out, from, bytes);
+                    }
+                }
+                for i in block {
+                    let to = (me + p - i) % p;
+                    let bytes = if v { count(to) } else { s };
+                    if !v || bytes > 0 {
+                        send(out, to, bytes);
+                    }
+                }
+            }
+            CollAlg::AllgatherBruck => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                // Blocks held so far: 2^k, or what is left at the end.
+                let blocks = d.min(p - d) as u64;
+                send(out, (me + p - d) % p, s.saturating_mul(blocks));
+                recv(out, (me + d) % p, s.saturating_mul(blocks));
+            }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
                     return None;
@@ -949,6 +1005,32 @@ mod tests {
             // Every pair (lower, higher) once: P (P - 1) / 2.
             (ScanLinear, scan(false), 4, 6, 6),
             (ScanLinear, scan(true), 4, 6, 6),
+            // Every rank to every other, whatever the blocks: 70 x 69.
+            (
+                AlltoallScatteredThrottled,
+                Op::Alltoall { bytes: 1, comm: w },
+                70,
+                4830,
+                4830,
+            ),
+            (AlltoallvScatteredThrottled, tv(2), 3, 6, 12),
+            // Zero-byte messages are left out (as MPICH).
+            (AlltoallvScatteredThrottled, tv(0), 3, 0, 0),
+            // Bruck P = 5: 1, 2, then the 1 block left, per rank.
+            (
+                AllgatherBruck,
+                Op::Allgather { bytes: 1, comm: w },
+                5,
+                15,
+                20,
+            ),
+            (
+                AllgatherBruck,
+                Op::Allgather { bytes: 1, comm: w },
+                4,
+                8,
+                12,
+            ),
         ];
         for (alg, op, p, m, b) in cases {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");

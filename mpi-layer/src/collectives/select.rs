@@ -189,6 +189,7 @@ impl CollKind {
             CollKind::Allgather => &[
                 ("ring", AllgatherRing),
                 ("recursive_doubling", AllgatherRecursiveDoubling),
+                ("bruck", AllgatherBruck),
                 ("scattered", AllgatherScattered),
             ],
             CollKind::Allgatherv => &[("ring", AllgathervRing), ("scattered", AllgathervScattered)],
@@ -197,10 +198,12 @@ impl CollKind {
                 ("pairwise_xor", AlltoallPairwiseXor),
                 ("bruck", AlltoallBruck),
                 ("scattered", AlltoallScattered),
+                ("scattered_throttled", AlltoallScatteredThrottled),
             ],
             CollKind::Alltoallv => &[
                 ("pairwise", AlltoallvPairwise),
                 ("scattered", AlltoallvScattered),
+                ("scattered_throttled", AlltoallvScatteredThrottled),
             ],
             CollKind::ReduceScatter => &[
                 ("ring", ReduceScatterRing),

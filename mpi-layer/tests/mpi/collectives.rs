@@ -189,3 +189,32 @@ fn linear_scan_receives_from_every_lower_rank() {
     let r = go(4, scan(true), params(Selector::Smpi));
     assert_eq!(r.finish, ns(&[300, 1200, 1304, 1408]));
 }
+
+#[test]
+fn throttled_alltoall_waits_for_each_block_of_32() {
+    // P = 40. Unthrottled: a rank's 39 sends hold its core until 3.9 us;
+    // its k-th message lands at 1 us + k o, before the core is free, so
+    // the 39 receives follow one another until 7.8 us. Throttled (MPICH,
+    // blocks of 32 peers including itself): 31 sends until 3.1 us and 31
+    // receives until 6.2 us; then 8 sends until 7.0 us, whose messages
+    // land at 7.3 us + j o (j = 0..7) and are received by 8.1 us.
+    let t = Op::Alltoall { bytes: 8, comm: W };
+    let r = with(40, CollAlg::AlltoallScattered, t.clone());
+    assert_eq!(r.makespan, Time::from_ns(7800));
+    let r = with(40, CollAlg::AlltoallScatteredThrottled, t);
+    assert_eq!(r.makespan, Time::from_ns(8100));
+    assert_eq!(r.messages(), 40 * 39);
+}
+
+#[test]
+fn bruck_allgather_takes_ceil_log2_p_exchanges() {
+    // P = 5: 3 steps of one exchange each (1, 2, then 1 block), each a
+    // lone message: 3 x 1.2 us; 8 B blocks: 4 x 8 B sent per rank.
+    let r = with(
+        5,
+        CollAlg::AllgatherBruck,
+        Op::Allgather { bytes: 8, comm: W },
+    );
+    assert_eq!(r.makespan, Time::from_ns(3600));
+    assert_eq!((r.messages(), r.bytes()), (15, 5 * 32));
+}
