@@ -8,10 +8,15 @@
 //! a few words per rank; the per-rank sizes of the v-collectives stay in
 //! the operation, which `plan` reads them from.
 //!
-//! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005);
-//! the seed Hoefler et al. 2010 models binomial bcast, recursive doubling
-//! allreduce and direct alltoall with the same message patterns. Ranks
-//! and peers here are ranks in the communicator.
+//! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005)
+//! and the libraries whose selectors name them (each variant of
+//! [`CollAlg`] says whose); the seed Hoefler et al. 2010 models binomial
+//! bcast, recursive doubling allreduce and direct alltoall with the same
+//! message patterns. Which algorithm a call runs is [`select`]'s answer
+//! (`select.rs`); [`choose`] is netsim's own rule. Ranks and peers here
+//! are ranks in the communicator. Both ends of a message plan it in the
+//! same step (the step is part of its tag), so an algorithm whose ranks
+//! take different paths numbers its steps by tree level, not per rank.
 
 use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
@@ -952,6 +957,9 @@ mod tests {
             comm: w,
             exclusive,
         };
+        let a2a = |bytes| Op::Alltoall { bytes, comm: w };
+        let ag = |bytes| Op::Allgather { bytes, comm: w };
+        let ar = |bytes| Op::Allreduce { bytes, comm: w };
         // (alg, op, P, messages, bytes), counted by hand:
         let cases = [
             // Linear barrier: P - 1 reports and P - 1 answers.
@@ -964,36 +972,12 @@ mod tests {
             (GatherLinear, rooted(GatherLinear), 5, 4, 16),
             (ScatterLinear, rooted(ScatterLinear), 5, 4, 16),
             // Reduce (5 messages) then bcast (5) of 8 B.
-            (
-                AllreduceReduceBcast,
-                Op::Allreduce { bytes: 8, comm: w },
-                6,
-                10,
-                80,
-            ),
-            (
-                AllgatherScattered,
-                Op::Allgather { bytes: 3, comm: w },
-                4,
-                12,
-                36,
-            ),
+            (AllreduceReduceBcast, ar(8), 6, 10, 80),
+            (AllgatherScattered, ag(3), 4, 12, 36),
             // Every rank sends its own count to the 2 others.
             (AllgathervScattered, v3(vec![1, 2, 3]), 3, 6, 12),
-            (
-                AlltoallScattered,
-                Op::Alltoall { bytes: 1, comm: w },
-                5,
-                20,
-                20,
-            ),
-            (
-                AlltoallPairwiseXor,
-                Op::Alltoall { bytes: 2, comm: w },
-                8,
-                56,
-                112,
-            ),
+            (AlltoallScattered, a2a(1), 5, 20, 20),
+            (AlltoallPairwiseXor, a2a(2), 8, 56, 112),
             (AlltoallvScattered, tv(2), 3, 6, 12),
             // Zero-byte messages are sent too (as SMPI's ialltoallv).
             (AlltoallvScattered, tv(0), 3, 6, 0),
@@ -1006,31 +990,13 @@ mod tests {
             (ScanLinear, scan(false), 4, 6, 6),
             (ScanLinear, scan(true), 4, 6, 6),
             // Every rank to every other, whatever the blocks: 70 x 69.
-            (
-                AlltoallScatteredThrottled,
-                Op::Alltoall { bytes: 1, comm: w },
-                70,
-                4830,
-                4830,
-            ),
+            (AlltoallScatteredThrottled, a2a(1), 70, 4830, 4830),
             (AlltoallvScatteredThrottled, tv(2), 3, 6, 12),
             // Zero-byte messages are left out (as MPICH).
             (AlltoallvScatteredThrottled, tv(0), 3, 0, 0),
             // Bruck P = 5: 1, 2, then the 1 block left, per rank.
-            (
-                AllgatherBruck,
-                Op::Allgather { bytes: 1, comm: w },
-                5,
-                15,
-                20,
-            ),
-            (
-                AllgatherBruck,
-                Op::Allgather { bytes: 1, comm: w },
-                4,
-                8,
-                12,
-            ),
+            (AllgatherBruck, ag(1), 5, 15, 20),
+            (AllgatherBruck, ag(1), 4, 8, 12),
         ];
         for (alg, op, p, m, b) in cases {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
