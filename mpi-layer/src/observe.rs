@@ -16,6 +16,7 @@ mod report;
 
 pub use report::{ReportObserver, Waiting};
 
+use crate::collectives::{Choice, CollKind};
 use crate::op::{Op, Origin};
 use crate::params::Protocol;
 use sim_core::Time;
@@ -124,6 +125,11 @@ pub trait Observer {
     fn op(&mut self, rank: u32, op: &Op, origin: &Origin, at: Time) {
         let _ = (rank, op, origin, at);
     }
+    /// Rank `rank` (rank `comm_rank` of the communicator) starts
+    /// collective `kind` with the algorithm `choice` names, at `at`.
+    fn collective(&mut self, rank: u32, comm_rank: u32, kind: CollKind, choice: Choice, at: Time) {
+        let _ = (rank, comm_rank, kind, choice, at);
+    }
     /// Rank `rank`'s program blocks at `at` (in a wait, a blocking call,
     /// a collective step, or for its CPU).
     fn blocked(&mut self, rank: u32, at: Time) {
@@ -170,6 +176,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn op(&mut self, rank: u32, op: &Op, origin: &Origin, at: Time) {
         self.0.op(rank, op, origin, at);
         self.1.op(rank, op, origin, at);
+    }
+    fn collective(&mut self, rank: u32, comm_rank: u32, kind: CollKind, choice: Choice, at: Time) {
+        self.0.collective(rank, comm_rank, kind, choice, at);
+        self.1.collective(rank, comm_rank, kind, choice, at);
     }
     fn blocked(&mut self, rank: u32, at: Time) {
         self.0.blocked(rank, at);

@@ -149,6 +149,10 @@ pub struct CollectiveParams {
     /// 1 / rate, charged on the core for every reduced byte). Default
     /// 2 GB/s, a placeholder (no seed gives one): set it per machine.
     pub reduce_rate: Bandwidth,
+    /// Which library's rules choose the algorithms, and the algorithms
+    /// the scenario fixes per collective. Default netsim's own rules (the
+    /// switch points above), no override.
+    pub selection: crate::collectives::Selection,
 }
 
 impl Default for CollectiveParams {
@@ -162,6 +166,7 @@ impl Default for CollectiveParams {
             alltoall_bruck_max: 256,
             alltoall_bruck_min_procs: 8,
             reduce_rate: Bandwidth::bytes_per_sec(2_000_000_000),
+            selection: crate::collectives::Selection::default(),
         }
     }
 }

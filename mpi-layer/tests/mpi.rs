@@ -1941,5 +1941,7 @@ fn regions_time_what_the_program_marks() {
 }
 
 // The crate's other integration tests, as modules of this one binary.
+#[path = "mpi/collectives.rs"]
+mod collectives;
 #[path = "mpi/comms.rs"]
 mod comms;

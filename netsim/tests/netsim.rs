@@ -619,6 +619,73 @@ mod cli {
         assert_eq!(v["makespan_ps"], 500_000_000_000u64 + 3 * 347_827_587);
     }
 
+    /// `--collectives` on `replay`, `run` and `sweep`: SimGrid's alltoall
+    /// of 3 ranks runs as SMPI runs it (Open MPI's table: P = 3, 500
+    /// elements = 4000 B < 8192: linear_sync, i.e. all at once), where
+    /// netsim's own rule exchanges pairwise (P < 8); the report names
+    /// algorithm and rule; a bad name exits 2.
+    #[test]
+    fn collectives_option_chooses_and_reports_the_algorithm() {
+        let a2a = shared("traces/simgrid-ti/micro/actions_alltoall.txt");
+        let args = |sel: &'static str| {
+            [
+                "replay",
+                "--machine",
+                "ideal",
+                "--json",
+                "--collectives",
+                sel,
+            ]
+        };
+        let mut a = args("smpi").to_vec();
+        a.push(&a2a);
+        let v = json(&ok(&a));
+        assert_eq!(v["mpi"]["collectives"], "smpi");
+        assert_eq!(v["collectives"][0]["algorithm"], "scattered");
+        assert_eq!(v["collectives"][0]["calls"], 1);
+        let mut a = args("netsim").to_vec();
+        a.push(&a2a);
+        let v = json(&ok(&a));
+        assert_eq!(v["collectives"][0]["algorithm"], "pairwise");
+        let table = ok(&[
+            "replay",
+            "--machine",
+            "ideal",
+            "--collectives",
+            "smpi",
+            &a2a,
+        ]);
+        assert!(
+            table.contains("collectives  selector smpi") && table.contains("alltoall__ompi"),
+            "{table}"
+        );
+        let ex = example("allreduce-infiniband.toml");
+        let v = json(&ok(&["run", &ex, "--json", "--collectives", "smpi"]));
+        assert_eq!(v["collectives"][0]["algorithm"], "reduce_bcast");
+        let rows = ok(&[
+            "sweep",
+            &ex,
+            "--vary",
+            "mpi.collectives.allreduce=ring,reduce_bcast",
+            "--collectives",
+            "smpi",
+            "--threads",
+            "1",
+        ]);
+        let algs: Vec<String> = rows
+            .lines()
+            .map(|l| json(l)["result"]["collectives"][0]["algorithm"].to_string())
+            .collect();
+        assert_eq!(algs, ["\"ring\"", "\"reduce_bcast\""]);
+        let o = netsim(&["replay", "--machine", "ideal", "--collectives", "mpi", &a2a]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("unknown selector `mpi`: one of netsim, smpi"),
+            "{err}"
+        );
+    }
+
     /// Per-rank computation of a TI trace [s] at 1 Gflop/s: `compute`
     /// amounts and the flops of `reduce`/`allreduce`, read from the file.
     fn compute_secs(text: &str, rank: Option<&str>) -> Vec<f64> {

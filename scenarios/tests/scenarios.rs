@@ -2434,5 +2434,7 @@ mod goal_graph;
 mod observer_report;
 #[path = "scenarios/otf2.rs"]
 mod otf2;
+#[path = "scenarios/selectors.rs"]
+mod selectors;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;

@@ -9,6 +9,7 @@
 //! built-in workloads, DUMPI and GOAL traces and a deadlock.
 
 use super::{MessageStep, Observer, Queue, Search, Step};
+use crate::collectives::{Choice, CollKind, Tally};
 use crate::op::{Op, Origin};
 use crate::params::{Protocol, locality_index};
 use crate::sim::{RegionTime, RunResults, Traffic};
@@ -22,7 +23,8 @@ use sim_core::stats::LogHistogram;
 /// [`Step::Posted`], RTS from a rendezvous message's first departure and
 /// CTS from its match, search lengths and the messages left unexpected
 /// from [`Observer::search`], timed regions from the
-/// [`Op::RegionBegin`] / [`Op::RegionEnd`] operations. For a run that
+/// [`Op::RegionBegin`] / [`Op::RegionEnd`] operations, the collectives'
+/// algorithms from [`Observer::collective`]. For a run that
 /// deadlocks, [`ReportObserver::waiting`] names the ranks that never
 /// finished and the operation each was in.
 #[derive(Default)]
@@ -41,6 +43,8 @@ pub struct ReportObserver {
     regions: FxHashMap<(u32, u32), (Option<Time>, Time, u32)>,
     /// By rank: the operation it started last, and where it came from.
     last_op: Vec<Option<(Op, Origin)>>,
+    /// The collectives' algorithms.
+    collectives: Tally,
 }
 
 /// A rank that never finished, and the operation it started last.
@@ -91,6 +95,7 @@ impl ReportObserver {
             unmatched_messages: self.unexpected,
             events,
             regions,
+            collectives: self.collectives.rows(),
         }
     }
 
@@ -111,6 +116,16 @@ impl ReportObserver {
 }
 
 impl Observer for ReportObserver {
+    fn collective(
+        &mut self,
+        _rank: u32,
+        comm_rank: u32,
+        kind: CollKind,
+        choice: Choice,
+        _at: Time,
+    ) {
+        self.collectives.record(comm_rank, kind, choice);
+    }
     fn op(&mut self, rank: u32, op: &Op, origin: &Origin, at: Time) {
         match *op {
             Op::RegionBegin { id } => {

@@ -757,9 +757,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         ));
                     }
                 }
-                let alg =
-                    collectives::choose(op, size, &self.params.collectives).expect("collective op");
-                let run = CollRun::new(alg, op, size, me);
+                let choice =
+                    collectives::select(op, size, &self.params.collectives).expect("collective op");
+                let run = CollRun::new(choice.alg, op, size, me);
+                let kind = collectives::CollKind::of(op).expect("collective op");
+                self.stats.collectives.record(me, kind, choice);
+                if O::ENABLED {
+                    self.obs.collective(r, me, kind, choice, s.now());
+                }
                 self.ranks[r as usize].coll_seq = self.next_coll_seq(r, comm);
                 let rk = &mut self.ranks[r as usize];
                 rk.coll = Some(run);

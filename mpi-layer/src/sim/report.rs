@@ -50,6 +50,9 @@ pub struct RunResults {
     pub events: u64,
     /// Timed regions ([`crate::Op::RegionBegin`]), by region and rank.
     pub regions: Vec<RegionTime>,
+    /// The collectives' algorithms, the rules that chose them and their
+    /// calls, by kind.
+    pub collectives: Vec<crate::CollUse>,
 }
 
 /// One rank's time in one timed region, summed over its passes.
@@ -88,6 +91,7 @@ pub(super) struct Stats {
     pub posted_search: LogHistogram,
     pub unexpected_search: LogHistogram,
     pub clamped: u64,
+    pub collectives: crate::collectives::Tally,
 }
 
 /// Impossible parameters or inputs, found before the run starts.
@@ -320,6 +324,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             unmatched_messages,
             events: self.net_events + self.local.handled,
             regions,
+            collectives: st.collectives.rows(),
         })
     }
 

@@ -95,6 +95,11 @@ impl OutputOpts {
 pub struct RunArgs {
     /// The scenario file (TOML; format: docs/SCENARIOS.md).
     scenario: PathBuf,
+    /// Collective algorithms as this library runs them: `netsim` (the
+    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// docs/SCENARIOS.md lists each selector's rules).
+    #[arg(long, value_name = "NAME")]
+    collectives: Option<String>,
     #[command(flatten)]
     out: OutputOpts,
 }
@@ -132,6 +137,11 @@ pub struct ReplayArgs {
     /// MPI preset; default follows the machine.
     #[arg(long, value_enum)]
     mpi: Option<MpiPreset>,
+    /// Collective algorithms as this library runs them: `netsim` (the
+    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// docs/SCENARIOS.md lists each selector's rules).
+    #[arg(long, value_name = "NAME")]
+    collectives: Option<String>,
     /// Transport model.
     #[arg(long, value_enum, default_value_t = Mode::Packet)]
     mode: Mode,
@@ -160,6 +170,11 @@ pub struct SweepArgs {
     /// Fixed overrides applied to every point, `path=value`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     set: Vec<String>,
+    /// Collective algorithms as this library runs them: `netsim` (the
+    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// docs/SCENARIOS.md lists each selector's rules).
+    #[arg(long, value_name = "NAME")]
+    collectives: Option<String>,
     /// Worker threads; default all cores.
     #[arg(long)]
     threads: Option<usize>,
@@ -287,6 +302,16 @@ fn scenario_err(e: ScenarioError) -> CliError {
     e.into()
 }
 
+/// `--collectives NAME` as the scenario override it stands for.
+fn collectives_set(name: Option<&str>) -> Option<(String, Value)> {
+    name.map(|n| {
+        (
+            "mpi.collectives.selector".to_string(),
+            Value::String(n.to_string()),
+        )
+    })
+}
+
 fn overrides(set: &[String]) -> Result<Vec<(String, Value)>, String> {
     set.iter()
         .map(|s| parse_assignment(s).map_err(|e| format!("--set {e}")))
@@ -346,8 +371,10 @@ fn run_table(
     table: &Table,
     opts: &OutputOpts,
     dir: &Path,
+    collectives: Option<&str>,
 ) -> Result<(), CliError> {
     let mut sets = overrides(&opts.set)?;
+    sets.extend(collectives_set(collectives));
     // The link series: the interval given, else 1 us for --link-series
     // when neither the file nor --set chose one.
     let chosen = sets.iter().any(|(p, _)| p == "transport.series_interval")
@@ -492,7 +519,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), CliError> {
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     let (src, table) = scenario::read_table(&a.scenario).map_err(scenario_err)?;
     let dir = a.scenario.parent().unwrap_or(Path::new(".")).to_path_buf();
-    run_table(&src, &table, &a.out, &dir)
+    run_table(&src, &table, &a.out, &dir, a.collectives.as_deref())
 }
 
 /// `netsim replay`: the options become a scenario table with a `trace`
@@ -550,7 +577,7 @@ pub fn replay(a: ReplayArgs) -> Result<(), CliError> {
     }
     // Options, not a file: errors name the trace and the field.
     let src = ScenarioFile::default();
-    run_table(&src, &t, &a.out, Path::new(""))
+    run_table(&src, &t, &a.out, Path::new(""), a.collectives.as_deref())
 }
 
 /// Ends the timeline and message files, naming the file a write failed
@@ -642,7 +669,11 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     // Fixed overrides go into the base, so the fingerprint covers them.
-    for (p, v) in overrides(&a.set)? {
+    scenario::collectives_as_table(&mut table);
+    for (p, v) in overrides(&a.set)?
+        .into_iter()
+        .chain(collectives_set(a.collectives.as_deref()))
+    {
         sweep::set_path(&mut table, &p, v)?;
     }
     // The base must be a valid scenario on its own.

@@ -123,6 +123,20 @@ pub fn table(r: &Report) -> String {
             );
         }
     }
+    if !r.collectives.is_empty() {
+        let _ = writeln!(
+            o,
+            "\ncollectives  selector {}; algorithm, calls and the rule that chose it",
+            r.mpi.collectives
+        );
+        for c in &r.collectives {
+            let _ = writeln!(
+                o,
+                "  {:<15} {:<20} {:>8}  {}",
+                c.kind, c.algorithm, c.calls, c.rule
+            );
+        }
+    }
     let _ = writeln!(o, "\nmatching  elements visited per search");
     o += &search_line("posted_recvs", &r.matching.posted_recvs);
     o += &search_line("unexpected_msgs", &r.matching.unexpected_msgs);

@@ -63,8 +63,8 @@ pub use mpi::*;
 pub use quantity::{Bytes, Dur, Limit, Rate};
 use report::Setup;
 pub use report::{
-    FinishSummary, LinkInfo, LinkRow, MatchReport, MpiOrigin, Outcome, RankFinish, RegionRow,
-    Report, SearchStats, TrafficRow, Wall,
+    CollectiveRow, FinishSummary, LinkInfo, LinkRow, MatchReport, MpiOrigin, Outcome, RankFinish,
+    RegionRow, Report, SearchStats, TrafficRow, Wall,
 };
 pub use spec::*;
 
@@ -121,6 +121,7 @@ pub fn from_table(
         sc = Some(toml::from_str(&src.text).map_err(|e| toml_error(&src.name, &src.text, &e))?);
     }
     let mut t = table.clone();
+    mpi::collectives_as_table(&mut t);
     for (p, v) in overrides {
         crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e))?;
     }
@@ -267,6 +268,7 @@ impl Scenario {
                     .filter(|k| *k != "preset")
                     .cloned()
                     .collect(),
+                collectives: self.collective_selector().name(),
             },
             machine: machine.fabric.name(),
             nodes: machine.fabric.nodes(),

@@ -9,7 +9,9 @@
 //! as well is an error rather than a value silently ignored.
 
 use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, ScenarioFile};
-use mpi_layer::{AllreduceLarge, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest};
+use mpi_layer::{
+    AllreduceLarge, CollKind, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest, Selector,
+};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{PerByte, Time, units};
 
@@ -108,8 +110,39 @@ pub struct MpiSpec {
     /// `[mpi.loggp]`: LogGOPSim's parameters for every cell (replaces the
     /// preset's postal and host tables; see [`MpiParams::loggp`]).
     pub loggp: Option<LoggpSpec>,
-    /// `[mpi.collectives]` overrides.
-    pub collectives: Option<CollectivesSpec>,
+    /// `collectives = "smpi"` (a selector's name) or the
+    /// `[mpi.collectives]` table.
+    pub collectives: Option<CollectivesField>,
+}
+
+/// `[mpi] collectives`: a selector's name, or the `[mpi.collectives]`
+/// table (whose `selector` key names it).
+#[derive(Clone, Debug, Default)]
+pub struct CollectivesField(pub CollectivesSpec);
+
+impl<'de> Deserialize<'de> for CollectivesField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = CollectivesSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a selector's name (\"netsim\", \"smpi\") or a [mpi.collectives] table")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CollectivesSpec, E> {
+                Ok(CollectivesSpec {
+                    selector: Some(v.to_string()),
+                    ..CollectivesSpec::default()
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> Result<CollectivesSpec, A::Error> {
+                CollectivesSpec::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+            }
+        }
+        d.deserialize_any(V).map(CollectivesField)
+    }
 }
 
 /// A number of messages, or `"unlimited"`.
@@ -325,10 +358,43 @@ pub struct PostalCell {
     pub rate: Option<Rate>,
 }
 
-/// `[mpi.collectives]`.
+/// `[mpi.collectives]`: the selector, an algorithm per collective, and
+/// netsim's switch points.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectivesSpec {
+    /// Whose rules choose the algorithms: `netsim` (default) or `smpi`.
+    pub selector: Option<String>,
+    /// Barrier algorithm (replaces the selector's choice).
+    pub barrier: Option<String>,
+    /// Bcast algorithm.
+    pub bcast: Option<String>,
+    /// Reduce algorithm.
+    pub reduce: Option<String>,
+    /// Allreduce algorithm.
+    pub allreduce: Option<String>,
+    /// Scan algorithm.
+    pub scan: Option<String>,
+    /// Exscan algorithm.
+    pub exscan: Option<String>,
+    /// Gather algorithm.
+    pub gather: Option<String>,
+    /// Gatherv algorithm.
+    pub gatherv: Option<String>,
+    /// Scatter algorithm.
+    pub scatter: Option<String>,
+    /// Scatterv algorithm.
+    pub scatterv: Option<String>,
+    /// Allgather algorithm.
+    pub allgather: Option<String>,
+    /// Allgatherv algorithm.
+    pub allgatherv: Option<String>,
+    /// Alltoall algorithm.
+    pub alltoall: Option<String>,
+    /// Alltoallv algorithm.
+    pub alltoallv: Option<String>,
+    /// Reduce_scatter algorithm.
+    pub reduce_scatter: Option<String>,
     /// Bcast scatter-allgather from this size.
     pub bcast_long_min: Option<Bytes>,
     /// Bcast binomial below this many ranks.
@@ -438,7 +504,55 @@ fn bands(
     Ok(v.iter().map(|&(p, g)| (p, g.0)).collect())
 }
 
+impl CollectivesSpec {
+    /// The algorithm named for each kind, in [`CollKind::ALL`] order.
+    fn by_kind(&self) -> [&Option<String>; CollKind::COUNT] {
+        [
+            &self.barrier,
+            &self.bcast,
+            &self.reduce,
+            &self.allreduce,
+            &self.scan,
+            &self.exscan,
+            &self.gather,
+            &self.gatherv,
+            &self.scatter,
+            &self.scatterv,
+            &self.allgather,
+            &self.allgatherv,
+            &self.alltoall,
+            &self.alltoallv,
+            &self.reduce_scatter,
+        ]
+    }
+}
+
+/// `[mpi] collectives = "name"` as the table `{ selector = "name" }`, so
+/// that `--set mpi.collectives.selector=...` and `--collectives` reach
+/// it.
+pub fn collectives_as_table(t: &mut toml::Table) {
+    if let Some(toml::Value::Table(m)) = t.get_mut("mpi") {
+        if let Some(toml::Value::String(name)) = m.get("collectives") {
+            let mut c = toml::Table::new();
+            c.insert("selector".into(), toml::Value::String(name.clone()));
+            m.insert("collectives".into(), toml::Value::Table(c));
+        }
+    }
+}
+
 impl Scenario {
+    /// The collective selector `[mpi] collectives` names (netsim's own
+    /// when none; a name [`Scenario::mpi_params`] rejects reads as
+    /// netsim's).
+    pub fn collective_selector(&self) -> Selector {
+        self.mpi
+            .collectives
+            .as_ref()
+            .and_then(|c| c.0.selector.as_deref())
+            .and_then(Selector::parse)
+            .unwrap_or(Selector::Netsim)
+    }
+
     /// The MPI preset this scenario uses, and whether it was the default
     /// for the machine (not named in the file).
     pub fn mpi_preset(&self) -> (MpiPreset, bool) {
@@ -612,8 +726,34 @@ impl Scenario {
                 }
             }
         }
-        if let Some(c) = &m.collectives {
+        if let Some(CollectivesField(c)) = &m.collectives {
             let cp = &mut p.collectives;
+            if let Some(name) = &c.selector {
+                let names: Vec<&str> = Selector::ALL.iter().map(|s| s.name()).collect();
+                cp.selection.selector = Selector::parse(name).ok_or_else(|| {
+                    src.err(
+                        "mpi.collectives",
+                        "selector",
+                        format!("unknown selector `{name}`: one of {}", names.join(", ")),
+                    )
+                })?;
+            }
+            for (kind, name) in CollKind::ALL.into_iter().zip(c.by_kind()) {
+                let Some(name) = name else { continue };
+                let alg = kind.algorithm(name).ok_or_else(|| {
+                    let names: Vec<&str> = kind.algorithms().iter().map(|(n, _)| *n).collect();
+                    src.err(
+                        "mpi.collectives",
+                        kind.name(),
+                        format!(
+                            "unknown {} algorithm `{name}`: one of {}",
+                            kind.name(),
+                            names.join(", ")
+                        ),
+                    )
+                })?;
+                cp.selection.overrides[kind as usize] = Some(alg);
+            }
             if let Some(v) = c.bcast_long_min {
                 cp.bcast_long_min = v.0;
             }

@@ -53,6 +53,22 @@ pub struct MpiOrigin {
     /// The `[mpi]` values given in the file or on the command line (dotted
     /// paths); every other value is the preset's.
     pub given: Vec<String>,
+    /// The collective selector (`[mpi] collectives`).
+    pub collectives: &'static str,
+}
+
+/// One collective kind run with one algorithm: which rule chose it and
+/// how often.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CollectiveRow {
+    /// The collective (`alltoall`, `reduce_scatter`, ...).
+    pub kind: &'static str,
+    /// The algorithm (its `[mpi.collectives]` name).
+    pub algorithm: &'static str,
+    /// The rule that chose it: the library's source file and function.
+    pub rule: &'static str,
+    /// Calls (a call on a communicator counts once).
+    pub calls: u64,
 }
 
 /// Per-link statistics, with what each link connects.
@@ -146,6 +162,9 @@ pub struct Report {
     /// Timed regions of the trace (`region_begin` / `region_end`), by
     /// region number; empty when the workload marks none.
     pub regions: Vec<RegionRow>,
+    /// The collectives' algorithms, by kind; empty when the workload
+    /// calls none.
+    pub collectives: Vec<CollectiveRow>,
     /// Messages whose host overhead was clamped to 0.
     pub calibration_clamped: u64,
     /// Most utilized links (empty for the ideal network).
@@ -349,6 +368,16 @@ impl Report {
                 unexpected_msgs: search_stats(&r.unexpected_search),
             },
             regions: region_rows(&r.regions),
+            collectives: r
+                .collectives
+                .iter()
+                .map(|c| CollectiveRow {
+                    kind: c.kind.name(),
+                    algorithm: c.algorithm,
+                    rule: c.rule,
+                    calls: c.calls,
+                })
+                .collect(),
             calibration_clamped: r.calibration_clamped,
             links: top,
             link_count: count,

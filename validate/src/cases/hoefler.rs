@@ -20,7 +20,7 @@ pub(super) fn cases() -> Vec<Case> {
         },
         Case {
             name: "hoefler-collectives",
-            about: "small-data bcast and allreduce scale as alpha + beta log2 P (Hoefler Sec. 4) on the BG/P-like torus",
+            about: "small-data bcast and allreduce scale as alpha + beta log2 P, a direct small alltoall takes alpha + g (P - 1) (Hoefler Sec. 4) on the BG/P-like torus",
             run: collectives,
         },
     ]
@@ -274,6 +274,32 @@ fn collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
             )
             .note(format!("fit a = {a:.3e} s, b = {b:.3e} s per doubling")),
         );
+    }
+    // Small alltoall (Sec. 4, Fig. 3(a)): BG/P's implementation "simply
+    // sends to all peer processes", T = alpha + g (P - 1) with alpha = L +
+    // 2o (eq. 1's small-message alpha) and g = 0.84 us. The direct
+    // algorithm is `scattered` (every send and receive posted at once).
+    let mut direct = params.clone();
+    direct.collectives.selection.overrides[mpi_layer::CollKind::Alltoall as usize] =
+        Some(mpi_layer::CollAlg::AlltoallScattered);
+    let ks: &[u32] = if o.quick { &[4] } else { &[4, 8] };
+    for &k in ks {
+        let p = k * k * k;
+        let r = simulate(
+            "hoefler-collectives",
+            one_per_node(p),
+            net(k, Mode::Packet, RouteMode::DimensionOrder)?,
+            collective(Collective::Alltoall, p, 8, 1),
+            direct.clone(),
+        )?;
+        rows.push(Row::new(
+            "hoefler-collectives",
+            format!("alltoall 8 B, P = {p}, direct (scattered): alpha + g (P - 1)"),
+            r.makespan.as_secs_f64(),
+            hoefler::alltoall_small(hoefler::BGP_ALPHA_S[0], hoefler::BGP_A2A_GAP_S, p as u64),
+            "s",
+            Check::Relative { tol: 0.05 },
+        ));
     }
     Ok(rows)
 }

@@ -8,16 +8,24 @@
 //! a few words per rank; the per-rank sizes of the v-collectives stay in
 //! the operation, which `plan` reads them from.
 //!
-//! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005);
-//! the seed Hoefler et al. 2010 models binomial bcast, recursive doubling
-//! allreduce and direct alltoall with the same message patterns. Ranks
-//! and peers here are ranks in the communicator.
+//! Algorithms follow MPICH (Thakur, Rabenseifner and Gropp, IJHPCA 2005)
+//! and the libraries whose selectors name them (each variant of
+//! [`CollAlg`] says whose); the seed Hoefler et al. 2010 models binomial
+//! bcast, recursive doubling allreduce and direct alltoall with the same
+//! message patterns. Which algorithm a call runs is [`select`]'s answer
+//! (`select.rs`); [`choose`] is netsim's own rule. Ranks and peers here
+//! are ranks in the communicator. Both ends of a message plan it in the
+//! same step (the step is part of its tag), so an algorithm whose ranks
+//! take different paths numbers its steps by tree level, not per rank.
 
 use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
 
+mod select;
+pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
+
 /// The collective algorithms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum CollAlg {
     /// Barrier, dissemination: `ceil(log2 P)` steps, step k sends to
     /// `r + 2^k` and receives from `r - 2^k` (mod P), zero bytes.
@@ -63,7 +71,69 @@ pub enum CollAlg {
     ReduceScatterRing,
     /// Scan / exscan, recursive doubling.
     ScanRecursiveDoubling,
+    /// Barrier, linear: every rank sends a zero-byte message to rank 0
+    /// and waits for its reply; rank 0 receives all, then replies to all
+    /// (Open MPI's `ompi_coll_base_barrier_intra_basic_linear`).
+    BarrierLinear,
+    /// Bcast, binomial tree as MPICH builds it: rank `vr` receives from
+    /// `vr` less its lowest set bit, then sends to `vr + m` for `m` from
+    /// half that bit (the root: half the next power of two) down to 1,
+    /// farthest subtree first.
+    BcastBinomialFarFirst,
+    /// Reduce, linear: every rank sends to the root at once; the root
+    /// reduces `(P - 1) s` bytes.
+    ReduceLinear,
+    /// Allreduce as a linear reduce to rank 0 followed by a
+    /// [`CollAlg::BcastBinomialFarFirst`] bcast from rank 0.
+    AllreduceReduceBcast,
+    /// Gather, linear: every rank sends to the root in one step.
+    GatherLinear,
+    /// Scatter, linear: the root sends to every rank in one step.
+    ScatterLinear,
+    /// Allgather, scattered: every rank posts its sends to and receives
+    /// from all other ranks at once.
+    AllgatherScattered,
+    /// Allgatherv, scattered (as [`CollAlg::AllgatherScattered`], with
+    /// per-rank sizes).
+    AllgathervScattered,
+    /// Alltoall, scattered: all receives (from `r + 1`, `r + 2`, ...) then
+    /// all sends (to `r - 1`, `r - 2`, ...) posted at once.
+    AlltoallScattered,
+    /// Alltoall, pairwise exchange by XOR: step i exchanges with `r ^ i`
+    /// (P a power of two).
+    AlltoallPairwiseXor,
+    /// Alltoallv, scattered: all receives from then all sends to every
+    /// other rank posted at once, zero-byte ones included.
+    AlltoallvScattered,
+    /// Reduce_scatter as a linear reduce of all blocks to rank 0 followed
+    /// by a linear scatterv.
+    ReduceScatterReduceScatterv,
+    /// Reduce_scatter, pairwise: step i sends rank `r + i` its block and
+    /// receives this rank's block from `r - i`, then reduces it.
+    ReduceScatterPairwise,
+    /// Scan / exscan, linear: every rank receives from all lower ranks
+    /// and sends to all higher ranks at once, then reduces what it got.
+    ScanLinear,
+    /// Alltoall, scattered in blocks of [`ALLTOALL_THROTTLE`] peers: step
+    /// j posts the receives from `r + i` then the sends to `r - i` for
+    /// `i` in block j, and waits for them (MPICH's
+    /// `MPIR_Alltoall_intra_scattered`; the block holding `i = 0`, this
+    /// rank itself, has one peer fewer).
+    AlltoallScatteredThrottled,
+    /// Alltoallv, the same in blocks, leaving out zero-byte messages
+    /// (MPICH's `MPIR_Alltoallv_intra_scattered`).
+    AlltoallvScatteredThrottled,
+    /// Allgather, Bruck: step k sends the `2^k` blocks gathered so far to
+    /// `r - 2^k` and receives as many from `r + 2^k`; a last step moves
+    /// the `P - 2^floor(log2 P)` blocks left (MPICH's
+    /// `MPIR_Allgather_intra_brucks`).
+    AllgatherBruck,
 }
+
+/// Peers per block of the throttled scattered alltoall(v): MPICH's
+/// `MPIR_CVAR_ALLTOALL_THROTTLE` default (32, `src/mpi/coll/alltoall/alltoall.c`
+/// CVAR block).
+pub const ALLTOALL_THROTTLE: u32 = 32;
 
 /// One point-to-point operation of a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +158,8 @@ pub struct CollRun {
     pub p: u32,
     /// This rank in the communicator.
     pub me: u32,
-    /// Root (rooted collectives), else 0.
+    /// Root (rooted collectives); for [`CollAlg::ScanLinear`], 1 for an
+    /// exclusive scan and 0 for an inclusive one; else 0.
     pub root: u32,
     /// Size per rank \[bytes\].
     pub bytes: u64,
@@ -125,8 +196,10 @@ fn count_bit(p: u64, k: u32) -> u64 {
     full + rem
 }
 
-/// Chooses the algorithm of a collective operation; `None` for operations
-/// that are not collectives. `p` is the communicator size.
+/// netsim's own choice of the algorithm of a collective operation (the
+/// [`Selector::Netsim`] rules; [`select`] applies the scenario's
+/// selector); `None` for operations that are not collectives. `p` is the
+/// communicator size.
 pub fn choose(op: &Op, p: u32, c: &CollectiveParams) -> Option<CollAlg> {
     use CollAlg::*;
     let pow2 = p.is_power_of_two();
@@ -207,6 +280,11 @@ impl CollAlg {
                 | CollAlg::AllgathervRing
                 | CollAlg::ReduceScatterRing
                 | CollAlg::AlltoallvPairwise
+                | CollAlg::AllgathervScattered
+                | CollAlg::AlltoallvScattered
+                | CollAlg::ReduceScatterReduceScatterv
+                | CollAlg::ReduceScatterPairwise
+                | CollAlg::AlltoallvScatteredThrottled
         )
     }
 }
@@ -225,7 +303,19 @@ impl CollRun {
             | Op::Alltoall { bytes, .. }
             | Op::Scan { bytes, .. } => (0, bytes),
             Op::Gatherv { root, .. } | Op::Scatterv { root, .. } => (root, 0),
+            // The linear reduce of all blocks reduces their sum.
+            Op::ReduceScatter { ref counts, .. } if alg == CollAlg::ReduceScatterReduceScatterv => {
+                (0, counts.iter().fold(0u64, |a, &c| a.saturating_add(c)))
+            }
             _ => (0, 0),
+        };
+        // An exclusive scan's rank reduces one contribution fewer: the
+        // linear scan keeps that in `root` (unused otherwise).
+        let root = match *op {
+            Op::Scan {
+                exclusive: true, ..
+            } if alg == CollAlg::ScanLinear => 1,
+            _ => root,
         };
         CollRun {
             alg,
@@ -498,6 +588,189 @@ impl CollRun {
                 recv(out, left, b);
                 reduce = b;
             }
+            CollAlg::BarrierLinear => {
+                if p <= 1 || k >= 2 {
+                    return None;
+                }
+                // Step 0: everyone reports to rank 0; step 1: it answers.
+                let to_root = k == 0;
+                if me == 0 {
+                    for r in 1..p {
+                        out.push(P2p {
+                            send: !to_root,
+                            peer: r,
+                            bytes: 0,
+                        });
+                    }
+                } else {
+                    out.push(P2p {
+                        send: to_root,
+                        peer: 0,
+                        bytes: 0,
+                    });
+                }
+            }
+            CollAlg::BcastBinomialFarFirst => {
+                // Step k is the tree level of distance m = 2^(lg-1-k), so
+                // that both ends of a message share its step (its tag):
+                // `vr` receives at the level of its lowest set bit and
+                // sends at the levels below it.
+                if k >= lg {
+                    return None;
+                }
+                let m = 1u32 << (lg - 1 - k);
+                let low = if vr == 0 {
+                    u32::MAX
+                } else {
+                    1 << vr.trailing_zeros()
+                };
+                if m == low {
+                    recv(out, real(vr - m), s);
+                } else if m < low && vr + m < p {
+                    send(out, real(vr + m), s);
+                }
+            }
+            CollAlg::ReduceLinear | CollAlg::GatherLinear | CollAlg::ScatterLinear => {
+                if p <= 1 || k >= 1 {
+                    return None;
+                }
+                let to_root = self.alg != CollAlg::ScatterLinear;
+                if me == self.root {
+                    for r in (0..p).filter(|&r| r != self.root) {
+                        out.push(P2p {
+                            send: !to_root,
+                            peer: r,
+                            bytes: s,
+                        });
+                    }
+                    if self.alg == CollAlg::ReduceLinear {
+                        reduce = s.saturating_mul(p as u64 - 1);
+                    }
+                } else {
+                    out.push(P2p {
+                        send: to_root,
+                        peer: self.root,
+                        bytes: s,
+                    });
+                }
+            }
+            CollAlg::AllreduceReduceBcast | CollAlg::ReduceScatterReduceScatterv => {
+                // A linear reduce to rank 0 (step 0), then the second
+                // collective from rank 0 (its steps follow).
+                let (first, then) = if self.alg == CollAlg::AllreduceReduceBcast {
+                    (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
+                } else {
+                    (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
+                };
+                let (alg, step) = if k == 0 { (first, 0) } else { (then, k - 1) };
+                let part = CollRun {
+                    alg,
+                    root: 0,
+                    step,
+                    ..*self
+                };
+                return part.plan((counts, recv_counts), out);
+            }
+            CollAlg::AllgatherScattered | CollAlg::AllgathervScattered => {
+                if p <= 1 || k >= 1 {
+                    return None;
+                }
+                let v = self.alg == CollAlg::AllgathervScattered;
+                for r in (0..p).filter(|&r| r != me) {
+                    send(out, r, if v { count(me) } else { s });
+                    recv(out, r, if v { count(r) } else { s });
+                }
+            }
+            CollAlg::AlltoallScattered => {
+                if p <= 1 || k >= 1 {
+                    return None;
+                }
+                for i in 1..p {
+                    recv(out, (me + i) % p, s);
+                }
+                for i in 1..p {
+                    send(out, (me + p - i) % p, s);
+                }
+            }
+            CollAlg::AlltoallvScattered => {
+                if p <= 1 || k >= 1 {
+                    return None;
+                }
+                for r in (0..p).filter(|&r| r != me) {
+                    recv(out, r, recv_counts.get(r as usize).copied().unwrap_or(0));
+                }
+                for r in (0..p).filter(|&r| r != me) {
+                    send(out, r, count(r));
+                }
+            }
+            CollAlg::AlltoallPairwiseXor => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                debug_assert!(p.is_power_of_two(), "XOR pairs need a power of two");
+                let peer = me ^ (k + 1);
+                send(out, peer, s);
+                recv(out, peer, s);
+            }
+            CollAlg::ReduceScatterPairwise => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                let i = k + 1;
+                let to = (me + i) % p;
+                send(out, to, count(to));
+                recv(out, (me + p - i) % p, count(me));
+                reduce = count(me);
+            }
+            CollAlg::ScanLinear => {
+                if p <= 1 || k >= 1 {
+                    return None;
+                }
+                for r in 0..me {
+                    recv(out, r, s);
+                }
+                for r in me + 1..p {
+                    send(out, r, s);
+                }
+                // An exclusive scan (root 1) leaves its own part out.
+                reduce = s.saturating_mul((me as u64).saturating_sub(self.root as u64));
+            }
+            CollAlg::AlltoallScatteredThrottled | CollAlg::AlltoallvScatteredThrottled => {
+                let b = ALLTOALL_THROTTLE;
+                if p <= 1 || k >= p.div_ceil(b) {
+                    return None;
+                }
+                let v = self.alg == CollAlg::AlltoallvScatteredThrottled;
+                let block = (k * b).max(1)..((k + 1) * b).min(p);
+                for i in block.clone() {
+                    let from = (me + i) % p;
+                    let bytes = if v {
+                        recv_counts.get(from as usize).copied().unwrap_or(0)
+                    } else {
+                        s
+                    };
+                    if !v || bytes > 0 {
+                        recv(out, from, bytes);
+                    }
+                }
+                for i in block {
+                    let to = (me + p - i) % p;
+                    let bytes = if v { count(to) } else { s };
+                    if !v || bytes > 0 {
+                        send(out, to, bytes);
+                    }
+                }
+            }
+            CollAlg::AllgatherBruck => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                // Blocks held so far: 2^k, or what is left at the end.
+                let blocks = d.min(p - d) as u64;
+                send(out, (me + p - d) % p, s.saturating_mul(blocks));
+                recv(out, (me + d) % p, s.saturating_mul(blocks));
+            }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
                     return None;
@@ -653,5 +926,98 @@ mod tests {
             census(CollAlg::AllgatherRecursiveDoubling, ag, 4),
             (8, 4 * (3 + 6))
         );
+    }
+
+    #[test]
+    fn library_algorithms_pair_up_and_move_what_they_should() {
+        use CollAlg::*;
+        let w = crate::CommId::WORLD;
+        let bcast = |root| Op::Bcast {
+            root,
+            bytes: 10,
+            comm: w,
+        };
+        let rooted = |alg| {
+            let (root, bytes, comm) = (3, 4, w);
+            match alg {
+                ReduceLinear => Op::Reduce { root, bytes, comm },
+                GatherLinear => Op::Gather { root, bytes, comm },
+                _ => Op::Scatter { root, bytes, comm },
+            }
+        };
+        let v3 = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
+        let tv = |c: u64| Op::Alltoallv {
+            send: vec![c; 3],
+            recv: vec![c; 3],
+            comm: w,
+        };
+        let rs = |c: Vec<u64>| Op::ReduceScatter { counts: c, comm: w };
+        let scan = |exclusive| Op::Scan {
+            bytes: 1,
+            comm: w,
+            exclusive,
+        };
+        let a2a = |bytes| Op::Alltoall { bytes, comm: w };
+        let ag = |bytes| Op::Allgather { bytes, comm: w };
+        let ar = |bytes| Op::Allreduce { bytes, comm: w };
+        // (alg, op, P, messages, bytes), counted by hand:
+        let cases = [
+            // Linear barrier: P - 1 reports and P - 1 answers.
+            (BarrierLinear, Op::Barrier { comm: w }, 5, 8, 0),
+            // Every binomial tree moves P - 1 messages of s.
+            (BcastBinomialFarFirst, bcast(2), 6, 5, 50),
+            (BcastBinomialFarFirst, bcast(0), 1, 0, 0),
+            (BcastBinomialFarFirst, bcast(5), 8, 7, 70),
+            (ReduceLinear, rooted(ReduceLinear), 5, 4, 16),
+            (GatherLinear, rooted(GatherLinear), 5, 4, 16),
+            (ScatterLinear, rooted(ScatterLinear), 5, 4, 16),
+            // Reduce (5 messages) then bcast (5) of 8 B.
+            (AllreduceReduceBcast, ar(8), 6, 10, 80),
+            (AllgatherScattered, ag(3), 4, 12, 36),
+            // Every rank sends its own count to the 2 others.
+            (AllgathervScattered, v3(vec![1, 2, 3]), 3, 6, 12),
+            (AlltoallScattered, a2a(1), 5, 20, 20),
+            (AlltoallPairwiseXor, a2a(2), 8, 56, 112),
+            (AlltoallvScattered, tv(2), 3, 6, 12),
+            // Zero-byte messages are sent too (as SMPI's ialltoallv).
+            (AlltoallvScattered, tv(0), 3, 6, 0),
+            // A reduce of the 6 bytes to rank 0 (2 messages), then 2 B
+            // to each of ranks 1 and 2.
+            (ReduceScatterReduceScatterv, rs(vec![2, 2, 2]), 3, 4, 16),
+            // Every block reaches its owner from the 2 other ranks.
+            (ReduceScatterPairwise, rs(vec![1, 2, 3]), 3, 6, 12),
+            // Every pair (lower, higher) once: P (P - 1) / 2.
+            (ScanLinear, scan(false), 4, 6, 6),
+            (ScanLinear, scan(true), 4, 6, 6),
+            // Every rank to every other, whatever the blocks: 70 x 69.
+            (AlltoallScatteredThrottled, a2a(1), 70, 4830, 4830),
+            (AlltoallvScatteredThrottled, tv(2), 3, 6, 12),
+            // Zero-byte messages are left out (as MPICH).
+            (AlltoallvScatteredThrottled, tv(0), 3, 0, 0),
+            // Bruck P = 5: 1, 2, then the 1 block left, per rank.
+            (AllgatherBruck, ag(1), 5, 15, 20),
+            (AllgatherBruck, ag(1), 4, 8, 12),
+        ];
+        for (alg, op, p, m, b) in cases {
+            assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
+        }
+        // Far-first tree on 6 ranks from the root: children 4, 2, 1, in
+        // that order; 4 then sends to 5, 2 to 3.
+        let op = bcast(0);
+        let mut r = CollRun::new(BcastBinomialFarFirst, &op, 6, 0);
+        let mut out = vec![];
+        let mut peers = vec![];
+        while r.plan(NO_COUNTS, &mut out).is_some() {
+            peers.extend(out.iter().map(|o| o.peer));
+            r.step += 1;
+        }
+        assert_eq!(peers, [4, 2, 1]);
+        let mut r = CollRun::new(BcastBinomialFarFirst, &op, 6, 4);
+        let mut ops = vec![];
+        while r.plan(NO_COUNTS, &mut out).is_some() {
+            ops.extend(out.iter().map(|o| (o.send, o.peer)));
+            r.step += 1;
+        }
+        assert_eq!(ops, [(false, 0), (true, 5)]);
     }
 }

@@ -1,0 +1,220 @@
+//! The library algorithms ([`mpi_layer::CollAlg`]) with hand-computed
+//! times on the ideal machine: LogGP with `o` = 100 ns on both sides, `L`
+//! = 1 us, no gap, one rank per node on a network without limits. A lone
+//! message takes `o + L + o` = 1.2 us; a rank's core does one `o` at a
+//! time, in the order the work becomes ready; a reduction of `b` bytes
+//! costs `b / 2 GB/s` (`b / 2` ns) on the core after the step's messages.
+
+use super::{W, loggp_params, one_per_node, progs};
+use mpi_layer::{CollAlg, CollKind, MpiParams, Op, RunResults, Selector, run};
+use sim_core::Time;
+use topology::IdealNetwork;
+
+fn params(selector: Selector) -> MpiParams {
+    let mut p = loggp_params(100, 1000);
+    p.collectives.selection.selector = selector;
+    p
+}
+
+/// `op` on every one of `p` ranks with `alg` fixed for its kind.
+fn with(p: u32, alg: CollAlg, op: Op) -> RunResults {
+    let mut params = params(Selector::Netsim);
+    let kind = CollKind::of(&op).expect("collective");
+    params.collectives.selection.overrides[kind as usize] = Some(alg);
+    go(p, op, params)
+}
+
+fn go(p: u32, op: Op, params: MpiParams) -> RunResults {
+    run(
+        one_per_node(p),
+        IdealNetwork::unlimited(p, Time::ZERO),
+        progs((0..p).map(|_| vec![op.clone()]).collect()),
+        params,
+    )
+    .unwrap()
+}
+
+fn ns(v: &[u64]) -> Vec<Time> {
+    v.iter().map(|&n| Time::from_ns(n)).collect()
+}
+
+#[test]
+fn scattered_alltoall_pays_the_latency_once() {
+    // P = 4: every rank sends for 3 o (to r - 1, r - 2, r - 3); rank r
+    // gets its j-th message (from r + j) at j o + L and receives it for
+    // o: the last ends at P o + L = 1.4 us. Pairwise exchange: 3 steps of
+    // one lone message each, 3.6 us.
+    let t = Op::Alltoall { bytes: 8, comm: W };
+    let r = with(4, CollAlg::AlltoallScattered, t.clone());
+    assert_eq!(r.finish, ns(&[1400; 4]));
+    assert_eq!((r.messages(), r.bytes()), (12, 96));
+    let r = with(4, CollAlg::AlltoallPairwise, t.clone());
+    assert_eq!(r.makespan, Time::from_ns(3600));
+    let r = with(4, CollAlg::AlltoallPairwiseXor, t);
+    assert_eq!(r.makespan, Time::from_ns(3600));
+}
+
+#[test]
+fn scattered_allgather_and_alltoallv_send_in_rank_order() {
+    // P = 4, sends in ascending rank order: each rank's k-th send leaves
+    // at (k + 1) o. Rank 0 is everyone's first peer (3 arrivals at 1.1
+    // us, received until 1.4 us); rank 3 everyone's last (3 at 1.3 us,
+    // until 1.6 us); rank 1 gets 1.1, 1.2, 1.2 (until 1.4); rank 2 gets
+    // 1.2, 1.2, 1.3 (until 1.5).
+    let want = ns(&[1400, 1400, 1500, 1600]);
+    let r = with(
+        4,
+        CollAlg::AllgatherScattered,
+        Op::Allgather { bytes: 8, comm: W },
+    );
+    assert_eq!(r.finish, want);
+    let v = Op::Alltoallv {
+        send: vec![8; 4],
+        recv: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::AlltoallvScattered, v);
+    assert_eq!(r.finish, want);
+    let g = Op::Allgatherv {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::AllgathervScattered, g);
+    assert_eq!(r.finish, want);
+}
+
+#[test]
+fn linear_rooted_collectives_serialise_at_the_root() {
+    // P = 4, root 0: three messages land at 1.1 us and the root receives
+    // them one o after another until 1.4 us; the reduce then combines
+    // 3 x 8 B (12 ns).
+    let (root, bytes) = (0, 8);
+    let r = with(
+        4,
+        CollAlg::ReduceLinear,
+        Op::Reduce {
+            root,
+            bytes,
+            comm: W,
+        },
+    );
+    assert_eq!(r.finish, ns(&[1412, 100, 100, 100]));
+    let r = with(
+        4,
+        CollAlg::GatherLinear,
+        Op::Gather {
+            root,
+            bytes,
+            comm: W,
+        },
+    );
+    assert_eq!(r.finish, ns(&[1400, 100, 100, 100]));
+    // Scatter: the root sends for 3 o; message k lands at k o + L.
+    let r = with(
+        4,
+        CollAlg::ScatterLinear,
+        Op::Scatter {
+            root,
+            bytes,
+            comm: W,
+        },
+    );
+    assert_eq!(r.finish, ns(&[300, 1200, 1300, 1400]));
+    // Linear barrier: the root's 3 receives end at 1.4 us, its answers
+    // leave at 1.5, 1.6, 1.7 us and are received by 2.6, 2.7, 2.8 us.
+    let r = with(4, CollAlg::BarrierLinear, Op::Barrier { comm: W });
+    assert_eq!(r.finish, ns(&[1700, 2600, 2700, 2800]));
+}
+
+#[test]
+fn far_first_binomial_bcast() {
+    // P = 6 from 0: the root sends to 4, 2, 1 (done at 0.1, 0.2, 0.3
+    // us); 4 receives at 1.1-1.2 and sends to 5 (until 1.3), which
+    // receives at 2.3-2.4; 2 receives at 1.2-1.3 and sends to 3 (until
+    // 1.4), which receives at 2.4-2.5; 1 receives at 1.3-1.4.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(6, CollAlg::BcastBinomialFarFirst, b);
+    assert_eq!(r.finish, ns(&[300, 1400, 1400, 2500, 1300, 2400]));
+}
+
+#[test]
+fn smpi_allreduce_is_a_linear_reduce_then_a_bcast() {
+    // P = 4: the reduce ends at rank 0 at 1.412 us (as above); the bcast
+    // goes 0 -> 2 (sent until 1.512, received 2.512-2.612), 0 -> 1 (sent
+    // until 1.612, received until 2.712), 2 -> 3 (sent until 2.712,
+    // received 3.712-3.812).
+    let r = go(
+        4,
+        Op::Allreduce { bytes: 8, comm: W },
+        params(Selector::Smpi),
+    );
+    assert_eq!(r.finish, ns(&[1612, 2712, 2712, 3812]));
+}
+
+#[test]
+fn reduce_scatter_by_reduce_and_scatterv_and_pairwise() {
+    // Equal blocks of 8 B on 4 ranks, SMPI: a reduce of 32 B to rank 0
+    // (receives until 1.4 us, 3 x 32 B reduced: 48 ns), then the root
+    // sends 8 B to 1, 2, 3 (until 1.548, 1.648, 1.748), received by
+    // 2.648, 2.748, 2.848.
+    let rs = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = go(4, rs.clone(), params(Selector::Smpi));
+    assert_eq!(r.finish, ns(&[1748, 2648, 2748, 2848]));
+    // Pairwise: 3 steps of a lone message and 8 B reduced (4 ns).
+    let r = with(4, CollAlg::ReduceScatterPairwise, rs);
+    assert_eq!(r.makespan, Time::from_ns(3 * 1204));
+}
+
+#[test]
+fn linear_scan_receives_from_every_lower_rank() {
+    // P = 4: rank r sends to r + 1.. in order and receives from 0..r.
+    // Rank 3's messages land at 1.1 (from 2), 1.2 (from 1), 1.3 (from
+    // 0) us: received until 1.4, then 3 x 8 B reduced (12 ns); rank 2
+    // receives 1.1-1.2 and 1.2-1.3 and reduces 16 B; rank 1 at 1.1-1.2,
+    // 8 B. An exclusive scan reduces one part fewer.
+    let scan = |exclusive| Op::Scan {
+        bytes: 8,
+        comm: W,
+        exclusive,
+    };
+    let r = go(4, scan(false), params(Selector::Smpi));
+    assert_eq!(r.finish, ns(&[300, 1204, 1308, 1412]));
+    let r = go(4, scan(true), params(Selector::Smpi));
+    assert_eq!(r.finish, ns(&[300, 1200, 1304, 1408]));
+}
+
+#[test]
+fn throttled_alltoall_waits_for_each_block_of_32() {
+    // P = 40. Unthrottled: a rank's 39 sends hold its core until 3.9 us;
+    // its k-th message lands at 1 us + k o, before the core is free, so
+    // the 39 receives follow one another until 7.8 us. Throttled (MPICH,
+    // blocks of 32 peers including itself): 31 sends until 3.1 us and 31
+    // receives until 6.2 us; then 8 sends until 7.0 us, whose messages
+    // land at 7.3 us + j o (j = 0..7) and are received by 8.1 us.
+    let t = Op::Alltoall { bytes: 8, comm: W };
+    let r = with(40, CollAlg::AlltoallScattered, t.clone());
+    assert_eq!(r.makespan, Time::from_ns(7800));
+    let r = with(40, CollAlg::AlltoallScatteredThrottled, t);
+    assert_eq!(r.makespan, Time::from_ns(8100));
+    assert_eq!(r.messages(), 40 * 39);
+}
+
+#[test]
+fn bruck_allgather_takes_ceil_log2_p_exchanges() {
+    // P = 5: 3 steps of one exchange each (1, 2, then 1 block), each a
+    // lone message: 3 x 1.2 us; 8 B blocks: 4 x 8 B sent per rank.
+    let r = with(
+        5,
+        CollAlg::AllgatherBruck,
+        Op::Allgather { bytes: 8, comm: W },
+    );
+    assert_eq!(r.makespan, Time::from_ns(3600));
+    assert_eq!((r.messages(), r.bytes()), (15, 5 * 32));
+}

@@ -1,0 +1,97 @@
+//! `[mpi] collectives` and `[mpi.collectives]`: the selector and the
+//! per-collective algorithms reach the run, the report names what ran
+//! and why, and bad names are errors naming the key.
+
+use super::{scratch, write};
+use scenarios::scenario::{self, CollectiveRow, Outcome};
+use std::path::Path;
+
+/// An alltoall of 8 B on 16 ranks of the ideal machine, with `mpi` as
+/// the `[mpi]` section's extra lines.
+fn scenario(dir: &Path, name: &str, mpi: &str) -> std::path::PathBuf {
+    let text = format!(
+        "[machine]\npreset = \"ideal\"\n[mpi]\npreset = \"blue-waters\"\n{mpi}\n\
+         [workload]\nkind = \"collective\"\nop = \"alltoall\"\nprocs = 16\nsize = 8\nreps = 2\n"
+    );
+    write(dir, name, &text)
+}
+
+fn run(path: &Path, sets: &[(&str, &str)]) -> Result<Outcome, String> {
+    let sets: Vec<(String, toml::Value)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), toml::Value::String(v.to_string())))
+        .collect();
+    let (src, sc) = scenario::load_with(path, &sets).map_err(|e| e.to_string())?;
+    sc.run(&src, u64::MAX, |_, _| {}).map_err(|e| e.to_string())
+}
+
+fn row(o: &Outcome) -> &CollectiveRow {
+    assert_eq!(o.report.collectives.len(), 1, "{:?}", o.report.collectives);
+    &o.report.collectives[0]
+}
+
+#[test]
+fn selector_and_overrides_choose_the_algorithm_and_the_report_says_so() {
+    let d = scratch("selectors");
+    // netsim: 8 B <= 256 B on 16 >= 8 ranks: Bruck, counted once per call.
+    let o = run(&scenario(&d, "netsim.toml", ""), &[]).unwrap();
+    assert_eq!(o.report.mpi.collectives, "netsim");
+    let r = row(&o);
+    assert_eq!((r.kind, r.algorithm, r.calls), ("alltoall", "bruck", 2));
+    // SMPI: alltoall__ompi, 16 <= P < 32 and 4 <= 8 B < 512: Bruck too;
+    // the rule names SimGrid's source.
+    let smpi = scenario(&d, "smpi.toml", "collectives = \"smpi\"");
+    let o = run(&smpi, &[]).unwrap();
+    assert_eq!(o.report.mpi.collectives, "smpi");
+    assert_eq!(row(&o).algorithm, "bruck");
+    assert!(row(&o).rule.contains("alltoall__ompi"), "{}", row(&o).rule);
+    // An override replaces it, and costs what the algorithm costs: all
+    // 15 messages of a rank at once rather than 4 rounds.
+    let table = "[mpi.collectives]\nselector = \"smpi\"\nalltoall = \"scattered\"";
+    let o2 = run(&scenario(&d, "scattered.toml", table), &[]).unwrap();
+    assert_eq!(
+        (row(&o2).algorithm, row(&o2).rule),
+        ("scattered", "[mpi.collectives] override")
+    );
+    assert_eq!(o2.report.messages, 2 * 16 * 15);
+    assert_ne!(o2.report.makespan_ps, o.report.makespan_ps);
+    // The string form takes `--set mpi.collectives.selector` (what
+    // `--collectives` sets) and `--set mpi.collectives.alltoall`.
+    let o3 = run(
+        &smpi,
+        &[
+            ("mpi.collectives.selector", "netsim"),
+            ("mpi.collectives.alltoall", "pairwise"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(o3.report.mpi.collectives, "netsim");
+    assert_eq!(row(&o3).algorithm, "pairwise");
+}
+
+#[test]
+fn unknown_names_are_errors_naming_the_key() {
+    let d = scratch("selector-errors");
+    let e = run(&scenario(&d, "a.toml", "collectives = \"mpi\""), &[]).unwrap_err();
+    assert!(
+        e.contains("mpi.collectives.selector") && e.contains("one of netsim, smpi"),
+        "{e}"
+    );
+    let e = run(
+        &scenario(&d, "b.toml", "[mpi.collectives]\nalltoall = \"ring\""),
+        &[],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("mpi.collectives.alltoall") && e.contains("pairwise, pairwise_xor, bruck"),
+        "{e}"
+    );
+    let e = run(
+        &scenario(&d, "c.toml", "[mpi.collectives]\nalltoal = \"bruck\""),
+        &[],
+    )
+    .unwrap_err();
+    assert!(e.contains("alltoal"), "{e}");
+    let e = run(&scenario(&d, "d.toml", "collectives = 3"), &[]).unwrap_err();
+    assert!(e.contains("selector's name"), "{e}");
+}
