@@ -32,6 +32,12 @@ mod cli;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The memory netsim may plan to use (e.g. `12 GiB`): sweeps, link
+    /// series and built-in workloads larger than this are refused before
+    /// they are allocated. Default: the machine's available memory
+    /// (MemAvailable in /proc/meminfo).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = sim_core::units::parse_bytes)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -289,18 +295,25 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         resume: a.resume,
         rounds: a.rounds,
     };
-    std::fs::create_dir_all(&a.out).map_err(|e| (1, format!("{}: {e}", a.out.display())))?;
+    // Every failure below is the setup's (a folder, a compiler, a
+    // launcher, the machine's load), not a failed check: exit 2.
+    std::fs::create_dir_all(&a.out).map_err(|e| bad(format!("{}: {e}", a.out.display())))?;
     let mut log = calibrate::logger(&a.out);
-    let m = calibrate::measure(&o, &mut log).map_err(|e| (1, e))?;
+    let m = calibrate::measure(&o, &mut log).map_err(bad)?;
     if m.rows == 0 {
-        return Err((1, "no rows were measured".into()));
+        return Err(bad(format!(
+            "no rows were measured (see {}): the machine may never have been quiet enough (--max-busy {} %, --max-wait {} min)",
+            a.out.join("calibrate.log").display(),
+            a.max_busy,
+            a.max_wait
+        )));
     }
     if a.no_fit {
         return Ok(true);
     }
     // One fit per placement state.
     let name = m.csv.display().to_string();
-    let text = std::fs::read_to_string(&m.csv).map_err(|e| (1, format!("{name}: {e}")))?;
+    let text = std::fs::read_to_string(&m.csv).map_err(|e| bad(format!("{name}: {e}")))?;
     let mut ok = true;
     let mut written = Vec::new();
     for (state, n) in &m.per_state {
@@ -315,7 +328,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
                 std::fs::write(&path, &scenario)
-                    .map_err(|e| (1, format!("{}: {e}", path.display())))?;
+                    .map_err(|e| bad(format!("{}: {e}", path.display())))?;
                 eprint!("{}", f.report(&name));
                 println!(
                     "# ===== {} ({} rows in state {state}) =====",
@@ -346,7 +359,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     // the state: the one to run.
     if let Some((state, _, from)) = written.iter().max_by_key(|w| w.1) {
         let to = a.out.join(format!("{}.toml", m.library));
-        std::fs::copy(from, &to).map_err(|e| (1, format!("{}: {e}", to.display())))?;
+        std::fs::copy(from, &to).map_err(|e| bad(format!("{}: {e}", to.display())))?;
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
@@ -462,7 +475,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             points.len()
         );
         let text = validate::predict::report(&points, skipped, &title);
-        std::fs::write(p, &text).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+        std::fs::write(p, &text).map_err(|e| (2, format!("{}: {e}", p.display())))?;
         let all: Vec<_> = points.iter().collect();
         let (med, w10, w25) = validate::predict::summary(&all);
         eprintln!(
@@ -476,7 +489,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     }
     match &a.out {
         Some(p) => {
-            std::fs::write(p, &scenario).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+            std::fs::write(p, &scenario).map_err(|e| (2, format!("{}: {e}", p.display())))?;
             eprintln!("wrote {}", p.display());
         }
         None => cli::out(&scenario),
@@ -486,6 +499,9 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(m) = cli.max_memory {
+        sim_core::limits::set_memory_limit(m);
+    }
     let result: Result<bool, (u8, String)> = match cli.command {
         Command::Validate {
             cases,
@@ -508,8 +524,12 @@ fn main() -> ExitCode {
         }
         Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),
         Command::Completions { shell } => {
+            // Into memory first: clap_complete panics on a failed write
+            // (a full disk); `cli::out` says so and exits 2.
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "netsim", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "netsim", &mut script);
+            cli::out(&String::from_utf8_lossy(&script));
             Ok(true)
         }
         Command::Man { dir } => man_pages(&dir).map(|()| true),
@@ -528,7 +548,7 @@ fn main() -> ExitCode {
 /// command definitions, so they say what `--help` says.
 fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
     use clap::CommandFactory;
-    let io = |e: std::io::Error| (1u8, format!("{}: {e}", dir.display()));
+    let io = |e: std::io::Error| (cli::EXIT_INPUT, format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
     clap_mangen::generate_to(Cli::command(), dir).map_err(io)
 }

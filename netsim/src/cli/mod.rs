@@ -369,7 +369,9 @@ fn run_table(
     // The link series, built through the observer seam from the links'
     // busy intervals, only when an output uses it.
     let series = if opts.timeline.is_some() || opts.link_series.is_some() {
-        sc.series_interval().and_then(topology::SeriesBuilder::new)
+        let (limit, _) = sim_core::limits::memory_limit();
+        sc.series_interval()
+            .and_then(|i| topology::SeriesBuilder::with_limit(i, limit))
     } else {
         None
     };
@@ -399,7 +401,10 @@ fn run_table(
         };
         let (result, tap) = sc.run_observed(src, PROGRESS_EVERY, tick, tap);
         if let Some(mut tap) = tap {
-            link_series = tap.links.take().map_or_else(Vec::new, |b| b.series());
+            if let Some(b) = tap.links.take() {
+                series_fits(&b)?;
+                link_series = b.series();
+            }
             let links = result.as_ref().ok().and_then(|o| o.links.as_ref());
             if let (Some(t), Some(li)) = (tap.timeline.as_mut(), links) {
                 t.link_tracks(&link_series, |l| link_ends(li, l));
@@ -417,6 +422,25 @@ fn run_table(
         write_link_series(&outcome, &link_series, p)?;
     }
     emit(&outcome, opts)
+}
+
+/// Refuses a link series whose bins did not fit in memory, with the
+/// interval that would.
+fn series_fits(b: &topology::SeriesBuilder) -> Result<(), String> {
+    let Some(need) = b.refused() else {
+        return Ok(());
+    };
+    let (limit, _) = sim_core::limits::memory_limit();
+    let wider = sim_core::Time::from_ps(
+        b.interval()
+            .as_ps()
+            .saturating_mul(need.div_ceil(limit.max(1)).max(2)),
+    );
+    sim_core::limits::check_memory(
+        &format!("the link series in bins of {}", b.interval()),
+        need,
+        &format!("choose a wider --series-interval (at least {wider})"),
+    )
 }
 
 /// The names of link `l`'s two vertices.
@@ -653,13 +677,9 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
         .map(|s| parse_axis(s))
         .collect::<Result<_, _>>()?;
     let id = sweep::fingerprint(&table, &axes);
-    let all = sweep::points(&axes);
-    let total = all.len();
+    let total = sweep::point_count(&axes)?;
     let shard: Option<Shard> = a.shard.as_deref().map(str::parse).transpose()?;
-    let pts: Vec<sweep::Point> = all
-        .into_iter()
-        .filter(|p| shard.is_none_or(|s| s.owns(p)))
-        .collect();
+    let pts = sweep::shard_points(&axes, total, shard)?;
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())

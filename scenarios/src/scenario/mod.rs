@@ -386,6 +386,9 @@ mod tests {
         // Nothing to find: stay at the header; not a header: unchanged.
         assert_eq!(refine_line(t, 1, "missing field `op`"), 1);
         assert_eq!(refine_line(t, 4, "size -8 is negative"), 4);
+        let t = "[machine]\npreset = \"blue-waters\"\ndims = [2, 2]\n";
+        let m = "invalid length 2, expected an array of length 3";
+        assert_eq!(refine_line(t, 1, m), 3);
     }
 
     #[test]
