@@ -327,8 +327,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
             Ok((f, scenario)) => {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
-                std::fs::write(&path, &scenario)
-                    .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+                cli::output::write(&path, scenario.as_bytes()).map_err(bad)?;
                 eprint!("{}", f.report(&name));
                 println!(
                     "# ===== {} ({} rows in state {state}) =====",
@@ -359,7 +358,8 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     // the state: the one to run.
     if let Some((state, _, from)) = written.iter().max_by_key(|w| w.1) {
         let to = a.out.join(format!("{}.toml", m.library));
-        std::fs::copy(from, &to).map_err(|e| bad(format!("{}: {e}", to.display())))?;
+        let text = std::fs::read(from).map_err(|e| bad(format!("{}: {e}", from.display())))?;
+        cli::output::write(&to, &text).map_err(bad)?;
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
@@ -475,7 +475,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             points.len()
         );
         let text = validate::predict::report(&points, skipped, &title);
-        std::fs::write(p, &text).map_err(|e| (2, format!("{}: {e}", p.display())))?;
+        cli::output::write(p, text.as_bytes()).map_err(|e| (2, e))?;
         let all: Vec<_> = points.iter().collect();
         let (med, w10, w25) = validate::predict::summary(&all);
         eprintln!(
@@ -489,7 +489,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     }
     match &a.out {
         Some(p) => {
-            std::fs::write(p, &scenario).map_err(|e| (2, format!("{}: {e}", p.display())))?;
+            cli::output::write(p, scenario.as_bytes()).map_err(|e| (2, e))?;
             eprintln!("wrote {}", p.display());
         }
         None => cli::out(&scenario),
@@ -499,6 +499,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli::output::on_signals();
     if let Some(m) = cli.max_memory {
         sim_core::limits::set_memory_limit(m);
     }
@@ -550,7 +551,11 @@ fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
     use clap::CommandFactory;
     let io = |e: std::io::Error| (cli::EXIT_INPUT, format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
-    clap_mangen::generate_to(Cli::command(), dir).map_err(io)
+    // Into a temporary folder inside, then moved out page by page.
+    let pages = cli::output::Partial::folder(dir);
+    std::fs::create_dir_all(pages.path()).map_err(io)?;
+    clap_mangen::generate_to(Cli::command(), pages.path()).map_err(io)?;
+    pages.commit().map_err(|e| (cli::EXIT_INPUT, e))
 }
 
 fn cli_err(e: cli::CliError) -> (u8, String) {

@@ -4,6 +4,7 @@
 //! scenario table, runs it, and renders the report (table, JSON, CSV,
 //! SVG). Output schemas: `docs/OUTPUT.md`.
 
+pub mod output;
 pub mod plots;
 pub mod render;
 
@@ -220,7 +221,25 @@ pub fn compile(a: CompileArgs) -> Result<(), CliError> {
     let config = GoalConfig {
         calc_unit: sim_core::Time::from_ps(1),
     };
-    let ranks = GoalSchedule::compile(&a.schedule, &a.out, config).map_err(|e| e.to_string())?;
+    // Written under a temporary name, which hides from the library that
+    // the output may be the schedule itself: checked here.
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    if id(&a.out).is_some() && id(&a.out) == id(&a.schedule) {
+        return Err(format!(
+            "{}: is the schedule itself: name another output file",
+            a.out.display()
+        )
+        .into());
+    }
+    let out = output::Partial::new(&a.out);
+    let ranks = GoalSchedule::compile(&a.schedule, out.path(), config).map_err(|e| {
+        e.to_string().replace(
+            &out.path().display().to_string(),
+            &a.out.display().to_string(),
+        )
+    })?;
+    out.commit()?;
     let bytes = std::fs::metadata(&a.out).map_or(0, |m| m.len());
     eprintln!(
         "wrote {} ({ranks} ranks, {bytes} bytes) in {:.2} s",
@@ -376,25 +395,22 @@ fn run_table(
         None
     };
     let mut link_series = Vec::new();
-    let result = if opts.timeline.is_none() && opts.messages.is_none() && series.is_none() {
+    // The timeline and message files, under temporary names until the
+    // run and their last record are written.
+    let timeline = opts.timeline.as_deref().map(output::Partial::new);
+    let messages = opts.messages.as_deref().map(output::Partial::new);
+    let result = if timeline.is_none() && messages.is_none() && series.is_none() {
         sc.run(src, PROGRESS_EVERY, tick)
     } else {
-        let create = |p: &Path| {
-            std::fs::File::create(p)
-                .map(std::io::BufWriter::new)
-                .map_err(|e| format!("{}: {e}", p.display()))
-        };
         let tap = Tap {
-            timeline: opts
-                .timeline
-                .as_deref()
-                .map(create)
+            timeline: timeline
+                .as_ref()
+                .map(output::Partial::create)
                 .transpose()?
                 .map(Timeline::new),
-            messages: opts
-                .messages
-                .as_deref()
-                .map(create)
+            messages: messages
+                .as_ref()
+                .map(output::Partial::create)
                 .transpose()?
                 .map(MessageLog::new),
             links: series,
@@ -413,13 +429,17 @@ fn run_table(
         }
         result
     };
+    // Written also for a run that deadlocked or failed: they show how.
+    for p in [timeline, messages].into_iter().flatten() {
+        p.commit()?;
+    }
     progress.finish();
     let mut outcome = result.map_err(scenario_err)?;
     if opts.no_wall {
         outcome.report.wall = None;
     }
     if let Some(p) = &opts.link_series {
-        write_link_series(&outcome, &link_series, p)?;
+        output::write_with(p, |tmp| write_link_series(&outcome, &link_series, tmp))?;
     }
     emit(&outcome, opts)
 }
@@ -755,7 +775,7 @@ fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
     };
     match &o.out {
         Some(p) => {
-            std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
+            output::write(p, text.as_bytes())?;
             eprintln!("wrote {} rows to {}", rows.len(), p.display());
         }
         None => out(&text),

@@ -245,7 +245,23 @@ impl Scenario {
         let progs = self.programs(file, platform.as_ref().and_then(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
-            return Err(file.err("workload", "", "has no ranks"));
+            // Name the file the ranks were to come from.
+            let from = match &self.workload {
+                WorkloadSpec::MessageList { file, .. } => Some(file),
+                WorkloadSpec::Trace { path, files, .. } => {
+                    path.as_ref().or(files.as_ref().and_then(|f| f.first()))
+                }
+                _ => None,
+            };
+            return Err(match from {
+                Some(p) => ScenarioError {
+                    file: self.resolve(p).display().to_string(),
+                    line: None,
+                    message: "the workload read from this file has no ranks".into(),
+                    deadlock: false,
+                },
+                None => file.err("workload", "", "has no ranks"),
+            });
         }
         let ppn = self.ppn(file, &progs)?;
         let machine = self.machine.build(
