@@ -27,7 +27,8 @@ mod cli;
     long_about = None,
     after_help = "Exit codes: 0 success; 1 a validation row or a check failed; \
                   2 bad input or configuration (files, options, trace lines, limits); \
-                  3 the simulation deadlocked."
+                  3 the simulation deadlocked; 130/143 stopped by SIGINT/SIGTERM \
+                  (partial output files removed)."
 )]
 struct Cli {
     #[command(subcommand)]
