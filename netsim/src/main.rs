@@ -188,11 +188,14 @@ struct CalibrateArgs {
     /// runs, not the time spent waiting for a quiet machine.
     #[arg(long, default_value_t = 30.0)]
     minutes: f64,
-    /// Longest total wait for a quiet machine (minutes).
-    #[arg(long, default_value_t = 120.0)]
+    /// Longest total wait for a quiet machine (minutes); by default none:
+    /// chunks are measured whatever the load, and the rows measured
+    /// above --max-busy are kept in the CSV but left out of the fit.
+    #[arg(long, default_value_t = 0.0)]
     max_wait: f64,
-    /// Largest share of all CPUs other processes may use before and
-    /// during a chunk (percent).
+    /// Largest share of all CPUs other processes may use during a chunk
+    /// for its rows to be fitted (percent); a chunk above it is run again
+    /// within the budget.
     #[arg(long, default_value_t = 5.0)]
     max_busy: f64,
     /// Probe state boundaries (ns): A (near < A <= far) or A,B (near < A
@@ -312,31 +315,51 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     if a.no_fit {
         return Ok(true);
     }
-    // One fit per placement state.
+    // One fit per placement state, on the rows measured while the
+    // machine was quiet enough (all of them with --quick, the smoke run).
     let name = m.csv.display().to_string();
     let text = std::fs::read_to_string(&m.csv).map_err(|e| bad(format!("{name}: {e}")))?;
+    let limit = if a.quick { f64::INFINITY } else { a.max_busy };
+    let quiet = calibrate::quiet_rows(&text, limit).map_err(|e| bad(format!("{name}: {e}")))?;
+    let dropped: usize = quiet.dropped.values().sum();
+    let under_load = format!(
+        "{dropped} of {} rows were measured while other processes used more than {} % of the CPUs (--max-busy) and are left out of the fit",
+        dropped + quiet.kept.values().sum::<usize>(),
+        a.max_busy
+    );
+    if dropped > 0 {
+        log(&under_load);
+    }
     let mut ok = true;
     let mut written = Vec::new();
-    for (state, n) in &m.per_state {
+    for state in m.per_state.keys() {
+        let n = quiet.kept.get(state).copied().unwrap_or(0);
+        let d = quiet.dropped.get(state).copied().unwrap_or(0);
+        if n == 0 {
+            log(&format!(
+                "state {state}: not fitted: its {d} rows were all measured under load"
+            ));
+            continue;
+        }
         let o = validate::fit::FitOptions {
             state: Some(state.clone()),
             library: None,
             max_segments: a.max_segments,
             noise: a.noise,
         };
-        match validate::fit::fit_file(&text, &name, None, &o) {
+        match validate::fit::fit_file(&quiet.text, &name, None, &o) {
             Ok((f, scenario)) => {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
+                let scenario = format!("{}{scenario}", quality_line(&f, n, d, quiet.max_kept_pct));
                 cli::output::write(&path, scenario.as_bytes()).map_err(bad)?;
                 eprint!("{}", f.report(&name));
                 println!(
-                    "# ===== {} ({} rows in state {state}) =====",
-                    path.display(),
-                    n
+                    "# ===== {} ({n} rows in state {state}) =====",
+                    path.display()
                 );
                 print!("{scenario}");
-                written.push((state.clone(), *n, path));
+                written.push((state.clone(), n, path));
             }
             Err(validate::fit::Failure::Input(e)) => {
                 // Too few or contradictory rows in one state: said, and
@@ -350,9 +373,14 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         }
     }
     if written.is_empty() {
+        let why = if dropped > 0 {
+            format!("; {under_load}")
+        } else {
+            String::new()
+        };
         return Err((
             2,
-            format!("no placement state's rows could be fitted (see {name} and the log)"),
+            format!("no placement state's rows could be fitted (see {name} and the log){why}"),
         ));
     }
     // The state with the most rows, under a name that does not depend on
@@ -364,6 +392,33 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
+}
+
+/// The first line of a fitted scenario: how far the ping-pong fit is
+/// from its own rows (pooled relative rms and largest error over its
+/// segments), how many rows it used and left out, and the highest load
+/// among them.
+fn quality_line(f: &validate::fit::Fit, used: usize, dropped: usize, load_pct: f64) -> String {
+    let segs = f.postal.iter().flat_map(|p| &p.segments);
+    let (sq, pts, max) = segs.fold((0.0, 0, 0.0f64), |(sq, n, mx), g| {
+        (
+            sq + g.rms_rel * g.rms_rel * g.points as f64,
+            n + g.points,
+            mx.max(g.max_rel),
+        )
+    });
+    let error = if pts == 0 {
+        "no ping-pong rows of its own".to_string()
+    } else {
+        format!(
+            "ping-pong training error rms {:.1} %, max {:.1} % over {pts} points",
+            100.0 * (sq / pts as f64).sqrt(),
+            100.0 * max
+        )
+    };
+    format!(
+        "# Fit quality: {error}; {used} rows used, {dropped} left out as measured under load; the load of other processes during the rows used was at most {load_pct:.1} % of the CPUs\n"
+    )
 }
 
 fn validate_cmd(
@@ -561,4 +616,41 @@ fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
 
 fn cli_err(e: cli::CliError) -> (u8, String) {
     (e.code, e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The quality line of a fit of the committed MPICH data: its
+    /// training error, rows and load, on one comment line.
+    #[test]
+    fn fitted_scenarios_open_with_their_quality() {
+        let csv = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../calibrate/data/mpich/mpich.csv"
+        );
+        let text = std::fs::read_to_string(csv).unwrap();
+        let q = validate::calibrate::quiet_rows(&text, 5.0).unwrap();
+        let o = validate::fit::FitOptions {
+            state: Some("mid".into()),
+            library: None,
+            max_segments: 8,
+            noise: 0.1,
+        };
+        let (f, _) = validate::fit::fit_file(&q.text, "mpich.csv", None, &o)
+            .unwrap_or_else(|_| panic!("the committed data fit"));
+        let n = q.kept["mid"];
+        let line = super::quality_line(&f, n, 3, q.max_kept_pct);
+        assert!(
+            line.starts_with("# Fit quality: ping-pong training error rms "),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("; {n} rows used, 3 left out")),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("% of the CPUs\n") && line.lines().count() == 1,
+            "{line}"
+        );
+    }
 }

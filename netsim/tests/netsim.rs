@@ -1044,6 +1044,7 @@ mod bad_input {
         everyday_workload_above_the_operation_limit: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"message-rate\"\niters = 7000000\n", "run", [], 2, "x.toml:5: `workload.iters`: about 924000000 operations is more than the 268435456 a built-in workload may hold in memory";
         everyday_goal_label_defined_twice: "x.goal", "num_ranks 2\nrank 0 {\n l1: send 8b to 1 tag 0\n l1: calc 5\n}\nrank 1 {\n r: recv 8b from 0 tag 0\n}\n", "replay", [], 2, "x.goal:4: label `l1` is defined twice in this rank's block";
         everyday_ti_count_below_one_element: "x.ti", "0 send 1 0 1e-300\n1 recv 0 0 1e-300\n", "replay", [], 2, "x.ti:1: send: count 1e-300 is less than one element: counts are whole numbers";
+        everyday_ranks_above_the_memory_limit: "x.csv", "0,1,8\n", "replay", ["--max-memory", "900 B"], 2, "the state of 2 ranks needs about 940 B, more than the 900 B set by --max-memory; run a smaller trace or workload";
         everyday_empty_message_list_names_its_file: "x.csv", "", "replay", [], 2, "x.csv: the workload read from this file has no ranks";
     }
 

@@ -382,6 +382,31 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn shards_are_built_alone_and_axes_checked() {
+        let ax = axes();
+        let total = point_count(&ax).unwrap();
+        let all = points(&ax);
+        let s = Shard { index: 1, count: 4 };
+        let mine = shard_points(&ax, total, Some(s)).unwrap();
+        let want: Vec<Point> = all.into_iter().filter(|p| s.owns(p)).collect();
+        assert_eq!(mine, want);
+        let mut twice = ax.clone();
+        twice.push(ax[0].clone());
+        assert!(point_count(&twice).unwrap_err().contains("given twice"));
+        let wide = Axis {
+            path: "x".into(),
+            values: vec![Value::Integer(0); 1 << 16],
+        };
+        let huge: Vec<Axis> = (0..4)
+            .map(|i| Axis {
+                path: format!("a{i}"),
+                ..wide.clone()
+            })
+            .collect();
+        assert!(point_count(&huge).unwrap_err().contains("64-bit"));
+    }
+
     fn axes() -> Vec<Axis> {
         vec![
             Axis {

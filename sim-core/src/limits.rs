@@ -30,6 +30,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// are `u32` in the MPI layer; a rank number must be below this.
 pub const MAX_RANKS: u32 = 1 << 22;
 
+/// Simulation state per rank, without its program: 470 bytes (the
+/// measurement under [`MAX_RANKS`]); the estimate a run's ranks are held
+/// to the memory limit with.
+pub const BYTES_PER_RANK: u64 = 470;
+
 /// The largest number of nodes (hosts) of a machine: 4,194,304 (2^22),
 /// the same as [`MAX_RANKS`] (at one rank per node, every rank has a
 /// node). Checked from the family's sizes (torus dimensions times nodes

@@ -1,7 +1,7 @@
 //! A new user's ordinary actions (issue 35): resources refused before
 //! they are allocated, outputs that are whole or absent (also after
 //! SIGINT), and the exit codes and messages of docs/BAD-INPUT.md rows
-//! 78-84 (those that need more than one file, or none).
+//! 79-85 (those that need more than one file, or none).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

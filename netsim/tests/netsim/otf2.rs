@@ -47,7 +47,7 @@ fn fails(out: &Output, message: &str) {
     assert!(err.contains(message), "stderr lacks `{message}`:\n{err}");
 }
 
-/// Row 55.
+/// Row 61.
 #[test]
 fn otf2_missing_anchor() {
     let dir = copy("anchor");
@@ -57,7 +57,7 @@ fn otf2_missing_anchor() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 56.
+/// Row 62.
 #[cfg(not(feature = "otf2"))]
 #[test]
 fn otf2_without_the_feature() {
@@ -110,7 +110,7 @@ fn otf2_sample_replays_on_the_ideal_machine() {
     assert_eq!(strip(&out), strip(&again));
 }
 
-/// Row 57.
+/// Row 63.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_rank_event_file_missing() {
@@ -122,7 +122,7 @@ fn otf2_rank_event_file_missing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 58.
+/// Row 64.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_truncated_event_file() {
@@ -138,7 +138,7 @@ fn otf2_truncated_event_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 59.
+/// Row 65.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_anchor_not_an_anchor() {
@@ -152,7 +152,7 @@ fn otf2_anchor_not_an_anchor() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 60.
+/// Row 66.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_truncated_definitions() {

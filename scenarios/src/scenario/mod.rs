@@ -263,6 +263,12 @@ impl Scenario {
                 None => file.err("workload", "", "has no ranks"),
             });
         }
+        sim_core::limits::check_memory(
+            &format!("the state of {ranks} ranks"),
+            ranks as u64 * sim_core::limits::BYTES_PER_RANK,
+            "run a smaller trace or workload",
+        )
+        .map_err(|m| file.plain(m))?;
         let ppn = self.ppn(file, &progs)?;
         let machine = self.machine.build(
             file,
