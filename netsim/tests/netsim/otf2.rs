@@ -167,3 +167,20 @@ fn otf2_truncated_definitions() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Row 86: a damaged local definition file is named, not the anchor or
+/// the event file.
+#[cfg(feature = "otf2")]
+#[test]
+fn otf2_truncated_local_definitions() {
+    let dir = copy("local-defs");
+    let f = dir.join("traces/3.def");
+    let b = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &b[..b.len() / 2]).unwrap();
+    let out = netsim(&[], &dir.join("traces.otf2"));
+    fails(
+        &out,
+        "traces/3.def: the OTF2 library failed to read location 3's local definitions",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
