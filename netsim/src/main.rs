@@ -27,11 +27,18 @@ mod cli;
     long_about = None,
     after_help = "Exit codes: 0 success; 1 a validation row or a check failed; \
                   2 bad input or configuration (files, options, trace lines, limits); \
-                  3 the simulation deadlocked."
+                  3 the simulation deadlocked; 130/143 stopped by SIGINT/SIGTERM \
+                  (partial output files removed)."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The memory netsim may plan to use (e.g. `12 GiB`): sweeps, link
+    /// series and built-in workloads larger than this are refused before
+    /// they are allocated. Default: the machine's available memory
+    /// (MemAvailable in /proc/meminfo).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = sim_core::units::parse_bytes)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -181,11 +188,14 @@ struct CalibrateArgs {
     /// runs, not the time spent waiting for a quiet machine.
     #[arg(long, default_value_t = 30.0)]
     minutes: f64,
-    /// Longest total wait for a quiet machine (minutes).
-    #[arg(long, default_value_t = 120.0)]
+    /// Longest total wait for a quiet machine (minutes); by default none:
+    /// chunks are measured whatever the load, and the rows measured
+    /// above --max-busy are kept in the CSV but left out of the fit.
+    #[arg(long, default_value_t = 0.0)]
     max_wait: f64,
-    /// Largest share of all CPUs other processes may use before and
-    /// during a chunk (percent).
+    /// Largest share of all CPUs other processes may use during a chunk
+    /// for its rows to be fitted (percent); a chunk above it is run again
+    /// within the budget.
     #[arg(long, default_value_t = 5.0)]
     max_busy: f64,
     /// Probe state boundaries (ns): A (near < A <= far) or A,B (near < A
@@ -289,41 +299,67 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         resume: a.resume,
         rounds: a.rounds,
     };
-    std::fs::create_dir_all(&a.out).map_err(|e| (1, format!("{}: {e}", a.out.display())))?;
+    // Every failure below is the setup's (a folder, a compiler, a
+    // launcher, the machine's load), not a failed check: exit 2.
+    std::fs::create_dir_all(&a.out).map_err(|e| bad(format!("{}: {e}", a.out.display())))?;
     let mut log = calibrate::logger(&a.out);
-    let m = calibrate::measure(&o, &mut log).map_err(|e| (1, e))?;
+    let m = calibrate::measure(&o, &mut log).map_err(bad)?;
     if m.rows == 0 {
-        return Err((1, "no rows were measured".into()));
+        return Err(bad(format!(
+            "no rows were measured (see {}): the machine may never have been quiet enough (--max-busy {} %, --max-wait {} min)",
+            a.out.join("calibrate.log").display(),
+            a.max_busy,
+            a.max_wait
+        )));
     }
     if a.no_fit {
         return Ok(true);
     }
-    // One fit per placement state.
+    // One fit per placement state, on the rows measured while the
+    // machine was quiet enough (all of them with --quick, the smoke run).
     let name = m.csv.display().to_string();
-    let text = std::fs::read_to_string(&m.csv).map_err(|e| (1, format!("{name}: {e}")))?;
+    let text = std::fs::read_to_string(&m.csv).map_err(|e| bad(format!("{name}: {e}")))?;
+    let limit = if a.quick { f64::INFINITY } else { a.max_busy };
+    let quiet = calibrate::quiet_rows(&text, limit).map_err(|e| bad(format!("{name}: {e}")))?;
+    let dropped: usize = quiet.dropped.values().sum();
+    let under_load = format!(
+        "{dropped} of {} rows were measured while other processes used more than {} % of the CPUs (--max-busy) and are left out of the fit",
+        dropped + quiet.kept.values().sum::<usize>(),
+        a.max_busy
+    );
+    if dropped > 0 {
+        log(&under_load);
+    }
     let mut ok = true;
     let mut written = Vec::new();
-    for (state, n) in &m.per_state {
+    for state in m.per_state.keys() {
+        let n = quiet.kept.get(state).copied().unwrap_or(0);
+        let d = quiet.dropped.get(state).copied().unwrap_or(0);
+        if n == 0 {
+            log(&format!(
+                "state {state}: not fitted: its {d} rows were all measured under load"
+            ));
+            continue;
+        }
         let o = validate::fit::FitOptions {
             state: Some(state.clone()),
             library: None,
             max_segments: a.max_segments,
             noise: a.noise,
         };
-        match validate::fit::fit_file(&text, &name, None, &o) {
+        match validate::fit::fit_file(&quiet.text, &name, None, &o) {
             Ok((f, scenario)) => {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
-                std::fs::write(&path, &scenario)
-                    .map_err(|e| (1, format!("{}: {e}", path.display())))?;
+                let scenario = format!("{}{scenario}", quality_line(&f, n, d, quiet.max_kept_pct));
+                cli::output::write(&path, scenario.as_bytes()).map_err(bad)?;
                 eprint!("{}", f.report(&name));
                 println!(
-                    "# ===== {} ({} rows in state {state}) =====",
-                    path.display(),
-                    n
+                    "# ===== {} ({n} rows in state {state}) =====",
+                    path.display()
                 );
                 print!("{scenario}");
-                written.push((state.clone(), *n, path));
+                written.push((state.clone(), n, path));
             }
             Err(validate::fit::Failure::Input(e)) => {
                 // Too few or contradictory rows in one state: said, and
@@ -337,19 +373,52 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         }
     }
     if written.is_empty() {
+        let why = if dropped > 0 {
+            format!("; {under_load}")
+        } else {
+            String::new()
+        };
         return Err((
             2,
-            format!("no placement state's rows could be fitted (see {name} and the log)"),
+            format!("no placement state's rows could be fitted (see {name} and the log){why}"),
         ));
     }
     // The state with the most rows, under a name that does not depend on
     // the state: the one to run.
     if let Some((state, _, from)) = written.iter().max_by_key(|w| w.1) {
         let to = a.out.join(format!("{}.toml", m.library));
-        std::fs::copy(from, &to).map_err(|e| (1, format!("{}: {e}", to.display())))?;
+        let text = std::fs::read(from).map_err(|e| bad(format!("{}: {e}", from.display())))?;
+        cli::output::write(&to, &text).map_err(bad)?;
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
+}
+
+/// The first line of a fitted scenario: how far the ping-pong fit is
+/// from its own rows (pooled relative rms and largest error over its
+/// segments), how many rows it used and left out, and the highest load
+/// among them.
+fn quality_line(f: &validate::fit::Fit, used: usize, dropped: usize, load_pct: f64) -> String {
+    let segs = f.postal.iter().flat_map(|p| &p.segments);
+    let (sq, pts, max) = segs.fold((0.0, 0, 0.0f64), |(sq, n, mx), g| {
+        (
+            sq + g.rms_rel * g.rms_rel * g.points as f64,
+            n + g.points,
+            mx.max(g.max_rel),
+        )
+    });
+    let error = if pts == 0 {
+        "no ping-pong rows of its own".to_string()
+    } else {
+        format!(
+            "ping-pong training error rms {:.1} %, max {:.1} % over {pts} points",
+            100.0 * (sq / pts as f64).sqrt(),
+            100.0 * max
+        )
+    };
+    format!(
+        "# Fit quality: {error}; {used} rows used, {dropped} left out as measured under load; the load of other processes during the rows used was at most {load_pct:.1} % of the CPUs\n"
+    )
 }
 
 fn validate_cmd(
@@ -462,7 +531,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             points.len()
         );
         let text = validate::predict::report(&points, skipped, &title);
-        std::fs::write(p, &text).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+        cli::output::write(p, text.as_bytes()).map_err(|e| (2, e))?;
         let all: Vec<_> = points.iter().collect();
         let (med, w10, w25) = validate::predict::summary(&all);
         eprintln!(
@@ -476,7 +545,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     }
     match &a.out {
         Some(p) => {
-            std::fs::write(p, &scenario).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+            cli::output::write(p, scenario.as_bytes()).map_err(|e| (2, e))?;
             eprintln!("wrote {}", p.display());
         }
         None => cli::out(&scenario),
@@ -486,6 +555,10 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli::output::on_signals();
+    if let Some(m) = cli.max_memory {
+        sim_core::limits::set_memory_limit(m);
+    }
     let result: Result<bool, (u8, String)> = match cli.command {
         Command::Validate {
             cases,
@@ -508,8 +581,12 @@ fn main() -> ExitCode {
         }
         Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),
         Command::Completions { shell } => {
+            // Into memory first: clap_complete panics on a failed write
+            // (a full disk); `cli::out` says so and exits 2.
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "netsim", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "netsim", &mut script);
+            cli::out(&String::from_utf8_lossy(&script));
             Ok(true)
         }
         Command::Man { dir } => man_pages(&dir).map(|()| true),
@@ -528,11 +605,52 @@ fn main() -> ExitCode {
 /// command definitions, so they say what `--help` says.
 fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
     use clap::CommandFactory;
-    let io = |e: std::io::Error| (1u8, format!("{}: {e}", dir.display()));
+    let io = |e: std::io::Error| (cli::EXIT_INPUT, format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
-    clap_mangen::generate_to(Cli::command(), dir).map_err(io)
+    // Into a temporary folder inside, then moved out page by page.
+    let pages = cli::output::Partial::folder(dir);
+    std::fs::create_dir_all(pages.path()).map_err(io)?;
+    clap_mangen::generate_to(Cli::command(), pages.path()).map_err(io)?;
+    pages.commit().map_err(|e| (cli::EXIT_INPUT, e))
 }
 
 fn cli_err(e: cli::CliError) -> (u8, String) {
     (e.code, e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The quality line of a fit of the committed MPICH data: its
+    /// training error, rows and load, on one comment line.
+    #[test]
+    fn fitted_scenarios_open_with_their_quality() {
+        let csv = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../calibrate/data/mpich/mpich.csv"
+        );
+        let text = std::fs::read_to_string(csv).unwrap();
+        let q = validate::calibrate::quiet_rows(&text, 5.0).unwrap();
+        let o = validate::fit::FitOptions {
+            state: Some("mid".into()),
+            library: None,
+            max_segments: 8,
+            noise: 0.1,
+        };
+        let (f, _) = validate::fit::fit_file(&q.text, "mpich.csv", None, &o)
+            .unwrap_or_else(|_| panic!("the committed data fit"));
+        let n = q.kept["mid"];
+        let line = super::quality_line(&f, n, 3, q.max_kept_pct);
+        assert!(
+            line.starts_with("# Fit quality: ping-pong training error rms "),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("; {n} rows used, 3 left out")),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("% of the CPUs\n") && line.lines().count() == 1,
+            "{line}"
+        );
+    }
 }

@@ -1120,6 +1120,16 @@ mod bad_input {
         scenario_zero_rate: "x.toml", "[machine]\npreset = \"ideal\"\nbandwidth = \"0 B/s\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `0 B/s`: a rate must be at least 1 B/s";
         scenario_bad_toml: "x.toml", "[machine\n", "run", [], 2, "x.toml:1: unclosed table, expected `]`";
         scenario_unknown_workload_kind: "x.toml", "[workload]\nkind = \"dance\"\n", "run", [], 2, "x.toml:2: unknown variant `dance`";
+        everyday_torus_dims_of_two_values_at_their_line: "x.toml", "[machine]\npreset = \"blue-waters\"\ndims = [2, 2]\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: invalid length 2, expected an array of length 3";
+        everyday_zero_racks_at_their_line: "x.toml", "[machine]\npreset = \"ethernet-zhu\"\nracks = 0\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.racks`: must be at least 1";
+        everyday_zero_sockets_blame_the_machine: "x.toml", "[machine]\npreset = \"ideal\"\nsockets = 0\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `machine.sockets`: must be at least 1";
+        everyday_rate_too_large: "x.toml", "[machine]\npreset = \"ideal\"\nbandwidth = \"1e30 B/s\"\n[workload]\nkind = \"ping-pong\"\nsizes = [8]\nreps = 1\n", "run", [], 2, "x.toml:3: `1e30 B/s`: a rate must be below 1.8e19 B/s (2^64)";
+        everyday_workload_above_the_memory_limit: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"message-rate\"\niters = 10000\n", "run", ["--max-memory", "100 MB"], 2, "x.toml:5: `workload.iters`: a workload of about 1320000 operations needs about 139 MB, more than the 100 MB set by --max-memory; lower `workload.iters`, or raise the limit with --max-memory";
+        everyday_workload_above_the_operation_limit: "x.toml", "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"message-rate\"\niters = 7000000\n", "run", [], 2, "x.toml:5: `workload.iters`: about 924000000 operations is more than the 268435456 a built-in workload may hold in memory";
+        everyday_goal_label_defined_twice: "x.goal", "num_ranks 2\nrank 0 {\n l1: send 8b to 1 tag 0\n l1: calc 5\n}\nrank 1 {\n r: recv 8b from 0 tag 0\n}\n", "replay", [], 2, "x.goal:4: label `l1` is defined twice in this rank's block";
+        everyday_ti_count_below_one_element: "x.ti", "0 send 1 0 1e-300\n1 recv 0 0 1e-300\n", "replay", [], 2, "x.ti:1: send: count 1e-300 is less than one element: counts are whole numbers";
+        everyday_ranks_above_the_memory_limit: "x.csv", "0,1,8\n", "replay", ["--max-memory", "900 B"], 2, "the state of 2 ranks needs about 940 B, more than the 900 B set by --max-memory; run a smaller trace or workload";
+        everyday_empty_message_list_names_its_file: "x.csv", "", "replay", [], 2, "x.csv: the workload read from this file has no ranks";
     }
 
     /// Finding 2: `--json` prints no report (no saturated makespan) when
@@ -1188,6 +1198,8 @@ mod bad_input {
 // The crate's other integration tests, as modules of this one binary.
 #[path = "netsim/bench_smoke.rs"]
 mod bench_smoke;
+#[path = "netsim/everyday.rs"]
+mod everyday;
 #[path = "netsim/first_steps.rs"]
 mod first_steps;
 #[path = "netsim/open_files.rs"]

@@ -787,10 +787,16 @@ fn arity(a: &[&str], min: usize, max: usize) -> Result<(), String> {
 }
 
 /// `count` elements of `dt` bytes (a fractional count is truncated, as
-/// SimGrid's conversion to `int` does).
+/// SimGrid's conversion to `int` does; one between 0 and 1, which would
+/// silently become 0 bytes, is an error).
 fn bytes(count: f64, dt: u64) -> Result<u64, String> {
     if count >= u64::MAX as f64 {
         return Err(format!("count {count} too large"));
+    }
+    if count > 0.0 && count < 1.0 {
+        return Err(format!(
+            "count {count:e} is less than one element: counts are whole numbers"
+        ));
     }
     let b = (count as u64)
         .checked_mul(dt)

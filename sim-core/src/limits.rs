@@ -12,8 +12,15 @@
 //! parameter) and the limit; what can only be known while running (a sum
 //! of many computations) is caught by [`MAX_SIM_TIME`], the horizon at
 //! which a run stops with an error instead of printing a saturated time.
+//!
+//! Memory: every quantity a user value multiplies into memory (sweep
+//! points, link-series bins, a built-in workload's operations) is
+//! estimated before it is allocated and checked with [`check_memory`]
+//! against [`memory_limit`]: the machine's available memory, or the
+//! limit the command line set ([`set_memory_limit`], `--max-memory`).
 
 use crate::time::{PS_PER_SEC, Time};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest number of ranks of one run: 4,194,304 (2^22).
 ///
@@ -22,6 +29,11 @@ use crate::time::{PS_PER_SEC, Time};
 /// machine peak at 1.9 GB), so this keeps a run within a few GB. Ranks
 /// are `u32` in the MPI layer; a rank number must be below this.
 pub const MAX_RANKS: u32 = 1 << 22;
+
+/// Simulation state per rank, without its program: 470 bytes (the
+/// measurement under [`MAX_RANKS`]); the estimate a run's ranks are held
+/// to the memory limit with.
+pub const BYTES_PER_RANK: u64 = 470;
 
 /// The largest number of nodes (hosts) of a machine: 4,194,304 (2^22),
 /// the same as [`MAX_RANKS`] (at one rank per node, every rank has a
@@ -115,6 +127,78 @@ pub fn check_duration(t: Time) -> Result<(), String> {
     Ok(())
 }
 
+/// The limit `--max-memory` set, in bytes (0: none set).
+static MEMORY_LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// The limit assumed when the machine does not say how much memory it
+/// has (no `/proc/meminfo`): 8 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 8 << 30;
+
+/// Sets the memory limit [`check_memory`] holds estimates to (the
+/// command line's `--max-memory`), instead of the machine's.
+pub fn set_memory_limit(bytes: u64) {
+    MEMORY_LIMIT.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The memory a run may use, in bytes, and where that number comes from:
+/// the limit set by [`set_memory_limit`], else `MemAvailable` of
+/// `/proc/meminfo` (the memory the kernel can give without swapping),
+/// else its `MemTotal`, else [`DEFAULT_MEMORY_LIMIT`].
+pub fn memory_limit() -> (u64, &'static str) {
+    let set = MEMORY_LIMIT.load(Ordering::Relaxed);
+    if set > 0 {
+        return (set, "set by --max-memory");
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    for (key, source) in [
+        (
+            "MemAvailable:",
+            "available on this machine (MemAvailable, /proc/meminfo)",
+        ),
+        ("MemTotal:", "of this machine (MemTotal, /proc/meminfo)"),
+    ] {
+        if let Some(kb) = meminfo_kb(&info, key) {
+            return (kb.saturating_mul(1024), source);
+        }
+    }
+    (
+        DEFAULT_MEMORY_LIMIT,
+        "assumed (this system has no /proc/meminfo)",
+    )
+}
+
+/// The value of `key` (`MemAvailable:`) in a `/proc/meminfo` text, in kB.
+fn meminfo_kb(info: &str, key: &str) -> Option<u64> {
+    let rest = info.lines().find_map(|l| l.strip_prefix(key))?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+/// A byte count for messages: `3.46 GB`, `423 MB`, `12 kB`, `80 B`.
+pub fn bytes_text(b: u64) -> String {
+    let f = b as f64;
+    match b {
+        0..1_000 => format!("{b} B"),
+        1_000..1_000_000 => format!("{:.0} kB", f / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.0} MB", f / 1e6),
+        _ => format!("{:.2} GB", f / 1e9),
+    }
+}
+
+/// Checks that `estimate` bytes (of `what`, e.g. "a sweep of 10^9
+/// points") fit the [`memory_limit`]; the error gives the estimate, the
+/// limit and where it comes from, and `remedy` (the option to change).
+pub fn check_memory(what: &str, estimate: u64, remedy: &str) -> Result<(), String> {
+    let (limit, source) = memory_limit();
+    if estimate <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} needs about {}, more than the {} {source}; {remedy}, or raise the limit with --max-memory",
+        bytes_text(estimate),
+        bytes_text(limit)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +214,26 @@ mod tests {
         // Per-rank bytes times every rank fits a u64.
         assert!(MAX_MESSAGE_BYTES.checked_mul(MAX_RANKS as u64).is_some());
         assert!(MAX_SIM_TIME.as_ps().checked_mul(16).is_some());
+    }
+
+    #[test]
+    fn memory_limit_reads_meminfo_and_the_override() {
+        let info = "MemTotal:       32000000 kB\nMemAvailable:   21000000 kB\n";
+        assert_eq!(meminfo_kb(info, "MemAvailable:"), Some(21_000_000));
+        assert_eq!(meminfo_kb(info, "Cached:"), None);
+        assert_eq!(bytes_text(3_460_000_000), "3.46 GB");
+        assert_eq!(bytes_text(999), "999 B");
+        set_memory_limit(1_000_000);
+        assert_eq!(memory_limit(), (1_000_000, "set by --max-memory"));
+        let e =
+            check_memory("a sweep of 10 points", 2_000_000, "use fewer --vary values").unwrap_err();
+        assert!(
+            e.contains(
+                "about 2 MB, more than the 1 MB set by --max-memory; use fewer --vary values"
+            ),
+            "{e}"
+        );
+        assert!(check_memory("x", 1_000_000, "").is_ok());
     }
 
     #[test]

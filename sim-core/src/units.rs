@@ -74,8 +74,14 @@ pub fn parse_rate(s: &str) -> Result<Bandwidth, String> {
             ));
         }
     };
-    Bandwidth::try_bytes_per_sec_f64(v * bytes_per_unit)
-        .ok_or_else(|| format!("`{s}`: a rate must be at least 1 B/s"))
+    let bps = v * bytes_per_unit;
+    Bandwidth::try_bytes_per_sec_f64(bps).ok_or_else(|| {
+        if bps >= 1.0 {
+            format!("`{s}`: a rate must be below 1.8e19 B/s (2^64)")
+        } else {
+            format!("`{s}`: a rate must be at least 1 B/s")
+        }
+    })
 }
 
 /// Parses a size: a number and one of `B`, `KB`, `MB`, `GB` (decimal),
@@ -238,6 +244,11 @@ mod tests {
             6_600_000_000
         );
         assert!(parse_rate("0 B/s").unwrap_err().contains("at least 1 B/s"));
+        assert!(
+            parse_rate("1e30 B/s")
+                .unwrap_err()
+                .contains("below 1.8e19 B/s")
+        );
         assert!(
             parse_rate("10 GB")
                 .unwrap_err()

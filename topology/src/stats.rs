@@ -180,19 +180,44 @@ impl StatsCollector {
 /// ([`LinkBusy`], the transport's events through the observer seam): an
 /// interval's bytes are spread over the bins its span covers, in
 /// proportion to time, the last bin taking what rounding left.
+///
+/// The bins (8 bytes each, from time 0 to a link's last busy instant)
+/// are held to a memory limit: once a link would need more, the builder
+/// stops filling bins and only counts how many every link would need
+/// ([`SeriesBuilder::refused`]), so that a narrow interval on a long run
+/// ends with the size it would have taken instead of exhausting memory.
 #[derive(Clone, Debug)]
 pub struct SeriesBuilder {
     interval: Time,
     /// Bytes per bin, by link id (grown as links show up).
     series: Vec<Vec<u64>>,
+    /// Bins held, over all links.
+    bins: u64,
+    /// The most bins that may be held.
+    max_bins: u64,
+    /// Past the limit: the bins each link would need (by link id).
+    wanted: Option<Vec<u64>>,
 }
 
+/// Bytes of one bin of a [`SeriesBuilder`].
+pub const SERIES_BIN_BYTES: u64 = 8;
+
 impl SeriesBuilder {
-    /// Bins of `interval`; `None` for a zero interval (no series).
+    /// Bins of `interval` without a memory limit; `None` for a zero
+    /// interval (no series).
     pub fn new(interval: Time) -> Option<Self> {
+        Self::with_limit(interval, u64::MAX)
+    }
+
+    /// Bins of `interval`, holding at most `max_bytes` of bins; `None` for
+    /// a zero interval.
+    pub fn with_limit(interval: Time, max_bytes: u64) -> Option<Self> {
         (interval > Time::ZERO).then(|| SeriesBuilder {
             interval,
             series: Vec::new(),
+            bins: 0,
+            max_bins: max_bytes / SERIES_BIN_BYTES,
+            wanted: None,
         })
     }
 
@@ -200,15 +225,30 @@ impl SeriesBuilder {
     pub fn add(&mut self, b: &LinkBusy) {
         let (link, from, to, bytes) = (b.link, b.start, b.end, b.bytes);
         let iv = self.interval.as_ps();
-        if self.series.len() <= link as usize {
-            self.series.resize(link as usize + 1, Vec::new());
-        }
-        let s = &mut self.series[link as usize];
         let (b0, b1) = (
             from.as_ps() / iv,
             to.as_ps().saturating_sub(1).max(from.as_ps()) / iv,
         );
+        let l = link as usize;
+        let len = self.series.get(l).map_or(0, Vec::len) as u64;
+        if self.wanted.is_none() && b1 >= len && self.bins + (b1 + 1 - len) > self.max_bins {
+            // Past the limit: from here on only count.
+            self.wanted = Some(self.series.iter().map(|s| s.len() as u64).collect());
+            self.series = Vec::new();
+        }
+        if let Some(w) = &mut self.wanted {
+            if w.len() <= l {
+                w.resize(l + 1, 0);
+            }
+            w[l] = w[l].max(b1 + 1);
+            return;
+        }
+        if self.series.len() <= l {
+            self.series.resize(l + 1, Vec::new());
+        }
+        let s = &mut self.series[l];
         if s.len() <= b1 as usize {
+            self.bins += b1 + 1 - s.len() as u64;
             s.resize(b1 as usize + 1, 0);
         }
         if b0 == b1 || bytes == 0 {
@@ -230,20 +270,35 @@ impl SeriesBuilder {
         }
     }
 
-    /// The series of the links that were busy, by link id.
-    pub fn series(&self) -> Vec<LinkSeries> {
+    /// `Some(bytes)` when the bins would have needed more than the limit:
+    /// the bytes of every busy link's bins up to its last busy instant.
+    pub fn refused(&self) -> Option<u64> {
+        let w = self.wanted.as_ref()?;
+        Some(w.iter().sum::<u64>().saturating_mul(SERIES_BIN_BYTES))
+    }
+
+    /// The width of the bins.
+    pub fn interval(&self) -> Time {
+        self.interval
+    }
+
+    /// The series of the links that were busy, by link id (none when
+    /// [`SeriesBuilder::refused`]).
+    pub fn series(self) -> Vec<LinkSeries> {
+        let interval = self.interval;
         self.series
-            .iter()
+            .into_iter()
             .enumerate()
             .filter(|(_, s)| !s.is_empty())
-            .map(|(i, s)| LinkSeries {
+            .map(|(i, bytes)| LinkSeries {
                 link: i as u32,
-                interval: self.interval,
-                bytes: s.clone(),
+                interval,
+                bytes,
             })
             .collect()
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +312,30 @@ mod tests {
             bytes: vec![125, 0],
         };
         assert_eq!((s.gbps(0), s.gbps(1)), (1.0, 0.0));
+    }
+
+    #[test]
+    fn bins_past_the_limit_are_counted_not_held() {
+        let busy = |link, start, end| LinkBusy {
+            link,
+            start: Time::from_ps(start),
+            end: Time::from_ps(end),
+            bytes: 10,
+        };
+        // 1 ps bins, room for 100 bins (800 B).
+        let mut sb = SeriesBuilder::with_limit(Time::from_ps(1), 800).unwrap();
+        sb.add(&busy(0, 0, 60));
+        assert_eq!(sb.refused(), None);
+        sb.add(&busy(1, 0, 50));
+        // Link 0 needs 60 bins and link 1 50: 110 bins, 880 B.
+        assert_eq!(sb.refused(), Some(880));
+        sb.add(&busy(1, 1000, 1010));
+        assert_eq!(sb.refused(), Some((60 + 1010) * 8));
+        assert!(sb.series().is_empty());
+        // Within the limit: the bins are kept.
+        let mut sb = SeriesBuilder::with_limit(Time::from_ps(10), 800).unwrap();
+        sb.add(&busy(0, 0, 60));
+        assert_eq!(sb.refused(), None);
+        assert_eq!(sb.series()[0].bytes.len(), 6);
     }
 }

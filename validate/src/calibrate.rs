@@ -7,13 +7,17 @@
 //! 1. Write the C source into the output folder and build it with the
 //!    user's `mpicc`.
 //! 2. Run it chunk by chunk (a slice of one benchmark's grid) through the
-//!    user's `mpirun`, two ranks bound to cores. Before each chunk wait
-//!    until the machine is quiet: the CPU time of every process outside
-//!    this command's process tree over one second, from `/proc/stat` and
-//!    `/proc/self/stat`, below `--max-busy` percent of all CPUs. After the
-//!    chunk the same figure over the chunk's whole run decides whether
-//!    its rows are kept (other processes took CPU from the ranks) or
-//!    dropped; it is recorded in the `others_pct` column.
+//!    user's `mpirun`, two ranks bound to cores. The load is the CPU time
+//!    of every process outside this command's process tree, from
+//!    `/proc/stat` and `/proc/self/stat`, as a share of all CPUs. Before a
+//!    chunk, wait up to `--max-wait` in all (default: not at all) for it
+//!    to fall below `--max-busy` percent; then measure whatever it is.
+//!    The load over the chunk's whole run is recorded in every row
+//!    (`others_pct`); a chunk measured under a higher load keeps its rows
+//!    but does not count as covered, so it is run again within the
+//!    budget, between a compile's bursts. The fit ([`quiet_rows`]) uses
+//!    only the rows measured below `--max-busy` and says how many it left
+//!    out.
 //! 3. The benchmark labels every unit with the placement state its probe
 //!    saw (`near`/`far`, or `-` when the ranks share no memory); chunks are
 //!    run again, asking for the state they lack, until every unit has rows
@@ -611,6 +615,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     };
     let splits: Vec<String> = o.split_ns.iter().map(|x| format!("{x}")).collect();
     let mut round = 0;
+    let mut loaded_noted = false;
     'rounds: loop {
         round += 1;
         if o.rounds.is_some_and(|r| round > r) {
@@ -643,9 +648,12 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                 None
             } else {
                 let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
-                if !quiet {
-                    log("waited the longest allowed for a quiet machine (--max-wait)");
-                    break 'rounds;
+                if !quiet && !loaded_noted {
+                    log(&format!(
+                        "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
+                        l.others_pct, o.max_busy
+                    ));
+                    loaded_noted = true;
                 }
                 Some(l)
             };
@@ -702,15 +710,22 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                 during.others_pct,
                 during.steal_pct
             );
-            if !o.quick && during.others_pct > o.max_busy {
-                log(&format!("{note}; dropped: the machine was busy"));
-                continue;
+            // Under load: the rows are kept (with their load) but the
+            // chunk is not covered, so it runs again within the budget.
+            let loaded = !o.quick && during.others_pct > o.max_busy;
+            if loaded {
+                log(&format!(
+                    "{note}; measured under load: kept, not fitted, to be run again"
+                ));
+            } else {
+                log(&note);
             }
-            log(&note);
             let mut rd = match csv::Reader::from_path(&tmp) {
                 Ok(r) => r,
                 Err(_) if summary.measured == 0 => {
-                    cov.add(chunk, summary.units, &[]);
+                    if !loaded {
+                        cov.add(chunk, summary.units, &[]);
+                    }
                     continue;
                 }
                 Err(e) => return Err(format!("{}: {e}", tmp.display())),
@@ -741,7 +756,9 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                 progress = true;
             }
             combined.flush().map_err(|e| e.to_string())?;
-            cov.add(chunk, summary.units, &seen);
+            if !loaded {
+                cov.add(chunk, summary.units, &seen);
+            }
         }
         if o.quick
             || o.rounds.is_some_and(|r| round >= r)
@@ -749,7 +766,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
         {
             break;
         }
-        if measuring >= o.budget || Instant::now() >= wait_deadline {
+        if measuring >= o.budget {
             log("time budget spent");
             break;
         }
@@ -789,6 +806,56 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
         library,
         per_state,
     })
+}
+
+/// The rows a fit may use: those measured while other processes used at
+/// most `max_busy` percent of the CPUs (the `others_pct` column; rows
+/// without it are kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuietRows {
+    /// The CSV text without the loaded rows.
+    pub text: String,
+    /// Rows kept, by placement state.
+    pub kept: BTreeMap<String, usize>,
+    /// Rows left out, by placement state.
+    pub dropped: BTreeMap<String, usize>,
+    /// The highest load among the kept rows (percent of all CPUs).
+    pub max_kept_pct: f64,
+}
+
+/// Splits a calibration CSV into the rows measured at a load of at most
+/// `max_busy` percent and the others ([`QuietRows`]).
+pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
+    let mut rd = csv::Reader::from_reader(text.as_bytes());
+    let header = rd.headers().map_err(|e| e.to_string())?.clone();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (load, state) = (col("others_pct"), col("state"));
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&header).map_err(|e| e.to_string())?;
+    let mut q = QuietRows {
+        text: String::new(),
+        kept: BTreeMap::new(),
+        dropped: BTreeMap::new(),
+        max_kept_pct: 0.0,
+    };
+    for (i, rec) in rd.records().enumerate() {
+        let rec = rec.map_err(|e| format!("row {}: {e}", i + 2))?;
+        let st = state.and_then(|c| rec.get(c)).unwrap_or("-").to_string();
+        let pct = load
+            .and_then(|c| rec.get(c))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        if pct > max_busy {
+            *q.dropped.entry(st).or_default() += 1;
+            continue;
+        }
+        q.max_kept_pct = q.max_kept_pct.max(pct);
+        *q.kept.entry(st).or_default() += 1;
+        out.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    let bytes = out.into_inner().map_err(|e| e.to_string())?;
+    q.text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    Ok(q)
 }
 
 /// Appends `line` to `<out>/calibrate.log` and prints it on stderr.

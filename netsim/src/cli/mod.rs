@@ -4,6 +4,7 @@
 //! scenario table, runs it, and renders the report (table, JSON, CSV,
 //! SVG). Output schemas: `docs/OUTPUT.md`.
 
+pub mod output;
 pub mod plots;
 pub mod render;
 
@@ -235,7 +236,25 @@ pub fn compile(a: CompileArgs) -> Result<(), CliError> {
     let config = GoalConfig {
         calc_unit: sim_core::Time::from_ps(1),
     };
-    let ranks = GoalSchedule::compile(&a.schedule, &a.out, config).map_err(|e| e.to_string())?;
+    // Written under a temporary name, which hides from the library that
+    // the output may be the schedule itself: checked here.
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    if id(&a.out).is_some() && id(&a.out) == id(&a.schedule) {
+        return Err(format!(
+            "{}: is the schedule itself: name another output file",
+            a.out.display()
+        )
+        .into());
+    }
+    let out = output::Partial::new(&a.out);
+    let ranks = GoalSchedule::compile(&a.schedule, out.path(), config).map_err(|e| {
+        e.to_string().replace(
+            &out.path().display().to_string(),
+            &a.out.display().to_string(),
+        )
+    })?;
+    out.commit()?;
     let bytes = std::fs::metadata(&a.out).map_or(0, |m| m.len());
     eprintln!(
         "wrote {} ({ranks} ranks, {bytes} bytes) in {:.2} s",
@@ -396,37 +415,39 @@ fn run_table(
     // The link series, built through the observer seam from the links'
     // busy intervals, only when an output uses it.
     let series = if opts.timeline.is_some() || opts.link_series.is_some() {
-        sc.series_interval().and_then(topology::SeriesBuilder::new)
+        let (limit, _) = sim_core::limits::memory_limit();
+        sc.series_interval()
+            .and_then(|i| topology::SeriesBuilder::with_limit(i, limit))
     } else {
         None
     };
     let mut link_series = Vec::new();
-    let result = if opts.timeline.is_none() && opts.messages.is_none() && series.is_none() {
+    // The timeline and message files, under temporary names until the
+    // run and their last record are written.
+    let timeline = opts.timeline.as_deref().map(output::Partial::new);
+    let messages = opts.messages.as_deref().map(output::Partial::new);
+    let result = if timeline.is_none() && messages.is_none() && series.is_none() {
         sc.run(src, PROGRESS_EVERY, tick)
     } else {
-        let create = |p: &Path| {
-            std::fs::File::create(p)
-                .map(std::io::BufWriter::new)
-                .map_err(|e| format!("{}: {e}", p.display()))
-        };
         let tap = Tap {
-            timeline: opts
-                .timeline
-                .as_deref()
-                .map(create)
+            timeline: timeline
+                .as_ref()
+                .map(output::Partial::create)
                 .transpose()?
                 .map(Timeline::new),
-            messages: opts
-                .messages
-                .as_deref()
-                .map(create)
+            messages: messages
+                .as_ref()
+                .map(output::Partial::create)
                 .transpose()?
                 .map(MessageLog::new),
             links: series,
         };
         let (result, tap) = sc.run_observed(src, PROGRESS_EVERY, tick, tap);
         if let Some(mut tap) = tap {
-            link_series = tap.links.take().map_or_else(Vec::new, |b| b.series());
+            if let Some(b) = tap.links.take() {
+                series_fits(&b)?;
+                link_series = b.series();
+            }
             let links = result.as_ref().ok().and_then(|o| o.links.as_ref());
             if let (Some(t), Some(li)) = (tap.timeline.as_mut(), links) {
                 t.link_tracks(&link_series, |l| link_ends(li, l));
@@ -435,15 +456,38 @@ fn run_table(
         }
         result
     };
+    // Written also for a run that deadlocked or failed: they show how.
+    for p in [timeline, messages].into_iter().flatten() {
+        p.commit()?;
+    }
     progress.finish();
     let mut outcome = result.map_err(scenario_err)?;
     if opts.no_wall {
         outcome.report.wall = None;
     }
     if let Some(p) = &opts.link_series {
-        write_link_series(&outcome, &link_series, p)?;
+        output::write_with(p, |tmp| write_link_series(&outcome, &link_series, tmp))?;
     }
     emit(&outcome, opts)
+}
+
+/// Refuses a link series whose bins did not fit in memory, with the
+/// interval that would.
+fn series_fits(b: &topology::SeriesBuilder) -> Result<(), String> {
+    let Some(need) = b.refused() else {
+        return Ok(());
+    };
+    let (limit, _) = sim_core::limits::memory_limit();
+    let wider = sim_core::Time::from_ps(
+        b.interval()
+            .as_ps()
+            .saturating_mul(need.div_ceil(limit.max(1)).max(2)),
+    );
+    sim_core::limits::check_memory(
+        &format!("the link series in bins of {}", b.interval()),
+        need,
+        &format!("choose a wider --series-interval (at least {wider})"),
+    )
 }
 
 /// The names of link `l`'s two vertices.
@@ -684,13 +728,9 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
         .map(|s| parse_axis(s))
         .collect::<Result<_, _>>()?;
     let id = sweep::fingerprint(&table, &axes);
-    let all = sweep::points(&axes);
-    let total = all.len();
+    let total = sweep::point_count(&axes)?;
     let shard: Option<Shard> = a.shard.as_deref().map(str::parse).transpose()?;
-    let pts: Vec<sweep::Point> = all
-        .into_iter()
-        .filter(|p| shard.is_none_or(|s| s.owns(p)))
-        .collect();
+    let pts = sweep::shard_points(&axes, total, shard)?;
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -766,7 +806,7 @@ fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
     };
     match &o.out {
         Some(p) => {
-            std::fs::write(p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
+            output::write(p, text.as_bytes())?;
             eprintln!("wrote {} rows to {}", rows.len(), p.display());
         }
         None => out(&text),

@@ -44,7 +44,7 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
             style: Style::Points,
         }],
     }
-    .write_svg(p)?;
+    .write_svg_whole(p)?;
     let mut written = vec![p.to_path_buf()];
     let Some(li) = &o.links else {
         return Ok(written);
@@ -86,11 +86,11 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
         log_y: false,
         series,
     }
-    .write_svg(&lp)?;
+    .write_svg_whole(&lp)?;
     written.push(lp);
     if let Some(dims) = o.torus {
         let tp = torus_path(p);
-        torus_map(o, dims, &tp)?;
+        super::output::write_with(&tp, |tmp| torus_map(o, dims, tmp))?;
         written.push(tp);
     }
     Ok(written)
@@ -318,8 +318,19 @@ pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf
                 })
                 .collect(),
         }
-        .write_svg(&path)?;
+        .write_svg_whole(&path)?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// A figure written whole ([`super::output::write_with`]).
+trait WriteWhole {
+    fn write_svg_whole(&self, path: &Path) -> Result<(), String>;
+}
+
+impl WriteWhole for Figure {
+    fn write_svg_whole(&self, path: &Path) -> Result<(), String> {
+        super::output::write_with(path, |tmp| self.write_svg(tmp))
+    }
 }

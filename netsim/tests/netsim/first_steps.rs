@@ -178,6 +178,24 @@ fn readme_commands_run_as_written() {
         d.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // A checkout's root as git sees it: the project's .gitignore, the
+    // scaffolding of this test excluded.
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&d)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    std::fs::copy(root.join(".gitignore"), d.join(".gitignore")).unwrap();
+    std::fs::write(
+        d.join(".git/info/exclude"),
+        "/bin\n/examples\n/calibrate\n/.gitignore\n",
+    )
+    .unwrap();
     let commands = readme_commands();
     assert!(commands.len() >= 20, "{commands:?}");
     let mut used = vec![false; NOT_AS_WRITTEN.len()];
@@ -244,6 +262,13 @@ fn readme_commands_run_as_written() {
         assert!(d.join(f).is_file(), "{f} was not written");
     }
     assert!(ran >= 20, "ran {ran}");
+    // A newcomer's checkout stays clean: every file the commands wrote
+    // is git-ignored.
+    let untracked = git(&["status", "--porcelain", "--untracked-files=all"]);
+    assert!(
+        untracked.is_empty(),
+        "README commands left files git does not ignore (add them to .gitignore):\n{untracked}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -47,7 +47,7 @@ fn fails(out: &Output, message: &str) {
     assert!(err.contains(message), "stderr lacks `{message}`:\n{err}");
 }
 
-/// Row 55.
+/// Row 61.
 #[test]
 fn otf2_missing_anchor() {
     let dir = copy("anchor");
@@ -57,7 +57,7 @@ fn otf2_missing_anchor() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 56.
+/// Row 62.
 #[cfg(not(feature = "otf2"))]
 #[test]
 fn otf2_without_the_feature() {
@@ -110,7 +110,7 @@ fn otf2_sample_replays_on_the_ideal_machine() {
     assert_eq!(strip(&out), strip(&again));
 }
 
-/// Row 57.
+/// Row 63.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_rank_event_file_missing() {
@@ -122,7 +122,7 @@ fn otf2_rank_event_file_missing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 58.
+/// Row 64.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_truncated_event_file() {
@@ -138,7 +138,7 @@ fn otf2_truncated_event_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 59.
+/// Row 65.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_anchor_not_an_anchor() {
@@ -152,7 +152,7 @@ fn otf2_anchor_not_an_anchor() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Row 60.
+/// Row 66.
 #[cfg(feature = "otf2")]
 #[test]
 fn otf2_truncated_definitions() {
@@ -164,6 +164,23 @@ fn otf2_truncated_definitions() {
     fails(
         &out,
         "traces.otf2: the OTF2 library failed to read the global definitions",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Row 86: a damaged local definition file is named, not the anchor or
+/// the event file.
+#[cfg(feature = "otf2")]
+#[test]
+fn otf2_truncated_local_definitions() {
+    let dir = copy("local-defs");
+    let f = dir.join("traces/3.def");
+    let b = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &b[..b.len() / 2]).unwrap();
+    let out = netsim(&[], &dir.join("traces.otf2"));
+    fails(
+        &out,
+        "traces/3.def: the OTF2 library failed to read location 3's local definitions",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

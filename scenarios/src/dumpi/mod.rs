@@ -172,9 +172,14 @@ impl DumpiTrace {
         for r in 0..numprocs {
             let f = dir.join(format!("{prefix}-{r:04}.bin"));
             if !f.is_file() {
+                let what = if f.exists() {
+                    "is not a file (a directory?)"
+                } else {
+                    "does not exist"
+                };
                 return Err(file_error(
                     meta,
-                    format!("rank {r}'s trace file {} does not exist", f.display()),
+                    format!("rank {r}'s trace file {} {what}", f.display()),
                 ));
             }
             files.push(f);

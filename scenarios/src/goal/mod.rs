@@ -24,8 +24,8 @@
 //! is `-1`), `calc <n> [cpu <c>]`; or a dependency `a requires b` (a
 //! starts after b completes) or `a irequires b` (a starts after b
 //! starts), naming labels defined above it in the block. A label defined
-//! twice names its first definition (`txt2bin` keeps the first entry of
-//! its label table). Comments are `// ...` and `/* ... */`.
+//! twice in a block is an error (`txt2bin` silently keeps the first).
+//! Comments are `// ...` and `/* ... */`.
 //!
 //! # Execution: a graph, as LogGOPSim runs it
 //!

@@ -262,9 +262,15 @@ impl<'a> Part<'a> {
                         op: b.ops,
                         dependent: false,
                     };
-                    let named = label.is_some_and(|l| b.labels.insert_first(l, def));
-                    if !named {
-                        b.last_unlabeled = k;
+                    match label {
+                        Some(l) if !b.labels.insert_first(l, def) => {
+                            return Err(err(format!(
+                                "label `{}` is defined twice in this rank's block",
+                                String::from_utf8_lossy(l)
+                            )));
+                        }
+                        Some(_) => {}
+                        None => b.last_unlabeled = k,
                     }
                     self.w.record(dline, &Rec::Op(o)).map_err(write_err)?;
                     b.ops += 1;

@@ -645,21 +645,24 @@ pub fn open(anchor: &Path) -> Result<(Opened, Definitions), String> {
 impl Opened {
     /// Opens the event readers of `locations` (rank order), reading each
     /// one's local definitions (its mapping tables) first; returns one
-    /// source per rank.
-    pub fn sources(&self, locations: &[u64]) -> Result<Vec<Otf2Source>, String> {
+    /// source per rank. An error in a location's local definitions comes
+    /// with that location (`Some(l)`), to name its file.
+    pub fn sources(&self, locations: &[u64]) -> Result<Vec<Otf2Source>, (Option<u64>, String)> {
+        let any = |e: String| (None, e);
         let mut a = self.archive.borrow_mut();
         let reader = a.reader;
         // SAFETY: the library's handles; each queue is boxed, so its
         // address, registered as the callbacks' user data, never moves.
         unsafe {
             for &l in locations {
-                check(OTF2_Reader_SelectLocation(reader, l), "select a location")?;
+                check(OTF2_Reader_SelectLocation(reader, l), "select a location").map_err(any)?;
             }
             check(
                 OTF2_Reader_OpenDefFiles(reader),
                 "open the local definition files",
-            )?;
-            check(OTF2_Reader_OpenEvtFiles(reader), "open the event files")?;
+            )
+            .map_err(any)?;
+            check(OTF2_Reader_OpenEvtFiles(reader), "open the event files").map_err(any)?;
             let cb = OTF2_EvtReaderCallbacks_New();
             OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
             OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
@@ -679,7 +682,7 @@ impl Opened {
                     // definitions' mapping tables apply to it.
                     let e = OTF2_Reader_GetEvtReader(reader, l);
                     if e.is_null() {
-                        return Err(take_error(&format!("open location {l}'s events")));
+                        return Err(any(take_error(&format!("open location {l}'s events"))));
                     }
                     let d = OTF2_Reader_GetDefReader(reader, l);
                     if !d.is_null() {
@@ -687,7 +690,8 @@ impl Opened {
                         check(
                             OTF2_Reader_ReadAllLocalDefinitions(reader, d, &mut n),
                             &format!("read location {l}'s local definitions"),
-                        )?;
+                        )
+                        .map_err(|e| (Some(l), e))?;
                         OTF2_Reader_CloseDefReader(reader, d);
                     }
                     let q = Box::into_raw(Box::new(VecDeque::new()));
@@ -696,7 +700,8 @@ impl Opened {
                     check(
                         OTF2_Reader_RegisterEvtCallbacks(reader, e, cb, q as *mut c_void),
                         "register event callbacks",
-                    )?;
+                    )
+                    .map_err(any)?;
                     a.ended.push(false);
                 }
                 Ok(())
@@ -706,7 +711,8 @@ impl Opened {
             check(
                 OTF2_Reader_CloseDefFiles(reader),
                 "close the local definition files",
-            )?;
+            )
+            .map_err(any)?;
         }
         Ok((0..locations.len())
             .map(|i| Otf2Source {

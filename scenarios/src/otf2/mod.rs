@@ -159,10 +159,11 @@ impl Otf2Trace {
     #[cfg(feature = "otf2")]
     pub fn streams(&self) -> Result<Vec<Otf2Stream>, ProgramError> {
         let locs = &self.layout.rank_locations;
-        let sources = self
-            .archive
-            .sources(locs)
-            .map_err(|m| file_error(&self.anchor, m))?;
+        let def_file = |l: u64| self.event_file(l).with_extension("def");
+        let sources = self.archive.sources(locs).map_err(|(l, m)| match l {
+            Some(l) => file_error(&def_file(l), m),
+            None => file_error(&self.anchor, m),
+        })?;
         Ok(sources
             .into_iter()
             .enumerate()

@@ -155,6 +155,20 @@ pub(super) fn refine_line(text: &str, line: usize, message: &str) -> usize {
     if let Some((k, _)) = key.and_then(|k| entry(table, k)) {
         return line_of(text, k.span().start);
     }
+    // `invalid length 2, expected an array of length 3`: the array of
+    // that length.
+    let length = message
+        .strip_prefix("invalid length ")
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.parse::<usize>().ok());
+    if let Some(n) = length {
+        let array = table
+            .iter()
+            .find(|(_, v)| matches!(v.get_ref(), toml::de::DeValue::Array(a) if a.len() == n));
+        if let Some((k, _)) = array {
+            return line_of(text, k.span().start);
+        }
+    }
     // A value quoted in the message (`...`), or a number such as -5.
     let needle = message.split('`').nth(1).map(str::to_string).or_else(|| {
         message

@@ -426,6 +426,34 @@ impl MachineSpec {
         platform: Option<topology::platform::Platform>,
     ) -> Result<BuiltMachine, ScenarioError> {
         let err = |key: &str, e: String| file.err("machine", key, e);
+        // Counts the builders need at least 1 of, named as written.
+        let counts: &[(&str, Option<u32>)] = match self {
+            MachineSpec::BlueWaters(t) => &[
+                ("nodes_per_router", t.nodes_per_router),
+                ("sockets", t.sockets.map(u32::from)),
+                ("cores_per_socket", t.cores_per_socket.map(u32::from)),
+            ],
+            MachineSpec::EthernetZhu(e) => &[
+                ("racks", e.racks),
+                ("nodes_per_rack", e.nodes_per_rack),
+                ("sockets", e.sockets.map(u32::from)),
+                ("cores_per_socket", e.cores_per_socket.map(u32::from)),
+            ],
+            MachineSpec::InfinibandQdr(i) => &[
+                ("nodes", i.nodes),
+                ("sockets", i.sockets.map(u32::from)),
+                ("cores_per_socket", i.cores_per_socket.map(u32::from)),
+            ],
+            MachineSpec::Ideal(i) => &[
+                ("nodes", i.nodes),
+                ("sockets", i.sockets.map(u32::from)),
+                ("cores_per_socket", i.cores_per_socket.map(u32::from)),
+            ],
+            MachineSpec::Platform(_) | MachineSpec::File(_) => &[],
+        };
+        if let Some((key, _)) = counts.iter().find(|(_, v)| *v == Some(0)) {
+            return Err(err(key, "must be at least 1".into()));
+        }
         let (machine, partition) = match self {
             MachineSpec::Platform(_) => (
                 platform.expect("imported by MachineSpec::platform").machine,

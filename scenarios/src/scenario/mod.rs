@@ -246,8 +246,30 @@ impl Scenario {
         let progs = self.programs(file, platform.as_ref().and_then(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
-            return Err(file.err("workload", "", "has no ranks"));
+            // Name the file the ranks were to come from.
+            let from = match &self.workload {
+                WorkloadSpec::MessageList { file, .. } => Some(file),
+                WorkloadSpec::Trace { path, files, .. } => {
+                    path.as_ref().or(files.as_ref().and_then(|f| f.first()))
+                }
+                _ => None,
+            };
+            return Err(match from {
+                Some(p) => ScenarioError {
+                    file: self.resolve(p).display().to_string(),
+                    line: None,
+                    message: "the workload read from this file has no ranks".into(),
+                    deadlock: false,
+                },
+                None => file.err("workload", "", "has no ranks"),
+            });
         }
+        sim_core::limits::check_memory(
+            &format!("the state of {ranks} ranks"),
+            ranks as u64 * sim_core::limits::BYTES_PER_RANK,
+            "run a smaller trace or workload",
+        )
+        .map_err(|m| file.plain(m))?;
         let ppn = self.ppn(file, &progs)?;
         let machine = self.machine.build(
             file,
@@ -388,6 +410,9 @@ mod tests {
         // Nothing to find: stay at the header; not a header: unchanged.
         assert_eq!(refine_line(t, 1, "missing field `op`"), 1);
         assert_eq!(refine_line(t, 4, "size -8 is negative"), 4);
+        let t = "[machine]\npreset = \"blue-waters\"\ndims = [2, 2]\n";
+        let m = "invalid length 2, expected an array of length 3";
+        assert_eq!(refine_line(t, 1, m), 3);
     }
 
     #[test]

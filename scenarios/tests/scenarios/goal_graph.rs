@@ -240,21 +240,22 @@ fn spellings_of_txt2bin() {
     // Tag 2^32 - 1 on a receive is the wildcard (-1): it takes tag 7.
     let t = ping("s: send 8b to 1 tag 7", "r: recv 8b from 0 tag 4294967295");
     assert_eq!(run("tag-any", &t), vec![1500, 5542]);
-    // A label defined twice names its first definition (txt2bin keeps the
-    // first entry of its label table): `x requires a` waits for the first
-    // `a` (the receive), not for the second (a computation of 100 us).
+    // A label defined twice is an error naming its second line (txt2bin
+    // silently keeps the first).
+    let d = dir("twice");
+    let p = d.join("s.goal");
     let t = ping(
         "s: send 8b to 1 tag 0",
         "a: recv 8b from 0 tag 0\na: calc 100000 cpu 1\nx: calc 1\nx requires a",
     );
-    // Rank 1: the receive ends at 5542, x [5542, 5543] on CPU 0; the
-    // second `a` runs [0, 100000] on CPU 1 from the start.
-    assert_eq!(run("twice", &t), vec![1500, 100000]);
-    let t = ping(
-        "s: send 8b to 1 tag 0",
-        "a: recv 8b from 0 tag 0\na: calc 100 cpu 1\nx: calc 1\nx requires a",
+    std::fs::write(&p, t).unwrap();
+    let e = GoalSchedule::open(&p, GoalConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("s.goal:") && e.ends_with("label `a` is defined twice in this rank's block"),
+        "{e}"
     );
-    assert_eq!(run("twice2", &t), vec![1500, 5543]);
 }
 
 /// Out-of-range ranks are errors naming file:line, at open.

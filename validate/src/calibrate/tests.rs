@@ -120,3 +120,21 @@ fn plans_slice_every_kind() {
     assert_eq!(f.len(), 12 + 3 * 27 + 4);
     assert!(f.iter().all(|c| c.index < c.of));
 }
+
+#[test]
+fn loaded_rows_are_left_out_of_the_fit_and_counted() {
+    let csv = "kind,state,seconds,others_pct\n\
+               pingpong,near,1e-6,1.0\n\
+               pingpong,near,9e-6,48.5\n\
+               pingpong,far,2e-6,4.0\n\
+               pingpong,far,3e-6,5.1\n";
+    let q = quiet_rows(csv, 5.0).unwrap();
+    assert_eq!(
+        q.text,
+        "kind,state,seconds,others_pct\npingpong,near,1e-6,1.0\npingpong,far,2e-6,4.0\n"
+    );
+    assert_eq!(q.kept.values().sum::<usize>(), 2);
+    assert_eq!(q.dropped.get("near"), Some(&1));
+    assert_eq!(q.dropped.get("far"), Some(&1));
+    assert_eq!(q.max_kept_pct, 4.0);
+}
