@@ -508,7 +508,9 @@ fn ti_malformed_inputs_name_file_and_line() {
     );
     let e = ti_err("0 init\n0 bcast 10 0 99\n", 0);
     assert!(
-        e.ends_with("t.txt:2: bcast: unknown SimGrid datatype id 99"),
+        e.ends_with(
+            "t.txt:2: bcast: unknown SimGrid datatype id 99 (SimGrid 3.32 defines -1 to 59)"
+        ),
         "{e}"
     );
     // A list file naming a missing per-rank file.
@@ -2442,5 +2444,7 @@ mod goal_graph;
 mod observer_report;
 #[path = "scenarios/otf2.rs"]
 mod otf2;
+#[path = "scenarios/ti_simgrid.rs"]
+mod ti_simgrid;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;
