@@ -2,7 +2,7 @@
 //! forms of the time a lone transfer takes on an idle machine, `O(route)`,
 //! computed exactly as the event simulations would (tests compare them).
 
-use crate::config::Switching;
+use crate::config::{Switching, window_cap};
 use crate::machine::Machine;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time, transfer_time};
@@ -15,17 +15,35 @@ pub(crate) fn flow_idle_time(
     dst: NodeId,
     bytes: u64,
     cap: Option<Bandwidth>,
+    tcp_window: Option<u64>,
 ) -> Time {
     let mut lat = Time::ZERO;
-    let mut rate = cap;
+    let mut rate = None;
     let mut v = src.0;
     while v != dst.0 {
         let l = m.link(m.next_link(v, dst.0));
         lat += l.latency;
-        rate = Some(rate.map_or(l.bandwidth, |r| r.min(l.bandwidth)));
+        rate = Some(rate.map_or(l.bandwidth, |r: Bandwidth| r.min(l.bandwidth)));
         v = l.to;
     }
+    let cap = window_cap(tcp_window, lat, cap);
+    let rate = match (rate, cap) {
+        (Some(r), Some(c)) => Some(r.min(c)),
+        (r, c) => r.or(c),
+    };
     lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
+}
+
+/// The sum of the latencies of the route from `src` to `dst`.
+pub(crate) fn route_latency(m: &Machine, src: NodeId, dst: NodeId) -> Time {
+    let mut lat = Time::ZERO;
+    let mut v = src.0;
+    while v != dst.0 {
+        let l = m.link(m.next_link(v, dst.0));
+        lat += l.latency;
+        v = l.to;
+    }
+    lat
 }
 
 /// Packets of a message: count, full size, last size.

@@ -248,6 +248,11 @@ impl Scenario {
             return Err(file.err("workload", "", "has no ranks"));
         }
         let ppn = self.ppn(file, &progs)?;
+        let platform_window = platform.as_ref().and_then(|p| p.tcp_window);
+        let platform_notes = platform
+            .as_ref()
+            .map(|p| p.notes.clone())
+            .unwrap_or_default();
         let machine = self.machine.build(
             file,
             &self.base_dir,
@@ -255,7 +260,7 @@ impl Scenario {
             platform,
         )?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
-        let cfg = self.net_config();
+        let cfg = self.net_config(platform_window);
         let (preset, preset_default) = self.mpi_preset();
         let setup = Setup {
             mpi: MpiOrigin {
@@ -275,6 +280,8 @@ impl Scenario {
             mode: cfg.mode,
             workload: progs.about.clone(),
             seed: self.seed,
+            tcp_window: cfg.tcp_window,
+            platform_notes,
         };
         let net = transport(file, machine, cfg)?;
         let wall = std::time::Instant::now();
@@ -313,8 +320,9 @@ impl Scenario {
         })
     }
 
-    /// `[transport]` as the transport's configuration.
-    fn net_config(&self) -> NetConfig {
+    /// `[transport]` as the transport's configuration; `platform_window`
+    /// is a SimGrid platform's TCP window, the default of `tcp_window`.
+    fn net_config(&self, platform_window: Option<u64>) -> NetConfig {
         let t = &self.transport;
         NetConfig {
             mode: t.mode.unwrap_or_default(),
@@ -324,6 +332,9 @@ impl Scenario {
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
             backpressure: t.backpressure.unwrap_or(false),
+            tcp_window: t
+                .tcp_window
+                .map_or(platform_window, |b| (b.0 > 0).then_some(b.0)),
         }
     }
 }
