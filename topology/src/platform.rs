@@ -352,6 +352,9 @@ impl<'i> Cx<'_, 'i> {
                         format!("<config> `{key}` = `{value}`: does not change timing in netsim"),
                     );
                 }
+                "maxmin/precision" | "surf/precision" => {
+                    self.note(k, format!("<config> `{key}` = `{value}`: SimGrid's rounding of its double-precision times; netsim computes in whole picoseconds"));
+                }
                 _ => match EQUAL_PHYSICS_CONFIG.iter().find(|(k2, _)| *k2 == key) {
                     Some((_, ok)) if ok.contains(&value) => {}
                     Some((_, ok)) => {

@@ -123,12 +123,20 @@ pub fn time(text: &str) -> Result<Time, String> {
     Ok(t)
 }
 
-/// A host speed in flop/s (the first power state of a list).
+/// A host speed in flop/s (the first power state of a list), positive.
 pub fn speed(text: &str) -> Result<f64, String> {
-    speeds(text).map(|v| v[0])
+    let s = speeds(text)?[0];
+    if s > 0.0 {
+        Ok(s)
+    } else {
+        Err(format!(
+            "speed `{text}`: the first power state must be positive"
+        ))
+    }
 }
 
-/// A host's speeds in flop/s, one per power state (`"100Mf,50Mf"`).
+/// A host's speeds in flop/s, one per power state (`"100Mf,50Mf"`); 0 is
+/// allowed (SimGrid's energy examples give a switched-off state `0f`).
 pub fn speeds(text: &str) -> Result<Vec<f64>, String> {
     text.split(',')
         .map(|one| {
@@ -139,8 +147,8 @@ pub fn speeds(text: &str) -> Result<Vec<f64>, String> {
                 )
             })?;
             let s = v * f;
-            if !(s.is_finite() && s > 0.0) {
-                return Err(format!("speed `{text}`: must be positive"));
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(format!("speed `{text}`: must be 0 or more and finite"));
             }
             Ok(s)
         })
@@ -173,6 +181,8 @@ mod tests {
         assert_eq!(speed("2e9").unwrap(), 2e9);
         assert_eq!(speed("3megaflops").unwrap(), 3e6);
         assert_eq!(speeds("1Gf, 500Mf").unwrap(), vec![1e9, 5e8]);
+        assert_eq!(speeds("100Mf, 0f").unwrap(), vec![1e8, 0.0]);
+        assert!(speed("0f,1Gf").is_err());
         assert!(rate("125 furlongs").unwrap_err().contains("MBps"));
         assert!(rate("0Bps").is_err());
         assert!(time("-1s").is_err());

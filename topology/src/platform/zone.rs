@@ -28,11 +28,12 @@ impl<'i> Cx<'_, 'i> {
             .ok()
             .filter(|&i| i >= 0.0 && i.fract() == 0.0 && (i as usize) < speeds.len())
             .map(|i| speeds[i as usize])
+            .filter(|&s| s > 0.0)
             .ok_or_else(|| {
                 self.err(
                     n,
                     format!(
-                        "<host pstate=\"{p}\">: not a power state of its {} speed(s)",
+                        "<host pstate=\"{p}\">: not a power state of positive speed among its {} speed(s)",
                         speeds.len()
                     ),
                 )
