@@ -15,9 +15,12 @@
 //!     of a route (the up direction takes the odd picosecond), and its
 //!     bandwidth is accepted only where it cannot limit (SHARED or
 //!     SPLITDUPLEX: at least the hosts' links together; FATPIPE: at least
-//!     one link). A `limiter_link` is accepted where it cannot limit (at
-//!     least `2 bw`). `loopback_*` concern messages within a host, which
-//!     netsim's MPI layer moves through the node's memory: ignored.
+//!     one link). The hosts' links must be SPLITDUPLEX (SHARED shares a
+//!     host's sending and receiving, FATPIPE never shares: refused).
+//!     `limiter_link`, on every topology, is accepted where it cannot
+//!     limit a host's traffic in and out. `loopback_*` concern messages
+//!     within a host, which netsim's MPI layer moves through the node's
+//!     memory: noted.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
@@ -34,13 +37,21 @@
 //!   of its routes and, down, the last link of the routes to it; the
 //!   latency left of each route (the links in between, or a one-link
 //!   route counted twice) must be the same for every route and is split
-//!   over the cables; links in between must not be able to limit.
+//!   over the cables; links in between must not be able to limit. A
+//!   SHARED link carrying both directions of a host's traffic, and a
+//!   FATPIPE one at a route's end, are refused (a cable shares each
+//!   direction on its own).
 //! - `<zone routing="Floyd|Dijkstra">`: hosts, `<router>`s and one-link
 //!   routes as cables, routed by netsim's shortest paths (in hops).
 //!
-//! Host speeds (`speed`, the first power state) come back as
+//! Host speeds (`speed`, power state `pstate`) come back as
 //! [`Platform::host_speed`] for the TI replay (one speed for all hosts);
-//! `core` is the cores of a node's one socket.
+//! `core` is the cores of a node's one socket. `<config>` gives the TCP
+//! window ([`Platform::tcp_window`]); what cannot change timing (free
+//! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
+//! [`Platform::notes`]; any other attribute is refused. `dtd-3.32.txt`
+//! lists every attribute of SimGrid 3.32's DTD with what the import does
+//! with it, and a test holds the import to that list.
 
 mod cluster;
 mod units;
