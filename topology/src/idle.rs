@@ -8,7 +8,8 @@ use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time, transfer_time};
 
 /// Flow model on an idle machine: `sum of latencies + bytes / r`, with
-/// `r` the smallest bandwidth on the route and the rate cap. `O(route)`.
+/// `r` the smallest bandwidth on the route, the rate cap and the TCP
+/// window's bound. `O(route)`.
 pub(crate) fn flow_idle_time(
     m: &Machine,
     src: NodeId,
@@ -18,19 +19,15 @@ pub(crate) fn flow_idle_time(
     tcp_window: Option<u64>,
 ) -> Time {
     let mut lat = Time::ZERO;
-    let mut rate = None;
+    let mut rate = cap;
     let mut v = src.0;
     while v != dst.0 {
         let l = m.link(m.next_link(v, dst.0));
         lat += l.latency;
-        rate = Some(rate.map_or(l.bandwidth, |r: Bandwidth| r.min(l.bandwidth)));
+        rate = Some(rate.map_or(l.bandwidth, |r| r.min(l.bandwidth)));
         v = l.to;
     }
-    let cap = window_cap(tcp_window, lat, cap);
-    let rate = match (rate, cap) {
-        (Some(r), Some(c)) => Some(r.min(c)),
-        (r, c) => r.or(c),
-    };
+    let rate = window_cap(tcp_window, lat, rate);
     lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
 }
 

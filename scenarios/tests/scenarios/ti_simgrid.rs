@@ -8,15 +8,7 @@ use mpi_layer::{CommId, Op, OpStream, ReqId, Source, TagSel};
 use scenarios::ti::{TiConfig, TiTrace, simgrid_datatype_size};
 use scenarios::trace::{DirTrace, TraceConfig, open_path, resolve_dir};
 
-fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("netsim-ti-sg-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    for (f, text) in files {
-        std::fs::write(d.join(f), text).unwrap();
-    }
-    d
-}
+use super::trace_dirs::scratch;
 
 /// Rank `rank`'s operations of the shared trace `text`.
 fn rank_ops(name: &str, text: &str, rank: u32) -> Vec<Op> {

@@ -320,8 +320,7 @@
 //! queues' search depths, a timeline's order within one timestamp) can
 //! differ while the times do not.
 
-use crate::config::window_cap;
-use crate::config::{NetConfig, NetConfigError, check};
+use crate::config::{NetConfig, NetConfigError, check, window_cap};
 use crate::idle::flow_idle_time;
 use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
