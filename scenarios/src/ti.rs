@@ -114,12 +114,17 @@ pub struct TiConfig {
     /// SimGrid's example cluster platforms give their hosts, e.g.
     /// `speed="1Gf"`); set it from the platform the trace is replayed on.
     pub host_speed_flops: f64,
+    /// Why no host speed applies (a platform's hosts of different
+    /// speeds, with none given): every `compute` action is then an
+    /// error saying so, at its line; traces without one replay as usual.
+    pub no_speed: Option<String>,
 }
 
 impl Default for TiConfig {
     fn default() -> Self {
         TiConfig {
             host_speed_flops: 1e9,
+            no_speed: None,
         }
     }
 }
@@ -303,7 +308,10 @@ impl TiTrace {
                 rank,
                 num_ranks: self.num_ranks,
                 default_dt: 1,
-                host_speed: self.config.host_speed_flops,
+                host_speed: match &self.config.no_speed {
+                    None => Ok(self.config.host_speed_flops),
+                    Some(why) => Err(why.as_str().into()),
+                },
                 pending_ops: VecDeque::new(),
                 requests: Pending::default(),
                 next_req: 1,
@@ -400,7 +408,8 @@ struct State {
     num_ranks: u32,
     /// Bytes per element of the default datatype (1, or 8 after `init x`).
     default_dt: u64,
-    host_speed: f64,
+    /// Flops per second of `compute`, or why there is none.
+    host_speed: Result<f64, Arc<str>>,
     /// Operations produced by the last line not yet handed out (a line
     /// makes at most two: a collective and its computation).
     pending_ops: VecDeque<(Op, Origin)>,
@@ -551,7 +560,11 @@ impl State {
     }
 
     fn compute(&self, flops: f64) -> Result<Time, String> {
-        let d = Time::try_from_secs_f64(flops / self.host_speed)
+        if flops == 0.0 {
+            return Ok(Time::ZERO);
+        }
+        let speed = self.host_speed.as_ref().map_err(|why| why.to_string())?;
+        let d = Time::try_from_secs_f64(flops / speed)
             .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
         sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;
         Ok(d)

@@ -450,6 +450,7 @@ fn ti_list_file_and_host_speed() {
         &lf,
         TiConfig {
             host_speed_flops: 2e9,
+            ..Default::default()
         },
     )
     .unwrap();

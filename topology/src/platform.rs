@@ -45,7 +45,8 @@
 //!   routes as cables, routed by netsim's shortest paths (in hops).
 //!
 //! Host speeds (`speed`, power state `pstate`) come back as
-//! [`Platform::host_speed`] for the TI replay (one speed for all hosts);
+//! [`Platform::host_speed`] for the TI replay (one speed for all hosts,
+//! else none, and the replay asks for one);
 //! `core` is the cores of a node's one socket. `<config>` gives the TCP
 //! window ([`Platform::tcp_window`]); what cannot change timing (free
 //! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
@@ -76,7 +77,9 @@ pub const NIC_RATE: u64 = 1_000_000_000_000_000;
 pub struct Platform {
     /// The machine; node `i` is the platform's `i`-th host.
     pub machine: Machine,
-    /// The hosts' speed \[flop/s\] if they all have one and the same.
+    /// The hosts' speed \[flop/s\] if they all have one and the same;
+    /// `None` for hosts of different speeds, on which netsim's TI replay
+    /// needs one speed given (it runs every `compute` at one speed).
     pub host_speed: Option<f64>,
     /// SimGrid's TCP window for this platform \[bytes\]:
     /// `network/TCP-gamma` of its `<config>`, else SimGrid's default

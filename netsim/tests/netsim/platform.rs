@@ -1,7 +1,7 @@
 //! `netsim replay --platform` (SimGrid platform XML) and
 //! `--machine-file`: replays with answers computed by hand the way
 //! SimGrid's CM02 model computes them, and the platform's bad inputs
-//! (rows 55-60, 69 and 70 of docs/BAD-INPUT.md).
+//! (rows 55-60 and 69-71 of docs/BAD-INPUT.md).
 //!
 //! SimGrid's settings the answers assume (those of
 //! `bench/peers/peers.py`): `network/model:CM02`,
@@ -481,4 +481,52 @@ fn bad_platform_not_xml() {
         "<platform version=\"4.1\">\n<cluster id=\"c\">\n</zone>\n</platform>\n",
         "x.xml:3: not well-formed XML",
     );
+}
+
+/// Hosts of different speeds: a trace without `compute` replays (SimGrid
+/// 3.32: 1.198285026550 s, as on equal hosts); a `compute` needs one
+/// speed given, and says so at its line (docs/BAD-INPUT.md row 71).
+#[test]
+fn hosts_of_different_speeds_need_a_speed_for_compute() {
+    let d = dir("speeds");
+    std::fs::write(
+        d.join("mixed.xml"),
+        r#"<platform version="4.1"><zone id="w" routing="Full">
+  <host id="a" speed="2Gf"/><host id="b" speed="1Gf"/>
+  <link id="la" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <link id="lb" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="lb" direction="DOWN"/></route>
+</zone></platform>"#,
+    )
+    .unwrap();
+    std::fs::write(d.join("w0.txt"), "0 init\n0 send 1 0 1e9\n0 recv 1 1 1e6\n").unwrap();
+    std::fs::write(d.join("w1.txt"), "1 init\n1 recv 0 0 1e9\n1 send 0 1 1e6\n").unwrap();
+    std::fs::write(d.join("w.txt"), "w0.txt\nw1.txt\n").unwrap();
+    std::fs::write(d.join("c0.txt"), "0 init\n0 compute 1e9\n").unwrap();
+    std::fs::write(d.join("c1.txt"), "1 init\n1 compute 0\n").unwrap();
+    std::fs::write(d.join("c.txt"), "c0.txt\nc1.txt\n").unwrap();
+    let args = |t: &'static str| {
+        vec![
+            "replay",
+            t,
+            "--platform",
+            "mixed.xml",
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+        ]
+    };
+    assert_eq!(makespan_ps(&d, &args("w.txt")), 1_198_285_026_551);
+    let o = netsim(&d, &args("c.txt"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("c0.txt:2: compute: the platform's hosts have different speeds"),
+        "{err}"
+    );
+    let mut a = args("c.txt");
+    a.extend(["--host-speed", "4e9"]);
+    assert_eq!(makespan_ps(&d, &a), 250_000_000_000);
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -242,7 +242,7 @@ impl Scenario {
     ) -> Result<Outcome, ScenarioError> {
         let params = self.mpi_params(file)?;
         let platform = self.machine.platform(file, &self.base_dir)?;
-        let progs = self.programs(file, platform.as_ref().and_then(|p| p.host_speed))?;
+        let progs = self.programs(file, platform.as_ref().map(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
             return Err(file.err("workload", "", "has no ranks"));

@@ -34,11 +34,12 @@ fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
 impl Scenario {
     /// The workload's programs, one stream per rank, after checking that
     /// a built-in workload fits in memory.
-    /// `host_speed`: the platform's host speed, the TI replay's default.
+    /// `host_speed`: a SimGrid platform's host speed, the TI replay's
+    /// default (`Some(None)`: its hosts have different speeds).
     pub(super) fn programs(
         &self,
         file: &ScenarioFile,
-        host_speed: Option<f64>,
+        host_speed: Option<Option<f64>>,
     ) -> Result<Programs, ScenarioError> {
         self.check_size(file)?;
         let w = "workload";
@@ -281,8 +282,14 @@ impl Scenario {
                 calc_unit,
             } => {
                 let mut cfg = TraceConfig::default();
-                if let Some(h) = host_speed {
-                    cfg.ti.host_speed_flops = h;
+                match host_speed {
+                    Some(Some(h)) => cfg.ti.host_speed_flops = h,
+                    Some(None) if host_speed_flops.is_none() => {
+                        cfg.ti.no_speed = Some(
+                            "the platform's hosts have different speeds and netsim's TI replay runs every compute at one speed: give it with --host-speed FLOPS (workload.host_speed_flops)".into(),
+                        );
+                    }
+                    _ => {}
                 }
                 if let Some(h) = host_speed_flops {
                     need(

@@ -236,3 +236,33 @@ fn the_tracers_list_file_reads_its_rank_files() {
         "{ops:?}"
     );
 }
+
+#[test]
+fn without_a_host_speed_a_compute_says_why_at_its_line() {
+    let d = scratch(
+        "no-speed",
+        &[(
+            "t.txt",
+            "0 compute 0\n0 send 1 0 8\n0 compute 5\n1 recv 0 0 8\n",
+        )],
+    );
+    let cfg = TiConfig {
+        no_speed: Some("hosts of different speeds".into()),
+        ..Default::default()
+    };
+    let t = TiTrace::open(&d.join("t.txt"), cfg).unwrap();
+    // Rank 1 computes nothing: it replays.
+    assert_eq!(drain(t.rank_stream(1).unwrap()).len(), 1);
+    // Rank 0: `compute 0` needs no speed; `compute 5` does.
+    let mut s = t.rank_stream(0).unwrap();
+    assert!(matches!(
+        s.next_op().unwrap(),
+        Some((Op::Compute { .. }, _))
+    ));
+    assert!(matches!(s.next_op().unwrap(), Some((Op::Send { .. }, _))));
+    let e = s.next_op().unwrap_err().to_string();
+    assert!(
+        e.ends_with("t.txt:3: compute: hosts of different speeds"),
+        "{e}"
+    );
+}

@@ -137,16 +137,12 @@ impl<'i> Cx<'_, 'i> {
                 ),
             ));
         }
+        // One speed for all hosts, or none (the TI replay then needs one
+        // given: `Platform::host_speed`).
         let speed = speeds
             .first()
             .copied()
             .filter(|s| speeds.iter().all(|x| x == s));
-        if speed.is_none() {
-            return Err(self.err(
-                z,
-                "<zone>: hosts of different speeds; netsim's TI replay has one host speed".into(),
-            ));
-        }
         // Each route as (src, dst, [(link, direction)], node).
         let mut parsed = Vec::new();
         for r in routes {
@@ -215,7 +211,6 @@ impl<'i> Cx<'_, 'i> {
                 parsed.push((dst, src, back, r));
             }
         }
-        let speed = speed.expect("checked");
         if routing == "Full" {
             self.full_star(z, b, &vref, &parsed, speed)
         } else {
@@ -230,7 +225,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: f64,
+        speed: Option<f64>,
     ) -> Result<Platform, MachineFileError> {
         let mut used: HashMap<&str, Node> = HashMap::new();
         for (src, dst, ls, r) in routes {
@@ -262,7 +257,7 @@ impl<'i> Cx<'_, 'i> {
             };
             b.cable(a, bv, p, p);
         }
-        self.build(z, b, Some(speed))
+        self.build(z, b, speed)
     }
 
     /// Full routing: a star, each host's cable up its routes' first link,
@@ -273,7 +268,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: f64,
+        speed: Option<f64>,
     ) -> Result<Platform, MachineFileError> {
         type End<'s> = Option<((&'s str, u8), SgLink)>;
         let n = b.hosts() as usize;
@@ -441,6 +436,6 @@ impl<'i> Cx<'_, 'i> {
                 },
             );
         }
-        self.build(z, b, Some(speed))
+        self.build(z, b, speed)
     }
 }
