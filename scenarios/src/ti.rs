@@ -114,18 +114,46 @@ pub struct TiConfig {
     /// SimGrid's example cluster platforms give their hosts, e.g.
     /// `speed="1Gf"`); set it from the platform the trace is replayed on.
     pub host_speed_flops: f64,
-    /// Why no host speed applies (a platform's hosts of different
-    /// speeds, with none given): every `compute` action is then an
-    /// error saying so, at its line; traces without one replay as usual.
-    pub no_speed: Option<String>,
+    /// Each rank's own host speed, for a platform whose hosts differ:
+    /// when set, a rank's `compute` runs at its host's speed (SimGrid's
+    /// rule) and `host_speed_flops` is not used.
+    pub rank_speeds: Option<RankSpeeds>,
 }
 
 impl Default for TiConfig {
     fn default() -> Self {
         TiConfig {
             host_speed_flops: 1e9,
-            no_speed: None,
+            rank_speeds: None,
         }
+    }
+}
+
+/// Every rank's host speed \[flop/s\], rank order, shared by the rank
+/// streams and filled once the ranks are placed (a scenario does it
+/// before the replay starts; a `compute` read before is an error).
+#[derive(Clone, Debug, Default)]
+pub struct RankSpeeds(Arc<std::sync::OnceLock<Vec<f64>>>);
+
+impl PartialEq for RankSpeeds {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl RankSpeeds {
+    /// Sets the speeds, rank order; only the first call has an effect.
+    pub fn set(&self, speeds: Vec<f64>) {
+        let _ = self.0.set(speeds);
+    }
+
+    fn get(&self, rank: Rank) -> Result<f64, String> {
+        self.0
+            .get()
+            .and_then(|v| v.get(rank as usize).copied())
+            .ok_or_else(|| {
+                format!("rank {rank}'s host speed is not known (the rank is not placed)")
+            })
     }
 }
 
@@ -308,10 +336,8 @@ impl TiTrace {
                 rank,
                 num_ranks: self.num_ranks,
                 default_dt: 1,
-                host_speed: match &self.config.no_speed {
-                    None => Ok(self.config.host_speed_flops),
-                    Some(why) => Err(why.as_str().into()),
-                },
+                host_speed: self.config.host_speed_flops,
+                rank_speeds: self.config.rank_speeds.clone(),
                 pending_ops: VecDeque::new(),
                 requests: Pending::default(),
                 next_req: 1,
@@ -408,8 +434,10 @@ struct State {
     num_ranks: u32,
     /// Bytes per element of the default datatype (1, or 8 after `init x`).
     default_dt: u64,
-    /// Flops per second of `compute`, or why there is none.
-    host_speed: Result<f64, Arc<str>>,
+    /// Flops per second of `compute`, unless `rank_speeds` gives the
+    /// rank's own.
+    host_speed: f64,
+    rank_speeds: Option<RankSpeeds>,
     /// Operations produced by the last line not yet handed out (a line
     /// makes at most two: a collective and its computation).
     pending_ops: VecDeque<(Op, Origin)>,
@@ -563,7 +591,10 @@ impl State {
         if flops == 0.0 {
             return Ok(Time::ZERO);
         }
-        let speed = self.host_speed.as_ref().map_err(|why| why.to_string())?;
+        let speed = match &self.rank_speeds {
+            None => self.host_speed,
+            Some(r) => r.get(self.rank)?,
+        };
         let d = Time::try_from_secs_f64(flops / speed)
             .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
         sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;

@@ -45,8 +45,8 @@
 //!   routes as cables, routed by netsim's shortest paths (in hops).
 //!
 //! Host speeds (`speed`, power state `pstate`) come back as
-//! [`Platform::host_speed`] for the TI replay (one speed for all hosts,
-//! else none, and the replay asks for one);
+//! [`Platform::host_speeds`] for the TI replay (each rank's `compute` at
+//! its host's speed);
 //! `core` is the cores of a node's one socket. `<config>` gives the TCP
 //! window ([`Platform::tcp_window`]); what cannot change timing (free
 //! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
@@ -79,8 +79,10 @@ pub struct Platform {
     pub machine: Machine,
     /// The hosts' speed \[flop/s\] if they all have one and the same;
     /// `None` for hosts of different speeds, on which netsim's TI replay
-    /// needs one speed given (it runs every `compute` at one speed).
+    /// takes each host's own ([`Platform::host_speeds`]).
     pub host_speed: Option<f64>,
+    /// Every host's speed \[flop/s\], node order.
+    pub host_speeds: Vec<f64>,
     /// SimGrid's TCP window for this platform \[bytes\]:
     /// `network/TCP-gamma` of its `<config>`, else SimGrid's default
     /// [`crate::SIMGRID_TCP_GAMMA`]; `None` when it is set to 0 (off).
@@ -431,18 +433,23 @@ impl<'i> Cx<'_, 'i> {
                 }),
         }
     }
+    /// The platform of `b`; `speeds`: every host's, node order.
     fn build(
         &self,
         n: Node,
         b: MachineBuilder,
-        speed: Option<f64>,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         let machine = b
             .build(Sharing::Fair)
             .map_err(|e| self.err(n, machine_msg(e)))?;
         Ok(Platform {
             machine,
-            host_speed: speed,
+            host_speed: speeds
+                .first()
+                .copied()
+                .filter(|s| speeds.iter().all(|x| x == s)),
+            host_speeds: speeds,
             tcp_window: None,
             notes: Vec::new(),
         })

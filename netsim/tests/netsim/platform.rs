@@ -1,7 +1,7 @@
 //! `netsim replay --platform` (SimGrid platform XML) and
 //! `--machine-file`: replays with answers computed by hand the way
 //! SimGrid's CM02 model computes them, and the platform's bad inputs
-//! (rows 55-60 and 69-71 of docs/BAD-INPUT.md).
+//! (rows 55-60, 69 and 70 of docs/BAD-INPUT.md).
 //!
 //! SimGrid's settings the answers assume (those of
 //! `bench/peers/peers.py`): `network/model:CM02`,
@@ -483,11 +483,15 @@ fn bad_platform_not_xml() {
     );
 }
 
-/// Hosts of different speeds: a trace without `compute` replays (SimGrid
-/// 3.32: 1.198285026550 s, as on equal hosts); a `compute` needs one
-/// speed given, and says so at its line (docs/BAD-INPUT.md row 71).
+/// Hosts of different speeds: each rank's `compute` runs at its own
+/// host's speed, as in SimGrid. Rank 0 on `a` (2 Gf) computes 1e9 flops
+/// (0.5 s), sends 1e6 B over the 2.5 ms route (TCP window 4 MiB) and
+/// computes 3e9 (1.5 s); rank 1 on `b` (1 Gf) receives and computes 3e9
+/// flops (3 s). SimGrid 3.32 (`smpirun -np 2 -platform mixed.xml
+/// -replay`, equal physics): 3.503692111969 s. `--host-speed` gives
+/// every rank one speed instead.
 #[test]
-fn hosts_of_different_speeds_need_a_speed_for_compute() {
+fn hosts_of_different_speeds_compute_at_their_own() {
     let d = dir("speeds");
     std::fs::write(
         d.join("mixed.xml"),
@@ -499,34 +503,27 @@ fn hosts_of_different_speeds_need_a_speed_for_compute() {
 </zone></platform>"#,
     )
     .unwrap();
-    std::fs::write(d.join("w0.txt"), "0 init\n0 send 1 0 1e9\n0 recv 1 1 1e6\n").unwrap();
-    std::fs::write(d.join("w1.txt"), "1 init\n1 recv 0 0 1e9\n1 send 0 1 1e6\n").unwrap();
-    std::fs::write(d.join("w.txt"), "w0.txt\nw1.txt\n").unwrap();
-    std::fs::write(d.join("c0.txt"), "0 init\n0 compute 1e9\n").unwrap();
-    std::fs::write(d.join("c1.txt"), "1 init\n1 compute 0\n").unwrap();
+    std::fs::write(
+        d.join("c0.txt"),
+        "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 compute 3e9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("c1.txt"), "1 init\n1 recv 0 0 1e6\n1 compute 3e9\n").unwrap();
     std::fs::write(d.join("c.txt"), "c0.txt\nc1.txt\n").unwrap();
-    let args = |t: &'static str| {
-        vec![
-            "replay",
-            t,
-            "--platform",
-            "mixed.xml",
-            "--mode",
-            "flow",
-            "--json",
-            "--no-wall",
-        ]
-    };
-    assert_eq!(makespan_ps(&d, &args("w.txt")), 1_198_285_026_551);
-    let o = netsim(&d, &args("c.txt"));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("c0.txt:2: compute: the platform's hosts have different speeds"),
-        "{err}"
-    );
-    let mut a = args("c.txt");
-    a.extend(["--host-speed", "4e9"]);
-    assert_eq!(makespan_ps(&d, &a), 250_000_000_000);
+    let mut args = vec![
+        "replay",
+        "c.txt",
+        "--platform",
+        "mixed.xml",
+        "--mode",
+        "flow",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(makespan_ps(&d, &args), 3_503_692_111_969);
+    // One speed for all: 4 Gf; rank 1 ends last, at 0.25 s + the message
+    // (2.5 ms + 1000016 B / 838 860 800 B/s) + 0.75 s.
+    args.extend(["--host-speed", "4e9"]);
+    assert_eq!(makespan_ps(&d, &args), 1_003_692_111_969);
     let _ = std::fs::remove_dir_all(&d);
 }

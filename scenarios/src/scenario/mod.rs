@@ -249,6 +249,7 @@ impl Scenario {
         }
         let ppn = self.ppn(file, &progs)?;
         let platform_window = platform.as_ref().and_then(|p| p.tcp_window);
+        let host_speeds = platform.as_ref().map(|p| p.host_speeds.clone());
         let platform_notes = platform
             .as_ref()
             .map(|p| p.notes.clone())
@@ -260,6 +261,15 @@ impl Scenario {
             platform,
         )?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
+        // A platform's hosts of different speeds: each TI rank computes
+        // at its own host's.
+        if let (Some(rs), Some(hs)) = (&progs.rank_speeds, &host_speeds) {
+            rs.set(
+                (0..ranks)
+                    .map(|r| hs[placement.node(r).0 as usize])
+                    .collect(),
+            );
+        }
         let cfg = self.net_config(platform_window);
         let (preset, preset_default) = self.mpi_preset();
         let setup = Setup {

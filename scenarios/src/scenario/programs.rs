@@ -19,6 +19,9 @@ pub(super) struct Programs {
     pub(super) ppn: u16,
     /// A placement the workload dictates (Zhu: rank -> node).
     pub(super) node_of_rank: Option<Vec<u32>>,
+    /// The TI ranks' host speeds, to fill once they are placed (a
+    /// platform whose hosts differ).
+    pub(super) rank_speeds: Option<crate::ti::RankSpeeds>,
     /// Text for the report.
     pub(super) about: String,
 }
@@ -35,7 +38,8 @@ impl Scenario {
     /// The workload's programs, one stream per rank, after checking that
     /// a built-in workload fits in memory.
     /// `host_speed`: a SimGrid platform's host speed, the TI replay's
-    /// default (`Some(None)`: its hosts have different speeds).
+    /// default (`Some(None)`: its hosts differ, and each rank takes its
+    /// host's, set once placed: [`Programs::rank_speeds`]).
     pub(super) fn programs(
         &self,
         file: &ScenarioFile,
@@ -54,6 +58,7 @@ impl Scenario {
             streams: vec_streams(name, progs),
             ppn,
             node_of_rank: None,
+            rank_speeds: None,
             about,
         };
         Ok(match &self.workload {
@@ -132,6 +137,7 @@ impl Scenario {
                     streams: vec_streams("zhu", pat.programs(size.0)),
                     ppn: 1,
                     node_of_rank: Some(pat.node_of_rank()),
+                    rank_speeds: None,
                     about: format!(
                         "Zhu pattern |N| = {nodes}, d = {rounds}, {} logical links, {} B",
                         pat.links.len(),
@@ -270,6 +276,7 @@ impl Scenario {
                         .collect(),
                     ppn: 1,
                     node_of_rank: None,
+                    rank_speeds: None,
                     about,
                 }
             }
@@ -285,9 +292,7 @@ impl Scenario {
                 match host_speed {
                     Some(Some(h)) => cfg.ti.host_speed_flops = h,
                     Some(None) if host_speed_flops.is_none() => {
-                        cfg.ti.no_speed = Some(
-                            "the platform's hosts have different speeds and netsim's TI replay runs every compute at one speed: give it with --host-speed FLOPS (workload.host_speed_flops)".into(),
-                        );
+                        cfg.ti.rank_speeds = Some(crate::ti::RankSpeeds::default());
                     }
                     _ => {}
                 }
@@ -338,6 +343,7 @@ impl Scenario {
                     streams,
                     ppn: 1,
                     node_of_rank: None,
+                    rank_speeds: cfg.ti.rank_speeds.clone(),
                 }
             }
         })

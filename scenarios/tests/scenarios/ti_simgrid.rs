@@ -238,31 +238,28 @@ fn the_tracers_list_file_reads_its_rank_files() {
 }
 
 #[test]
-fn without_a_host_speed_a_compute_says_why_at_its_line() {
+fn each_rank_computes_at_its_own_hosts_speed() {
+    use scenarios::ti::RankSpeeds;
     let d = scratch(
-        "no-speed",
-        &[(
-            "t.txt",
-            "0 compute 0\n0 send 1 0 8\n0 compute 5\n1 recv 0 0 8\n",
-        )],
+        "rank-speeds",
+        &[("t.txt", "0 compute 2e9\n1 compute 2e9\n")],
     );
+    let speeds = RankSpeeds::default();
     let cfg = TiConfig {
-        no_speed: Some("hosts of different speeds".into()),
+        rank_speeds: Some(speeds.clone()),
         ..Default::default()
     };
     let t = TiTrace::open(&d.join("t.txt"), cfg).unwrap();
-    // Rank 1 computes nothing: it replays.
-    assert_eq!(drain(t.rank_stream(1).unwrap()).len(), 1);
-    // Rank 0: `compute 0` needs no speed; `compute 5` does.
-    let mut s = t.rank_stream(0).unwrap();
-    assert!(matches!(
-        s.next_op().unwrap(),
-        Some((Op::Compute { .. }, _))
-    ));
-    assert!(matches!(s.next_op().unwrap(), Some((Op::Send { .. }, _))));
-    let e = s.next_op().unwrap_err().to_string();
+    // Before the ranks are placed, a compute cannot be timed.
+    let e = t.rank_stream(0).unwrap().next_op().unwrap_err().to_string();
     assert!(
-        e.ends_with("t.txt:3: compute: hosts of different speeds"),
+        e.ends_with("t.txt:1: compute: rank 0's host speed is not known (the rank is not placed)"),
         "{e}"
     );
+    speeds.set(vec![2e9, 1e9]);
+    let secs = |r| match drain(t.rank_stream(r).unwrap())[..] {
+        [Op::Compute { duration }] => duration.as_secs_f64(),
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!((secs(0), secs(1)), (1.0, 2.0));
 }

@@ -103,6 +103,7 @@ impl<'i> Cx<'_, 'i> {
                 Ok(Platform {
                     machine,
                     host_speed: Some(speed),
+                    host_speeds: vec![speed; names.len()],
                     tcp_window: None,
                     notes: Vec::new(),
                 })
@@ -217,7 +218,7 @@ impl<'i> Cx<'_, 'i> {
         for h in hosts {
             b.cable(h, sw, up, down);
         }
-        self.build(c, b, Some(speed))
+        self.build(c, b, vec![speed; names.len()])
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -329,7 +330,7 @@ impl<'i> Cx<'_, 'i> {
             }
             below = here;
         }
-        self.build(c, b, Some(speed))
+        self.build(c, b, vec![speed; names.len()])
     }
 }
 

@@ -321,10 +321,10 @@ fn with_attr(text: &str, element: &str, attr: &str, value: Option<&str>) -> Stri
     out
 }
 
-/// What can change a replay's timing: the machine, host speed and TCP
+/// What can change a replay's timing: the machine, host speeds and TCP
 /// window.
 fn timing(p: &Platform) -> String {
-    format!("{:?} {:?} {:?}", p.machine, p.host_speed, p.tcp_window)
+    format!("{:?} {:?} {:?}", p.machine, p.host_speeds, p.tcp_window)
 }
 
 #[test]
@@ -436,4 +436,19 @@ fn config_sets_the_tcp_window_and_refuses_other_physics() {
         e.contains("`smpi/os`: a SimGrid setting netsim does not model"),
         "{e}"
     );
+}
+
+#[test]
+fn hosts_keep_their_own_speeds() {
+    let p = import(
+        r#"<zone id="w" routing="Full"><host id="a" speed="2Gf"/><host id="b" speed="1Gf,3Gf" pstate="1"/>
+<link id="l" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="b"><link_ctn id="l" direction="UP"/></route></zone>"#,
+    );
+    assert_eq!(p.host_speeds, vec![2e9, 3e9]);
+    assert_eq!(p.host_speed, None);
+    let p = import(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="0"/>"#,
+    );
+    assert_eq!((p.host_speed, p.host_speeds), (Some(1e9), vec![1e9; 3]));
 }

@@ -137,12 +137,6 @@ impl<'i> Cx<'_, 'i> {
                 ),
             ));
         }
-        // One speed for all hosts, or none (the TI replay then needs one
-        // given: `Platform::host_speed`).
-        let speed = speeds
-            .first()
-            .copied()
-            .filter(|s| speeds.iter().all(|x| x == s));
         // Each route as (src, dst, [(link, direction)], node).
         let mut parsed = Vec::new();
         for r in routes {
@@ -212,9 +206,9 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         if routing == "Full" {
-            self.full_star(z, b, &vref, &parsed, speed)
+            self.full_star(z, b, &vref, &parsed, speeds)
         } else {
-            self.graph(z, b, &vref, &parsed, speed)
+            self.graph(z, b, &vref, &parsed, speeds)
         }
     }
 
@@ -225,7 +219,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: Option<f64>,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         let mut used: HashMap<&str, Node> = HashMap::new();
         for (src, dst, ls, r) in routes {
@@ -257,7 +251,7 @@ impl<'i> Cx<'_, 'i> {
             };
             b.cable(a, bv, p, p);
         }
-        self.build(z, b, speed)
+        self.build(z, b, speeds)
     }
 
     /// Full routing: a star, each host's cable up its routes' first link,
@@ -268,7 +262,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: Option<f64>,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         type End<'s> = Option<((&'s str, u8), SgLink)>;
         let n = b.hosts() as usize;
@@ -436,6 +430,6 @@ impl<'i> Cx<'_, 'i> {
                 },
             );
         }
-        self.build(z, b, speed)
+        self.build(z, b, speeds)
     }
 }
