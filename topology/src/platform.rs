@@ -353,14 +353,16 @@ impl<'i> Cx<'_, 'i> {
             let value = self.need(k, "value")?.trim();
             match key {
                 "network/TCP-gamma" | "network/TCP_gamma" => {
+                    // 0 is no bound: SimGrid's max-min solver ignores a
+                    // variable bound that is not positive (`maxmin.cpp`).
                     let w = value
                         .parse::<f64>()
                         .ok()
-                        .filter(|w| w.is_finite() && *w >= 1.0 && *w < 1.8e19)
+                        .filter(|w| w.is_finite() && *w >= 0.0 && *w < 1.8e19)
                         .ok_or_else(|| {
-                            self.err(k, format!("<prop id=\"{key}\" value=\"{value}\">: a TCP window of at least 1 byte"))
+                            self.err(k, format!("<prop id=\"{key}\" value=\"{value}\">: a TCP window of 0 (none) or more bytes"))
                         })?;
-                    *tcp_window = Some(w.round() as u64);
+                    *tcp_window = (w.round() >= 1.0).then_some(w.round() as u64);
                 }
                 _ if NO_TIMING_CONFIG.iter().any(|p| key.starts_with(p)) => {
                     self.note(

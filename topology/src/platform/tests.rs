@@ -425,6 +425,14 @@ fn config_sets_the_tcp_window_and_refuses_other_physics() {
     ));
     assert_eq!(p.tcp_window, Some(65536));
     assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    let p = import(&format!(
+        r#"<config><prop id="network/TCP-gamma" value="0"/></config>{c}"#
+    ));
+    assert_eq!(p.tcp_window, None);
+    let e = error(&format!(
+        r#"<config><prop id="network/TCP-gamma" value="-1"/></config>{c}"#
+    ));
+    assert!(e.contains("a TCP window of 0 (none) or more bytes"), "{e}");
     let e = error(&format!(
         r#"<config><prop id="network/model" value="LV08"/></config>{c}"#
     ));
