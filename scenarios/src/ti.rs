@@ -60,7 +60,10 @@
 //! `TIData::print` methods) and its replay reads (the `*Parser::parse`
 //! methods); the i-collectives, `Ssend`, `waitAny` and the other actions
 //! the tracer writes but SimGrid's replay has no handler for are refused,
-//! as SimGrid's replay refuses them.
+//! as SimGrid's replay refuses them. Stricter than SimGrid, on input its
+//! tracer never writes: fields beyond an action's last are refused
+//! (SimGrid checks only the least number, except after `waitall`), and so
+//! is another rank's line in a per-rank file (SimGrid warns and skips it).
 //!
 //! (1) The TI format cannot build communicators: SimGrid's tracer writes
 //! `comm_split` and `comm_dup` with no color, key or new communicator,
@@ -173,25 +176,37 @@ impl RankSpeeds {
 pub fn simgrid_datatype_size(id: i64) -> Option<u64> {
     // Index = id + 1.
     const SIZES: [u64; 61] = [
-        0, // -1 DATATYPE_NULL
-        8, 4, 1, 2, 8, 4, 1, // 0 DOUBLE, INT, CHAR, SHORT, LONG, FLOAT, BYTE
-        8, 1, 1, 2, 4, 8,
-        8, // 7 LONG_LONG, SIGNED_CHAR, UNSIGNED_CHAR, UNSIGNED_SHORT, UNSIGNED, UNSIGNED_LONG, UNSIGNED_LONG_LONG
-        16, 4, 1, // 14 LONG_DOUBLE, WCHAR, C_BOOL
-        1, 2, 4, 8, 1, 2, 4, 8, // 17 INT8..INT64_T, UINT8..UINT64_T
-        8, 16, 32, // 25 C_FLOAT_COMPLEX, C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX
-        8, 8, // 28 AINT, OFFSET
-        8, 16, 16, 8, 8, 8, 16,
-        16, // 30 FLOAT_INT, LONG_INT, DOUBLE_INT, SHORT_INT, 2INT, 2FLOAT, 2DOUBLE, 2LONG
-        4, 4, 8, 16, // 38 REAL, REAL4, REAL8, REAL16
-        8, 16,
-        16, // 42 COMPLEX8 (float pair), COMPLEX16, COMPLEX32 (double pairs, as SimGrid declares them)
-        4, 2, 4, 8,
-        16, // 45 INTEGER1 (an `int` in SimGrid), INTEGER2, INTEGER4, INTEGER8, INTEGER16
-        32, 1, 8, 16,
-        32, // 50 LONG_DOUBLE_INT, CXX_BOOL, CXX_FLOAT/DOUBLE/LONG_DOUBLE_COMPLEX
-        0, 0, 1, // 55 UB, LB, PACKED
-        8, 8, // 58 PTR, COUNT
+        // -1 DATATYPE_NULL
+        0, //
+        // 0 DOUBLE, INT, CHAR, SHORT, LONG, FLOAT, BYTE
+        8, 4, 1, 2, 8, 4, 1, //
+        // 7 LONG_LONG, SIGNED_CHAR, UNSIGNED_CHAR, UNSIGNED_SHORT,
+        // UNSIGNED, UNSIGNED_LONG, UNSIGNED_LONG_LONG
+        8, 1, 1, 2, 4, 8, 8, //
+        // 14 LONG_DOUBLE, WCHAR, C_BOOL
+        16, 4, 1, //
+        // 17 INT8_T .. INT64_T, UINT8_T .. UINT64_T
+        1, 2, 4, 8, 1, 2, 4, 8, //
+        // 25 C_FLOAT_COMPLEX, C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX
+        8, 16, 32, //
+        // 28 AINT, OFFSET
+        8, 8, //
+        // 30 FLOAT_INT, LONG_INT, DOUBLE_INT, SHORT_INT, 2INT, 2FLOAT,
+        // 2DOUBLE, 2LONG (padded structs)
+        8, 16, 16, 8, 8, 8, 16, 16, //
+        // 38 REAL, REAL4, REAL8, REAL16
+        4, 4, 8, 16, //
+        // 42 COMPLEX8 (a float pair), COMPLEX16, COMPLEX32 (double pairs,
+        // as SimGrid declares both)
+        8, 16, 16, //
+        // 45 INTEGER1 (an `int` in SimGrid), INTEGER2, INTEGER4, INTEGER8,
+        // INTEGER16
+        4, 2, 4, 8, 16, //
+        // 50 LONG_DOUBLE_INT, CXX_BOOL, CXX_FLOAT_COMPLEX,
+        // CXX_DOUBLE_COMPLEX, CXX_LONG_DOUBLE_COMPLEX
+        32, 1, 8, 16, 32, //
+        // 55 UB, LB, PACKED, PTR, COUNT
+        0, 0, 1, 8, 8,
     ];
     usize::try_from(id + 1)
         .ok()
