@@ -661,9 +661,93 @@ def run_cases(args):
         Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results}, indent=1))
 
 
+# ------------------------------------------------------------ conformance
+
+SIMGRID_URL = "https://github.com/simgrid/simgrid"
+SIMGRID_TAG = "v3.32"
+
+# Two-rank TI traces for the conformance table: a ping-pong (one message
+# in flight at a time) and an exchange (one message each way at once,
+# then 1e8 flops on rank 0).
+CONFORMANCE_TRACES = {
+    "pingpong": ("0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n",
+                 "1 init\n1 recv 0 0 1e6\n1 send 0 1 1e6\n"),
+    "exchange": ("0 init\n0 irecv 1 0 1e6\n0 isend 1 0 1e6\n0 waitall\n0 compute 1e8\n",
+                 "1 init\n1 irecv 0 0 1e6\n1 isend 0 0 1e6\n1 waitall\n"),
+}
+
+
+def platform_hosts(path):
+    """The hosts of a platform file in document order (clusters expanded
+    as prefix + radical + suffix): netsim's node order."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(path.read_text().lstrip().encode())
+    out = []
+    for e in root.iter():
+        if e.tag == "host":
+            out.append(e.get("id"))
+        elif e.tag == "cluster":
+            for part in e.get("radical", "").split(","):
+                lo, _, hi = part.strip().partition("-")
+                out += [f"{e.get('prefix')}{i}{e.get('suffix')}" for i in range(int(lo), int(hi or lo) + 1)]
+    return out
+
+
+def conformance(args):
+    """Every platform file of SimGrid's examples/platforms (tag
+    SIMGRID_TAG) through netsim and, where netsim accepts it, SimGrid, on
+    the two CONFORMANCE_TRACES from the first two hosts; prints a
+    Markdown table (docs/PEERS.md)."""
+    cache = cache_dir(args)
+    src = cache / "simgrid"
+    if not src.exists():
+        url = args.simgrid_git or os.environ.get("SIMGRID_GIT") or SIMGRID_URL
+        run(["git", "clone", "-q", "--depth", "1", "--branch", SIMGRID_TAG, "--filter=blob:none",
+             "--sparse", url, src])
+        run(["git", "-C", src, "sparse-checkout", "set", "examples/platforms"])
+    netsim = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
+    if not args.netsim:
+        run(["cargo", "build", "--release", "--quiet"], cwd=REPO)
+    work = (Path(args.work).resolve() if args.work else REPO / "target" / "peers") / "conformance"
+    work.mkdir(parents=True, exist_ok=True)
+    for name, (r0, r1) in CONFORMANCE_TRACES.items():
+        (work / f"{name}0.txt").write_text(r0)
+        (work / f"{name}1.txt").write_text(r1)
+        (work / f"{name}.txt").write_text(f"{name}0.txt\n{name}1.txt\n")
+    names = list(CONFORMANCE_TRACES)
+    print("| file | netsim | " + " | ".join(f"{t}: SimGrid, netsim flow" for t in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for plat in sorted((src / "examples" / "platforms").glob("*.xml")):
+        cells = []
+        verdict = "accepted"
+        for t in names:
+            r = subprocess.run([netsim, "replay", f"{t}.txt", "--platform", plat, "--mode", "flow",
+                                "--json", "--no-wall", "--quiet"], cwd=work, capture_output=True, text=True)
+            if r.returncode != 0:
+                msg = r.stderr.strip().splitlines()[-1].replace("netsim: error: ", "")
+                verdict = "refused: " + msg.replace(str(plat.parent) + "/", "").replace("|", "/")
+                break
+            ns = json.loads(r.stdout)["makespan_ps"]
+            hosts = platform_hosts(plat)
+            (work / "hostfile").write_text(f"{hosts[0]}\n{hosts[1]}\n")
+            p = subprocess.run(["smpirun", "-np", "2", "-platform", plat, "-hostfile", "hostfile",
+                                "-replay", f"{t}.txt", *SIMGRID_CFG], cwd=work, capture_output=True, text=True)
+            try:
+                sg = parse_simgrid(p.stdout + p.stderr) if p.returncode == 0 else None
+            except RuntimeError:
+                sg = None
+            if sg is None:
+                cells.append(f"SimGrid failed, {ns / 1e12:.12f} s")
+            else:
+                cells.append(f"{sg / 1e12:.12f} s, {ns / 1e12:.12f} s ({(ns - sg) / sg:+.1e})")
+        if verdict != "accepted":
+            cells = [""] * len(names)
+        print(f"| {plat.name} | {verdict} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list"])
+    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list", "conformance"])
     ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
     ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
@@ -671,6 +755,7 @@ def main():
     ap.add_argument("--cache", help="where LogGOPSim is fetched and built (default ~/.cache/netsim-peers)")
     ap.add_argument("--work", help="where inputs are generated (default target/peers)")
     ap.add_argument("--loggopsim-git", help=f"clone LogGOPSim from here (default {LOGGOPSIM_URL}, or $LOGGOPSIM_GIT)")
+    ap.add_argument("--simgrid-git", help=f"clone SimGrid's examples from here (default {SIMGRID_URL}, or $SIMGRID_GIT)")
     ap.add_argument("--json", help="also write the rows as JSON to this file")
     ap.add_argument("--simgrid-precise", action="store_true",
                     help="run SimGrid with maxmin/precision 1e-12 and surf/precision 1e-15 (see README)")
@@ -682,6 +767,9 @@ def main():
         return
     if args.command == "setup":
         setup(args)
+        return
+    if args.command == "conformance":
+        conformance(args)
         return
     run_cases(args)
 

@@ -17,32 +17,34 @@
 //! [`TiTrace::open`] tells a shared trace from a list file by the first
 //! field of the first non-blank line: a rank number or a path.
 //!
-//! # Actions (SimGrid 3.2x/3.3x `src/smpi/internals/smpi_replay.cpp`)
+//! # Actions (SimGrid 3.32 `src/smpi/internals/smpi_replay.cpp`)
 //!
 //! Counts are in elements of a datatype: the default datatype is MPI_BYTE
 //! (1 byte) unless the rank's `init` action has an argument (`init 1`),
 //! which makes it MPI_DOUBLE (8 bytes), SimGrid's rule for MPE-produced
 //! traces. Optional trailing datatype fields are SimGrid datatype ids
 //! (`0` MPI_DOUBLE, `1` MPI_INT, `2` MPI_CHAR, `3` MPI_SHORT, `4` MPI_LONG,
-//! `5` MPI_FLOAT, `6` MPI_BYTE, ...; see [`simgrid_datatype_size`]).
+//! `5` MPI_FLOAT, `6` MPI_BYTE, ... `59` MPI_COUNT, and `-1` for a derived
+//! datatype; see [`simgrid_datatype_size`]).
 //! `n` below is the number of ranks.
 //!
 //! | action | fields after the name | operations |
 //! |---|---|---|
 //! | `init` | `[any]` | none; sets the default datatype |
-//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) (2) |
+//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) (1) |
 //! | `send`/`isend` | `dst tag count [dt]` | `Send` / `Isend` |
 //! | `recv`/`irecv` | `src tag count [dt]` | `Recv` / `Irecv` |
 //! | `test` | `src dst tag` | `Test` |
 //! | `wait` | `src dst tag` | `Wait` |
-//! | `waitall` | | `WaitallPending` |
+//! | `waitall` | `[count]` (ignored, as SimGrid's replay does) | `WaitallPending` |
+//! | `sendRecv` | `sendcount dst recvcount src [dt1 [dt2]]` | `Sendrecv`, tag 0 both ways |
 //! | `compute` | `flops` | `Compute` (flops / host speed) |
 //! | `sleep` | `seconds` | `Sleep` |
 //! | `barrier` | | `Barrier` |
 //! | `bcast` | `count [root [dt]]` | `Bcast` |
 //! | `reduce` | `count flops [root [dt]]` | `Reduce`, `Compute` |
 //! | `allreduce` | `count flops [dt]` | `Allreduce`, `Compute` |
-//! | `scan`/`exscan` | `count flops [dt]` | `Scan`, `Compute` (1) |
+//! | `scan`/`exscan` | `count flops [dt]` | `Scan`, `Compute` |
 //! | `alltoall` | `sendcount recvcount [dt1 [dt2]]` | `Alltoall` |
 //! | `alltoallv` | `sendbuf sendcounts[n] recvbuf recvcounts[n] [dt1 dt2]` | `Alltoallv` |
 //! | `gather` | `sendcount recvcount [root [dt1 [dt2]]]` | `Gather` |
@@ -53,11 +55,17 @@
 //! | `allgatherv` | `sendcount recvcounts[n] [dt] [displs[n]]` | `Allgatherv` |
 //! | `reducescatter` | `recvcounts[n] flops [dt]` | `ReduceScatter`, `Compute` |
 //!
-//! (1) SimGrid's replay (up to the versions read for this reader) registers
-//! no `scan`/`exscan` action; netsim accepts them with `allreduce`'s
-//! fields. Blank lines and lines starting with `#` are skipped.
+//! Blank lines and lines starting with `#` are skipped. The spellings are
+//! those SimGrid's tracer writes (`src/instr/instr_private.hpp`, the
+//! `TIData::print` methods) and its replay reads (the `*Parser::parse`
+//! methods); the i-collectives, `Ssend`, `waitAny` and the other actions
+//! the tracer writes but SimGrid's replay has no handler for are refused,
+//! as SimGrid's replay refuses them. Stricter than SimGrid, on input its
+//! tracer never writes: fields beyond an action's last are refused
+//! (SimGrid checks only the least number, except after `waitall`), and so
+//! is another rank's line in a per-rank file (SimGrid warns and skips it).
 //!
-//! (2) The TI format cannot build communicators: SimGrid's tracer writes
+//! (1) The TI format cannot build communicators: SimGrid's tracer writes
 //! `comm_split` and `comm_dup` with no color, key or new communicator,
 //! its replay (`action_comm_split`, `action_comm_dup`) only logs them,
 //! and every other action names no communicator (SimGrid replays all of
@@ -109,28 +117,100 @@ pub struct TiConfig {
     /// SimGrid's example cluster platforms give their hosts, e.g.
     /// `speed="1Gf"`); set it from the platform the trace is replayed on.
     pub host_speed_flops: f64,
+    /// Each rank's own host speed, for a platform whose hosts differ:
+    /// when set, a rank's `compute` runs at its host's speed (SimGrid's
+    /// rule) and `host_speed_flops` is not used.
+    pub rank_speeds: Option<RankSpeeds>,
 }
 
 impl Default for TiConfig {
     fn default() -> Self {
         TiConfig {
             host_speed_flops: 1e9,
+            rank_speeds: None,
         }
     }
 }
 
-/// The size in bytes of SimGrid datatype id `id` (the ids SimGrid's TI
-/// traces write, `smpi_datatype.cpp`), `None` for an unknown id.
-pub fn simgrid_datatype_size(id: u32) -> Option<u64> {
-    // Index = SimGrid id. MPI_DOUBLE 0, INT 1, CHAR 2, SHORT 3, LONG 4,
-    // FLOAT 5, BYTE 6, LONG_LONG 7, SIGNED_CHAR 8, UNSIGNED_CHAR 9,
-    // UNSIGNED_SHORT 10, UNSIGNED 11, UNSIGNED_LONG 12, UNSIGNED_LONG_LONG 13,
-    // LONG_DOUBLE 14, WCHAR 15, C_BOOL 16, INT8..INT64 17-20, UINT8..UINT64
-    // 21-24 (sizes of an LP64 platform).
-    const SIZES: [u64; 25] = [
-        8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8, 1, 2, 4, 8,
+/// Every rank's host speed \[flop/s\], rank order, shared by the rank
+/// streams and filled once the ranks are placed (a scenario does it
+/// before the replay starts; a `compute` read before is an error).
+#[derive(Clone, Debug, Default)]
+pub struct RankSpeeds(Arc<std::sync::OnceLock<Vec<f64>>>);
+
+impl PartialEq for RankSpeeds {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl RankSpeeds {
+    /// Sets the speeds, rank order; only the first call has an effect.
+    pub fn set(&self, speeds: Vec<f64>) {
+        let _ = self.0.set(speeds);
+    }
+
+    fn get(&self, rank: Rank) -> Result<f64, String> {
+        self.0
+            .get()
+            .and_then(|v| v.get(rank as usize).copied())
+            .ok_or_else(|| {
+                format!("rank {rank}'s host speed is not known (the rank is not placed)")
+            })
+    }
+}
+
+/// The size in bytes of SimGrid datatype id `id`, `None` for an id
+/// SimGrid 3.32 does not define.
+///
+/// The ids and types are SimGrid 3.32's predefined datatypes
+/// (`src/smpi/mpi/smpi_datatype.cpp`, the `CREATE_MPI_DATATYPE` lines;
+/// the pair structs are in `src/smpi/include/smpi_datatype.hpp`); sizes
+/// are `sizeof` on an LP64 platform (x86-64 Linux: `long` 8, `long
+/// double` 16, `wchar_t` 4). Its replay reads an id with
+/// `Datatype::decode` (`smpi_replay.cpp`, `parse_datatype`), a lookup of
+/// every predefined id. `-1` is `MPI_DATATYPE_NULL`, which the tracer
+/// writes for every derived datatype (`Datatype::encode` returns the
+/// type's id, `-1` unless predefined): SimGrid's replay then moves 0
+/// bytes, and so does netsim.
+pub fn simgrid_datatype_size(id: i64) -> Option<u64> {
+    // Index = id + 1.
+    const SIZES: [u64; 61] = [
+        // -1 DATATYPE_NULL
+        0, //
+        // 0 DOUBLE, INT, CHAR, SHORT, LONG, FLOAT, BYTE
+        8, 4, 1, 2, 8, 4, 1, //
+        // 7 LONG_LONG, SIGNED_CHAR, UNSIGNED_CHAR, UNSIGNED_SHORT,
+        // UNSIGNED, UNSIGNED_LONG, UNSIGNED_LONG_LONG
+        8, 1, 1, 2, 4, 8, 8, //
+        // 14 LONG_DOUBLE, WCHAR, C_BOOL
+        16, 4, 1, //
+        // 17 INT8_T .. INT64_T, UINT8_T .. UINT64_T
+        1, 2, 4, 8, 1, 2, 4, 8, //
+        // 25 C_FLOAT_COMPLEX, C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX
+        8, 16, 32, //
+        // 28 AINT, OFFSET
+        8, 8, //
+        // 30 FLOAT_INT, LONG_INT, DOUBLE_INT, SHORT_INT, 2INT, 2FLOAT,
+        // 2DOUBLE, 2LONG (padded structs)
+        8, 16, 16, 8, 8, 8, 16, 16, //
+        // 38 REAL, REAL4, REAL8, REAL16
+        4, 4, 8, 16, //
+        // 42 COMPLEX8 (a float pair), COMPLEX16, COMPLEX32 (double pairs,
+        // as SimGrid declares both)
+        8, 16, 16, //
+        // 45 INTEGER1 (an `int` in SimGrid), INTEGER2, INTEGER4, INTEGER8,
+        // INTEGER16
+        4, 2, 4, 8, 16, //
+        // 50 LONG_DOUBLE_INT, CXX_BOOL, CXX_FLOAT_COMPLEX,
+        // CXX_DOUBLE_COMPLEX, CXX_LONG_DOUBLE_COMPLEX
+        32, 1, 8, 16, 32, //
+        // 55 UB, LB, PACKED, PTR, COUNT
+        0, 0, 1, 8, 8,
     ];
-    SIZES.get(id as usize).copied()
+    usize::try_from(id + 1)
+        .ok()
+        .and_then(|i| SIZES.get(i).copied())
 }
 
 #[derive(Clone, Debug)]
@@ -272,6 +352,7 @@ impl TiTrace {
                 num_ranks: self.num_ranks,
                 default_dt: 1,
                 host_speed: self.config.host_speed_flops,
+                rank_speeds: self.config.rank_speeds.clone(),
                 pending_ops: VecDeque::new(),
                 requests: Pending::default(),
                 next_req: 1,
@@ -368,7 +449,10 @@ struct State {
     num_ranks: u32,
     /// Bytes per element of the default datatype (1, or 8 after `init x`).
     default_dt: u64,
+    /// Flops per second of `compute`, unless `rank_speeds` gives the
+    /// rank's own.
     host_speed: f64,
+    rank_speeds: Option<RankSpeeds>,
     /// Operations produced by the last line not yet handed out (a line
     /// makes at most two: a collective and its computation).
     pending_ops: VecDeque<(Op, Origin)>,
@@ -510,14 +594,23 @@ impl State {
         match tok {
             None => Ok(self.default_dt),
             Some(t) => {
-                let id: u32 = parse_int(t, "datatype id")?;
-                simgrid_datatype_size(id).ok_or_else(|| format!("unknown SimGrid datatype id {id}"))
+                let id: i64 = parse_int(t, "datatype id")?;
+                simgrid_datatype_size(id).ok_or_else(|| {
+                    format!("unknown SimGrid datatype id {id} (SimGrid 3.32 defines -1 to 59)")
+                })
             }
         }
     }
 
     fn compute(&self, flops: f64) -> Result<Time, String> {
-        let d = Time::try_from_secs_f64(flops / self.host_speed)
+        if flops == 0.0 {
+            return Ok(Time::ZERO);
+        }
+        let speed = match &self.rank_speeds {
+            None => self.host_speed,
+            Some(r) => r.get(self.rank)?,
+        };
+        let d = Time::try_from_secs_f64(flops / speed)
             .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
         sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;
         Ok(d)
@@ -588,6 +681,26 @@ impl State {
                 };
                 self.push(op, origin);
             }
+            "sendRecv" => {
+                // SimGrid's tracer: `sendRecv sendcount dst recvcount src
+                // [dt1 [dt2]]`, no tags; its replay (`SendRecvAction`)
+                // uses tag 0 both ways.
+                arity(a, 4, 6)?;
+                let send = parse_nonneg_f64(a[0], "send count")?;
+                let dst = self.rank_arg(a[1], "destination rank")?;
+                let recv = parse_nonneg_f64(a[2], "receive count")?;
+                let src = self.rank_arg(a[3], "source rank")?;
+                let op = Op::Sendrecv {
+                    dst,
+                    send_tag: 0,
+                    send_bytes: bytes(send, self.dt(a.get(4))?)?,
+                    src: Source::Rank(src),
+                    recv_tag: TagSel::Tag(0),
+                    recv_bytes: bytes(recv, self.dt(a.get(5))?)?,
+                    comm,
+                };
+                self.push(op, origin);
+            }
             "wait" | "test" => {
                 arity(a, 3, 3)?;
                 let src = self.rank_arg(a[0], "source rank")?;
@@ -611,7 +724,8 @@ impl State {
                 }
             }
             "waitall" => {
-                arity(a, 0, 0)?;
+                // SimGrid's tracer writes the request count (`waitall 3`);
+                // its replay takes no argument and ignores what follows.
                 if !self.requests.is_empty() {
                     self.requests.clear();
                     self.push(Op::WaitallPending, origin);

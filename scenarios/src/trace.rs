@@ -4,8 +4,10 @@
 //! A directory is accepted where a trace is expected ([`open_path`],
 //! [`resolve_dir`]): one holding exactly one DUMPI `.meta` file is that
 //! DUMPI trace; one whose trace files are `<prefix><rank><suffix>` for
-//! ranks `0..n` (SimGrid's per-rank TI files, e.g. `ti_trace0.txt` ..
-//! `ti_trace31.txt`; `README*`, `ORIGIN*` and `*.md` files aside) is that
+//! ranks `0..n` or `1..=n` (SimGrid's per-rank TI files, e.g.
+//! `ti_trace0.txt` .. `ti_trace31.txt`, or the `<time>_rank-1.txt` ..
+//! `<time>_rank-N.txt` its tracer writes; `README*`, `ORIGIN*` and `*.md`
+//! files aside) is that
 //! TI trace; one holding exactly one `.otf2`, `.trace`, `.goal` or `.csv` file is
 //! that file. Anything else is refused with a message saying what to
 //! pass.
@@ -181,26 +183,36 @@ pub fn resolve_dir(dir: &Path, format: Option<TraceFormat>) -> Result<DirTrace, 
             "is a directory, and its {} files ({shown}) are not one trace: pass a trace file \
              (a DUMPI .meta, an OTF2 .otf2 anchor, a TI shared or list file, a .trace, .goal or .csv file), or a \
              directory holding one DUMPI .meta or only the TI per-rank files <prefix>0<suffix> \
-             .. <prefix>N-1<suffix>",
+             .. <prefix>N-1<suffix> (or 1 .. N)",
             files.len()
         ),
     ))
 }
 
 /// `files` as per-rank files, if every one is `<prefix><rank><suffix>`
-/// with one prefix and suffix and ranks exactly `0..n`.
+/// with one prefix and suffix and ranks exactly `0..n` or `1..=n`.
+///
+/// The rank is the digits ending the name before its first `.`
+/// (`ti_trace0.txt`), or else the last digits of the name (SimGrid's
+/// tracer writes `<run time>_rank-<pid>.txt` with pids `1..=n`, e.g.
+/// `1764160000.123456_rank-1.txt`: `src/instr/instr_config.cpp`,
+/// `on_container_creation_ti`).
 fn rank_files(files: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    [split_at_first_dot, split_at_last_digits]
+        .into_iter()
+        .find_map(|split| numbered(files, split))
+}
+
+/// `files` in rank order if `split` cuts every name into one prefix, a
+/// number and one suffix, the numbers being `0..n` or `1..=n`.
+fn numbered(
+    files: &[PathBuf],
+    split: fn(&str) -> Option<(&str, &str, &str)>,
+) -> Option<Vec<PathBuf>> {
     let mut key: Option<(String, String)> = None;
     let mut ranked: Vec<(usize, PathBuf)> = Vec::new();
     for p in files {
-        let name = p.file_name()?.to_str()?;
-        let stem_end = name.find('.').unwrap_or(name.len());
-        let (stem, suffix) = name.split_at(stem_end);
-        let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        if digits == 0 {
-            return None;
-        }
-        let (prefix, num) = stem.split_at(stem.len() - digits);
+        let (prefix, num, suffix) = split(p.file_name()?.to_str()?)?;
         let k = (prefix.to_string(), suffix.to_string());
         if key.get_or_insert_with(|| k.clone()) != &k {
             return None;
@@ -208,8 +220,29 @@ fn rank_files(files: &[PathBuf]) -> Option<Vec<PathBuf>> {
         ranked.push((num.parse().ok()?, p.clone()));
     }
     ranked.sort();
-    let contiguous = ranked.iter().enumerate().all(|(i, (r, _))| *r == i);
-    (!ranked.is_empty() && contiguous).then(|| ranked.into_iter().map(|(_, p)| p).collect())
+    let base = ranked.first()?.0;
+    let contiguous = base <= 1 && ranked.iter().enumerate().all(|(i, (r, _))| *r == base + i);
+    contiguous.then(|| ranked.into_iter().map(|(_, p)| p).collect())
+}
+
+/// `ti_trace12.txt` as (`ti_trace`, `12`, `.txt`): the digits ending the
+/// name before its first `.`.
+fn split_at_first_dot(name: &str) -> Option<(&str, &str, &str)> {
+    let (stem, suffix) = name.split_at(name.find('.').unwrap_or(name.len()));
+    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    (digits > 0).then(|| {
+        let (prefix, num) = stem.split_at(stem.len() - digits);
+        (prefix, num, suffix)
+    })
+}
+
+/// `1764.5_rank-12.txt` as (`1764.5_rank-`, `12`, `.txt`): the last
+/// digits of the name.
+fn split_at_last_digits(name: &str) -> Option<(&str, &str, &str)> {
+    let end = name.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let head = &name[..end];
+    let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    Some((&name[..start], &name[start..end], &name[end..]))
 }
 
 /// Opens the trace at `path`: a file (of `format`, or the format its name

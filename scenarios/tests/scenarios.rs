@@ -450,6 +450,7 @@ fn ti_list_file_and_host_speed() {
         &lf,
         TiConfig {
             host_speed_flops: 2e9,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -508,7 +509,9 @@ fn ti_malformed_inputs_name_file_and_line() {
     );
     let e = ti_err("0 init\n0 bcast 10 0 99\n", 0);
     assert!(
-        e.ends_with("t.txt:2: bcast: unknown SimGrid datatype id 99"),
+        e.ends_with(
+            "t.txt:2: bcast: unknown SimGrid datatype id 99 (SimGrid 3.32 defines -1 to 59)"
+        ),
         "{e}"
     );
     // A list file naming a missing per-rank file.
@@ -2436,5 +2439,7 @@ mod observer_report;
 mod otf2;
 #[path = "scenarios/selectors.rs"]
 mod selectors;
+#[path = "scenarios/ti_simgrid.rs"]
+mod ti_simgrid;
 #[path = "scenarios/trace_dirs.rs"]
 mod trace_dirs;

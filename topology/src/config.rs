@@ -5,6 +5,7 @@
 
 use crate::machine::{Machine, Sharing};
 use clap::ValueEnum;
+use sim_core::{Bandwidth, Time};
 
 /// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
 /// packet big enough that simulating 64 KiB messages on 8192 nodes stays
@@ -75,7 +76,20 @@ pub struct NetConfig {
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.
     pub backpressure: bool,
+    /// TCP window bound \[bytes\]: a message's rate is at most
+    /// `tcp_window / (2 x route latency)` (none on a route of zero
+    /// latency), in both transport modes. SimGrid's CM02 model bounds
+    /// every flow so, with `network/TCP-gamma` (default 4 MiB,
+    /// [`SIMGRID_TCP_GAMMA`]): `src/surf/network_cm02.cpp`,
+    /// `NetworkCm02Model::comm_action_set_variable`. Default off (`None`)
+    /// for netsim's machines; a SimGrid platform turns it on with
+    /// SimGrid's value.
+    pub tcp_window: Option<u64>,
 }
+
+/// SimGrid's default TCP window, `network/TCP-gamma` = 4 MiB
+/// (`src/kernel/resource/NetworkModel.cpp`, `cfg_tcp_gamma`).
+pub const SIMGRID_TCP_GAMMA: u64 = 4 * 1024 * 1024;
 
 impl Default for NetConfig {
     fn default() -> Self {
@@ -85,6 +99,7 @@ impl Default for NetConfig {
             switching: Switching::CutThrough,
             routing: RouteMode::DimensionOrder,
             backpressure: false,
+            tcp_window: None,
         }
     }
 }
@@ -97,6 +112,23 @@ impl NetConfig {
             ..Default::default()
         }
     }
+}
+
+/// `cap` bounded by the TCP window `window` over a route of latency
+/// `lat`: `window / (2 lat)`, rounded to the nearest byte per second
+/// (`None` window, or a zero latency, leaves `cap` as it is).
+pub(crate) fn window_cap(
+    window: Option<u64>,
+    lat: Time,
+    cap: Option<Bandwidth>,
+) -> Option<Bandwidth> {
+    let (Some(w), false) = (window, lat == Time::ZERO) else {
+        return cap;
+    };
+    let two_lat = 2 * lat.as_ps() as u128;
+    let rate = (w as u128 * 1_000_000_000_000 + two_lat / 2) / two_lat;
+    let bound = Bandwidth::bytes_per_sec(rate.clamp(1, u64::MAX as u128) as u64);
+    Some(cap.map_or(bound, |c| c.min(bound)))
 }
 
 /// Error in a transport configuration.
@@ -165,6 +197,32 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_caps_the_rate_at_window_over_two_latencies() {
+        let lat = Time::from_us(2500);
+        // 4 MiB / 5 ms = 838 860 800 B/s; 1 B / 3 ps rounds to nearest.
+        let c = window_cap(Some(SIMGRID_TCP_GAMMA), lat, None).unwrap();
+        assert_eq!(c.as_bytes_per_sec(), 838_860_800);
+        let c = window_cap(Some(1), Time::from_ps(3), None).unwrap();
+        assert_eq!(c.as_bytes_per_sec(), 166_666_666_667);
+        // The smaller of the window and the given cap.
+        let slow = Bandwidth::bytes_per_sec(1000);
+        let fast = Bandwidth::bytes_per_sec(1_000_000_000);
+        assert_eq!(
+            window_cap(Some(SIMGRID_TCP_GAMMA), lat, Some(fast))
+                .unwrap()
+                .as_bytes_per_sec(),
+            838_860_800
+        );
+        assert_eq!(
+            window_cap(Some(SIMGRID_TCP_GAMMA), lat, Some(slow)),
+            Some(slow)
+        );
+        // Off, or no latency: the cap as given.
+        assert_eq!(window_cap(None, lat, Some(slow)), Some(slow));
+        assert_eq!(window_cap(Some(1), Time::ZERO, None), None);
+    }
 
     #[test]
     fn config_names_for_scenario_files() {

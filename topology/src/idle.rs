@@ -2,19 +2,21 @@
 //! forms of the time a lone transfer takes on an idle machine, `O(route)`,
 //! computed exactly as the event simulations would (tests compare them).
 
-use crate::config::Switching;
+use crate::config::{Switching, window_cap};
 use crate::machine::Machine;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time, transfer_time};
 
 /// Flow model on an idle machine: `sum of latencies + bytes / r`, with
-/// `r` the smallest bandwidth on the route and the rate cap. `O(route)`.
+/// `r` the smallest bandwidth on the route, the rate cap and the TCP
+/// window's bound. `O(route)`.
 pub(crate) fn flow_idle_time(
     m: &Machine,
     src: NodeId,
     dst: NodeId,
     bytes: u64,
     cap: Option<Bandwidth>,
+    tcp_window: Option<u64>,
 ) -> Time {
     let mut lat = Time::ZERO;
     let mut rate = cap;
@@ -25,7 +27,20 @@ pub(crate) fn flow_idle_time(
         rate = Some(rate.map_or(l.bandwidth, |r| r.min(l.bandwidth)));
         v = l.to;
     }
+    let rate = window_cap(tcp_window, lat, rate);
     lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
+}
+
+/// The sum of the latencies of the route from `src` to `dst`.
+pub(crate) fn route_latency(m: &Machine, src: NodeId, dst: NodeId) -> Time {
+    let mut lat = Time::ZERO;
+    let mut v = src.0;
+    while v != dst.0 {
+        let l = m.link(m.next_link(v, dst.0));
+        lat += l.latency;
+        v = l.to;
+    }
+    lat
 }
 
 /// Packets of a message: count, full size, last size.

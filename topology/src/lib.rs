@@ -80,7 +80,9 @@ pub mod torus;
 pub mod torus_geom;
 pub mod transport;
 
-pub use config::{DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, RouteMode, Switching};
+pub use config::{
+    DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, RouteMode, SIMGRID_TCP_GAMMA, Switching,
+};
 pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
 pub use file::MachineFileError;

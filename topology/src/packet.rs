@@ -63,8 +63,8 @@
 //! never fills a buffer (e.g. buffers of several packets and no
 //! downstream link slower than its feed).
 
-use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check};
-use crate::idle::{packet_idle_time, packetize};
+use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, window_cap};
+use crate::idle::{packet_idle_time, packetize, route_latency};
 use crate::machine::{Machine, Sharing};
 use crate::routing::adaptive;
 use crate::stats::{LinkStat, StatsCollector};
@@ -146,6 +146,8 @@ struct LinkQ {
 /// The packet transport. See the module docs.
 pub struct PacketNet {
     m: Machine,
+    /// [`NetConfig::tcp_window`].
+    tcp_window: Option<u64>,
     packet: u64,
     ct: bool,
     adaptive: bool,
@@ -165,6 +167,15 @@ pub struct PacketNet {
 }
 
 impl PacketNet {
+    /// A message's pacing rate: `rate_cap` bounded by the TCP window
+    /// ([`NetConfig::tcp_window`]) over its route's latency.
+    fn cap(&self, src: NodeId, dst: NodeId, rate_cap: Option<Bandwidth>) -> Option<Bandwidth> {
+        match self.tcp_window {
+            None => rate_cap,
+            w => window_cap(w, route_latency(&self.m, src, dst), rate_cap),
+        }
+    }
+
     /// A packet network over `m`.
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
@@ -182,6 +193,7 @@ impl PacketNet {
             }
         }
         Ok(PacketNet {
+            tcp_window: cfg.tcp_window,
             bp: cfg.backpressure,
             link_dim,
             packet: cfg.packet_bytes,
@@ -490,9 +502,11 @@ impl Transport for PacketNet {
         );
         let now = sched.now();
         let (npk, full, last) = packetize(t.bytes, self.packet);
-        let (pace_full, pace_last) = t.rate_cap.map_or((Time::ZERO, Time::ZERO), |c| {
-            (transfer_time(full, c), transfer_time(last, c))
-        });
+        let (pace_full, pace_last) = self
+            .cap(t.src, t.dst, t.rate_cap)
+            .map_or((Time::ZERO, Time::ZERO), |c| {
+                (transfer_time(full, c), transfer_time(last, c))
+            });
         let m = Msg {
             src: t.src.0,
             dst: t.dst.0,
@@ -607,7 +621,8 @@ impl Transport for PacketNet {
         } else {
             Switching::StoreAndForward
         };
-        packet_idle_time(&self.m, src, dst, bytes, rate_cap, self.packet, sw)
+        let cap = self.cap(src, dst, rate_cap);
+        packet_idle_time(&self.m, src, dst, bytes, cap, self.packet, sw)
     }
 
     fn record_link_busy(&mut self, on: bool) {

@@ -15,9 +15,12 @@
 //!     of a route (the up direction takes the odd picosecond), and its
 //!     bandwidth is accepted only where it cannot limit (SHARED or
 //!     SPLITDUPLEX: at least the hosts' links together; FATPIPE: at least
-//!     one link). A `limiter_link` is accepted where it cannot limit (at
-//!     least `2 bw`). `loopback_*` concern messages within a host, which
-//!     netsim's MPI layer moves through the node's memory: ignored.
+//!     one link). The hosts' links must be SPLITDUPLEX (SHARED shares a
+//!     host's sending and receiving, FATPIPE never shares: refused).
+//!     `limiter_link`, on every topology, is accepted where it cannot
+//!     limit a host's traffic in and out. `loopback_*` concern messages
+//!     within a host, which netsim's MPI layer moves through the node's
+//!     memory: noted.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
@@ -34,13 +37,22 @@
 //!   of its routes and, down, the last link of the routes to it; the
 //!   latency left of each route (the links in between, or a one-link
 //!   route counted twice) must be the same for every route and is split
-//!   over the cables; links in between must not be able to limit.
+//!   over the cables; links in between must not be able to limit. A
+//!   SHARED link carrying both directions of a host's traffic, and a
+//!   FATPIPE one at a route's end, are refused (a cable shares each
+//!   direction on its own).
 //! - `<zone routing="Floyd|Dijkstra">`: hosts, `<router>`s and one-link
 //!   routes as cables, routed by netsim's shortest paths (in hops).
 //!
-//! Host speeds (`speed`, the first power state) come back as
-//! [`Platform::host_speed`] for the TI replay (one speed for all hosts);
-//! `core` is the cores of a node's one socket.
+//! Host speeds (`speed`, power state `pstate`) come back as
+//! [`Platform::host_speeds`] for the TI replay (each rank's `compute` at
+//! its host's speed);
+//! `core` is the cores of a node's one socket. `<config>` gives the TCP
+//! window ([`Platform::tcp_window`]); what cannot change timing (free
+//! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
+//! [`Platform::notes`]; any other attribute is refused. `dtd-3.32.txt`
+//! lists every attribute of SimGrid 3.32's DTD with what the import does
+//! with it, and a test holds the import to that list.
 
 mod cluster;
 mod units;
@@ -51,6 +63,7 @@ use crate::file::MachineFileError;
 use crate::machine::{Machine, MachineBuilder, Sharing};
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time};
+use std::cell::RefCell;
 use std::path::Path;
 
 /// The rate of a torus host's cable to its router: 10^15 B/s, as fast
@@ -64,8 +77,22 @@ pub const NIC_RATE: u64 = 1_000_000_000_000_000;
 pub struct Platform {
     /// The machine; node `i` is the platform's `i`-th host.
     pub machine: Machine,
-    /// The hosts' speed \[flop/s\] if they all have one and the same.
+    /// The hosts' speed \[flop/s\] if they all have one and the same;
+    /// `None` for hosts of different speeds, on which netsim's TI replay
+    /// takes each host's own ([`Platform::host_speeds`]).
     pub host_speed: Option<f64>,
+    /// Every host's speed \[flop/s\], node order.
+    pub host_speeds: Vec<f64>,
+    /// SimGrid's TCP window for this platform \[bytes\]:
+    /// `network/TCP-gamma` of its `<config>`, else SimGrid's default
+    /// [`crate::SIMGRID_TCP_GAMMA`]; `None` when it is set to 0 (off).
+    /// The transports take it as [`crate::NetConfig::tcp_window`].
+    pub tcp_window: Option<u64>,
+    /// What the file says that cannot change a replay's timing and netsim
+    /// therefore reads and sets aside, one `line: what` entry each (free
+    /// `<prop>`s, energy properties, disks, a torus's backbone that
+    /// SimGrid ignores as well, ...).
+    pub notes: Vec<String>,
 }
 
 /// Reads and imports a platform file.
@@ -81,17 +108,23 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         allow_dtd: true,
         ..Default::default()
     };
+    let text = blank_late_declaration(text);
     let doc =
-        roxmltree::Document::parse_with_options(text, opts).map_err(|e| MachineFileError {
+        roxmltree::Document::parse_with_options(&text, opts).map_err(|e| MachineFileError {
             file: file.into(),
             line: Some(e.pos().row as usize),
             msg: format!("not well-formed XML: {e}"),
         })?;
-    let cx = Cx { file, doc: &doc };
+    let cx = Cx {
+        file,
+        doc: &doc,
+        notes: RefCell::new(Vec::new()),
+    };
     let root = doc.root_element();
     if root.tag_name().name() != "platform" {
         return Err(cx.err(root, "the root element must be <platform>".into()));
     }
+    cx.attrs(root, &["version"])?;
     match root.attribute("version") {
         Some("4" | "4.1") => {}
         v => {
@@ -105,9 +138,10 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         }
     }
     let mut body = None;
+    let mut tcp_window = Some(crate::SIMGRID_TCP_GAMMA);
     for c in root.children().filter(Node::is_element) {
         match c.tag_name().name() {
-            "config" | "prop" => {}
+            "config" => cx.config(c, &mut tcp_window)?,
             "cluster" | "zone" => {
                 if let Some(first) = body {
                     return Err(cx.err(
@@ -127,29 +161,36 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
-    if body.tag_name().name() == "cluster" {
-        return cx.cluster(body);
+    let mut platform = cx.body(body)?;
+    platform.tcp_window = tcp_window;
+    platform.notes = cx.notes.take();
+    Ok(platform)
+}
+
+/// SimGrid's parser (flex) reads an XML declaration after blank lines,
+/// which XML forbids (Batsim's files have one): such a declaration is
+/// blanked out, byte for byte, so that lines keep their numbers.
+fn blank_late_declaration(text: &str) -> std::borrow::Cow<'_, str> {
+    let body = text.trim_start();
+    if body.len() == text.len() || !body.starts_with("<?xml") {
+        return text.into();
     }
-    // A zone holding one cluster only is that cluster.
-    let kids: Vec<Node> = body
-        .children()
-        .filter(|n| n.is_element() && n.tag_name().name() != "prop")
+    let Some(end) = body.find("?>") else {
+        return text.into();
+    };
+    let start = text.len() - body.len();
+    let blank: String = text[start..start + end + 2]
+        .chars()
+        .map(|c| if c == '\n' { c } else { ' ' })
         .collect();
-    if let Some(c) = kids.iter().find(|n| n.tag_name().name() == "cluster") {
-        if kids.len() > 1 {
-            return Err(cx.err(
-                *c,
-                "<cluster> beside other elements of its zone: netsim imports one cluster alone, or one zone of hosts, links and routes".into(),
-            ));
-        }
-        return cx.cluster(*c);
-    }
-    cx.zone(body)
+    format!("{}{blank}{}", &text[..start], &body[end + 2..]).into()
 }
 
 struct Cx<'a, 'i> {
     file: &'a str,
     doc: &'a roxmltree::Document<'i>,
+    /// [`Platform::notes`], as read.
+    notes: RefCell<Vec<String>>,
 }
 
 /// A link as declared.
@@ -169,6 +210,30 @@ enum Policy {
 }
 
 impl<'i> Cx<'_, 'i> {
+    /// The platform's one zone or cluster.
+    fn body(&self, body: Node<'_, 'i>) -> Result<Platform, MachineFileError> {
+        if body.tag_name().name() == "cluster" {
+            return self.cluster(body);
+        }
+        self.attrs(body, &["id", "routing"])?;
+        self.note_props(body)?;
+        // A zone holding one cluster only is that cluster.
+        let kids: Vec<Node> = body
+            .children()
+            .filter(|n| n.is_element() && n.tag_name().name() != "prop")
+            .collect();
+        if let Some(c) = kids.iter().find(|n| n.tag_name().name() == "cluster") {
+            if kids.len() > 1 {
+                return Err(self.err(
+                    *c,
+                    "<cluster> beside other elements of its zone: netsim imports one cluster alone, or one zone of hosts, links and routes".into(),
+                ));
+            }
+            return self.cluster(*c);
+        }
+        self.zone(body)
+    }
+
     fn line(&self, n: Node) -> usize {
         self.doc.text_pos_at(n.range().start).row as usize
     }
@@ -206,6 +271,121 @@ impl<'i> Cx<'_, 'i> {
         }
         Ok(())
     }
+    /// Refuses an attribute of `n` not in `known` (what netsim reads or
+    /// refuses with its own message): none is silently ignored.
+    fn attrs(&self, n: Node, known: &[&str]) -> Result<(), MachineFileError> {
+        match n.attributes().find(|a| !known.contains(&a.name())) {
+            None => Ok(()),
+            Some(a) => Err(self.err(
+                n,
+                format!(
+                    "<{} {}=...>: unknown or unsupported attribute (netsim reads {})",
+                    n.tag_name().name(),
+                    a.name(),
+                    known.join(", ")
+                ),
+            )),
+        }
+    }
+    /// Notes what was read and set aside: see [`Platform::notes`].
+    fn note(&self, n: Node, what: String) {
+        self.notes
+            .borrow_mut()
+            .push(format!("{}:{}: {what}", self.file, self.line(n)));
+    }
+    /// Notes the `<prop>` children of `n`: properties no replay action
+    /// reads (energy, free-form).
+    fn note_props(&self, n: Node) -> Result<(), MachineFileError> {
+        for k in n.children().filter(|k| k.has_tag_name("prop")) {
+            self.attrs(k, &["id", "value"])?;
+            self.note(
+                k,
+                format!(
+                    "<{} {}> property `{}` = `{}`: no replay action reads it",
+                    n.tag_name().name(),
+                    n.attribute("id").unwrap_or(""),
+                    k.attribute("id").unwrap_or(""),
+                    k.attribute("value").unwrap_or("")
+                ),
+            );
+        }
+        Ok(())
+    }
+    /// [`Cx::note_props`], and notes the children named in `also` (a
+    /// host's `<disk>`, which no replay action uses); any other child is
+    /// refused.
+    fn only_props(&self, n: Node, also: &[&str]) -> Result<(), MachineFileError> {
+        self.note_props(n)?;
+        for k in n
+            .children()
+            .filter(|k| k.is_element() && !k.has_tag_name("prop"))
+        {
+            let kind = k.tag_name().name();
+            if !also.contains(&kind) {
+                return Err(self.unsupported(k, kind));
+            }
+            self.note(
+                k,
+                format!(
+                    "<{kind}> of <{} {}>: no replay action uses it",
+                    n.tag_name().name(),
+                    n.attribute("id").unwrap_or("")
+                ),
+            );
+        }
+        Ok(())
+    }
+    /// A `<config>`: `network/TCP-gamma` sets the TCP window; settings
+    /// that cannot change timing are noted; the ones that equal netsim's
+    /// physics (`bench/peers/README.md`) are accepted at those values;
+    /// anything else is refused, since netsim would not follow it.
+    fn config(&self, c: Node, tcp_window: &mut Option<u64>) -> Result<(), MachineFileError> {
+        self.attrs(c, &["id"])?;
+        if let Some(id) = c.attribute("id") {
+            self.note(c, format!("<config id=\"{id}\">: a name only"));
+        }
+        for k in c.children().filter(Node::is_element) {
+            if k.tag_name().name() != "prop" {
+                return Err(self.unsupported(k, k.tag_name().name()));
+            }
+            self.attrs(k, &["id", "value"])?;
+            let key = self.need(k, "id")?;
+            let value = self.need(k, "value")?.trim();
+            match key {
+                "network/TCP-gamma" | "network/TCP_gamma" => {
+                    // 0 is no bound: SimGrid's max-min solver ignores a
+                    // variable bound that is not positive (`maxmin.cpp`).
+                    let w = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|w| w.is_finite() && *w >= 0.0 && *w < 1.8e19)
+                        .ok_or_else(|| {
+                            self.err(k, format!("<prop id=\"{key}\" value=\"{value}\">: a TCP window of 0 (none) or more bytes"))
+                        })?;
+                    *tcp_window = (w.round() >= 1.0).then_some(w.round() as u64);
+                }
+                _ if NO_TIMING_CONFIG.iter().any(|p| key.starts_with(p)) => {
+                    self.note(
+                        k,
+                        format!("<config> `{key}` = `{value}`: does not change timing in netsim"),
+                    );
+                }
+                "maxmin/precision" | "surf/precision" => {
+                    self.note(k, format!("<config> `{key}` = `{value}`: SimGrid's rounding of its double-precision times; netsim computes in whole picoseconds"));
+                }
+                _ => match EQUAL_PHYSICS_CONFIG.iter().find(|(k2, _)| *k2 == key) {
+                    Some((_, ok)) if ok.contains(&value) => {}
+                    Some((_, ok)) => {
+                        return Err(self.err(k, format!("<config> `{key}` = `{value}`: netsim models only {} (the physics of docs/PEERS.md)", ok.join(" or "))));
+                    }
+                    None => {
+                        return Err(self.err(k, format!("<config> `{key}`: a SimGrid setting netsim does not model; remove it (or set the matching netsim parameter) so the answer is not silently different")));
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
     fn value<T>(
         &self,
         n: Node,
@@ -223,7 +403,9 @@ impl<'i> Cx<'_, 'i> {
         match n.attribute(attr) {
             None => Ok(default),
             Some("SHARED") => Ok(Policy::Shared),
-            Some("SPLITDUPLEX") => Ok(Policy::SplitDuplex),
+            // FULLDUPLEX: SimGrid 3.32's deprecated name of SPLITDUPLEX
+            // (`surfxml_sax_cb.cpp`, `ETag_surfxml_link`).
+            Some("SPLITDUPLEX" | "FULLDUPLEX") => Ok(Policy::SplitDuplex),
             Some("FATPIPE") => Ok(Policy::FatPipe),
             Some(v) => Err(self.err(
                 n,
@@ -253,21 +435,43 @@ impl<'i> Cx<'_, 'i> {
                 }),
         }
     }
+    /// The platform of `b`; `speeds`: every host's, node order.
     fn build(
         &self,
         n: Node,
         b: MachineBuilder,
-        speed: Option<f64>,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         let machine = b
             .build(Sharing::Fair)
             .map_err(|e| self.err(n, machine_msg(e)))?;
         Ok(Platform {
             machine,
-            host_speed: speed,
+            host_speed: speeds
+                .first()
+                .copied()
+                .filter(|s| speeds.iter().all(|x| x == s)),
+            host_speeds: speeds,
+            tcp_window: None,
+            notes: Vec::new(),
         })
     }
 }
+
+/// `<config>` keys (prefixes) that cannot change a simulated time:
+/// context switching, tracing, file search paths.
+const NO_TIMING_CONFIG: &[&str] = &["contexts/", "tracing", "path", "debug/", "exception/"];
+
+/// `<config>` keys netsim accepts at the values that are its own physics
+/// (`bench/peers/README.md`, "Settings that make the physics equal").
+const EQUAL_PHYSICS_CONFIG: &[(&str, &[&str])] = &[
+    ("network/model", &["CM02"]),
+    ("network/crosstraffic", &["0", "no", "off", "false"]),
+    ("smpi/bw-factor", &["0:1"]),
+    ("smpi/lat-factor", &["0:1"]),
+    ("network/bandwidth-factor", &["1"]),
+    ("network/latency-factor", &["1"]),
+];
 
 fn machine_msg(e: MachineError) -> String {
     e.to_string()

@@ -1096,3 +1096,49 @@ fn backpressure_spreads_congestion_upstream() {
         assert!((ms(*last) - 3.0).abs() < 0.1, "{last}");
     }
 }
+
+/// SimGrid's TCP window (CM02: a flow's rate is at most gamma / (2 x
+/// route latency)): on a route of 2 x 1.25 ms at 1.25 GB/s, 4 MiB caps
+/// the rate at 4194304 B / 5 ms = 838 860 800 B/s, below the links;
+/// every mode follows it, and `idle_time` says the same.
+#[test]
+fn tcp_window_caps_a_long_route() {
+    let m = topology::file::parse(
+        "w.machine",
+        "host a\nhost b\nswitch s\nlink a s bw=1.25GB/s lat=1250us\nlink b s bw=1.25GB/s lat=1250us\n",
+    )
+    .unwrap();
+    let bytes = 1_000_000;
+    let cap = bw(838_860_800);
+    for cfg in modes() {
+        let on = NetConfig {
+            tcp_window: Some(topology::SIMGRID_TCP_GAMMA),
+            ..cfg
+        };
+        let (off_at, net_off, _) = run(
+            Network::new(m.clone(), cfg).unwrap(),
+            &at0(vec![tr(0, 1, bytes, 0)]),
+        );
+        let (on_at, net_on, _) = run(
+            Network::new(m.clone(), on).unwrap(),
+            &at0(vec![tr(0, 1, bytes, 0)]),
+        );
+        let idle = |n: &Network, cap| n.idle_time(NodeId(0), NodeId(1), bytes, cap);
+        // Off: as before. On: the window's rate, as with that rate cap.
+        assert_eq!(off_at[0], idle(&net_off, None), "{cfg:?}");
+        assert_eq!(on_at[0], idle(&net_on, None), "{cfg:?}");
+        assert_eq!(on_at[0], idle(&net_off, Some(cap)), "{cfg:?}");
+        if cfg.mode == Mode::Flow {
+            assert_eq!(on_at[0], Time::from_us(2500) + transfer_time(bytes, cap));
+        }
+        assert!(on_at[0] > off_at[0], "{cfg:?}");
+        // A smaller cap than the window's still rules.
+        let slow = Transfer {
+            rate_cap: Some(bw(1000)),
+            ..tr(0, 1, 10_000, 0)
+        };
+        let (at, _, _) = run(Network::new(m.clone(), on).unwrap(), &at0(vec![slow]));
+        let want = net_off.idle_time(NodeId(0), NodeId(1), 10_000, Some(bw(1000)));
+        assert_eq!(at[0], want, "{cfg:?}");
+    }
+}

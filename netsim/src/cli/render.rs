@@ -147,6 +147,18 @@ pub fn table(r: &Report) -> String {
             r.calibration_clamped
         );
     }
+    if let Some(w) = r.tcp_window_bytes {
+        let _ = writeln!(
+            o,
+            "  note: TCP window {w} B: each message at most {w} B / (2 x its route latency)"
+        );
+    }
+    if !r.platform_notes.is_empty() {
+        let _ = writeln!(o, "\nplatform  read and set aside (no effect on timing)");
+        for n in &r.platform_notes {
+            let _ = writeln!(o, "  {n}");
+        }
+    }
     if r.link_count > 0 {
         let _ = writeln!(
             o,

@@ -1,7 +1,7 @@
 //! `netsim replay --platform` (SimGrid platform XML) and
 //! `--machine-file`: replays with answers computed by hand the way
 //! SimGrid's CM02 model computes them, and the platform's bad inputs
-//! (rows 55-60 of docs/BAD-INPUT.md).
+//! (rows 55-60, 87 and 88 of docs/BAD-INPUT.md).
 //!
 //! SimGrid's settings the answers assume (those of
 //! `bench/peers/peers.py`): `network/model:CM02`,
@@ -131,13 +131,13 @@ fn full_routing_zone_with_explicit_routes() {
     <host id="a" speed="1Gf"/>
     <host id="b" speed="1Gf"/>
     <host id="c" speed="1Gf"/>
-    <link id="la" bandwidth="125MBps" latency="10us"/>
-    <link id="lb" bandwidth="100MBps" latency="20us"/>
-    <link id="lc" bandwidth="125MBps" latency="30us"/>
+    <link id="la" bandwidth="125MBps" latency="10us" sharing_policy="SPLITDUPLEX"/>
+    <link id="lb" bandwidth="100MBps" latency="20us" sharing_policy="SPLITDUPLEX"/>
+    <link id="lc" bandwidth="125MBps" latency="30us" sharing_policy="SPLITDUPLEX"/>
     <link id="bb" bandwidth="10GBps" latency="5us"/>
-    <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lb"/></route>
-    <route src="a" dst="c"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
-    <route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+    <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="bb"/><link_ctn id="lb" direction="DOWN"/></route>
+    <route src="a" dst="c"><link_ctn id="la" direction="UP"/><link_ctn id="bb"/><link_ctn id="lc" direction="DOWN"/></route>
+    <route src="b" dst="c"><link_ctn id="lb" direction="UP"/><link_ctn id="bb"/><link_ctn id="lc" direction="DOWN"/></route>
   </zone>
 </platform>
 "#,
@@ -242,7 +242,7 @@ fn platform_in_a_scenario_file_and_machine_file_replay() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// A platform's bad input (docs/BAD-INPUT.md rows 55-60): `netsim replay
+/// A platform's bad input (docs/BAD-INPUT.md rows 55-60, 87, 88): `netsim replay
 /// t.ti --platform x.xml` exits 2 naming `x.xml:LINE` and the element.
 fn bad(test: &str, xml: &str, message: &str) {
     let d = dir(test);
@@ -295,12 +295,172 @@ fn bad_platform_backbone_that_could_limit() {
 }
 
 #[test]
-fn bad_platform_bandwidth_without_unit() {
+fn bad_platform_bandwidth_of_unknown_unit() {
     bad(
         "unit",
-        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"125\" lat=\"1us\"/>\n</platform>\n",
-        "x.xml:2: <cluster bw>: bandwidth `125`: expected a number and a unit (Bps",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"125 GB\" lat=\"1us\"/>\n</platform>\n",
+        "x.xml:2: <cluster bw>: bandwidth `125 GB`: expected a number and a unit (Bps",
     );
+}
+
+#[test]
+fn bad_platform_limiter_that_could_limit_a_torus_host() {
+    // SimGrid 3.32 puts the limiter on every route from and to the host;
+    // netsim has none, so it must not be ignored.
+    bad(
+        "limiter",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"TORUS\" topo_parameters=\"2,2\" limiter_link=\"1GBps\"/>\n</platform>\n",
+        "x.xml:2: <cluster limiter_link>: 1.000 GB/s could limit a host sending and receiving at once",
+    );
+}
+
+#[test]
+fn bad_platform_shared_link_both_ways() {
+    bad(
+        "shared",
+        &format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"1GBps\"/><link id=\"l2\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
+        ),
+        "x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives",
+    );
+}
+
+/// SimGrid's TCP window (`network/TCP-gamma`, CM02) on a route of 2.5 ms:
+/// 1e9 B there and 1e6 B back. SimGrid 3.32 (`smpirun -np 2 -platform
+/// wan.xml -replay list.txt` with the equal-physics settings of
+/// bench/peers/README.md): 1.198285026550 s with its default 4 MiB window,
+/// 76.375241699219 s with `network/TCP-gamma` 65536 in the file's
+/// `<config>`.
+#[test]
+fn tcp_window_on_a_long_route_is_simgrids() {
+    let d = dir("window");
+    let wan = |config: &str| {
+        format!(
+            r#"<?xml version='1.0'?>
+<platform version="4.1">{config}
+  <zone id="w" routing="Full">
+    <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+    <link id="la" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+    <link id="lb" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+    <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="lb" direction="DOWN"/></route>
+  </zone>
+</platform>
+"#
+        )
+    };
+    std::fs::write(d.join("wan.xml"), wan("")).unwrap();
+    std::fs::write(
+        d.join("wan64k.xml"),
+        wan(r#"<config><prop id="network/TCP-gamma" value="65536"/></config>"#),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("w0.txt"),
+        "0 init
+0 send 1 0 1e9
+0 recv 1 1 1e6
+",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("w1.txt"),
+        "1 init
+1 recv 0 0 1e9
+1 send 0 1 1e6
+",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("list.txt"),
+        "w0.txt
+w1.txt
+",
+    )
+    .unwrap();
+    let run = |p: &str, extra: &[&str]| {
+        let mut a = vec![
+            "replay",
+            "list.txt",
+            "--platform",
+            p,
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+        ];
+        a.extend_from_slice(extra);
+        makespan_ps(&d, &a)
+    };
+    // To SimGrid's picosecond, but for its double's rounding.
+    assert_eq!(run("wan.xml", &[]), 1_198_285_026_551);
+    assert_eq!(run("wan64k.xml", &[]), 76_375_241_699_220);
+    // Off, the links alone: 2 x 2.5 ms + (1e9 + 1e6 + 32) B / 1.25 GB/s.
+    assert_eq!(
+        run("wan.xml", &["--set", "transport.tcp_window=\"0 B\""]),
+        805_800_025_600
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A trace as `smpirun -trace-ti` wrote it (SimGrid 3.32, a ring of
+/// `MPI_Irecv`/`MPI_Isend` of 100 000 `MPI_C_DOUBLE_COMPLEX` and
+/// `MPI_Waitall`, then `MPI_Sendrecv` of 5000 `MPI_LONG_DOUBLE`, three
+/// times, on 4 ranks): its folder of per-rank files `<time>_rank-1.txt`
+/// .. `_rank-4.txt`, unchanged. SimGrid's replay of it on the cluster
+/// (`smpirun -np 4 -platform cluster.xml -replay trace.txt`, equal
+/// physics): 0.040920768000 s.
+#[test]
+fn a_trace_simgrids_tracer_wrote_replays_unchanged() {
+    let d = dir("tracer");
+    let files = d.join("trace.txt_files");
+    std::fs::create_dir_all(&files).unwrap();
+    for r in 0..4u32 {
+        let (right, left) = ((r + 1) % 4, (r + 3) % 4);
+        let mut t = format!(
+            "{r} init
+"
+        );
+        for it in 0..3 {
+            t += &format!(
+                "{r} irecv {left} {it} 100000 26
+{r} isend {right} {it} 100000 26
+{r} waitall 2
+{r} sendRecv 5000 {right} 5000 {left} 14 14
+"
+            );
+        }
+        t += &format!(
+            "{r} finalize
+"
+        );
+        std::fs::write(
+            files.join(format!("1795709883.701463_rank-{}.txt", r + 1)),
+            t,
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        d.join("cluster.xml"),
+        r#"<platform version="4.1"><cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"/></platform>"#,
+    )
+    .unwrap();
+    for mode in ["flow", "packet"] {
+        let got = makespan_ps(
+            &d,
+            &[
+                "replay",
+                "trace.txt_files",
+                "--platform",
+                "cluster.xml",
+                "--mode",
+                mode,
+                "--json",
+                "--no-wall",
+            ],
+        );
+        assert_eq!(got, 40_920_768_000, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -321,4 +481,49 @@ fn bad_platform_not_xml() {
         "<platform version=\"4.1\">\n<cluster id=\"c\">\n</zone>\n</platform>\n",
         "x.xml:3: not well-formed XML",
     );
+}
+
+/// Hosts of different speeds: each rank's `compute` runs at its own
+/// host's speed, as in SimGrid. Rank 0 on `a` (2 Gf) computes 1e9 flops
+/// (0.5 s), sends 1e6 B over the 2.5 ms route (TCP window 4 MiB) and
+/// computes 3e9 (1.5 s); rank 1 on `b` (1 Gf) receives and computes 3e9
+/// flops (3 s). SimGrid 3.32 (`smpirun -np 2 -platform mixed.xml
+/// -replay`, equal physics): 3.503692111969 s. `--host-speed` gives
+/// every rank one speed instead.
+#[test]
+fn hosts_of_different_speeds_compute_at_their_own() {
+    let d = dir("speeds");
+    std::fs::write(
+        d.join("mixed.xml"),
+        r#"<platform version="4.1"><zone id="w" routing="Full">
+  <host id="a" speed="2Gf"/><host id="b" speed="1Gf"/>
+  <link id="la" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <link id="lb" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="lb" direction="DOWN"/></route>
+</zone></platform>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("c0.txt"),
+        "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 compute 3e9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("c1.txt"), "1 init\n1 recv 0 0 1e6\n1 compute 3e9\n").unwrap();
+    std::fs::write(d.join("c.txt"), "c0.txt\nc1.txt\n").unwrap();
+    let mut args = vec![
+        "replay",
+        "c.txt",
+        "--platform",
+        "mixed.xml",
+        "--mode",
+        "flow",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(makespan_ps(&d, &args), 3_503_692_111_969);
+    // One speed for all: 4 Gf; rank 1 ends last, at 0.25 s + the message
+    // (2.5 ms + 1000016 B / 838 860 800 B/s) + 0.75 s.
+    args.extend(["--host-speed", "4e9"]);
+    assert_eq!(makespan_ps(&d, &args), 1_003_692_111_969);
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -243,7 +243,7 @@ impl Scenario {
     ) -> Result<Outcome, ScenarioError> {
         let params = self.mpi_params(file)?;
         let platform = self.machine.platform(file, &self.base_dir)?;
-        let progs = self.programs(file, platform.as_ref().and_then(|p| p.host_speed))?;
+        let progs = self.programs(file, platform.as_ref().map(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
             // Name the file the ranks were to come from.
@@ -271,6 +271,12 @@ impl Scenario {
         )
         .map_err(|m| file.plain(m))?;
         let ppn = self.ppn(file, &progs)?;
+        let platform_window = platform.as_ref().and_then(|p| p.tcp_window);
+        let host_speeds = platform.as_ref().map(|p| p.host_speeds.clone());
+        let platform_notes = platform
+            .as_ref()
+            .map(|p| p.notes.clone())
+            .unwrap_or_default();
         let machine = self.machine.build(
             file,
             &self.base_dir,
@@ -278,7 +284,16 @@ impl Scenario {
             platform,
         )?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
-        let cfg = self.net_config();
+        // A platform's hosts of different speeds: each TI rank computes
+        // at its own host's.
+        if let (Some(rs), Some(hs)) = (&progs.rank_speeds, &host_speeds) {
+            rs.set(
+                (0..ranks)
+                    .map(|r| hs[placement.node(r).0 as usize])
+                    .collect(),
+            );
+        }
+        let cfg = self.net_config(platform_window);
         let (preset, preset_default) = self.mpi_preset();
         let setup = Setup {
             mpi: MpiOrigin {
@@ -299,6 +314,8 @@ impl Scenario {
             mode: cfg.mode,
             workload: progs.about.clone(),
             seed: self.seed,
+            tcp_window: cfg.tcp_window,
+            platform_notes,
         };
         let net = transport(file, machine, cfg)?;
         let wall = std::time::Instant::now();
@@ -337,8 +354,9 @@ impl Scenario {
         })
     }
 
-    /// `[transport]` as the transport's configuration.
-    fn net_config(&self) -> NetConfig {
+    /// `[transport]` as the transport's configuration; `platform_window`
+    /// is a SimGrid platform's TCP window, the default of `tcp_window`.
+    fn net_config(&self, platform_window: Option<u64>) -> NetConfig {
         let t = &self.transport;
         NetConfig {
             mode: t.mode.unwrap_or_default(),
@@ -348,6 +366,9 @@ impl Scenario {
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
             backpressure: t.backpressure.unwrap_or(false),
+            tcp_window: t
+                .tcp_window
+                .map_or(platform_window, |b| (b.0 > 0).then_some(b.0)),
         }
     }
 }

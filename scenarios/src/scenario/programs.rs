@@ -19,6 +19,9 @@ pub(super) struct Programs {
     pub(super) ppn: u16,
     /// A placement the workload dictates (Zhu: rank -> node).
     pub(super) node_of_rank: Option<Vec<u32>>,
+    /// The TI ranks' host speeds, to fill once they are placed (a
+    /// platform whose hosts differ).
+    pub(super) rank_speeds: Option<crate::ti::RankSpeeds>,
     /// Text for the report.
     pub(super) about: String,
 }
@@ -41,11 +44,13 @@ const BYTES_PER_OP: u64 = 105;
 impl Scenario {
     /// The workload's programs, one stream per rank, after checking that
     /// a built-in workload fits in memory.
-    /// `host_speed`: the platform's host speed, the TI replay's default.
+    /// `host_speed`: a SimGrid platform's host speed, the TI replay's
+    /// default (`Some(None)`: its hosts differ, and each rank takes its
+    /// host's, set once placed: [`Programs::rank_speeds`]).
     pub(super) fn programs(
         &self,
         file: &ScenarioFile,
-        host_speed: Option<f64>,
+        host_speed: Option<Option<f64>>,
     ) -> Result<Programs, ScenarioError> {
         self.check_size(file)?;
         let w = "workload";
@@ -60,6 +65,7 @@ impl Scenario {
             streams: vec_streams(name, progs),
             ppn,
             node_of_rank: None,
+            rank_speeds: None,
             about,
         };
         Ok(match &self.workload {
@@ -138,6 +144,7 @@ impl Scenario {
                     streams: vec_streams("zhu", pat.programs(size.0)),
                     ppn: 1,
                     node_of_rank: Some(pat.node_of_rank()),
+                    rank_speeds: None,
                     about: format!(
                         "Zhu pattern |N| = {nodes}, d = {rounds}, {} logical links, {} B",
                         pat.links.len(),
@@ -276,6 +283,7 @@ impl Scenario {
                         .collect(),
                     ppn: 1,
                     node_of_rank: None,
+                    rank_speeds: None,
                     about,
                 }
             }
@@ -288,8 +296,12 @@ impl Scenario {
                 calc_unit,
             } => {
                 let mut cfg = TraceConfig::default();
-                if let Some(h) = host_speed {
-                    cfg.ti.host_speed_flops = h;
+                match host_speed {
+                    Some(Some(h)) => cfg.ti.host_speed_flops = h,
+                    Some(None) if host_speed_flops.is_none() => {
+                        cfg.ti.rank_speeds = Some(crate::ti::RankSpeeds::default());
+                    }
+                    _ => {}
                 }
                 if let Some(h) = host_speed_flops {
                     need(
@@ -338,6 +350,7 @@ impl Scenario {
                     streams,
                     ppn: 1,
                     node_of_rank: None,
+                    rank_speeds: cfg.ti.rank_speeds.clone(),
                 }
             }
         })

@@ -20,6 +20,8 @@ pub(super) struct Setup {
     pub(super) mode: Mode,
     pub(super) workload: String,
     pub(super) seed: u64,
+    pub(super) tcp_window: Option<u64>,
+    pub(super) platform_notes: Vec<String>,
 }
 
 /// One timed region: each rank's time in it (its passes summed), as a
@@ -143,6 +145,14 @@ pub struct Report {
     pub seed: u64,
     /// Where the MPI parameters came from.
     pub mpi: MpiOrigin,
+    /// The transport's TCP window bound \[bytes\], if on
+    /// (`[transport] tcp_window`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_window_bytes: Option<u64>,
+    /// What a SimGrid platform file says that cannot change the timing,
+    /// read and set aside (`topology::platform::Platform::notes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub platform_notes: Vec<String>,
     /// Time the last rank finished \[s\].
     pub makespan_s: f64,
     /// The same \[ps\].
@@ -343,6 +353,8 @@ impl Report {
             workload: s.workload.clone(),
             seed: s.seed,
             mpi: s.mpi.clone(),
+            tcp_window_bytes: s.tcp_window,
+            platform_notes: s.platform_notes.clone(),
             makespan_s: r.makespan.as_secs_f64(),
             makespan_ps: r.makespan.as_ps(),
             finish: FinishSummary {

@@ -65,6 +65,11 @@ pub struct TransportSpec {
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
+    /// TCP window bound (`topology::NetConfig::tcp_window`): a message's
+    /// rate is at most `tcp_window / (2 x route latency)`; `"0 B"` turns
+    /// it off. Default off, except on a SimGrid platform, where it is
+    /// the platform's `network/TCP-gamma` (SimGrid's 4 MiB by default).
+    pub tcp_window: Option<Bytes>,
     /// Width of the bins of the per-link time series (bytes each link
     /// carried per bin; `--link-series`, the timeline's link tracks);
     /// default none (no series kept).

@@ -12,7 +12,8 @@ fn data(rel: &str) -> PathBuf {
     scenarios::shared::shared_path(rel).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
+/// A fresh scratch directory holding `files` (name, text).
+pub(super) fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
     let d = std::env::temp_dir().join(format!("netsim-dirs-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();

@@ -320,7 +320,7 @@
 //! queues' search depths, a timeline's order within one timestamp) can
 //! differ while the times do not.
 
-use crate::config::{NetConfig, NetConfigError, check};
+use crate::config::{NetConfig, NetConfigError, check, window_cap};
 use crate::idle::flow_idle_time;
 use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
@@ -501,6 +501,8 @@ impl Kept {
 pub struct FlowNet {
     m: Machine,
     asym: bool,
+    /// [`NetConfig::tcp_window`].
+    tcp_window: Option<u64>,
     flows: Vec<Flow>,
     scratch: Vec<Scratch>,
     /// Every flow slot's route at `f * stride`, a copy of
@@ -567,6 +569,7 @@ impl FlowNet {
         let nl = m.links().len();
         Ok(FlowNet {
             asym: m.sharing == Sharing::Asymmetric,
+            tcp_window: cfg.tcp_window,
             flows: Vec::new(),
             scratch: Vec::new(),
             routes: Vec::new(),
@@ -890,7 +893,8 @@ impl Transport for FlowNet {
         let mut route = std::mem::take(&mut self.flows[f as usize].route);
         route.clear();
         let lat = self.m.route_into(t.src, t.dst, &mut route);
-        let cap = t.rate_cap.map_or(f64::INFINITY, |c| c.as_f64());
+        let cap =
+            window_cap(self.tcp_window, lat, t.rate_cap).map_or(f64::INFINITY, |c| c.as_f64());
         let mut at_cap = false;
         if self.asym {
             self.cut_note_start(&route, cap);
@@ -987,7 +991,7 @@ impl Transport for FlowNet {
     }
 
     fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {
-        flow_idle_time(&self.m, src, dst, bytes, rate_cap)
+        flow_idle_time(&self.m, src, dst, bytes, rate_cap, self.tcp_window)
     }
 
     fn record_link_busy(&mut self, on: bool) {

@@ -25,11 +25,9 @@ impl<'i> Cx<'_, 'i> {
                 ));
             }
         }
-        if let Some(k) = c
-            .children()
-            .find(|n| n.is_element() && n.tag_name().name() != "prop")
-        {
-            return Err(self.unsupported(k, k.tag_name().name()));
+        self.only_props(c, &[])?;
+        if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
+            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
         }
         let id = self.need(c, "id")?;
         let prefix = c.attribute("prefix").unwrap_or("");
@@ -49,10 +47,24 @@ impl<'i> Cx<'_, 'i> {
             .iter()
             .map(|i| format!("{prefix}{i}{suffix}"))
             .collect();
-        match c.attribute("topology").unwrap_or("FLAT") {
+        let topology = c.attribute("topology").unwrap_or("FLAT");
+        if topology != "FLAT" && policy != Policy::SplitDuplex {
+            return Err(self.err(
+                c,
+                format!(
+                    "<cluster topology=\"{topology}\" sharing_policy=\"{}\">: netsim's torus and fat-tree links carry each direction on its own (SPLITDUPLEX, SimGrid's default); a link shared by both directions or never shared is not modelled: use SPLITDUPLEX or leave sharing_policy out",
+                    c.attribute("sharing_policy").unwrap_or("")
+                ),
+            ));
+        }
+        match topology {
             "FLAT" => self.flat(c, id, &names, bw, lat, policy, cores, speed),
             "TORUS" => {
                 let dims = self.topo_numbers(c, ",")?;
+                // A torus host is its router: two links per dimension
+                // leave it and two enter it.
+                self.limiter(c, bw, 4 * dims.len() as u128)?;
+                self.no_backbone(c);
                 if dims.is_empty() || dims.len() > 3 || dims.contains(&0) {
                     return Err(self.err(c, "<cluster topo_parameters>: TORUS takes 1 to 3 positive ring sizes, `X,Y,Z`".into()));
                 }
@@ -91,6 +103,9 @@ impl<'i> Cx<'_, 'i> {
                 Ok(Platform {
                     machine,
                     host_speed: Some(speed),
+                    host_speeds: vec![speed; names.len()],
+                    tcp_window: None,
+                    notes: Vec::new(),
                 })
             }
             "FAT_TREE" => self.fat_tree(c, id, &names, bw, lat, cores, speed),
@@ -98,6 +113,37 @@ impl<'i> Cx<'_, 'i> {
                 c,
                 format!("<cluster topology=\"{other}\">: netsim imports FLAT, TORUS and FAT_TREE"),
             )),
+        }
+    }
+
+    /// Accepts `limiter_link` (a link SimGrid puts on every route from and
+    /// to a host, shared by both directions) only where it cannot limit:
+    /// at least the `links` host links of `bw` the host's traffic in and
+    /// out can use at once. netsim has no per-host limiter.
+    fn limiter(&self, c: Node, bw: Bandwidth, links: u128) -> Result<(), MachineFileError> {
+        let Some(lim) = self.value(c, "limiter_link", units::rate)? else {
+            return Ok(());
+        };
+        if (lim.as_bytes_per_sec() as u128) < links * bw.as_bytes_per_sec() as u128 {
+            return Err(self.err(
+                c,
+                format!(
+                    "<cluster limiter_link>: {lim} could limit a host sending and receiving at once ({links} x {bw}, its links in and out); netsim has no per-host limiter: leave limiter_link out, or use a machine whose host cable is {lim} (its injection and ejection rate)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Notes the backbone and router attributes of a TORUS or FAT_TREE
+    /// cluster, which SimGrid ignores for them as well
+    /// (`src/surf/sg_platf.cpp`, `sg_platf_new_cluster_hierarchical` reads
+    /// none of them).
+    fn no_backbone(&self, c: Node) {
+        for a in ["bb_bw", "bb_lat", "bb_sharing_policy", "router_id"] {
+            if c.attribute(a).is_some() {
+                self.note(c, format!("<cluster {a}>: SimGrid's {} clusters have no backbone or router; ignored as SimGrid does", c.attribute("topology").unwrap_or("")));
+            }
         }
     }
 
@@ -130,8 +176,14 @@ impl<'i> Cx<'_, 'i> {
         if policy == Policy::FatPipe {
             return Err(self.err(c, "<cluster sharing_policy=\"FATPIPE\">: private links that never share are not netsim's links (each direction is shared max-min); use SPLITDUPLEX".into()));
         }
+        if policy == Policy::Shared {
+            return Err(self.err(c, "<cluster sharing_policy=\"SHARED\">: SimGrid shares a host's one link between what it sends and what it receives; netsim's cables carry each direction on its own: use SPLITDUPLEX".into()));
+        }
         let n = names.len() as u64;
         limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+        if let Some(r) = c.attribute("router_id") {
+            self.note(c, format!("<cluster router_id=\"{r}\">: the router other zones' routes would enter by; this platform has no other zone"));
+        }
         let bb_lat = self.value(c, "bb_lat", units::time)?.unwrap_or(Time::ZERO);
         if let Some(bb) = self.value(c, "bb_bw", units::rate)? {
             let bbp = self.policy(c, "bb_sharing_policy", Policy::Shared)?;
@@ -147,11 +199,7 @@ impl<'i> Cx<'_, 'i> {
                 )));
             }
         }
-        if let Some(lim) = self.value(c, "limiter_link", units::rate)? {
-            if (lim.as_bytes_per_sec() as u128) < 2 * bw.as_bytes_per_sec() as u128 {
-                return Err(self.err(c, format!("<cluster limiter_link>: {lim} could limit a host sending and receiving at once (2 x {bw}); netsim has no per-host limiter")));
-            }
-        }
+        self.limiter(c, bw, 2)?;
         // The backbone's latency over the two cables of every route.
         let half = bb_lat.as_ps() / 2;
         let up = LinkParams {
@@ -170,7 +218,7 @@ impl<'i> Cx<'_, 'i> {
         for h in hosts {
             b.cable(h, sw, up, down);
         }
-        self.build(c, b, Some(speed))
+        self.build(c, b, vec![speed; names.len()])
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -225,6 +273,9 @@ impl<'i> Cx<'_, 'i> {
         if w[0] != 1 || p[0] != 1 {
             return Err(bad("a host has one network interface in netsim: the first `up` and `parallel` must be 1".into()));
         }
+        // A host's one cable, both directions.
+        self.limiter(c, bw, 2)?;
+        self.no_backbone(c);
         let prod = |v: &[u64]| v.iter().try_fold(1u64, |a, &k| a.checked_mul(k));
         let hosts = prod(&m).filter(|&h| h == names.len() as u64).ok_or_else(|| {
             self.err(c, format!("<cluster>: the fat tree's hosts (the product of `down`) are not the {} hosts `radical` names", names.len()))
@@ -279,7 +330,7 @@ impl<'i> Cx<'_, 'i> {
             }
             below = here;
         }
-        self.build(c, b, Some(speed))
+        self.build(c, b, vec![speed; names.len()])
     }
 }
 

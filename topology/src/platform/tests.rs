@@ -105,13 +105,13 @@ fn full_zone_is_a_star_of_the_routes_ends() {
     let p = import(
         r#"<zone id="w" routing="Full">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
-  <link id="la" bandwidth="125MBps" latency="10us"/>
-  <link id="lb" bandwidth="100MBps" latency="20us"/>
-  <link id="lc" bandwidth="125MBps" latency="30us"/>
+  <link id="la" bandwidth="125MBps" latency="10us" sharing_policy="SPLITDUPLEX"/>
+  <link id="lb" bandwidth="100MBps" latency="20us" sharing_policy="SPLITDUPLEX"/>
+  <link id="lc" bandwidth="125MBps" latency="30us" sharing_policy="SPLITDUPLEX"/>
   <link id="bb" bandwidth="10GBps" latency="5us"/>
-  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lb"/></route>
-  <route src="a" dst="c"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
-  <route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="bb"/><link_ctn id="lc"/></route>
+  <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="bb"/><link_ctn id="lb" direction="DOWN"/></route>
+  <route src="a" dst="c"><link_ctn id="la" direction="UP"/><link_ctn id="bb"/><link_ctn id="lc" direction="DOWN"/></route>
+  <route src="b" dst="c"><link_ctn id="lb" direction="UP"/><link_ctn id="bb"/><link_ctn id="lc" direction="DOWN"/></route>
 </zone>"#,
     );
     let m = &p.machine;
@@ -131,8 +131,8 @@ fn full_zone_is_a_star_of_the_routes_ends() {
     // Two hosts and one link: the link's latency over the two cables.
     let p = import(
         r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
-  <link id="l" bandwidth="1GBps" latency="5ps"/>
-  <route src="a" dst="b"><link_ctn id="l"/></route></zone>"#,
+  <link id="l" bandwidth="1GBps" latency="5ps" sharing_policy="SPLITDUPLEX"/>
+  <route src="a" dst="b"><link_ctn id="l" direction="UP"/></route></zone>"#,
     );
     let m = &p.machine;
     for (a, b) in [(0, 1), (1, 0)] {
@@ -148,12 +148,12 @@ fn floyd_zone_is_a_graph_of_one_link_routes() {
         r#"<zone id="w" routing="Floyd">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
   <router id="r1"/><router id="r2"/>
-  <link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="1GBps" latency="1us"/>
-  <link id="l3" bandwidth="1GBps" latency="1us"/><link id="l4" bandwidth="1GBps" latency="1us"/>
-  <route src="a" dst="r1"><link_ctn id="l1"/></route>
-  <route src="b" dst="r1"><link_ctn id="l2"/></route>
-  <route src="r1" dst="r2"><link_ctn id="l3"/></route>
-  <route src="c" dst="r2"><link_ctn id="l4"/></route>
+  <link id="l1" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/><link id="l2" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+  <link id="l3" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/><link id="l4" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+  <route src="a" dst="r1"><link_ctn id="l1" direction="UP"/></route>
+  <route src="b" dst="r1"><link_ctn id="l2" direction="UP"/></route>
+  <route src="r1" dst="r2"><link_ctn id="l3" direction="UP"/></route>
+  <route src="c" dst="r2"><link_ctn id="l4" direction="UP"/></route>
 </zone>"#,
     );
     let m = &p.machine;
@@ -181,10 +181,10 @@ fn what_does_not_map_is_an_error_at_its_line() {
     assert!(e.contains("bb_bw"), "{e}");
     // Units.
     let e = error(
-        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="100" lat="1us"/>"#,
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="100GB" lat="1us"/>"#,
     );
     assert!(
-        e.contains("<cluster bw>: bandwidth `100`: expected a number and a unit"),
+        e.contains("<cluster bw>: bandwidth `100GB`: expected a number and a unit"),
         "{e}"
     );
     // A host with two interfaces in a fat tree.
@@ -213,4 +213,250 @@ fn what_does_not_map_is_an_error_at_its_line() {
         r#"<cluster id="c" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="8;1,1,1,1,1,1,1,16;1,65536,65536,65536,65536,65536,65536,65536;1,1,1,1,1,1,1,1"/>"#,
     );
     assert!(e.contains("MAX_ROUTERS"), "{e}");
+}
+
+/// A small platform in which the element marked `@` is the one under
+/// test (see `dtd-3.32.txt`).
+fn context(name: &str, element: &str) -> String {
+    let cluster = |extra: &str| {
+        format!(
+            r#"<cluster@ id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"{extra}/>"#
+        )
+    };
+    let plain = |s: String| s.replace('@', "");
+    let zone = |slot: &str| {
+        let mark = |s: &str| if s == slot { "@" } else { "" };
+        let inner = match slot {
+            "inhost" => format!("<{element}@/>"),
+            "hprop" => r#"<prop@ id="x" value="y"/>"#.to_string(),
+            _ => String::new(),
+        };
+        let inzone = if slot == "inzone" {
+            format!("<{element}@/>")
+        } else {
+            String::new()
+        };
+        format!(
+            r#"<zone{} id="z" routing="Full">
+<host{} id="a" speed="1Gf,2Gf">{inner}</host>
+<host{} id="b" speed="1Gf,2Gf"/>
+<link{} id="la" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+<link id="lb" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+<route{} src="a" dst="b"><link_ctn{} id="la" direction="UP"/><link_ctn id="lb" direction="DOWN"/></route>
+{inzone}</zone>"#,
+            mark("zone"),
+            if slot == "host" || slot == "hosts" {
+                "@"
+            } else {
+                ""
+            },
+            mark("hosts"),
+            mark("link"),
+            mark("route"),
+            mark("ctn"),
+        )
+    };
+    let body = match name {
+        "platform" | "flat" => cluster(""),
+        "flatbb" => cluster(r#" bb_bw="2GBps""#),
+        "torus" => cluster(r#" topology="TORUS" topo_parameters="2,2""#),
+        "fattree" => cluster(r#" topology="FAT_TREE" topo_parameters="2;2,2;1,2;1,2""#),
+        "top" => format!("<{element}@/>{}", plain(cluster(""))),
+        "config" => format!(
+            r#"<config@><prop id="network/model" value="CM02"/></config>{}"#,
+            plain(cluster(""))
+        ),
+        "cprop" => format!(
+            r#"<config><prop@ id="network/TCP-gamma" value="1000"/></config>{}"#,
+            plain(cluster(""))
+        ),
+        "router" => r#"<zone id="z" routing="Floyd"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router@ id="r"/>
+<link id="l1" bandwidth="1GBps" latency="1us" sharing_policy="SPLITDUPLEX"/><link id="l2" bandwidth="1GBps" latency="2us" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="r"><link_ctn id="l1" direction="UP"/></route><route src="b" dst="r"><link_ctn id="l2" direction="UP"/></route></zone>"#
+            .to_string(),
+        other => zone(other),
+    };
+    let root = if name == "platform" {
+        "<platform@ version=\"4.1\">"
+    } else {
+        "<platform version=\"4.1\">"
+    };
+    let body = if name == "platform" {
+        plain(body)
+    } else {
+        body
+    };
+    format!("<?xml version='1.0'?>\n{root}\n{body}\n</platform>\n")
+}
+
+/// `text` with `attr="value"` set on every element marked `@` (replacing
+/// the attribute if the element has it), marks removed.
+fn with_attr(text: &str, element: &str, attr: &str, value: Option<&str>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    let open = format!("<{element}@");
+    while let Some(i) = rest.find(&open) {
+        let end = i + rest[i..].find('>').unwrap();
+        let close = if rest[..end].ends_with('/') {
+            end - 1
+        } else {
+            end
+        };
+        let mut tag = rest[i + open.len()..close].to_string();
+        if let Some(v) = value {
+            let key = format!(" {attr}=\"");
+            if let Some(a) = tag.find(&key) {
+                let b = a + key.len() + tag[a + key.len()..].find('"').unwrap();
+                tag.replace_range(a + key.len()..b, v);
+            } else {
+                tag.push_str(&format!(" {attr}=\"{v}\""));
+            }
+        }
+        out.push_str(&rest[..i]);
+        out.push_str(&format!("<{element}{tag}"));
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    assert!(!out.contains('@'), "context left a mark: {out}");
+    out
+}
+
+/// What can change a replay's timing: the machine, host speeds and TCP
+/// window.
+fn timing(p: &Platform) -> String {
+    format!("{:?} {:?} {:?}", p.machine, p.host_speeds, p.tcp_window)
+}
+
+#[test]
+fn every_dtd_attribute_is_modelled_noted_or_refused() {
+    let table = include_str!("dtd-3.32.txt");
+    let mut pairs = std::collections::BTreeSet::new();
+    for (n, line) in table.lines().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.is_empty() || f[0].starts_with('#') {
+            continue;
+        }
+        let (element, attr, ctx, expect) = (f[0], f[1], f[2], f[3]);
+        let at = format!("dtd-3.32.txt:{}: <{element} {attr}> in {ctx}", n + 1);
+        pairs.insert((element, attr));
+        let text = context(ctx, element);
+        assert!(
+            text.contains(&format!("<{element}@")),
+            "{at}: no {element} in the context"
+        );
+        let run = |v: Option<&str>| parse("p.xml", &with_attr(&text, element, attr, v));
+        let ok = |v: &str| run(Some(v)).unwrap_or_else(|e| panic!("{at} = {v}: {e}"));
+        let refused = |v: &str| {
+            let e = run(Some(v))
+                .map(|_| ())
+                .expect_err(&format!("{at} = {v} accepted"));
+            assert!(e.line.is_some(), "{at}: {e}");
+            e.to_string()
+        };
+        match expect {
+            "modelled" => assert_ne!(timing(&ok(f[4])), timing(&ok(f[5])), "{at}: no effect"),
+            "checked" => {
+                ok(f[4]);
+                refused(f[5]);
+            }
+            "noted" => {
+                let p = ok(f[4]);
+                assert!(
+                    p.notes
+                        .iter()
+                        .any(|m| m.contains(element) || m.contains(attr)),
+                    "{at}: not listed in {:?}",
+                    p.notes
+                );
+                let without = run(None).unwrap_or_else(|e| panic!("{at} without it: {e}"));
+                assert_eq!(timing(&p), timing(&without), "{at}: changes the machine");
+            }
+            "refused" => {
+                let e = refused(f[4]);
+                assert!(e.contains(&format!("<{element}")), "{at}: {e}");
+            }
+            other => panic!("{at}: unknown expectation {other}"),
+        }
+    }
+    // The table is the whole DTD: its 131 attributes, of all its 32
+    // elements.
+    assert_eq!(pairs.len(), 131);
+    let elements: std::collections::BTreeSet<_> = pairs.iter().map(|p| p.0).collect();
+    assert_eq!(elements.len(), 32);
+}
+
+#[test]
+fn blank_lines_before_the_xml_declaration_keep_line_numbers() {
+    // Batsim's files: SimGrid's parser reads them.
+    let text = "\n\n<?xml version='1.0'?>\n<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0\"/>\n</platform>\n";
+    let p = parse("p.xml", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.machine.nodes(), 2);
+    // An error still names the line as the file numbers it.
+    let bad = text.replace("lat=\"0\"", "lat=\"x\"");
+    let e = parse("p.xml", &bad).unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+}
+
+#[test]
+fn a_shared_link_carrying_both_directions_is_refused() {
+    // SimGrid's default policy: one resource for what `a` sends and
+    // receives; netsim's cables split the directions.
+    let e = error(
+        r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="la" bandwidth="1GBps"/><link id="lb" bandwidth="1GBps"/>
+<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route></zone>"#,
+    );
+    assert!(e.contains("link `la` (line 5) is SHARED"), "{e}");
+    let e = error(
+        r#"<zone id="w" routing="Floyd"><host id="a" speed="1Gf"/><router id="r"/><host id="b" speed="1Gf"/>
+<link id="l1" bandwidth="1GBps"/><link id="l2" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2" direction="UP"/></route></zone>"#,
+    );
+    assert!(e.contains("link `l1` (line 5) is SHARED"), "{e}");
+}
+
+#[test]
+fn config_sets_the_tcp_window_and_refuses_other_physics() {
+    let c =
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>"#;
+    assert_eq!(import(c).tcp_window, Some(crate::SIMGRID_TCP_GAMMA));
+    let p = import(&format!(
+        r#"<config><prop id="network/TCP-gamma" value="65536"/><prop id="contexts/factory" value="thread"/></config>{c}"#
+    ));
+    assert_eq!(p.tcp_window, Some(65536));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    let p = import(&format!(
+        r#"<config><prop id="network/TCP-gamma" value="0"/></config>{c}"#
+    ));
+    assert_eq!(p.tcp_window, None);
+    let e = error(&format!(
+        r#"<config><prop id="network/TCP-gamma" value="-1"/></config>{c}"#
+    ));
+    assert!(e.contains("a TCP window of 0 (none) or more bytes"), "{e}");
+    let e = error(&format!(
+        r#"<config><prop id="network/model" value="LV08"/></config>{c}"#
+    ));
+    assert!(e.contains("netsim models only CM02"), "{e}");
+    let e = error(&format!(
+        r#"<config><prop id="smpi/os" value="0:1e-6"/></config>{c}"#
+    ));
+    assert!(
+        e.contains("`smpi/os`: a SimGrid setting netsim does not model"),
+        "{e}"
+    );
+}
+
+#[test]
+fn hosts_keep_their_own_speeds() {
+    let p = import(
+        r#"<zone id="w" routing="Full"><host id="a" speed="2Gf"/><host id="b" speed="1Gf,3Gf" pstate="1"/>
+<link id="l" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="b"><link_ctn id="l" direction="UP"/></route></zone>"#,
+    );
+    assert_eq!(p.host_speeds, vec![2e9, 3e9]);
+    assert_eq!(p.host_speed, None);
+    let p = import(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="0"/>"#,
+    );
+    assert_eq!((p.host_speed, p.host_speeds), (Some(1e9), vec![1e9; 3]));
 }

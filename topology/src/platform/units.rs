@@ -1,13 +1,19 @@
 //! SimGrid's value units (`"125MBps"`, `"50us"`, `"1Gf"`), as its
-//! platform parser reads them (SimGrid 3.32, `xml_platf_parse`'s unit
-//! tables). A value needs its unit: a bare number is an error naming the
-//! units, as netsim's own units are.
+//! platform parser reads them (SimGrid 3.32, `src/xbt/xbt_parse_units.cpp`,
+//! `xbt_parse_get_value_with_unit`). As there, a number without a unit
+//! takes the default unit (seconds, bytes per second, flop per second):
+//! SimGrid accepts `latency="0"` silently and other unit-less values with
+//! a deprecation warning.
 
 use sim_core::{Bandwidth, Time, limits};
 
-/// Longest suffixes first, so that `MBps` is not read as `Bps`.
+/// Longest suffixes first, so that `MBps` is not read as `Bps`; a bare
+/// number is in the default unit (factor 1).
 fn split(text: &str, units: &[(&str, f64)]) -> Option<(f64, f64)> {
     let t = text.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        return Some((v, 1.0));
+    }
     let mut best: Option<(&str, f64)> = None;
     for &(u, f) in units {
         if t.ends_with(u) && best.is_none_or(|(b, _)| u.len() > b.len()) {
@@ -27,6 +33,7 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("MBps", 1e6),
     ("GBps", 1e9),
     ("TBps", 1e12),
+    ("PBps", 1e15),
     ("KiBps", 1024.0),
     ("MiBps", 1048576.0),
     ("GiBps", 1073741824.0),
@@ -65,6 +72,16 @@ const SPEED_UNITS: &[(&str, f64)] = &[
     ("Pf", 1e15),
     ("Ef", 1e18),
     ("Zf", 1e21),
+    ("Yf", 1e24),
+    ("flops", 1.0),
+    ("kiloflops", 1e3),
+    ("megaflops", 1e6),
+    ("gigaflops", 1e9),
+    ("teraflops", 1e12),
+    ("petaflops", 1e15),
+    ("exaflops", 1e18),
+    ("zetaflops", 1e21),
+    ("yottaflops", 1e24),
 ];
 
 fn names(units: &[(&str, f64)]) -> String {
@@ -106,20 +123,36 @@ pub fn time(text: &str) -> Result<Time, String> {
     Ok(t)
 }
 
-/// A host speed in flop/s (the first power state of a list).
+/// A host speed in flop/s (the first power state of a list), positive.
 pub fn speed(text: &str) -> Result<f64, String> {
-    let first = text.split(',').next().unwrap_or("");
-    let (v, f) = split(first, SPEED_UNITS).ok_or_else(|| {
-        format!(
-            "speed `{text}`: expected a number and a unit ({})",
-            names(SPEED_UNITS)
-        )
-    })?;
-    let s = v * f;
-    if !(s.is_finite() && s > 0.0) {
-        return Err(format!("speed `{text}`: must be positive"));
+    let s = speeds(text)?[0];
+    if s > 0.0 {
+        Ok(s)
+    } else {
+        Err(format!(
+            "speed `{text}`: the first power state must be positive"
+        ))
     }
-    Ok(s)
+}
+
+/// A host's speeds in flop/s, one per power state (`"100Mf,50Mf"`); 0 is
+/// allowed (SimGrid's energy examples give a switched-off state `0f`).
+pub fn speeds(text: &str) -> Result<Vec<f64>, String> {
+    text.split(',')
+        .map(|one| {
+            let (v, f) = split(one, SPEED_UNITS).ok_or_else(|| {
+                format!(
+                    "speed `{text}`: expected a number and a unit ({})",
+                    names(SPEED_UNITS)
+                )
+            })?;
+            let s = v * f;
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(format!("speed `{text}`: must be 0 or more and finite"));
+            }
+            Ok(s)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -141,7 +174,16 @@ mod tests {
         assert_eq!(time("0s").unwrap(), Time::ZERO);
         assert_eq!(speed("1Gf").unwrap(), 1e9);
         assert_eq!(speed("100Mf,50Mf").unwrap(), 1e8);
-        assert!(rate("125").unwrap_err().contains("MBps"));
+        // Unit-less: the default unit, as SimGrid reads it.
+        assert_eq!(rate("125").unwrap().as_bytes_per_sec(), 125);
+        assert_eq!(time("0").unwrap(), Time::ZERO);
+        assert_eq!(time("1e-6").unwrap(), Time::from_ns(1000));
+        assert_eq!(speed("2e9").unwrap(), 2e9);
+        assert_eq!(speed("3megaflops").unwrap(), 3e6);
+        assert_eq!(speeds("1Gf, 500Mf").unwrap(), vec![1e9, 5e8]);
+        assert_eq!(speeds("100Mf, 0f").unwrap(), vec![1e8, 0.0]);
+        assert!(speed("0f,1Gf").is_err());
+        assert!(rate("125 furlongs").unwrap_err().contains("MBps"));
         assert!(rate("0Bps").is_err());
         assert!(time("-1s").is_err());
         assert!(time("1e300s").is_err());

@@ -16,6 +16,38 @@ type Route<'s, 'n> = (&'s str, &'s str, Vec<(&'s str, u8, SgLink)>, Node<'n, 'n>
 impl<'i> Cx<'_, 'i> {
     // ------------------------------------------------------- zones
 
+    /// A `<host>`'s speed: of its power state `pstate` (default 0) in
+    /// its list of speeds, as SimGrid starts the host.
+    fn host_speed(&self, n: Node) -> Result<f64, MachineFileError> {
+        let speeds = self
+            .value(n, "speed", units::speeds)?
+            .ok_or_else(|| self.err(n, "<host> needs `speed`".into()))?;
+        let p = n.attribute("pstate").unwrap_or("0");
+        p.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|&i| i >= 0.0 && i.fract() == 0.0 && (i as usize) < speeds.len())
+            .map(|i| speeds[i as usize])
+            .filter(|&s| s > 0.0)
+            .ok_or_else(|| {
+                self.err(
+                    n,
+                    format!(
+                        "<host pstate=\"{p}\">: not a power state of positive speed among its {} speed(s)",
+                        speeds.len()
+                    ),
+                )
+            })
+    }
+
+    /// Notes Vivaldi coordinates outside a Vivaldi zone, where SimGrid
+    /// does not read them either.
+    fn coordinates(&self, n: Node, routing: &str) {
+        if let Some(c) = n.attribute("coordinates") {
+            self.note(n, format!("<{} coordinates=\"{c}\">: only a Vivaldi zone reads them; this zone is {routing}", n.tag_name().name()));
+        }
+    }
+
     pub(super) fn zone(&self, z: Node<'_, 'i>) -> Result<Platform, MachineFileError> {
         let routing = self.need(z, "routing")?;
         if !matches!(routing, "Full" | "Floyd" | "Dijkstra" | "DijkstraCache") {
@@ -37,10 +69,11 @@ impl<'i> Cx<'_, 'i> {
                 "prop" => {}
                 "host" => {
                     self.refuse(n, &["availability_file", "state_file", "speed_file"])?;
+                    self.attrs(n, &["id", "speed", "core", "pstate", "coordinates"])?;
+                    self.only_props(n, &["disk", "mount"])?;
+                    self.coordinates(n, routing);
                     let id = self.need(n, "id")?;
-                    let speed = self
-                        .value(n, "speed", units::speed)?
-                        .ok_or_else(|| self.err(n, "<host> needs `speed`".into()))?;
+                    let speed = self.host_speed(n)?;
                     speeds.push(speed);
                     if let Some((_, l)) = vref.get(id) {
                         return Err(self.err(n, format!("`{id}` is already declared on line {l}")));
@@ -49,6 +82,8 @@ impl<'i> Cx<'_, 'i> {
                     vref.insert(id, (v, ln));
                 }
                 "router" if routing != "Full" => {
+                    self.attrs(n, &["id", "coordinates"])?;
+                    self.coordinates(n, routing);
                     let id = self.need(n, "id")?;
                     if let Some((_, l)) = vref.get(id) {
                         return Err(self.err(n, format!("`{id}` is already declared on line {l}")));
@@ -57,6 +92,8 @@ impl<'i> Cx<'_, 'i> {
                 }
                 "link" => {
                     self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
+                    self.attrs(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
+                    self.only_props(n, &[])?;
                     let id = self.need(n, "id")?;
                     let bw = self
                         .value(n, "bandwidth", units::rate)?
@@ -100,19 +137,10 @@ impl<'i> Cx<'_, 'i> {
                 ),
             ));
         }
-        let speed = speeds
-            .first()
-            .copied()
-            .filter(|s| speeds.iter().all(|x| x == s));
-        if speed.is_none() {
-            return Err(self.err(
-                z,
-                "<zone>: hosts of different speeds; netsim's TI replay has one host speed".into(),
-            ));
-        }
         // Each route as (src, dst, [(link, direction)], node).
         let mut parsed = Vec::new();
         for r in routes {
+            self.attrs(r, &["src", "dst", "symmetrical"])?;
             let src = self.need(r, "src")?;
             let dst = self.need(r, "dst")?;
             for e in [src, dst] {
@@ -131,6 +159,7 @@ impl<'i> Cx<'_, 'i> {
                 if k.tag_name().name() != "link_ctn" {
                     return Err(self.unsupported(k, k.tag_name().name()));
                 }
+                self.attrs(k, &["id", "direction"])?;
                 let id = self.need(k, "id")?;
                 let l = *links.get(id).ok_or_else(|| {
                     self.err(
@@ -176,11 +205,10 @@ impl<'i> Cx<'_, 'i> {
                 parsed.push((dst, src, back, r));
             }
         }
-        let speed = speed.expect("checked");
         if routing == "Full" {
-            self.full_star(z, b, &vref, &parsed, speed)
+            self.full_star(z, b, &vref, &parsed, speeds)
         } else {
-            self.graph(z, b, &vref, &parsed, speed)
+            self.graph(z, b, &vref, &parsed, speeds)
         }
     }
 
@@ -191,7 +219,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: f64,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         let mut used: HashMap<&str, Node> = HashMap::new();
         for (src, dst, ls, r) in routes {
@@ -203,9 +231,15 @@ impl<'i> Cx<'_, 'i> {
                 return Err(self.err(*r, format!("<route src=\"{src}\" dst=\"{dst}\">: hosts connect to routers in netsim; put a <router> between them")));
             }
             let (id, _, l) = ls[0];
+            if l.policy == Policy::FatPipe {
+                return Err(self.err(*r, format!("link `{id}` (line {}) is FATPIPE: its flows never share it in SimGrid, and netsim's cables share each direction max-min; declare it SHARED or SPLITDUPLEX", l.line)));
+            }
             if let Some(first) = used.get(id) {
                 if first.range() != r.range() {
                     return Err(self.err(*r, format!("link `{id}` is in a second route (the first is on line {}); netsim's cables are one link each", self.line(*first))));
+                }
+                if l.policy == Policy::Shared {
+                    return Err(self.err(*r, format!("link `{id}` (line {}) is SHARED and this route is symmetrical: SimGrid shares the link between the two directions, netsim's cables carry each direction on its own; declare it sharing_policy=\"SPLITDUPLEX\" if the directions are independent, or make the route symmetrical=\"NO\"", l.line)));
                 }
                 continue; // the reverse of a symmetrical route
             }
@@ -217,7 +251,7 @@ impl<'i> Cx<'_, 'i> {
             };
             b.cable(a, bv, p, p);
         }
-        self.build(z, b, Some(speed))
+        self.build(z, b, speeds)
     }
 
     /// Full routing: a star, each host's cable up its routes' first link,
@@ -228,7 +262,7 @@ impl<'i> Cx<'_, 'i> {
         mut b: MachineBuilder,
         vref: &HashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
-        speed: f64,
+        speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         type End<'s> = Option<((&'s str, u8), SgLink)>;
         let n = b.hosts() as usize;
@@ -292,6 +326,31 @@ impl<'i> Cx<'_, 'i> {
                         return Err(self.err(z, format!("link `{id}` starts (or ends) the routes of two hosts; netsim gives each host its own cable")));
                     }
                 }
+            }
+        }
+        // A SHARED link that ends a host's routes both ways is one
+        // resource for the host's sending and receiving in SimGrid; a
+        // netsim cable carries each direction on its own.
+        for (h, (u, d)) in up.iter().zip(&down).enumerate() {
+            let (((id, dir), l), (end, dl)) = (u.expect("checked"), d.expect("checked"));
+            if let Some((id, l)) = [(id, l), (end.0, dl)]
+                .into_iter()
+                .find(|(_, l)| l.policy == Policy::FatPipe)
+            {
+                return Err(self.err(z, format!(
+                    "link `{id}` (line {}) ends routes and is FATPIPE: its flows never share it in SimGrid, and netsim's cables share each direction max-min; declare it SHARED or SPLITDUPLEX",
+                    l.line
+                )));
+            }
+            if l.policy == Policy::Shared && (id, dir) == end {
+                let name = vref
+                    .iter()
+                    .find(|(_, v)| v.0 == VRef::Host(h as u32))
+                    .map_or("?", |(k, _)| *k);
+                return Err(self.err(z, format!(
+                    "link `{id}` (line {}) is SHARED and carries both what host `{name}` sends and what it receives; netsim's cables carry each direction on its own: declare it sharing_policy=\"SPLITDUPLEX\" (with link_ctn direction) if the two directions are independent",
+                    l.line
+                )));
             }
         }
         // The latency each route has beyond its two ends must be one
@@ -371,6 +430,6 @@ impl<'i> Cx<'_, 'i> {
                 },
             );
         }
-        self.build(z, b, Some(speed))
+        self.build(z, b, speeds)
     }
 }
