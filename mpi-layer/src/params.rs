@@ -435,18 +435,18 @@ impl Default for ShmParams {
 /// is the single message's time and
 ///
 /// ```text
-/// P = max(o_send + (s-1) O_send,             the sender's CPU
-///         g + (s-1) G,                       the sender's port
+/// P = max(max(o_send, g_cpu) + (s-1) O_send,   the sender's CPU
+///         g + (s-1) G,                         the sender's port
 ///         match_one + o_recv + (s-1) max(O_recv, G_recv),   the receiver's CPU
-///         match_one + g_recv + (s-1) G_recv, the receiver's port
-///         window bound)                      see below
-///
-/// where, with a [`MpiParams::pair_window`] of `W` messages, the pair's
-/// `W`-th next message leaves only when the receiver's job for the
-/// earlier one has ended: `W P >= o_send + wire + L + match_one + o_recv
-/// + (s-1) max(O_recv, G_recv) = T1` for `W = 1`, i.e. `P >= T1 - g`-ish
-/// terms; the tests state the exact figure for the cases they use.
+///         match_one + g_recv + (s-1) G_recv,   the receiver's port
+///         window bound)                        see below
 /// ```
+///
+/// With a [`MpiParams::pair_window`] of `W` messages, the pair's `W`-th
+/// next message is injected (its send job ready on the sender's CPU, its
+/// `o_send` paid then) only when the receiver's job for the earlier one
+/// has ended: for `W = 1` the window bound is `T1` itself. The tests
+/// state the exact figure for the cases they use.
 ///
 /// # Several processes per node (max-rate model)
 ///
