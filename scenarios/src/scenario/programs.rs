@@ -333,6 +333,9 @@ impl Scenario {
                     node_of_rank: None,
                 }
             }
+            WorkloadSpec::Synthetic { .. } => {
+                return Err(file.err(w, "kind", "synthetic traffic has no MPI programs"));
+            }
         })
     }
 
@@ -387,7 +390,9 @@ impl Scenario {
             WorkloadSpec::RandomPairs { procs, rounds, .. } => {
                 ("rounds", *procs as u64, *procs as u64 * *rounds as u64 * 3)
             }
-            WorkloadSpec::MessageList { .. } | WorkloadSpec::Trace { .. } => return Ok(()),
+            WorkloadSpec::MessageList { .. }
+            | WorkloadSpec::Trace { .. }
+            | WorkloadSpec::Synthetic { .. } => return Ok(()),
         };
         if ranks > MAX_RANKS {
             return Err(file.err(
