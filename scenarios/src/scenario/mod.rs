@@ -423,6 +423,7 @@ impl Scenario {
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
             backpressure: t.backpressure.unwrap_or(false),
+            seed: self.seed,
         }
     }
 }
