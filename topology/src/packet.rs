@@ -57,7 +57,7 @@
 //! BlueGene/L's torus), and a packet already in the ring may pass one
 //! that waits to enter (in a router they sit at different input ports).
 //! This keeps dimension-order routing deadlock-free; machine files with
-//! cyclic shortest paths get no such guarantee, and adaptive routing is
+//! cyclic shortest paths get no such guarantee, and every per-packet routing is
 //! refused with backpressure (it would need escape virtual channels).
 //! With backpressure, `idle_time` stays exact as long as a lone message
 //! never fills a buffer (e.g. buffers of several packets and no
