@@ -158,8 +158,8 @@ pub struct LatencyPs {
 pub struct SyntheticReport {
     /// Pattern.
     pub pattern: Pattern,
-    /// The load asked for, fraction of capacity (for `"saturation"`: the
-    /// highest load found sustained).
+    /// The load of the run reported, fraction of capacity (for
+    /// `"saturation"`: the highest load found sustained).
     pub load: f64,
     /// Capacity per host \[bytes/s\] ([`capacity`]).
     pub capacity_bytes_per_s: f64,
@@ -600,15 +600,17 @@ pub fn sustained(r: &SyntheticReport) -> bool {
 /// sustained load: 1 % (the window's edges move a few packets across it).
 pub const SUSTAINED_TOLERANCE: f64 = 0.01;
 
-/// Bisection steps of [`saturation`]: the answer is within
-/// `max_load / 2^SATURATION_STEPS` (0.4 % of the injection rate).
+/// Bisection steps of [`saturation`]: the final bracket is
+/// `max_load / 2^SATURATION_STEPS` wide (0.4 % of the injection rate).
 pub const SATURATION_STEPS: u32 = 8;
 
-/// The saturation throughput, fraction of capacity: the highest load
-/// [`sustained`] found by bisection on `(0, injection / capacity]`
-/// ([`SATURATION_STEPS`] steps, each a [`run`] with `p`'s windows and
-/// seed). Returns the report of the run at that load with `saturation`
-/// set (the injection rate itself when even that is sustained).
+/// The saturation throughput, fraction of capacity: bisection on
+/// `(0, injection / capacity]` ([`SATURATION_STEPS`] steps, each a
+/// [`run`] with `p`'s windows and seed) between loads [`sustained`] and
+/// not; the answer is the final bracket's midpoint (within half a step of
+/// the boundary). Returns the report of the run at the highest sustained
+/// load with `saturation` set (the injection rate itself when even that
+/// is sustained).
 pub fn saturation(
     machine: &Machine,
     cfg: NetConfig,
@@ -640,7 +642,7 @@ pub fn saturation(
         None => at(lo.max(max / f64::from(1u32 << SATURATION_STEPS)))?,
     };
     Ok(SyntheticReport {
-        saturation: Some(lo),
+        saturation: Some((lo + hi) / 2.0),
         ..r
     })
 }
