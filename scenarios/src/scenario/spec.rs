@@ -332,13 +332,13 @@ pub enum WorkloadSpec {
         /// Default 0.1.
         #[serde(default = "d_load")]
         load: crate::synthetic::Load,
-        /// Warm-up window [cycles]. Default 2000.
+        /// Warm-up window \[cycles\]. Default 2000.
         #[serde(default = "d_2000")]
         warmup_cycles: u64,
-        /// Measurement window [cycles]. Default 4000.
+        /// Measurement window \[cycles\]. Default 4000.
         #[serde(default = "d_4000")]
         measure_cycles: u64,
-        /// Longest drain [cycles]. Default 20000.
+        /// Longest drain \[cycles\]. Default 20000.
         #[serde(default = "d_20000")]
         drain_cycles: u64,
         /// The hot host (`hotspot`). Default 0.

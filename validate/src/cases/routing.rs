@@ -53,6 +53,10 @@ const FULL: &[([u32; 3], Pattern, RouteMode, f64)] = &[
     ([8, 8, 1], Pattern::Uniform, RouteMode::Valiant, 0.5),
     ([8, 8, 1], Pattern::Tornado, RouteMode::Valiant, 0.5),
     ([8, 8, 1], Pattern::BitComplement, RouteMode::Valiant, 0.5),
+    ([8, 8, 1], Pattern::Uniform, RouteMode::O1turn, 1.0),
+    ([8, 8, 1], Pattern::Tornado, RouteMode::O1turn, 1.0 / 3.0),
+    ([8, 8, 1], Pattern::BitComplement, RouteMode::O1turn, 0.5),
+    ([8, 8, 1], Pattern::Transpose, RouteMode::O1turn, 0.5),
     ([8, 8, 1], Pattern::Uniform, RouteMode::MinimalAdaptive, 1.0),
     (
         [8, 8, 1],
