@@ -514,6 +514,20 @@ pub fn run(
     let net = Network::new(machine.clone(), cfg).map_err(|e| SyntheticError::Net(e.to_string()))?;
     let packet = cfg.packet_bytes;
     let cycle = transfer_time(packet, inj);
+    let total = p
+        .warmup_cycles
+        .checked_add(p.measure_cycles)
+        .and_then(|c| c.checked_add(p.drain_cycles))
+        .and_then(|c| c.checked_add(1))
+        .and_then(|c| c.checked_mul(cycle.as_ps()))
+        // Generation events may be posted up to a run's length ahead.
+        .and_then(|ps| ps.checked_mul(4));
+    if total.is_none() {
+        return Err(param(
+            "measure_cycles",
+            "warm-up, measurement and drain together come near the end of the simulator's clock (2^64 ps)",
+        ));
+    }
     let rng = RngStreams::new(p.seed);
     let n = machine.nodes();
     let warm_end = cycle * p.warmup_cycles;
@@ -789,5 +803,16 @@ mod tests {
         let l: Load = toml::Value::Float(0.4).try_into().unwrap();
         assert_eq!(l, Load::Fraction(0.4));
         assert!(toml::Value::from("half").try_into::<Load>().is_err());
+        let p = SyntheticParams {
+            drain_cycles: u64::MAX / 2,
+            ..Default::default()
+        };
+        assert!(matches!(
+            run(&m, cfg, &p),
+            Err(SyntheticError::Param {
+                name: "measure_cycles",
+                ..
+            })
+        ));
     }
 }

@@ -135,17 +135,17 @@ pub enum NetConfigError {
     PacketSize(u64),
     /// A per-packet routing needs a torus.
     #[error("{0} routing needs a torus machine; `{1}` is not one")]
-    AdaptiveNeedsTorus(RouteMode, String),
+    RoutingNeedsTorus(RouteMode, String),
     /// A per-packet routing reorders a message's packets, which the
     /// packet model's count of flows per link (asymmetric sharing) cannot
     /// follow.
     #[error("{0} routing cannot be combined with asymmetric sharing")]
-    AdaptiveWithAsymmetric(RouteMode),
+    RoutingWithAsymmetric(RouteMode),
     /// Bubble flow control keeps dimension-order routing deadlock-free;
     /// the per-packet routings turn between dimensions in any order and
     /// would need escape virtual channels, which the model does not have.
     #[error("{0} routing cannot be combined with backpressure (no virtual channels)")]
-    AdaptiveWithBackpressure(RouteMode),
+    RoutingWithBackpressure(RouteMode),
     /// The flow model routes a flow once, by the machine's route; only
     /// minimal adaptive falls back to it (as documented), the others are
     /// refused rather than silently replaced.
@@ -176,15 +176,15 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
     }
     if cfg.mode == Mode::Packet && r.per_packet() {
         if machine.torus().is_none() {
-            return Err(NetConfigError::AdaptiveNeedsTorus(r, machine.name().into()));
+            return Err(NetConfigError::RoutingNeedsTorus(r, machine.name().into()));
         }
         if machine.sharing == Sharing::Asymmetric {
-            return Err(NetConfigError::AdaptiveWithAsymmetric(r));
+            return Err(NetConfigError::RoutingWithAsymmetric(r));
         }
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
         if r.per_packet() {
-            return Err(NetConfigError::AdaptiveWithBackpressure(r));
+            return Err(NetConfigError::RoutingWithBackpressure(r));
         }
         let need = 2 * cfg.packet_bytes;
         for (i, l) in machine.links().iter().enumerate() {
