@@ -29,7 +29,8 @@ pub(super) fn cases() -> Vec<Case> {
 }
 
 /// The rows: `(dims, pattern, routing, ideal throughput)`, the ideal as
-/// `docs/SCENARIOS.md` derives it for `k = 8`.
+/// `docs/SCENARIOS.md` derives it for `k = 8` (the same in 2 and 3
+/// dimensions: each ring's analysis is the same).
 const FULL: &[([u32; 3], Pattern, RouteMode, f64)] = &[
     ([8, 8, 1], Pattern::Uniform, RouteMode::DimensionOrder, 1.0),
     (
@@ -70,6 +71,15 @@ const FULL: &[([u32; 3], Pattern, RouteMode, f64)] = &[
         RouteMode::MinimalAdaptive,
         0.5,
     ),
+    ([8, 8, 8], Pattern::Uniform, RouteMode::DimensionOrder, 1.0),
+    (
+        [8, 8, 8],
+        Pattern::Tornado,
+        RouteMode::DimensionOrder,
+        1.0 / 3.0,
+    ),
+    ([8, 8, 8], Pattern::Uniform, RouteMode::Valiant, 0.5),
+    ([8, 8, 8], Pattern::Tornado, RouteMode::Valiant, 0.5),
 ];
 
 /// Rows shown but not judged, with why: minimal adaptive routing chooses
