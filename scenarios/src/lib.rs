@@ -21,6 +21,9 @@
 //! - [`scenario`]: scenario files (TOML): machine, transport, mapping,
 //!   MPI parameters, seed and workload, run into a [`scenario::Report`];
 //! - [`sweep`]: what-if sweeps over scenario parameters, shards and merge;
+//! - [`synthetic`]: open-loop synthetic traffic (Bernoulli injection of
+//!   packets by a pattern, straight into the transport, no MPI): latency,
+//!   accepted throughput and saturation;
 //! - [`shared`]: where the shared data (seed workloads, recorded traces)
 //!   is found at run time;
 //!
@@ -61,6 +64,7 @@ pub mod recorded;
 pub mod scenario;
 pub mod shared;
 pub mod sweep;
+pub mod synthetic;
 pub mod ti;
 pub mod timeline;
 pub mod trace;

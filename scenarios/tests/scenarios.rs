@@ -1857,6 +1857,43 @@ mod scenario_files {
         }
     }
 
+    /// Open-loop uniform traffic at 40 % of capacity: the network keeps
+    /// up, so offered and accepted throughput are the load less the 1/64
+    /// of packets a host draws for itself (never injected).
+    #[test]
+    fn synthetic_torus() {
+        let o = run(&example("synthetic-torus.toml"));
+        let s = o.report.synthetic.expect("a synthetic section");
+        let want = 0.4 * 63.0 / 64.0;
+        assert!((s.offered - want).abs() < 0.02 * want, "{s:?}");
+        assert!((s.accepted - want).abs() < 0.02 * want, "{s:?}");
+        assert_eq!(s.undelivered, 0);
+        assert!(s.latency_ps.p50 <= s.latency_ps.p99);
+        assert!(s.saturation.is_none());
+        // A torus pattern on a machine without one, and the ideal
+        // network, are refused naming the field.
+        let dir = scratch("synthetic");
+        let f = write(
+            &dir,
+            "eth.toml",
+            "[machine]\npreset = \"ethernet-zhu\"\n[workload]\nkind = \"synthetic\"\npattern = \"tornado\"\n",
+        );
+        let e = run_err(&f);
+        assert!(e.contains("pattern") && e.contains("torus"), "{e}");
+        let f = write(
+            &dir,
+            "ideal.toml",
+            "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"synthetic\"\n",
+        );
+        assert!(run_err(&f).contains("links"), "ideal accepted");
+        let f = write(
+            &dir,
+            "load.toml",
+            "[machine]\npreset = \"blue-waters\"\ndims = [2, 2, 2]\n[workload]\nkind = \"synthetic\"\nload = \"half\"\n",
+        );
+        assert!(run_err(&f).contains("saturation"), "bad load accepted");
+    }
+
     fn cell(r: &Report, protocol: &str, locality: &str) -> (u64, u64) {
         let t = r
             .traffic

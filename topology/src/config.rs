@@ -43,8 +43,10 @@ pub enum Switching {
 }
 
 /// Routing choice on a torus (other machines always use their unique or
-/// tie-broken shortest path). Named `dimension-order` (alias `dor`) and
-/// `adaptive` (alias `minimal-adaptive`).
+/// tie-broken shortest path). Named `dimension-order` (alias `dor`),
+/// `adaptive` (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`,
+/// `valiant`, `romm` and `ugal`; each routing's tie rule and source are in
+/// [`crate::routing`].
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
 )]
@@ -57,9 +59,31 @@ pub enum RouteMode {
     DimensionOrder,
     /// Minimal adaptive per packet (packet mode only; flow mode routes
     /// every flow in dimension order, since a flow has one path).
-    #[serde(rename = "adaptive", alias = "minimal-adaptive")]
-    #[value(name = "adaptive", alias = "minimal-adaptive")]
+    #[serde(
+        rename = "adaptive",
+        alias = "minimal-adaptive",
+        alias = "min-adaptive"
+    )]
+    #[value(name = "adaptive", alias = "minimal-adaptive", alias = "min-adaptive")]
     MinimalAdaptive,
+    /// A dimension order drawn per packet (packet mode, torus).
+    O1turn,
+    /// Through a random intermediate router (packet mode, torus).
+    Valiant,
+    /// Through a random intermediate in the minimal box (packet mode,
+    /// torus).
+    Romm,
+    /// Minimal or Valiant by the source router's queues (packet mode,
+    /// torus).
+    Ugal,
+}
+
+impl RouteMode {
+    /// Whether the packet model chooses the route per packet (anything
+    /// but dimension order).
+    pub fn per_packet(self) -> bool {
+        self != RouteMode::DimensionOrder
+    }
 }
 
 /// Transport configuration.
@@ -85,6 +109,9 @@ pub struct NetConfig {
     /// for netsim's machines; a SimGrid platform turns it on with
     /// SimGrid's value.
     pub tcp_window: Option<u64>,
+    /// Master seed of the routings' random draws (stream
+    /// `routing.choice`); default 1.
+    pub seed: u64,
 }
 
 /// SimGrid's default TCP window, `network/TCP-gamma` = 4 MiB
@@ -100,6 +127,7 @@ impl Default for NetConfig {
             routing: RouteMode::DimensionOrder,
             backpressure: false,
             tcp_window: None,
+            seed: 1,
         }
     }
 }
@@ -137,18 +165,24 @@ pub enum NetConfigError {
     /// `packet_bytes` is zero or above `u32::MAX`.
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
-    /// Adaptive routing needs a torus.
-    #[error("minimal adaptive routing needs a torus machine; `{0}` is not one")]
-    AdaptiveNeedsTorus(String),
-    /// Adaptive routing reorders a message's packets, which the packet
-    /// model's count of flows per link (asymmetric sharing) cannot follow.
-    #[error("minimal adaptive routing cannot be combined with asymmetric sharing")]
-    AdaptiveWithAsymmetric,
+    /// A per-packet routing needs a torus.
+    #[error("{0} routing needs a torus machine; `{1}` is not one")]
+    RoutingNeedsTorus(RouteMode, String),
+    /// A per-packet routing reorders a message's packets, which the
+    /// packet model's count of flows per link (asymmetric sharing) cannot
+    /// follow.
+    #[error("{0} routing cannot be combined with asymmetric sharing")]
+    RoutingWithAsymmetric(RouteMode),
     /// Bubble flow control keeps dimension-order routing deadlock-free;
-    /// adaptive routing turns between dimensions in any order and would
-    /// need escape virtual channels, which the model does not have.
-    #[error("minimal adaptive routing cannot be combined with backpressure (no virtual channels)")]
-    AdaptiveWithBackpressure,
+    /// the per-packet routings turn between dimensions in any order and
+    /// would need escape virtual channels, which the model does not have.
+    #[error("{0} routing cannot be combined with backpressure (no virtual channels)")]
+    RoutingWithBackpressure(RouteMode),
+    /// The flow model routes a flow once, by the machine's route; only
+    /// minimal adaptive falls back to it (as documented), the others are
+    /// refused rather than silently replaced.
+    #[error("{0} routing is a packet-model choice; the flow model routes by dimension order")]
+    NeedsPacketMode(RouteMode),
     /// With backpressure, a bounded buffer must hold two packets (one for
     /// the bubble rule).
     #[error(
@@ -168,17 +202,21 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
     if cfg.packet_bytes == 0 || cfg.packet_bytes > u32::MAX as u64 {
         return Err(NetConfigError::PacketSize(cfg.packet_bytes));
     }
-    if cfg.mode == Mode::Packet && cfg.routing == RouteMode::MinimalAdaptive {
+    let r = cfg.routing;
+    if cfg.mode == Mode::Flow && r.per_packet() && r != RouteMode::MinimalAdaptive {
+        return Err(NetConfigError::NeedsPacketMode(r));
+    }
+    if cfg.mode == Mode::Packet && r.per_packet() {
         if machine.torus().is_none() {
-            return Err(NetConfigError::AdaptiveNeedsTorus(machine.name().into()));
+            return Err(NetConfigError::RoutingNeedsTorus(r, machine.name().into()));
         }
         if machine.sharing == Sharing::Asymmetric {
-            return Err(NetConfigError::AdaptiveWithAsymmetric);
+            return Err(NetConfigError::RoutingWithAsymmetric(r));
         }
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
-        if cfg.routing == RouteMode::MinimalAdaptive {
-            return Err(NetConfigError::AdaptiveWithBackpressure);
+        if r.per_packet() {
+            return Err(NetConfigError::RoutingWithBackpressure(r));
         }
         let need = 2 * cfg.packet_bytes;
         for (i, l) in machine.links().iter().enumerate() {

@@ -57,7 +57,7 @@
 //! BlueGene/L's torus), and a packet already in the ring may pass one
 //! that waits to enter (in a router they sit at different input ports).
 //! This keeps dimension-order routing deadlock-free; machine files with
-//! cyclic shortest paths get no such guarantee, and adaptive routing is
+//! cyclic shortest paths get no such guarantee, and every per-packet routing is
 //! refused with backpressure (it would need escape virtual channels).
 //! With backpressure, `idle_time` stays exact as long as a lone message
 //! never fills a buffer (e.g. buffers of several packets and no
@@ -67,8 +67,10 @@ use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, wind
 use crate::idle::{packet_idle_time, packetize, route_latency};
 use crate::machine::{Machine, Sharing};
 use crate::routing::adaptive;
+use crate::routing::oblivious::ORDERS;
 use crate::stats::{LinkStat, StatsCollector};
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
+use sim_core::rng::{Rng, RngStreams, SimRng};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::collections::VecDeque;
 
@@ -117,6 +119,13 @@ struct Pkt {
     prev: u32,
     /// When its tail arrives at the input of `link`.
     tail: Time,
+    /// Per-packet routing ([`crate::routing::oblivious`]): the
+    /// intermediate router still to reach (`NONE`: none, or reached), and
+    /// the index of its dimension order in `ORDERS`.
+    via: u32,
+    order: u8,
+    /// The source router has made its per-packet choice.
+    chosen: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -150,7 +159,9 @@ pub struct PacketNet {
     tcp_window: Option<u64>,
     packet: u64,
     ct: bool,
-    adaptive: bool,
+    routing: RouteMode,
+    /// Stream `routing.choice` of the configuration's seed.
+    rng: SimRng,
     asym: bool,
     bp: bool,
     /// Torus dimension of each router link (`NODIM` otherwise), for the
@@ -198,7 +209,8 @@ impl PacketNet {
             link_dim,
             packet: cfg.packet_bytes,
             ct: cfg.switching == Switching::CutThrough,
-            adaptive: cfg.routing == RouteMode::MinimalAdaptive,
+            routing: cfg.routing,
+            rng: RngStreams::new(cfg.seed).stream("routing.choice"),
             asym: m.sharing == Sharing::Asymmetric,
             msgs: Vec::new(),
             free_msgs: Vec::new(),
@@ -348,6 +360,9 @@ impl PacketNet {
             link: inj,
             prev: NONE,
             tail,
+            via: NONE,
+            order: 0,
+            chosen: false,
         });
         self.start_service(sched, inj, p);
         if more {
@@ -469,15 +484,59 @@ impl PacketNet {
         }
     }
 
-    /// The next link at router `v` for a packet bound to `dst`: minimal
-    /// adaptive on the queues' waiting bytes when it is on, else the
-    /// machine's route ([`crate::routing`]).
+    /// The next link for packet `p`, whose head is at the router at the
+    /// end of its link: the machine's route ([`crate::routing`]) under
+    /// dimension order; minimal adaptive on the queues' waiting bytes;
+    /// the per-packet routings of [`crate::routing::oblivious`], whose
+    /// draw is made at the packet's source router.
     #[inline]
-    fn choose(&self, v: u32, dst: u32) -> u32 {
-        if let (true, Some(t)) = (self.adaptive, self.m.torus()) {
-            return adaptive::least_waiting(t, v, dst, |l| self.q[l as usize].waiting_bytes);
+    fn choose(&mut self, p: u32) -> u32 {
+        let pk = self.pkts[p as usize];
+        let v = self.m.link(pk.link).to;
+        let dst = self.msgs[pk.msg as usize].dst;
+        let t = match (self.routing, self.m.torus()) {
+            (RouteMode::DimensionOrder, _) | (_, None) => return self.m.next_link(v, dst),
+            (RouteMode::MinimalAdaptive, Some(t)) => {
+                return adaptive::least_waiting(t, v, dst, |l| self.q[l as usize].waiting_bytes);
+            }
+            (_, Some(t)) => t,
+        };
+        let g = v - self.m.nodes();
+        let home = dst / t.nodes_per_router();
+        let pk = &mut self.pkts[p as usize];
+        if !pk.chosen {
+            pk.chosen = true;
+            let rng = &mut self.rng;
+            match self.routing {
+                RouteMode::O1turn => pk.order = rng.random_range(0..ORDERS.len() as u8),
+                RouteMode::Valiant => pk.via = rng.random_range(0..t.routers()),
+                RouteMode::Romm => pk.via = t.romm_intermediate(g, home, rng),
+                RouteMode::Ugal => {
+                    let i = rng.random_range(0..t.routers());
+                    let q = |target: u32| match t.port_towards(g, target, ORDERS[0]) {
+                        Some(port) => self.q[t.port_link[(g * 6 + port) as usize] as usize]
+                            .waiting_bytes
+                            .saturating_add(pk.size as u64),
+                        None => pk.size as u64,
+                    };
+                    let minimal = q(home).saturating_mul(t.router_hops(g, home) as u64);
+                    let detour =
+                        q(i).saturating_mul((t.router_hops(g, i) + t.router_hops(i, home)) as u64);
+                    if detour < minimal {
+                        pk.via = i;
+                    }
+                }
+                RouteMode::DimensionOrder | RouteMode::MinimalAdaptive => {}
+            }
         }
-        self.m.next_link(v, dst)
+        if pk.via == g {
+            pk.via = NONE;
+        }
+        let target = if pk.via == NONE { home } else { pk.via };
+        match t.port_towards(g, target, ORDERS[pk.order as usize]) {
+            Some(port) => t.port_link[(g * 6 + port) as usize],
+            None => 2 * dst + 1,
+        }
     }
 }
 
@@ -555,8 +614,7 @@ impl Transport for PacketNet {
         match ev {
             PacketEvent::Head(p) => {
                 let pk = self.pkts[p as usize];
-                let v = self.m.link(pk.link).to;
-                let nl = self.choose(v, self.msgs[pk.msg as usize].dst);
+                let nl = self.choose(p);
                 self.pkts[p as usize].link = nl;
                 self.pkts[p as usize].prev = pk.link;
                 let now = sched.now();

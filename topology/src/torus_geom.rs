@@ -113,6 +113,12 @@ pub enum TieRule {
     /// negative way (its test `a > k / 2` is strict, so the source at
     /// exactly `k / 2` fails both of its positive conditions).
     Simgrid,
+    /// The positive way from an even coordinate, the negative way from
+    /// an odd one: on a ring whose `k / 2` is even, half of the half-ring
+    /// traffic crosses each channel either way, the balanced split Dally
+    /// & Towles's channel-load analysis of dimension order assumes
+    /// (Sec. 3.3.2).
+    Parity,
 }
 
 impl TieRule {
@@ -124,6 +130,7 @@ impl TieRule {
             TieRule::Plus => true,
             TieRule::Minus => false,
             TieRule::Simgrid => a != k / 2,
+            TieRule::Parity => a % 2 == 0,
         }
     }
 }

@@ -986,6 +986,68 @@ fn bad_parameters_are_errors() {
     assert!(Network::new(m, ada).is_err());
 }
 
+/// The per-packet routings are refused where they cannot work: off a
+/// torus, in the flow model, with backpressure.
+#[test]
+fn per_packet_routings_are_refused_where_they_cannot_work() {
+    let ib = InfinibandParams::qdr(4).build().unwrap();
+    let torus = uniform_torus([4, 4, 1]);
+    for r in [
+        RouteMode::O1turn,
+        RouteMode::Valiant,
+        RouteMode::Romm,
+        RouteMode::Ugal,
+    ] {
+        let packet = NetConfig {
+            routing: r,
+            ..NetConfig::default()
+        };
+        let e = Network::new(ib.clone(), packet).err().unwrap();
+        assert!(e.to_string().contains("needs a torus"), "{e}");
+        let flow = NetConfig {
+            mode: Mode::Flow,
+            ..packet
+        };
+        let e = Network::new(torus.clone(), flow).err().unwrap();
+        assert!(e.to_string().contains("packet-model"), "{e}");
+        let bp = NetConfig {
+            backpressure: true,
+            ..packet
+        };
+        assert!(Network::new(torus.clone(), bp).is_err());
+        assert!(Network::new(torus.clone(), packet).is_ok());
+    }
+}
+
+/// On the idle uniform torus, a one-packet message: O1TURN, ROMM and UGAL
+/// (empty queues: minimal) stay minimal, so they take dimension order's
+/// exact time; Valiant's detour through a random router is never
+/// shorter, is longer for some seed, and is the same for the same seed.
+#[test]
+fn per_packet_routings_on_the_idle_torus() {
+    let m = uniform_torus([4, 4, 1]);
+    // Router (0,0) to router (1,1): 2 hops.
+    let one = |r: RouteMode, seed: u64| {
+        let cfg = NetConfig {
+            routing: r,
+            seed,
+            ..NetConfig::default()
+        };
+        let ts = at0(vec![tr(0, 2 * 5, 1000, 0)]);
+        run(Network::new(m.clone(), cfg).unwrap(), &ts).0[0]
+    };
+    let dor = one(RouteMode::DimensionOrder, 1);
+    for r in [RouteMode::O1turn, RouteMode::Romm, RouteMode::Ugal] {
+        for seed in 1..6 {
+            assert_eq!(one(r, seed), dor, "{r} seed {seed}");
+        }
+    }
+    let val: Vec<Time> = (1..9).map(|s| one(RouteMode::Valiant, s)).collect();
+    assert!(val.iter().all(|&t| t >= dor));
+    assert!(val.iter().any(|&t| t > dor), "{val:?}");
+    assert_eq!(one(RouteMode::Valiant, 3), val[2]);
+}
+
 // ------------------------------------------------ backpressure
 
 #[test]

@@ -37,6 +37,31 @@ fn search_line(name: &str, s: &SearchStats) -> String {
     )
 }
 
+/// The synthetic-traffic section, in place of the MPI ones.
+fn synthetic_table(o: &mut String, s: &scenarios::synthetic::SyntheticReport, events: u64) {
+    let _ = writeln!(
+        o,
+        "capacity  {:.4} GB/s per host; packets of {} B; cycle {} ps",
+        s.capacity_bytes_per_s / 1e9,
+        s.packet_bytes,
+        s.cycle_ps
+    );
+    if let Some(sat) = s.saturation {
+        let _ = writeln!(o, "saturation {sat:.4} of capacity");
+    }
+    let _ = writeln!(
+        o,
+        "load      {:.4}  offered {:.4}  accepted {:.4} (fractions of capacity)",
+        s.load, s.offered, s.accepted
+    );
+    let _ = writeln!(
+        o,
+        "latency   mean {:.0} ps  p50 {} ps  p99 {} ps  over {} measured packets ({} undelivered)",
+        s.latency_ps.mean, s.latency_ps.p50, s.latency_ps.p99, s.measured_packets, s.undelivered
+    );
+    let _ = writeln!(o, "events    {events}");
+}
+
 /// The report as a table for a terminal.
 pub fn table(r: &Report) -> String {
     let mut o = String::new();
@@ -51,6 +76,10 @@ pub fn table(r: &Report) -> String {
         r.machine, r.nodes, r.nodes_used, r.ranks, r.seed
     );
     let _ = writeln!(o, "workload  {}", r.workload);
+    if let Some(s) = &r.synthetic {
+        synthetic_table(&mut o, s, r.events);
+        return o;
+    }
     let origin = if r.mpi.preset_default {
         format!(
             "preset {} (the default for this machine; name one with [mpi] preset)",
@@ -280,19 +309,35 @@ const SWEEP_COLUMNS: [&str; 7] = [
     "events",
 ];
 
+/// The synthetic-traffic values added to the sweep CSV when the first
+/// point's report has them: the latency-load curve.
+const SYNTHETIC_COLUMNS: [&str; 6] = [
+    "synthetic.offered",
+    "synthetic.accepted",
+    "synthetic.latency_ps.mean",
+    "synthetic.latency_ps.p50",
+    "synthetic.latency_ps.p99",
+    "synthetic.saturation",
+];
+
 /// A sweep as CSV: one row per point, its axis values, then the main
-/// figures of its report ([`SWEEP_COLUMNS`], named by their paths).
+/// figures of its report ([`SWEEP_COLUMNS`], and [`SYNTHETIC_COLUMNS`]
+/// for synthetic traffic, named by their paths).
 pub fn sweep_csv(rows: &[Row]) -> Result<String, String> {
     let mut header = vec!["index".to_string()];
+    let mut columns = SWEEP_COLUMNS.to_vec();
     if let Some(r) = rows.first() {
         header.extend(r.params.iter().map(|p| p.path.clone()));
+        if r.result.get("synthetic").is_some() {
+            columns.extend(SYNTHETIC_COLUMNS);
+        }
     }
-    header.extend(SWEEP_COLUMNS.map(String::from));
+    header.extend(columns.iter().map(|c| c.to_string()));
     let body = rows.iter().map(|r| {
         let values = leaves(&r.result);
         let mut rec = vec![r.index.to_string()];
         rec.extend(r.params.iter().map(|p| p.value_text()));
-        rec.extend(SWEEP_COLUMNS.iter().map(|c| {
+        rec.extend(columns.iter().map(|c| {
             values
                 .iter()
                 .find(|(p, _)| p == c)

@@ -39,9 +39,11 @@
 
 use std::path::{Path, PathBuf};
 
-use mpi_layer::{NoObserver, Observer, RunError, Simulation};
+use mpi_layer::{NoObserver, Observer, RunError, RunResults, Simulation};
 use sim_core::Time;
 use topology::{IdealNetwork, NetConfig, Network};
+
+use crate::synthetic::Load;
 
 mod error;
 mod machine;
@@ -241,6 +243,31 @@ impl Scenario {
         obs: O,
         back: &mut Option<O>,
     ) -> Result<Outcome, ScenarioError> {
+        if let WorkloadSpec::Synthetic {
+            pattern,
+            load,
+            warmup_cycles,
+            measure_cycles,
+            drain_cycles,
+            hotspot_node,
+            hotspot_fraction,
+        } = self.workload
+        {
+            let p = crate::synthetic::SyntheticParams {
+                pattern,
+                load: match load {
+                    Load::Fraction(f) => f,
+                    Load::Saturation => 1.0,
+                },
+                warmup_cycles,
+                measure_cycles,
+                drain_cycles,
+                hotspot_node,
+                hotspot_fraction,
+                seed: self.seed,
+            };
+            return self.run_synthetic(file, &p, load == Load::Saturation);
+        }
         let params = self.mpi_params(file)?;
         let platform = self.machine.platform(file, &self.base_dir)?;
         let progs = self.programs(file, platform.as_ref().map(|p| p.host_speed))?;
@@ -354,6 +381,87 @@ impl Scenario {
         })
     }
 
+    /// A `synthetic` workload: packets straight into the transport over
+    /// every host of the machine, no MPI; the report's MPI fields are
+    /// empty and `makespan` is the simulated end.
+    fn run_synthetic(
+        &self,
+        file: &ScenarioFile,
+        p: &crate::synthetic::SyntheticParams,
+        find_saturation: bool,
+    ) -> Result<Outcome, ScenarioError> {
+        let platform = self.machine.platform(file, &self.base_dir)?;
+        let window = platform.as_ref().and_then(|p| p.tcp_window);
+        let notes = platform
+            .as_ref()
+            .map(|p| p.notes.clone())
+            .unwrap_or_default();
+        let built = self.machine.build(file, &self.base_dir, 2, platform)?;
+        let Fabric::Links(machine) = built.fabric else {
+            return Err(file.err(
+                "machine",
+                "preset",
+                "synthetic traffic needs a machine with links, not the ideal network",
+            ));
+        };
+        let cfg = self.net_config(window);
+        let wall = std::time::Instant::now();
+        let r = if find_saturation {
+            crate::synthetic::saturation(&machine, cfg, p)
+        } else {
+            crate::synthetic::run(&machine, cfg, p)
+        }
+        .map_err(|e| match e {
+            crate::synthetic::SyntheticError::Param { name, why } => {
+                file.err("workload", name, why)
+            }
+            other => file.err("transport", "", other.to_string()),
+        })?;
+        let wall_s = wall.elapsed().as_secs_f64();
+        let (preset, preset_default) = self.mpi_preset();
+        let setup = Setup {
+            mpi: MpiOrigin {
+                preset: preset.name(),
+                preset_default,
+                given: Vec::new(),
+                collectives: self.collective_selector().name(),
+            },
+            machine: machine.name().to_string(),
+            nodes: machine.nodes(),
+            ranks: 0,
+            nodes_used: machine.nodes(),
+            mode: cfg.mode,
+            workload: format!("synthetic {:?}", p.pattern).to_lowercase(),
+            seed: self.seed,
+            tcp_window: cfg.tcp_window,
+            platform_notes: notes,
+        };
+        let results = RunResults {
+            makespan: Time::from_ps(r.end_ps),
+            finish: Vec::new(),
+            traffic: Default::default(),
+            control_messages: 0,
+            posted_search: Default::default(),
+            unexpected_search: Default::default(),
+            calibration_clamped: 0,
+            unmatched_messages: 0,
+            events: r.events,
+            regions: Vec::new(),
+            collectives: Vec::new(),
+        };
+        let mut report = Report::new(&setup, &results, None, &self.report, wall_s);
+        report.link_count = machine.links().len();
+        report.synthetic = Some(r);
+        Ok(Outcome {
+            report,
+            results,
+            links: None,
+            torus: None,
+            setup,
+            spec: self.report.clone(),
+        })
+    }
+
     /// `[transport]` as the transport's configuration; `platform_window`
     /// is a SimGrid platform's TCP window, the default of `tcp_window`.
     fn net_config(&self, platform_window: Option<u64>) -> NetConfig {
@@ -369,6 +477,7 @@ impl Scenario {
             tcp_window: t
                 .tcp_window
                 .map_or(platform_window, |b| (b.0 > 0).then_some(b.0)),
+            seed: self.seed,
         }
     }
 }

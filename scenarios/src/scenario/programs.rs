@@ -353,6 +353,9 @@ impl Scenario {
                     rank_speeds: cfg.ti.rank_speeds.clone(),
                 }
             }
+            WorkloadSpec::Synthetic { .. } => {
+                return Err(file.err(w, "kind", "synthetic traffic has no MPI programs"));
+            }
         })
     }
 
@@ -407,7 +410,9 @@ impl Scenario {
             WorkloadSpec::RandomPairs { procs, rounds, .. } => {
                 ("rounds", *procs as u64, *procs as u64 * *rounds as u64 * 3)
             }
-            WorkloadSpec::MessageList { .. } | WorkloadSpec::Trace { .. } => return Ok(()),
+            WorkloadSpec::MessageList { .. }
+            | WorkloadSpec::Trace { .. }
+            | WorkloadSpec::Synthetic { .. } => return Ok(()),
         };
         if ranks > MAX_RANKS {
             return Err(file.err(

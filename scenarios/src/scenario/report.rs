@@ -187,6 +187,10 @@ pub struct Report {
     /// and with `--no-wall`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall: Option<Wall>,
+    /// Open-loop synthetic traffic's results (`kind = "synthetic"` only;
+    /// absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthetic: Option<crate::synthetic::SyntheticReport>,
 }
 
 /// Per-rank finish times.
@@ -402,6 +406,7 @@ impl Report {
                     0.0
                 },
             }),
+            synthetic: None,
         }
     }
 }

@@ -159,6 +159,24 @@ fn d_true() -> bool {
 fn d_7() -> u32 {
     7
 }
+fn d_uniform() -> crate::synthetic::Pattern {
+    crate::synthetic::Pattern::Uniform
+}
+fn d_load() -> crate::synthetic::Load {
+    crate::synthetic::Load::Fraction(0.1)
+}
+fn d_tenth() -> f64 {
+    0.1
+}
+fn d_2000() -> u64 {
+    2000
+}
+fn d_4000() -> u64 {
+    4000
+}
+fn d_20000() -> u64 {
+    20_000
+}
 
 /// `[workload]`: `kind` and the kind's parameters (defaults in
 /// `docs/SCENARIOS.md`).
@@ -308,6 +326,32 @@ pub enum WorkloadSpec {
         /// Receive order. Default as-listed.
         #[serde(default)]
         order: ListOrderName,
+    },
+    /// Open-loop synthetic traffic: packets straight into the transport,
+    /// no MPI ([`crate::synthetic`]).
+    Synthetic {
+        /// Destination pattern. Default uniform.
+        #[serde(default = "d_uniform")]
+        pattern: crate::synthetic::Pattern,
+        /// Offered load, fraction of capacity, or `"saturation"`.
+        /// Default 0.1.
+        #[serde(default = "d_load")]
+        load: crate::synthetic::Load,
+        /// Warm-up window \[cycles\]. Default 2000.
+        #[serde(default = "d_2000")]
+        warmup_cycles: u64,
+        /// Measurement window \[cycles\]. Default 4000.
+        #[serde(default = "d_4000")]
+        measure_cycles: u64,
+        /// Longest drain \[cycles\]. Default 20000.
+        #[serde(default = "d_20000")]
+        drain_cycles: u64,
+        /// The hot host (`hotspot`). Default 0.
+        #[serde(default)]
+        hotspot_node: u32,
+        /// Share of packets to the hot host (`hotspot`). Default 0.1.
+        #[serde(default = "d_tenth")]
+        hotspot_fraction: f64,
     },
     /// A trace.
     Trace {

@@ -12,12 +12,16 @@
 //! |---|---|---|
 //! | dimension order (torus) | [`dimension_order`] | x, then y, then z, each the shorter way round its ring; at an exact half-ring tie the positive way (+x, +y, +z), or as the machine's `TieRule` says (always negative; SimGrid's: positive except from coordinate k/2) |
 //! | minimal adaptive (torus, packet model) | [`adaptive`] | among the productive ports the output link with the fewest bytes waiting; ties to the first of +x, -x, +y, -y, +z, -z (with empty queues: the dimension-order port) |
+//! | O1TURN, Valiant, ROMM, UGAL (torus, packet model) | [`oblivious`] | a draw per packet at its source router from a named stream (an order, an intermediate router); each phase dimension order with the machine's tie rule; UGAL's queue comparison ties to the minimal route |
 //! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
 //!
-//! Minimal adaptive routing is a choice of the packet model per packet
-//! ([`crate::RouteMode`]): it needs the queues, which only the transport
-//! has, so it is a function over the router's candidates
-//! ([`adaptive::least_waiting`]) rather than a [`Router`].
+//! Minimal adaptive routing and the routings of [`oblivious`] are choices
+//! of the packet model per packet ([`crate::RouteMode`]): they need the
+//! queues or per-packet state (an order, an intermediate), which only the
+//! transport has, so they are functions over the router's geometry
+//! ([`adaptive::least_waiting`], [`TorusGeom::port_towards`]) rather than
+//! a [`Router`]. The flow model and `idle_time` route by the machine's
+//! [`Router`] (dimension order on a torus).
 //!
 //! # Adding a routing
 //!
@@ -27,17 +31,17 @@
 //! passes it to the machine builder. A fat tree with ECMP is a table
 //! whose cells hold several equal-cost links, the choice among them a
 //! deterministic hash of (source, destination) so that a flow keeps one
-//! path. Valiant and UGAL route through an intermediate router: the
-//! packet model keeps the intermediate per packet (chosen from a named
-//! [`sim_core::RngStreams`] stream, Valiant always, UGAL when the queues
-//! on the minimal path are longer than on the detour), and asks the
-//! router for `next_link` towards the intermediate, then towards the
-//! destination; the flow model routes a flow the same way once. Tests
-//! compare routes with the graph's breadth-first distances
+//! path. A per-packet routing through an intermediate or in a drawn
+//! order keeps its state in the packet model's packet and asks the
+//! geometry for the port towards the current target ([`oblivious`]);
+//! in the flow model it would route a flow the same way once (not yet
+//! done: the configuration check refuses it). Tests compare routes with
+//! the graph's breadth-first distances
 //! ([`crate::Machine::bfs_distances`]), the slow reference.
 
 pub mod adaptive;
 pub mod dimension_order;
+pub mod oblivious;
 pub mod table;
 
 pub use table::NextHopTable;

@@ -17,6 +17,7 @@ pub mod hoefler;
 pub mod ideal;
 pub use ideal::ideal_pair;
 pub mod machines;
+pub mod routing;
 
 /// Options every case receives.
 #[derive(Clone, Copy, Debug)]
@@ -45,6 +46,7 @@ pub fn all() -> Vec<Case> {
     v.extend(bridges::cases());
     v.extend(amg::cases());
     v.extend(fit::cases());
+    v.extend(routing::cases());
     v
 }
 
