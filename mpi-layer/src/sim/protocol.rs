@@ -10,11 +10,12 @@
 //! and the host jobs that move it along (what each costs is in
 //! [`crate::HostCosts`]; the servers that run them in `host.rs`):
 //!
-//! * [`Job::Send`] on the sender: `o_send` then `(s-1) O_send`; the
-//!   envelope (with the data) or the RTS leaves after `o_send`, or when
-//!   the sending process's port is free; an eager or short message holds
-//!   the port `g + (s-1) G`. An eager send's request completes when the
-//!   CPU part ends (the buffer may be reused).
+//! * [`Job::Send`] on the sender: `max(o_send, g_cpu)` then `(s-1)
+//!   O_send`; the envelope (with the data) or the RTS leaves after
+//!   `o_send`, or when the sending process's port is free; an eager or
+//!   short message holds the port `g + (s-1) G`. An eager send's request
+//!   completes when the CPU part ends (the buffer may be reused). Under a
+//!   pair window the job is submitted only once the pair has a credit.
 //! * The wire: the transport between nodes, the node's memory within one
 //!   (`shm.rs`; control messages cross it at once); then `L` for the leg
 //!   that carries the data.
