@@ -120,6 +120,55 @@ fn ti_trace_on_a_flat_cluster_is_simgrids_cm02_answer() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// On a SimGrid platform a replay runs SimGrid's collectives (the `smpi`
+/// selector) unless told otherwise; elsewhere netsim's own.
+#[test]
+fn a_platform_replay_defaults_to_simgrids_collectives() {
+    let d = dir("selector");
+    std::fs::write(
+        d.join("cluster.xml"),
+        r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf"
+           bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"/>
+</platform>
+"#,
+    )
+    .unwrap();
+    let t = d.join("a.ti");
+    let text: String = (0..4)
+        .map(|r| format!("{r} init\n{r} alltoall 100 100\n"))
+        .collect();
+    std::fs::write(&t, text).unwrap();
+    let selector = |args: &[&str]| {
+        let o = netsim(&d, args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["mpi"]["collectives"].as_str().unwrap().to_string()
+    };
+    let on_platform = [
+        "replay",
+        "a.ti",
+        "--platform",
+        "cluster.xml",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(selector(&on_platform), "smpi");
+    let named = [&on_platform[..], &["--collectives", "netsim"]].concat();
+    assert_eq!(selector(&named), "netsim");
+    let torus = [
+        "replay",
+        "a.ti",
+        "--machine",
+        "ideal",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(selector(&torus), "netsim");
+}
+
 #[test]
 fn full_routing_zone_with_explicit_routes() {
     let d = dir("full");

@@ -550,7 +550,17 @@ impl Scenario {
             .as_ref()
             .and_then(|c| c.0.selector.as_deref())
             .and_then(Selector::parse)
-            .unwrap_or(Selector::Netsim)
+            .unwrap_or_else(|| self.default_selector())
+    }
+
+    /// The collective selector when the file names none: SimGrid's SMPI
+    /// on a SimGrid platform, netsim's own elsewhere.
+    fn default_selector(&self) -> Selector {
+        if matches!(self.machine, super::MachineSpec::Platform(_)) {
+            Selector::Smpi
+        } else {
+            Selector::Netsim
+        }
     }
 
     /// The MPI preset this scenario uses, and whether it was the default
@@ -576,6 +586,10 @@ impl Scenario {
     pub fn mpi_params(&self, src: &ScenarioFile) -> Result<MpiParams, ScenarioError> {
         let m = &self.mpi;
         let mut p = self.mpi_preset().0.params();
+        // A SimGrid user's trace on their own platform runs SimGrid's
+        // collectives unless the file names others (issue 33: SMPI's
+        // default selector is what that user's replay has done so far).
+        p.collectives.selection.selector = self.default_selector();
         if let Some(l) = &m.loggp {
             let lp = MpiParams::loggp(
                 l.L.0,
