@@ -37,12 +37,9 @@
 //!
 //! # Cost
 //!
-//! One to three events per packet per link: a `Head` at each router, a
-//! `Free` only where packets wait (or, under the asymmetric rule, after
-//! every service), and a `Deliver` at the end. Messages and packets live in
-//! slabs of `Vec`s reused through free lists, queues are `VecDeque`s per
-//! link and per NIC: no allocation per event once warm, no work for
-//! messages elsewhere in the network, no hashing.
+//! One to three events per packet per link (`Head`; `Free` only where
+//! packets wait or the asymmetric rule applies; `Deliver`); slabs with
+//! free lists and `VecDeque` queues: no allocation per event once warm.
 //!
 //! # Buffers
 //!
@@ -57,11 +54,9 @@
 //! BlueGene/L's torus), and a packet already in the ring may pass one
 //! that waits to enter (in a router they sit at different input ports).
 //! This keeps dimension-order routing deadlock-free; machine files with
-//! cyclic shortest paths get no such guarantee, and every per-packet routing is
-//! refused with backpressure (it would need escape virtual channels).
-//! With backpressure, `idle_time` stays exact as long as a lone message
-//! never fills a buffer (e.g. buffers of several packets and no
-//! downstream link slower than its feed).
+//! cyclic shortest paths get no such guarantee, and per-packet routings
+//! are refused with backpressure (they need escape virtual channels).
+//! `idle_time` stays exact while a lone message never fills a buffer.
 
 use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, window_cap};
 use crate::idle::{packet_idle_time, packetize, route_latency};

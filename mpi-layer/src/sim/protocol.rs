@@ -484,18 +484,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             MsgState::Rts => self.landed(s, m),
             MsgState::Cts => {
                 // Back at the sender: the data claims the port and leaves.
-                self.send_data(s, m);
+                msg.set_state(MsgState::Data);
+                self.ready_to_leave(s, m);
             }
             st @ (MsgState::SendOverhead | MsgState::Unexpected) => {
                 unreachable!("message {m} arrived in state {st:?}")
             }
         }
-    }
-
-    /// The sender of `m` has handled its CTS: the data claims the port.
-    pub(super) fn send_data(&mut self, s: &mut Sch<'_, T::Event>, m: u32) {
-        self.msgs[m as usize].set_state(MsgState::Data);
-        self.ready_to_leave(s, m);
     }
 
     /// Message `m` is at its receiver (after `L` for the data): its job

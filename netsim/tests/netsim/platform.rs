@@ -38,6 +38,16 @@ fn makespan_ps(cwd: &Path, args: &[&str]) -> u64 {
     v["makespan_ps"].as_u64().unwrap_or_else(|| panic!("{v}"))
 }
 
+/// A flat cluster of four 1 Gf hosts: private links 125 MB/s, 50 us;
+/// backbone 2.25 GB/s, 500 us.
+const FLAT_CLUSTER: &str = r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf"
+           bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"/>
+</platform>
+"#;
+
 /// SimGrid's own example trace (`actions0.txt`, `actions1.txt` of its
 /// replay examples): rank 0 sends 1e6 B (tag 0) to rank 1, which
 /// receives, computes 1e9 flops, sends 1e6 B back (tag 1) and receives
@@ -60,17 +70,7 @@ fn simgrid_example(d: &Path) {
 fn ti_trace_on_a_flat_cluster_is_simgrids_cm02_answer() {
     let d = dir("flat");
     simgrid_example(&d);
-    std::fs::write(
-        d.join("cluster.xml"),
-        r#"<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf"
-           bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"/>
-</platform>
-"#,
-    )
-    .unwrap();
+    std::fs::write(d.join("cluster.xml"), FLAT_CLUSTER).unwrap();
     // One message: route h0 -> h1 = private up (50 us) + backbone
     // (500 us) + private down (50 us) = 600 us; bottleneck 125 MB/s;
     // (1e6 + 16) B / 125e6 B/s = 8.000128 ms; T = 8.600128 ms.
@@ -125,17 +125,7 @@ fn ti_trace_on_a_flat_cluster_is_simgrids_cm02_answer() {
 #[test]
 fn a_platform_replay_defaults_to_simgrids_collectives() {
     let d = dir("selector");
-    std::fs::write(
-        d.join("cluster.xml"),
-        r#"<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf"
-           bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"/>
-</platform>
-"#,
-    )
-    .unwrap();
+    std::fs::write(d.join("cluster.xml"), FLAT_CLUSTER).unwrap();
     let t = d.join("a.ti");
     let text: String = (0..4)
         .map(|r| format!("{r} init\n{r} alltoall 100 100\n"))

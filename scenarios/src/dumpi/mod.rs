@@ -50,12 +50,8 @@
 //!   the next call's operations.
 //!
 //! Sizes are counts times the datatype size from the trace's own size
-//! table (derived types built with `Type_contiguous`,
-//! `Type_(create_)hvector`, `Type_vector`, `Type_indexed`,
-//! `Type_(create_)hindexed`, `Type_create_indexed_block`,
-//! `Type_(create_)struct`, `Type_create_subarray`, `Type_create_resized`
-//! and `Type_dup` are sized from their records; a message of another
-//! derived type is an error). `MPI_COMM_WORLD` is `CommId::WORLD`; user
+//! table; derived types are sized from their constructors' records
+//! (`calls`), and a message of a type no record defines is an error. `MPI_COMM_WORLD` is `CommId::WORLD`; user
 //! communicators keep their DUMPI numbers.
 //!
 //! Errors name the file, the record number (1-based, as `Origin::line`) and
