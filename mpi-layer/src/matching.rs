@@ -84,6 +84,10 @@ pub trait MatchQueue {
     fn posted_recvs(&self) -> Vec<PostedRecv>;
     /// `unexpected_msgs`, oldest first (for diagnostics; may allocate).
     fn unexpected_msgs(&self) -> Vec<Envelope>;
+    /// The number of receives in `posted_recvs`: O(1) for the linear
+    /// lists, O(keys) for the hashed ones (asked only where a cost
+    /// depends on it, `HostCosts::o_inflight`).
+    fn posted_len(&self) -> usize;
 }
 
 /// A FIFO whose oldest element sits inline: a rank with one receive
@@ -187,6 +191,9 @@ impl MatchQueue for LinearQueues {
     }
     fn posted_recvs(&self) -> Vec<PostedRecv> {
         self.posted_recvs.iter().copied().collect()
+    }
+    fn posted_len(&self) -> usize {
+        self.posted_recvs.len()
     }
     fn unexpected_msgs(&self) -> Vec<Envelope> {
         self.unexpected_msgs.iter().copied().collect()
@@ -309,6 +316,9 @@ impl MatchQueue for HashedQueues {
     fn unexpected_msgs(&self) -> Vec<Envelope> {
         self.unexp_order.values().copied().collect()
     }
+    fn posted_len(&self) -> usize {
+        self.posted.values().map(VecDeque::len).sum()
+    }
 }
 
 /// One FIFO per source rank, plus one for `MPI_ANY_SOURCE` receives.
@@ -425,6 +435,9 @@ impl MatchQueue for BinnedQueues {
         v.sort_by_key(|x| x.0);
         v.into_iter().map(|x| x.1).collect()
     }
+    fn posted_len(&self) -> usize {
+        self.posted.values().map(VecDeque::len).sum::<usize>() + self.posted_any.len()
+    }
 }
 
 /// Linear lists that start as [`LinearQueues`] (a short walk beats any
@@ -514,6 +527,12 @@ impl MatchQueue for SmallLinear {
             SmallLinear::Large(q) => q.unexpected_msgs(),
         }
     }
+    fn posted_len(&self) -> usize {
+        match self {
+            SmallLinear::Small(q) => q.posted_len(),
+            SmallLinear::Large(q) => q.posted_len(),
+        }
+    }
 }
 
 /// The queues of one rank, in the implementation chosen by
@@ -575,6 +594,9 @@ impl MatchQueue for Queues {
     }
     fn unexpected_msgs(&self) -> Vec<Envelope> {
         self.inner_ref().unexpected_msgs()
+    }
+    fn posted_len(&self) -> usize {
+        self.inner_ref().posted_len()
     }
 }
 

@@ -260,6 +260,17 @@ pub struct HostCosts {
     /// `O_recv` \[time/byte\]: receiver CPU per byte (a copy into the user
     /// buffer). Default 0.
     pub recv_cpu_per_byte: PerByte,
+    /// `o_inflight` \[time per message\]: receiver CPU time, when an
+    /// arrival is handled, for each receive of the process still posted
+    /// after its match: the cost of the receives in flight that a library
+    /// walks or polls per arrival whatever the match position (the
+    /// position's own cost is `gamma`). A stream of `n` messages into
+    /// `n` posted receives costs `o_inflight n (n - 1) / 2` more, a
+    /// quadratic that `gamma` cannot give in order (seen in Open MPI
+    /// `ob1` streams; fitted by `netsim fit`, `docs/CALIBRATION.md`). A
+    /// lone message pays nothing, so the calibration contract holds.
+    /// Default 0.
+    pub o_inflight: Time,
 }
 
 impl HostCosts {
@@ -295,6 +306,7 @@ impl HostCosts {
             recv_gap_per_byte: PerByte::ZERO,
             send_cpu_per_byte: cpu_rate.map_or(PerByte::ZERO, PerByte::of_rate),
             recv_cpu_per_byte: PerByte::ZERO,
+            o_inflight: Time::ZERO,
         }
     }
 
@@ -312,6 +324,7 @@ impl HostCosts {
         recv_gap_per_byte: PerByte::ZERO,
         send_cpu_per_byte: PerByte::ZERO,
         recv_cpu_per_byte: PerByte::ZERO,
+        o_inflight: Time::ZERO,
     };
 
     /// The receive side's cost per byte, `max(O_recv, G_recv)`.

@@ -406,6 +406,7 @@ fn every_queue_matches_like_the_reference() {
         }
         for q in [&lin as &dyn MatchQueue, &idx, &small, &hash, &bins] {
             assert_eq!(q.posted_recvs(), reference.posted, "case {case}");
+            assert_eq!(q.posted_len(), reference.posted.len(), "case {case}");
             assert_eq!(q.unexpected_msgs(), reference.unexpected, "case {case}");
         }
     }
@@ -1440,6 +1441,7 @@ fn stream_contract_holds_for_every_binding_resource() {
         recv_gap_per_byte: sim_core::PerByte::ZERO,
         send_cpu_per_byte: sim_core::PerByte::ZERO,
         recv_cpu_per_byte: sim_core::PerByte::ZERO,
+        o_inflight: Time::ZERO,
     };
     let cases = [
         // Sender CPU: o_send = 2 us.
@@ -1489,6 +1491,20 @@ fn stream_contract_holds_for_every_binding_resource() {
     for n in 1..=4u64 {
         assert_eq!(run_n(&p, n), t1 * n, "window 1, n = {n}");
     }
+    // The receives in flight: with o_inflight = 5 us, the arrival that
+    // leaves k receives posted holds the receiver's core 110 ns + k 5 us.
+    // The sender's port spaces arrivals 3100 ns apart from a0 = t1 -
+    // 110 ns; n = 3: message 0 ends at a0 + 10110, message 1 (ready at
+    // a0 + 3100) at a0 + 10110 + 5110, message 2 at a0 + 15220 + 110 =
+    // t1 + 15220 (without the term, t1 + 6200). A lone message pays
+    // nothing.
+    let p = stream_params(HostCosts {
+        gap: Some(Time::from_ns(3000)),
+        o_inflight: Time::from_ns(5000),
+        ..base
+    });
+    assert_eq!(run_n(&p, 1), t1);
+    assert_eq!(run_n(&p, 3), t1 + Time::from_ns(15220));
 }
 
 /// Host work in time order: a forwarding rank's send, ready when its
@@ -1510,6 +1526,7 @@ fn a_core_serves_work_in_the_order_it_becomes_ready() {
         recv_gap_per_byte: sim_core::PerByte::ZERO,
         send_cpu_per_byte: sim_core::PerByte::ZERO,
         recv_cpu_per_byte: sim_core::PerByte::ZERO,
+        o_inflight: Time::ZERO,
     };
     let mut p = MpiParams::loggp(
         Time::ZERO,

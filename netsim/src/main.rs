@@ -508,18 +508,26 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     } else {
         Some(validate::predict::TrainSet::parse(&a.train).map_err(|e| (2, e))?)
     };
-    let (f, scenario, held) =
-        fit::fit_split(&text, &name, locality, &o, train.as_ref()).map_err(|e| match e {
-            Failure::Input(m) => (2, m),
-            Failure::Rejected(m) => (1, m),
-        })?;
+    let fit::Split {
+        fit: f,
+        scenario,
+        train: trained,
+        held,
+    } = fit::fit_split(&text, &name, locality, &o, train.as_ref()).map_err(|e| match e {
+        Failure::Input(m) => (2, m),
+        Failure::Rejected(m) => (1, m),
+    })?;
     eprint!("{}", f.report(&name));
     if let Some(p) = &a.predict {
-        let (points, skipped) = validate::predict::predict(&scenario, f.mapped_locality(), &held)
-            .map_err(|e| (1, e))?;
+        use validate::predict;
+        let (points, skipped) =
+            predict::predict(&scenario, f.mapped_locality(), &held).map_err(|e| (1, e))?;
         if points.is_empty() {
             return Err((2, format!("--predict: {name} has no rows outside --train")));
         }
+        let (training, _) =
+            predict::predict(&scenario, f.mapped_locality(), &trained).map_err(|e| (1, e))?;
+        let noise = predict::repeat_noise(&held);
         let title = format!(
             "{}{}: fitted on {}, {} units predicted",
             f.library.as_deref().unwrap_or("the data"),
@@ -530,16 +538,24 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             a.train.join(", "),
             points.len()
         );
-        let text = validate::predict::report(&points, skipped, &title);
+        let text = predict::report(&points, &training, noise, skipped, &title);
         cli::output::write(p, text.as_bytes()).map_err(|e| (2, e))?;
         let all: Vec<_> = points.iter().collect();
-        let (med, w10, w25) = validate::predict::summary(&all);
+        let (med, w10, w25) = predict::summary(&all);
+        let (tmed, _, _) = predict::summary(&training.iter().collect::<Vec<_>>());
         eprintln!(
-            "predicted {} units: median |error| {:.1} %, {:.0} % within 10 %, {:.0} % within 25 %; wrote {}",
+            "predicted {} units: median |error| {:.1} %, {:.0} % within 10 %, {:.0} % within 25 % \
+             (target median {:.1} %{}); training units: median |error| {:.1} %; wrote {}",
             points.len(),
             100.0 * med,
             100.0 * w10,
             100.0 * w25,
+            100.0 * predict::median_target(noise.map(|n| n.0)),
+            noise.map_or(String::new(), |(n, _)| format!(
+                ", repeat noise {:.1} %",
+                100.0 * n
+            )),
+            100.0 * tmed,
             p.display()
         );
     }

@@ -18,6 +18,9 @@
 //! Families for the summary are the kind and, for HVPP, the size
 //! (`hvpp-unexpected 8 B`); for each: the median of |error| and the shares
 //! within 10 % and 25 %, and the same pooled over every held-out unit.
+//! The training units are run the same way (how well the fit reproduces
+//! its own data), and the report states the data's repeat noise
+//! ([`repeat_noise`]) and the target it implies ([`median_target`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -225,6 +228,42 @@ pub fn predict(
     Ok((out, skipped))
 }
 
+/// The measurement's own repeat noise: for every unit of `rows` (one
+/// library and state) measured more than once, the differences between
+/// its consecutive repeats (file order) relative to the unit's median;
+/// returns their median and how many differences there were, or `None`
+/// when no unit was repeated. A prediction cannot be expected to come
+/// closer to a unit than its repeats come to each other.
+pub fn repeat_noise(rows: &[Measurement]) -> Option<(f64, usize)> {
+    type Key = (Kind, Locality, u64, u64, Option<Order>, u64);
+    let mut units: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+    for r in rows {
+        units
+            .entry((r.kind, r.locality, r.size, r.n, r.order, r.window))
+            .or_default()
+            .push(r.seconds);
+    }
+    let mut d = Vec::new();
+    for v in units.values().filter(|v| v.len() >= 2) {
+        let mut sorted = v.clone();
+        let m = fit::median(&mut sorted);
+        d.extend(v.windows(2).map(|w| (w[1] - w[0]).abs() / m));
+    }
+    let k = d.len();
+    (k > 0).then(|| (fit::median(&mut d), k))
+}
+
+/// The pooled target of a prediction report (issue 32): median |error|
+/// at most 10 % and at least 80 % of the units within 25 %; where the
+/// data's repeat noise is above 8 %, the median bound is 1.25 times the
+/// noise. Returns the median bound.
+pub fn median_target(noise: Option<f64>) -> f64 {
+    match noise {
+        Some(n) if n > 0.08 => 1.25 * n,
+        _ => 0.10,
+    }
+}
+
 /// Median |error| and the shares within 10 % and 25 % of `points`.
 pub fn summary(points: &[&Point]) -> (f64, f64, f64) {
     let mut e: Vec<f64> = points.iter().map(|p| p.error().abs()).collect();
@@ -236,39 +275,54 @@ pub fn summary(points: &[&Point]) -> (f64, f64, f64) {
     (fit::median(&mut e), w10, w25)
 }
 
-/// The report as Markdown: the per-family summary, the pooled line, then
-/// every point.
-pub fn report(points: &[Point], skipped: usize, title: &str) -> String {
-    let mut fams: BTreeMap<String, Vec<&Point>> = BTreeMap::new();
-    for p in points {
-        fams.entry(p.family()).or_default().push(p);
-    }
+/// The report as Markdown: the target and whether it is met, the
+/// per-family summary of the held-out points with the pooled line, the
+/// training units' summary (how well the fit reproduces its own data),
+/// then every point.
+pub fn report(
+    points: &[Point],
+    training: &[Point],
+    noise: Option<(f64, usize)>,
+    skipped: usize,
+    title: &str,
+) -> String {
     let mut o = format!("### {title}\n\n");
-    o += "| family | points | median abs. error | within 10 % | within 25 % |\n";
-    o += "|---|---:|---:|---:|---:|\n";
-    let line = |name: &str, ps: &[&Point]| {
-        let (med, w10, w25) = summary(ps);
-        format!(
-            "| {name} | {} | {:.1} % | {:.0} % | {:.0} % |\n",
-            ps.len(),
-            100.0 * med,
-            100.0 * w10,
-            100.0 * w25
-        )
-    };
-    for (f, ps) in &fams {
-        o += &line(f, ps);
-    }
     let all: Vec<&Point> = points.iter().collect();
-    o += &line("**pooled**", &all);
+    let (med, _, w25) = summary(&all);
+    let bound = median_target(noise.map(|n| n.0));
+    let met = med <= bound && w25 >= 0.80;
+    o += &match noise {
+        Some((n, k)) => format!(
+            "Repeat noise: {:.1} % (median of {k} differences between repeats of one unit). ",
+            100.0 * n
+        ),
+        None => "Repeat noise: no unit was measured twice. ".into(),
+    };
+    o += &format!(
+        "Target: pooled median |error| <= {:.1} %, >= 80 % within 25 %: **{}** \
+         ({:.1} %, {:.0} %).\n\n",
+        100.0 * bound,
+        if met { "met" } else { "missed" },
+        100.0 * med,
+        100.0 * w25
+    );
+    o += &table(points, "**pooled**");
     if skipped > 0 {
         o += &format!("\n{skipped} rows at another locality than the fit's were not predicted.\n");
     }
-    o += "\n| kind | size (B) | n | order | window | measured | predicted | error |\n";
-    o += "|---|---:|---:|---|---:|---:|---:|---:|\n";
-    for p in points {
+    if !training.is_empty() {
+        o += "\nThe training units, run through the fitted scenario (target: median |error| <= 5 %):\n\n";
+        o += &table(training, "**training, pooled**");
+    }
+    o += "\n| set | kind | size (B) | n | order | window | measured | predicted | error |\n";
+    o += "|---|---|---:|---:|---|---:|---:|---:|---:|\n";
+    let sets = [("held out", points), ("training", training)];
+    for (set, p) in sets
+        .iter()
+        .flat_map(|(set, ps)| ps.iter().map(move |p| (set, p)))
+    {
         o += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:+.1} % |\n",
+            "| {set} | {} | {} | {} | {} | {} | {} | {} | {:+.1} % |\n",
             p.kind.name(),
             p.size,
             p.n,
@@ -284,6 +338,32 @@ pub fn report(points: &[Point], skipped: usize, title: &str) -> String {
         );
     }
     o
+}
+
+/// The per-family summary table of `points` and its pooled line.
+fn table(points: &[Point], pooled: &str) -> String {
+    let mut fams: BTreeMap<String, Vec<&Point>> = BTreeMap::new();
+    for p in points {
+        fams.entry(p.family()).or_default().push(p);
+    }
+    let mut o =
+        String::from("| family | points | median abs. error | within 10 % | within 25 % |\n");
+    o += "|---|---:|---:|---:|---:|\n";
+    let line = |name: &str, ps: &[&Point]| {
+        let (med, w10, w25) = summary(ps);
+        format!(
+            "| {name} | {} | {:.1} % | {:.0} % | {:.0} % |\n",
+            ps.len(),
+            100.0 * med,
+            100.0 * w10,
+            100.0 * w25
+        )
+    };
+    for (f, ps) in &fams {
+        o += &line(f, ps);
+    }
+    let all: Vec<&Point> = points.iter().collect();
+    o + &line(pooled, &all)
 }
 
 #[cfg(test)]
@@ -332,6 +412,40 @@ mod tests {
         }
     }
 
+    /// Repeats 1.0 and 1.2 of one unit (median 1.1) differ by 18.2 %,
+    /// 2.0, 2.0 and 2.2 (median 2.0) by 0 and 10 %; a lone row counts
+    /// nothing. The target follows the noise only above 8 %.
+    #[test]
+    fn repeat_noise_is_the_median_difference() {
+        let m = |size, seconds| Measurement {
+            at: String::new(),
+            library: None,
+            kind: Kind::PingPong,
+            locality: Locality::SameSocket,
+            size,
+            n: 1,
+            order: None,
+            window: 0,
+            seconds,
+            state: None,
+        };
+        let rows = [
+            m(8, 1.0),
+            m(16, 2.0),
+            m(8, 1.2),
+            m(16, 2.0),
+            m(16, 2.2),
+            m(32, 5.0),
+        ];
+        let (noise, k) = repeat_noise(&rows).unwrap();
+        assert_eq!(k, 3);
+        assert!((noise - 0.1).abs() < 1e-12, "{noise}");
+        assert_eq!(repeat_noise(&rows[5..]), None);
+        assert_eq!(median_target(Some(0.05)), 0.10);
+        assert!((median_target(Some(0.12)) - 0.15).abs() < 1e-12);
+        assert_eq!(median_target(None), 0.10);
+    }
+
     #[test]
     fn summary_counts_both_sides() {
         let p = |measured: f64, predicted: f64| Point {
@@ -352,12 +466,13 @@ mod tests {
     }
 
     /// Data made by the simulator itself, from known parameters of the
-    /// fit's form (a gap for the short protocol only, o near the fit's
-    /// rule, the rest of alpha L), must be predicted: fitted on ping-pong
-    /// and the posted 8 B stream, the other benchmarks come back within
-    /// 2 %. The same
-    /// held-out points with the preset's host costs (no fitted gap) are
-    /// off by far more, so the check can fail.
+    /// fit's form (a gap per protocol, o near the fit's rule, the rest of
+    /// alpha L, receives in flight costing the short protocol), must be
+    /// predicted: fitted on ping-pong and the posted 8 B and 1 KiB
+    /// streams, the other benchmarks come back within 3 % and the
+    /// training units within 1 % (median). The same held-out points with
+    /// the preset's host costs (no fitted gap) are off by far more, so
+    /// the check can fail.
     #[test]
     fn simulated_data_are_predicted() {
         let truth = "[machine]\npreset = \"ideal\"\nsockets = 1\n[mapping]\nppn = 2\n\
@@ -370,7 +485,9 @@ mod tests {
             rendezvous = { alpha = \"2 us\", rate = \"10 GB/s\" }\n\
             [mpi.host.all]\nO_send = \"0 ps/B\"\n\
             [mpi.host.same_socket.short]\ng = \"150 ns\"\ng_cpu = \"0 ns\"\no_send = \"148 ns\"\n\
-            o_recv = \"148 ns\"\nrest = \"L\"\n\
+            o_recv = \"148 ns\"\nrest = \"L\"\no_inflight = \"3 ns\"\n\
+            [mpi.host.same_socket.eager]\ng = \"400 ns\"\ng_cpu = \"0 ns\"\no_send = \"199 ns\"\n\
+            o_recv = \"199 ns\"\nrest = \"L\"\n\
             [workload]\nkind = \"ping-pong\"\n";
         let m = |kind, size, n, order, window| Measurement {
             at: String::new(),
@@ -396,12 +513,14 @@ mod tests {
         for n in [1, 2, 4, 8, 16, 32, 64] {
             for o in [Order::In, Order::Rev] {
                 units.push(m(Kind::HvppPosted, 8, n, Some(o), 0));
+                units.push(m(Kind::HvppPosted, 1024, n, Some(o), 0));
             }
         }
         let held = [
             m(Kind::HvppPaper, 8, 32, Some(Order::In), 0),
             m(Kind::HvppUnexpected, 8, 32, Some(Order::In), 0),
-            m(Kind::HvppPosted, 1024, 32, Some(Order::In), 0),
+            m(Kind::HvppPosted, 16, 32, Some(Order::In), 0),
+            m(Kind::HvppPosted, 4096, 32, Some(Order::In), 0),
             m(Kind::MsgRate, 8, 4, None, 64),
             m(Kind::MsgRate, 4096, 4, None, 8),
         ];
@@ -427,8 +546,18 @@ mod tests {
                 o.results.finish[0].as_secs_f64() / div
             );
         }
-        let train = TrainSet::parse(&["pingpong:grid".into(), "hvpp-posted:8".into()]).unwrap();
-        let (f, scenario, rest) = fit::fit_split(
+        let train = TrainSet::parse(&[
+            "pingpong:grid".into(),
+            "hvpp-posted:8".into(),
+            "hvpp-posted:1024".into(),
+        ])
+        .unwrap();
+        let fit::Split {
+            fit: f,
+            scenario,
+            held: rest,
+            train: train_rows,
+        } = fit::fit_split(
             &csv,
             "sim.csv",
             None,
@@ -437,15 +566,34 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(rest.len(), held.len());
-        // 8 B: the port holds each message g + 7 B / 2 GB/s = 153.5 ns.
+        // 8 B: each arrival leaving k receives posted holds the receiver's
+        // core 148 + 2 + k 3 ns, more than the port's g + 7 B / 2 GB/s =
+        // 153.5 ns from k = 2 on: the stream runs at the core's 150 ns
+        // plus the receives in flight, which the fit finds (3 ns); it
+        // gives the port the core's pace, which the data cannot tell
+        // apart (g 146.5 ns where the truth has 150).
         let h = &f.host[0];
-        assert!((h.tau - 153.5e-9).abs() < 0.1e-9, "tau {}", h.tau);
-        assert!((h.g - 150e-9).abs() < 0.1e-9, "g {}", h.g);
+        assert!((h.tau - 150e-9).abs() < 0.1e-9, "tau {}", h.tau);
+        assert!(
+            (h.inflight - 3e-9).abs() < 0.01e-9,
+            "o_inflight {}",
+            h.inflight
+        );
+        // 1 KiB, eager: its own stream, g + 1023 B / 5 GB/s = 604.6 ns.
+        let h = &f.host[1];
+        assert_eq!((h.protocol, h.sizes.as_slice()), (1, &[1024][..]));
+        assert!((h.tau - 604.6e-9).abs() < 0.1e-9, "tau {}", h.tau);
+        assert!((h.g - 400e-9).abs() < 0.1e-9, "g {}", h.g);
+        assert_eq!(h.inflight, 0.0);
         let (points, skipped) = predict(&scenario, f.mapped_locality(), &rest).unwrap();
         assert_eq!((points.len(), skipped), (held.len(), 0));
         for p in &points {
-            assert!(p.error().abs() < 0.02, "{p:?}\n{scenario}");
+            assert!(p.error().abs() < 0.03, "{p:?}\n{scenario}");
         }
+        // The training units come back too (the fit reproduces its data).
+        let (trained, _) = predict(&scenario, f.mapped_locality(), &train_rows).unwrap();
+        let (med, _, _) = summary(&trained.iter().collect::<Vec<_>>());
+        assert!(med < 0.01, "{trained:?}");
         // Without the fitted host costs: the preset's (g = alpha, a pair
         // window of one message) are far off on the streams.
         let cut = scenario.find("\n[mpi.host.").unwrap();

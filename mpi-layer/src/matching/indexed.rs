@@ -305,6 +305,9 @@ impl MatchQueue for IndexedLinearQueues {
     fn unexpected_msgs(&self) -> Vec<Envelope> {
         self.unexp.entries()
     }
+    fn posted_len(&self) -> usize {
+        self.posted.live
+    }
 }
 
 #[cfg(test)]

@@ -258,6 +258,7 @@ impl MpiParams {
             recv_gap_per_byte: G,
             send_cpu_per_byte: O,
             recv_cpu_per_byte: O,
+            o_inflight: Time::ZERO,
         };
         let postal = Postal {
             alpha: o + L + o,

@@ -570,8 +570,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             tag: msg.tag,
             msg: m,
         };
-        let proto = msg.proto;
+        let (proto, loc) = (msg.proto, msg.loc);
         let found = self.ranks[dst as usize].queues.match_arrival(&env);
+        let per_open = self.params.host(proto, loc).o_inflight;
+        let others = if per_open > Time::ZERO {
+            let open = self.ranks[dst as usize].queues.posted_len() as u64;
+            per_open.saturating_mul(open)
+        } else {
+            Time::ZERO
+        };
         self.stats.posted_search.record(found.visited);
         self.note_search(
             dst,
@@ -585,6 +592,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             found.visited,
             found.found.is_some(),
         );
+        cpu = cpu.saturating_add(others);
+        delay = delay.saturating_add(others);
         let mut end = End::NOTHING;
         if self.params.pair_window.is_some() {
             end.credit = (env.src, dst);

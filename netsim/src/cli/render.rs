@@ -379,6 +379,9 @@ fn host_text(p: &MpiParams, proto: mpi_layer::Protocol, loc: topology::Locality)
             t += &format!(", {name} {v}");
         }
     }
+    if h.o_inflight > sim_core::Time::ZERO {
+        t += &format!(", o_inflight {}", h.o_inflight);
+    }
     t
 }
 

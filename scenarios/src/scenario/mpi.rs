@@ -261,6 +261,8 @@ pub struct HostCell {
     pub O_send: Option<PerB>,
     /// `O_recv`.
     pub O_recv: Option<PerB>,
+    /// `o_inflight`.
+    pub o_inflight: Option<Dur>,
 }
 
 /// `[mpi.host.<locality>]`.
@@ -489,6 +491,9 @@ fn apply_host(
     }
     if let Some(v) = c.O_recv {
         h.recv_cpu_per_byte = v.0;
+    }
+    if let Some(v) = c.o_inflight {
+        h.o_inflight = v.0;
     }
     Ok(())
 }

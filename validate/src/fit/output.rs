@@ -301,20 +301,39 @@ impl Fit {
                 # carries its bytes at the fitted R_b (G); no per-byte CPU cost.\n\
                 [mpi.host.all]\nO_send = \"0 ps/B\"\n";
         for h in &self.host {
+            let mut big_g = h.gap_per_byte.map_or(String::new(), |b| {
+                format!("G = \"{} ps/B\"\n", fmt_per_byte(b))
+            });
+            if h.inflight > 0.0 {
+                big_g += &format!(
+                    "o_inflight = \"{} ps\"   # per receive still posted: the streams grow as n^2\n",
+                    (h.inflight * 1e12).round() as u64
+                );
+            }
             out += &format!(
-                "\n# The other protocols keep the max-rate costs (g_cpu = alpha: one\n\
-                 # message at a time, Bienz et al. 2018 eq. 2): no stream measured for them.\n\
-                 [mpi.host.{}.{}]   # {} {} B in order: {} per message ({} n)\n\
-                 g = \"{} ps\"\ng_cpu = \"0 ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
+                "\n[mpi.host.{}.{}]   # {} {} in order: {} per message ({} n)\n\
+                 g = \"{} ps\"\n{big_g}g_cpu = \"0 ps\"\no_send = \"{} ps\"\no_recv = \"{} ps\"\nrest = \"L\"\n",
                 h.locality,
                 PROTOCOLS[h.protocol],
-                h.source.0.name(),
-                h.source.1,
+                h.kind.name(),
+                sizes_text(&h.sizes),
                 human(h.tau),
                 h.points,
                 (h.g * 1e12).round() as u64,
                 (h.o * 1e12).floor() as u64,
                 (h.o * 1e12).floor() as u64,
+            );
+        }
+        let fitted: BTreeSet<usize> = self.host.iter().map(|h| h.protocol).collect();
+        let rest: Vec<&str> = (0..3)
+            .filter(|p| !fitted.contains(p))
+            .map(|p| PROTOCOLS[p])
+            .collect();
+        if !rest.is_empty() {
+            out += &format!(
+                "\n# {}: no stream measured, so the max-rate costs stay (g_cpu = alpha:\n\
+                 # one message at a time, Bienz et al. 2018 eq. 2).\n",
+                rest.join(", ")
             );
         }
         // A workload that runs as is: ping-pong at a few measured sizes,
@@ -431,15 +450,22 @@ impl Fit {
         }
         for h in &self.host {
             o += &format!(
-                "host costs {} {}: {} {} B in order (relative weights, {} n): {} per message; \
-                 g {}, o_send = o_recv {}, L the rest\n",
+                "host costs {} {}: {} {} in order (relative weights, {} n): {} per message; \
+                 g {}{}, o_send = o_recv {}, L the rest\n",
                 h.locality,
                 PROTOCOLS[h.protocol],
-                h.source.0.name(),
-                h.source.1,
+                h.kind.name(),
+                sizes_text(&h.sizes),
                 h.points,
                 human(h.tau),
                 human(h.g),
+                h.gap_per_byte
+                    .map_or(String::new(), |b| format!(", G {} ps/B", fmt_per_byte(b)))
+                    + &if h.inflight > 0.0 {
+                        format!(", o_inflight {}", human(h.inflight))
+                    } else {
+                        String::new()
+                    },
                 human(h.o)
             );
         }
@@ -459,4 +485,15 @@ impl Fit {
         }
         o
     }
+}
+
+/// `8 B` or `8, 1024 B`.
+fn sizes_text(sizes: &[u64]) -> String {
+    let v: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    format!("{} B", v.join(", "))
+}
+
+/// A cost per byte in picoseconds per byte, three decimals.
+fn fmt_per_byte(s_per_b: f64) -> String {
+    format!("{:.3}", s_per_b * 1e12)
 }
