@@ -491,6 +491,12 @@ pub struct MpiParams {
     /// out of the library's buffer into the user's \[bytes/s\]; `None`: no
     /// copy is charged.
     pub unexpected_copy_rate: Option<Bandwidth>,
+    /// Fixed receiver CPU cost \[time\] of a short or eager message that
+    /// arrived unexpected, paid with its copy when a posted receive takes
+    /// it (the library's buffer taken back and the receive completed on
+    /// its own path). Fitted by `netsim fit` from `hvpp-unexpected`
+    /// against `hvpp-posted` streams. Default 0.
+    pub unexpected_cost: Time,
     /// The shared-memory path within a node.
     pub shm: ShmParams,
     /// Credit-based flow control per (sender, receiver) pair: at most this

@@ -123,7 +123,7 @@ fn rendezvous_costs_the_extra_handshake() {
     let p = MpiParams::blue_waters();
     let d = Time::from_us(50);
     let s = 100_000u64;
-    let late = |bytes: u64| {
+    let late_with = |bytes: u64, p: &MpiParams| {
         run(
             pair(2),
             net(2),
@@ -135,6 +135,7 @@ fn rendezvous_costs_the_extra_handshake() {
         )
         .unwrap()
     };
+    let late = |bytes: u64| late_with(bytes, &p);
     let r = late(s);
     // Rendezvous, alpha = 3.0 us, R_b = 2.9e9 B/s. The Blue Waters
     // preset derives o_send (o_recv = 0, L = 0): alpha + s/R_b - (L +
@@ -155,6 +156,14 @@ fn rendezvous_costs_the_extra_handshake() {
     let r = late(8000);
     let copy = transfer_time(8000, p.unexpected_copy_rate.unwrap());
     assert_eq!(r.finish[1], d + gamma + copy);
+    // A fixed unexpected cost comes on top of the copy; a rendezvous
+    // message (no copy) does not pay it.
+    let mut fixed = p.clone();
+    fixed.unexpected_cost = Time::from_ns(300);
+    let f = late_with(8000, &fixed);
+    assert_eq!(f.finish[1], d + gamma + copy + Time::from_ns(300));
+    let f = late_with(s, &fixed);
+    assert_eq!(f.finish[1], d + gamma + L * 2 + xfer);
     // The eager sender returns when its CPU is done: o_send = 7000 - 500
     // - 8.4 ns (derived), held to alpha (g_cpu), then it pushes the other
     // 7999 B at R_b.

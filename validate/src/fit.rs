@@ -76,10 +76,11 @@
 //!   calibration contract). A stream that grows as `n^2` gives the
 //!   receives in flight their cost ([`stream_costs`], `o_inflight`). A
 //!   protocol without a stream keeps the max-rate costs.
-//! * **Unexpected copy** ([`fit_copy_rate`]): the per-message difference
+//! * **Unexpected path** ([`fit_copy_rate`]): the per-message difference
 //!   of in-order `hvpp-unexpected` and `hvpp-posted` streams at their two
-//!   smallest common sizes grows by `s / unexpected_copy_rate`; without
-//!   such data the eager `R_b` is written, and the scenario says so.
+//!   smallest common sizes is `unexpected_cost + s /
+//!   unexpected_copy_rate`; without such data the eager `R_b` and no
+//!   fixed cost are written, and the scenario says so.
 //! * Reported: the in-order stream slope of every HVPP kind and the
 //!   message rate.
 
@@ -557,7 +558,7 @@ pub struct Fit {
     pub host: Vec<HostFit>,
     /// The unexpected path's copy rate (B/s) and the sizes it comes from
     /// ([`fit_copy_rate`]), when the data determine it.
-    pub copy_rate: Option<(f64, Vec<u64>)>,
+    pub copy_rate: Option<CopyFit>,
     /// Message rate per (size, window): seconds per window (reported).
     pub msgrate: Vec<(u64, u64, f64)>,
     /// Which (kind, size) the printed gamma comes from.

@@ -59,6 +59,7 @@ impl MpiParams {
             gamma_unexpected: SearchCost::flat(Time::from_secs_f64(8.4e-9)),
             match_base: Time::ZERO,
             unexpected_copy_rate: Some(Bandwidth::bytes_per_sec(3_200_000_000)),
+            unexpected_cost: Time::ZERO,
             shm: ShmParams {
                 memory_bandwidth: Some(Bandwidth::bytes_per_sec(102_400_000_000)),
                 ..ShmParams::default()
@@ -110,6 +111,7 @@ impl MpiParams {
             gamma_unexpected: SearchCost::flat(Time::from_ns(100)),
             match_base: Time::ZERO,
             unexpected_copy_rate: Some(Bandwidth::bytes_per_sec(2_000_000_000)),
+            unexpected_cost: Time::ZERO,
             shm: ShmParams::default(),
             pair_window: None,
             protocol_offload: false,
@@ -175,6 +177,7 @@ impl MpiParams {
             gamma_unexpected: SearchCost::flat(Time::from_ns(4)),
             match_base: Time::from_ns(267),
             unexpected_copy_rate: Some(copy),
+            unexpected_cost: Time::ZERO,
             shm: ShmParams::default(),
             pair_window: None,
             protocol_offload: true,
@@ -273,6 +276,7 @@ impl MpiParams {
             gamma_unexpected: SearchCost::flat(Time::ZERO),
             match_base: Time::ZERO,
             unexpected_copy_rate: None,
+            unexpected_cost: Time::ZERO,
             shm: ShmParams::default(),
             pair_window: None,
             protocol_offload: false,

@@ -738,7 +738,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     let copy = self
                         .params
                         .unexpected_copy_rate
-                        .map_or(Time::ZERO, |rate| transfer_time(msg.bytes, rate));
+                        .map_or(Time::ZERO, |rate| transfer_time(msg.bytes, rate))
+                        .saturating_add(self.params.unexpected_cost);
                     cpu = cpu.saturating_add(copy);
                     delay = delay.saturating_add(copy);
                     self.note(e.msg, Step::Completed, now.saturating_add(delay));

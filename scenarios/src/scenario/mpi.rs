@@ -86,6 +86,8 @@ pub struct MpiSpec {
     /// Receiver's copy rate for unexpected short and eager messages, or
     /// `"none"` (no copy charged).
     pub unexpected_copy_rate: Option<Limit>,
+    /// Fixed receiver cost of an unexpected short or eager message.
+    pub unexpected_cost: Option<Dur>,
     /// A node's memory copy bandwidth for intra-node messages, or
     /// `"unlimited"`.
     pub memory_bandwidth: Option<Limit>,
@@ -654,6 +656,9 @@ impl Scenario {
         }
         if let Some(v) = m.unexpected_copy_rate {
             p.unexpected_copy_rate = v.0;
+        }
+        if let Some(v) = m.unexpected_cost {
+            p.unexpected_cost = v.0;
         }
         if let Some(v) = m.memory_bandwidth {
             p.shm.memory_bandwidth = v.0;

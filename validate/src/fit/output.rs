@@ -243,11 +243,13 @@ impl Fit {
         {
             let eager = Self::cell(pf, 1);
             match &self.copy_rate {
-                Some((rate, sizes)) => {
+                Some(c) => {
                     out += &format!(
-                        "unexpected_copy_rate = \"{} B/s\"   # hvpp-unexpected against hvpp-posted streams at {:?} B\n",
-                        rate.round() as u64,
-                        sizes
+                        "unexpected_copy_rate = \"{} B/s\"   # hvpp-unexpected against hvpp-posted streams at {:?} B\n\
+                         unexpected_cost = \"{} ps\"   # the same streams' difference at 0 B\n",
+                        c.rate.round() as u64,
+                        c.sizes,
+                        (c.fixed * 1e12).round() as u64
                     )
                 }
                 None => {

@@ -356,15 +356,27 @@ pub(super) fn weighted_ls(
     Some((0..m).map(|i| a[i][m] / a[i][i]).collect())
 }
 
-/// The copy an unexpected message costs per byte: in order, a stream of
-/// `hvpp-unexpected` differs from one of `hvpp-posted` at the same size by
-/// the unexpected path's work per message, which grows by `s / rate`
-/// (the copy out of the library's buffer). Taken from the two smallest
-/// sizes both kinds measured up to `eager_max` (small messages are copied;
-/// a larger one may go by a rendezvous the ping-pong does not show, as
-/// MPICH's 16 KiB do); `None` with fewer than two such sizes or a
-/// difference that does not grow with size.
-pub fn fit_copy_rate(streams: &[StreamFit], eager_max: u64) -> Option<(f64, Vec<u64>)> {
+/// What an unexpected message costs its receiver beyond a posted one
+/// ([`fit_copy_rate`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyFit {
+    /// The copy out of the library's buffer (B/s).
+    pub rate: f64,
+    /// The fixed cost per message (s), not below 0.
+    pub fixed: f64,
+    /// The two stream sizes it comes from.
+    pub sizes: Vec<u64>,
+}
+
+/// The unexpected path's cost: in order, a stream of `hvpp-unexpected`
+/// differs from one of `hvpp-posted` at the same size by the unexpected
+/// path's work per message, `fixed + s / rate` (a buffer taken back and
+/// its own completion, then the copy out of the library's buffer). Taken
+/// from the two smallest sizes both kinds measured up to `eager_max`
+/// (small messages are copied; a larger one may go by a rendezvous the
+/// ping-pong does not show, as MPICH's 16 KiB do); `None` with fewer than
+/// two such sizes or a difference that does not grow with size.
+pub fn fit_copy_rate(streams: &[StreamFit], eager_max: u64) -> Option<CopyFit> {
     let per_msg = |k: Kind, size: u64| {
         streams
             .iter()
@@ -384,5 +396,9 @@ pub fn fit_copy_rate(streams: &[StreamFit], eager_max: u64) -> Option<(f64, Vec<
         return None;
     };
     let k = (d2 - d1) / (s2 - s1) as f64;
-    (k > 0.0).then(|| (1.0 / k, vec![s1, s2]))
+    (k > 0.0).then(|| CopyFit {
+        rate: 1.0 / k,
+        fixed: (d1 - k * s1 as f64).max(0.0),
+        sizes: vec![s1, s2],
+    })
 }

@@ -481,8 +481,8 @@ fn hvpp_only_and_two_locality_data_still_run() {
     check_scenario(&t, "t.toml", Path::new(".")).unwrap();
 }
 
-/// The unexpected path's copy: streams that differ by 100 ns + s / 4 GB/s
-/// per message give 4 GB/s from the two smallest sizes; a larger size past
+/// The unexpected path: streams that differ by 100 ns + s / 4 GB/s per
+/// message give 4 GB/s and 100 ns from the two smallest sizes; a larger size past
 /// eager_max, or a difference that does not grow, gives none.
 #[test]
 fn copy_rate_from_the_two_smallest_streams() {
@@ -500,9 +500,10 @@ fn copy_rate_from_the_two_smallest_streams() {
         v.push(st(Kind::HvppPosted, s, posted(s)));
         v.push(st(Kind::HvppUnexpected, s, unexp(s)));
     }
-    let (rate, sizes) = fit_copy_rate(&v, 8192).unwrap();
-    assert!((rate / 4e9 - 1.0).abs() < 1e-9, "{rate}");
-    assert_eq!(sizes, [8, 1024]);
+    let c = fit_copy_rate(&v, 8192).unwrap();
+    assert!((c.rate / 4e9 - 1.0).abs() < 1e-9, "{}", c.rate);
+    assert!((c.fixed - 100e-9).abs() < 1e-15, "{}", c.fixed);
+    assert_eq!(c.sizes, [8, 1024]);
     assert_eq!(fit_copy_rate(&v, 100), None);
     v[3] = st(Kind::HvppUnexpected, 1024, posted(1024));
     assert_eq!(fit_copy_rate(&v, 8192), None);
