@@ -475,6 +475,13 @@ pub struct MpiParams {
     pub short_max: u64,
     /// Largest message sent eagerly; larger ones use rendezvous \[bytes\].
     pub eager_max: u64,
+    /// Largest message a non-blocking send of the program (`Isend`) sends
+    /// short or eagerly; larger ones use rendezvous \[bytes\]. `None`: the
+    /// blocking limits hold for both. Open MPI's `pml ucx` has its own
+    /// (measured here, `docs/CALIBRATION.md`: an `MPI_Isend` of 16 KiB
+    /// goes by rendezvous while a blocking send stays eager up to
+    /// 256 KiB); `netsim fit` finds it from the posted streams.
+    pub isend_eager_max: Option<u64>,
     /// `alpha`, `R_b` per protocol (rows: short, eager, rendezvous) and
     /// locality (columns: same socket, same node, other node).
     pub postal: [[Postal; 3]; 3],
@@ -615,6 +622,15 @@ impl MpiParams {
 
     /// The protocol of a message of `bytes` bytes.
     pub fn protocol(&self, bytes: u64) -> Protocol {
+        self.send_protocol(bytes, false)
+    }
+
+    /// The protocol of a send of `bytes`, non-blocking (`Isend`) or not
+    /// (see [`MpiParams::isend_eager_max`]).
+    pub fn send_protocol(&self, bytes: u64, nonblocking: bool) -> Protocol {
+        if nonblocking && self.isend_eager_max.is_some_and(|m| bytes > m) {
+            return Protocol::Rendezvous;
+        }
         if bytes <= self.short_max {
             Protocol::Short
         } else if bytes <= self.eager_max {

@@ -171,6 +171,31 @@ fn rendezvous_costs_the_extra_handshake() {
     assert_eq!(r.finish[0], Time::from_us(7) + push);
 }
 
+/// `isend_eager_max`: a non-blocking send above it goes by rendezvous
+/// (an RTS and a CTS, two control messages), a blocking one of the same
+/// size stays eager; below it both are eager.
+#[test]
+fn isend_has_its_own_eager_limit() {
+    let mut p = MpiParams::blue_waters();
+    p.isend_eager_max = Some(4096);
+    let ctl = |ops: Vec<Op>| {
+        let n = run(
+            pair(2),
+            net(2),
+            progs(vec![ops, vec![recv(0, 0)]]),
+            p.clone(),
+        )
+        .unwrap();
+        n.control_messages
+    };
+    let nonblocking = |b: u64| vec![isend(1, 0, b, 0), Op::WaitallPending];
+    assert_eq!(ctl(nonblocking(6000)), 2);
+    assert_eq!(ctl(vec![send(1, 0, 6000)]), 0);
+    assert_eq!(ctl(nonblocking(4096)), 0);
+    assert_eq!(p.send_protocol(6000, true), Protocol::Rendezvous);
+    assert_eq!(p.send_protocol(6000, false), Protocol::Eager);
+}
+
 /// Algorithm 1 of Bienz et al. (HighVolumePingPong) between ranks 0 and 1
 /// on one socket: n messages of `s` bytes each way.
 fn hvpp(n: u32, s: u64, reversed: bool) -> RunResults {

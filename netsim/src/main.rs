@@ -135,6 +135,11 @@ struct FitArgs {
     /// than this is an error.
     #[arg(long, default_value_t = 0.1)]
     noise: f64,
+    /// The library's eager limit for non-blocking sends, in bytes, where
+    /// it has its own (Open MPI's pml ucx): written as `isend_eager_max`;
+    /// posted streams above it fit the rendezvous cell.
+    #[arg(long)]
+    isend_eager_max: Option<u64>,
     /// Write the scenario to this file instead of stdout.
     #[arg(long, short)]
     out: Option<PathBuf>,
@@ -346,6 +351,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
             library: None,
             max_segments: a.max_segments,
             noise: a.noise,
+            isend_eager_max: None,
         };
         match validate::fit::fit_file(&quiet.text, &name, None, &o) {
             Ok((f, scenario)) => {
@@ -502,6 +508,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
         library: a.library,
         max_segments: a.max_segments,
         noise: a.noise,
+        isend_eager_max: a.isend_eager_max,
     };
     let train = if a.train.is_empty() {
         None
@@ -651,6 +658,7 @@ mod tests {
             library: None,
             max_segments: 8,
             noise: 0.1,
+            isend_eager_max: None,
         };
         let (f, _) = validate::fit::fit_file(&q.text, "mpich.csv", None, &o)
             .unwrap_or_else(|_| panic!("the committed data fit"));

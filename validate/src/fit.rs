@@ -357,6 +357,13 @@ pub struct FitOptions {
     /// Relative noise below which reversed faster than in order is not a
     /// contradiction (`--noise`). Default 0.1.
     pub noise: f64,
+    /// The library's own eager limit for non-blocking sends
+    /// (`--isend-eager-max`, e.g. UCX's rendezvous threshold for
+    /// `MPI_Isend`): written to the scenario, and the posted streams
+    /// (non-blocking sends) above it fit the rendezvous cell. Three stream
+    /// sizes cannot place it, so it is the library's configuration, not
+    /// a fitted value. Default none.
+    pub isend_eager_max: Option<u64>,
 }
 
 impl Default for FitOptions {
@@ -366,6 +373,7 @@ impl Default for FitOptions {
             library: None,
             max_segments: 8,
             noise: 0.1,
+            isend_eager_max: None,
         }
     }
 }
@@ -556,6 +564,9 @@ pub struct Fit {
     pub streams: Vec<StreamFit>,
     /// The host costs fitted from a stream, per locality.
     pub host: Vec<HostFit>,
+    /// A non-blocking send's own eager limit, as given
+    /// ([`FitOptions::isend_eager_max`]).
+    pub isend_eager_max: Option<u64>,
     /// The unexpected path's copy rate (B/s) and the sizes it comes from
     /// ([`fit_copy_rate`]), when the data determine it.
     pub copy_rate: Option<CopyFit>,
@@ -653,7 +664,13 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
             }
         }
     }
-    let host = fit_host(&us, &postal, gamma.map_or(alpha_min, |g| g.0));
+    let isend_eager_max = o.isend_eager_max;
+    let host = fit_host(
+        &us,
+        &postal,
+        gamma.map_or(alpha_min, |g| g.0),
+        isend_eager_max,
+    );
     let eager_max = postal
         .iter()
         .find(|p| p.locality == "other_node")
@@ -663,6 +680,7 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
     let first = |f: fn(&Measurement) -> &Option<String>| f(&rows[0]).clone();
     Ok(Fit {
         host,
+        isend_eager_max,
         copy_rate,
         postal,
         gamma_points: chosen.map_or(0, |g| g.pairs.len()),
@@ -687,7 +705,12 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
 /// long ones. Two or more sizes in one protocol give the port's cost per
 /// byte `G` from the smallest and the largest (the slope of `tau`
 /// against `s`); one size keeps the wire's `G = 1 / R_b`.
-fn fit_host(units: &BTreeMap<UnitKey, Unit>, postal: &[PostalFit], gamma: f64) -> Vec<HostFit> {
+fn fit_host(
+    units: &BTreeMap<UnitKey, Unit>,
+    postal: &[PostalFit],
+    gamma: f64,
+    isend_max: Option<u64>,
+) -> Vec<HostFit> {
     let mut out = Vec::new();
     for pf in postal {
         let Some(loc) = parse_locality(&pf.locality) else {
@@ -716,8 +739,18 @@ fn fit_host(units: &BTreeMap<UnitKey, Unit>, postal: &[PostalFit], gamma: f64) -
                 Some(hi) if hi < cell.lo => hi + 1,
                 Some(_) => cell.lo,
             };
+            // The streams are non-blocking sends: above their own eager
+            // limit, rendezvous.
+            let rendezvous = |s: u64| isend_max.is_some_and(|m| s > m);
             let mine: Vec<(u64, (f64, f64), usize)> = streams
-                .range(lo..=cell.hi)
+                .iter()
+                .filter(|&(&s, _)| {
+                    if rendezvous(s) {
+                        protocol == 2
+                    } else {
+                        (lo..=cell.hi).contains(&s)
+                    }
+                })
                 .map(|(&s, pts)| (s, stream_costs(pts), pts.len()))
                 .collect();
             let (Some(&(s0, (tau0, _), _)), Some(&(s1, (tau1, _), _))) =

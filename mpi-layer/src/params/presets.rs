@@ -49,6 +49,7 @@ impl MpiParams {
         let mut bw = MpiParams {
             short_max: 1024,
             eager_max: 8192,
+            isend_eager_max: None,
             postal: [
                 [p(4.4e-07, 2.2e09), p(8.3e-07, 4.8e08), p(2.3e-06, 1.3e09)],
                 [p(5.3e-07, 3.2e09), p(1.2e-06, 9.6e08), p(7.0e-06, 7.5e08)],
@@ -101,6 +102,7 @@ impl MpiParams {
         MpiParams {
             short_max: 256,
             eager_max: 1024,
+            isend_eager_max: None,
             postal: [row(4.5e-6), row(5.7e-6), row(9.8e-6)],
             host: [[HostCosts {
                 gap: Some(Time::from_ns(840)),
@@ -167,6 +169,7 @@ impl MpiParams {
         MpiParams {
             short_max: 0,
             eager_max: 12_288,
+            isend_eager_max: None,
             postal: [[cell; 3], [cell; 3], [rdv; 3]],
             host: [
                 [eager_host; 3],
@@ -231,6 +234,7 @@ impl MpiParams {
         MpiParams {
             short_max: 0,
             eager_max: ZHU_SOCKET_BUFFER,
+            isend_eager_max: None,
             postal: [row(0), row(1), row(2)],
             host: [host_row(0), host_row(1), host_row(2)],
             // TCP's own flow control is in the socket buffers (eager_max).
@@ -270,6 +274,7 @@ impl MpiParams {
         MpiParams {
             short_max: 0,
             eager_max: s,
+            isend_eager_max: None,
             postal: [[postal; 3]; 3],
             host: [[h; 3]; 3],
             gamma_posted: SearchCost::flat(Time::ZERO),

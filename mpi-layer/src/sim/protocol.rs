@@ -179,9 +179,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Posts a send of `bytes` from world rank `src` to world rank `dst`
     /// with request `req`, on the sender's CPU and interface `lane` (0, 0
-    /// but for graph programs). `program`: the rank's program waits for
-    /// the send's CPU part. Returns `false` if the program must wait (it
-    /// is resumed when the job ends).
+    /// but for graph programs). `program`: a non-blocking send named by
+    /// the rank's program (its `Isend`): the program waits for the send's
+    /// CPU part, and `isend_eager_max` applies. Returns `false` if the
+    /// program must wait (it is resumed when the job ends).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn post_send(
         &mut self,
@@ -196,7 +197,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         lane: (u16, u16),
     ) -> bool {
         let loc = self.placement.locality(src, dst);
-        let proto = self.params.protocol(bytes);
+        let proto = self.params.send_protocol(bytes, program);
         let (na, nb) = (self.placement.node(src), self.placement.node(dst));
         let c = self.msg_costs(proto, loc, bytes, na, nb);
         self.stats.clamped += c.clamped as u64;

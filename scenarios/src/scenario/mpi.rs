@@ -67,6 +67,8 @@ pub struct MpiSpec {
     pub short_max: Option<Bytes>,
     /// Largest eager message.
     pub eager_max: Option<Bytes>,
+    /// Largest eager message of a non-blocking send.
+    pub isend_eager_max: Option<Bytes>,
     /// Cost per queue element visited, both queues.
     pub gamma: Option<Dur>,
     /// Cost per element of `posted_recvs` (overrides `gamma`).
@@ -624,6 +626,9 @@ impl Scenario {
         }
         if let Some(v) = m.eager_max {
             p.eager_max = v.0;
+        }
+        if let Some(v) = m.isend_eager_max {
+            p.isend_eager_max = Some(v.0);
         }
         if p.eager_max < p.short_max {
             return Err(src.err(

@@ -173,6 +173,11 @@ impl Fit {
                 }
             }
         }
+        if let Some(max) = self.isend_eager_max {
+            out += &format!(
+                "isend_eager_max = {max}   # given (--isend-eager-max): streams above it fit the rendezvous cell\n"
+            );
+        }
         if let (Some((g, e)), Some((kind, size))) = (self.gamma, self.gamma_source) {
             out += &format!(
                 "gamma = \"{}\"   # {} {size} B, {} (n, in, rev) pairs{}\n",

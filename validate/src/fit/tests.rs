@@ -541,3 +541,43 @@ fn stream_costs_find_the_receives_in_flight() {
     assert_eq!(c, 0.0);
     assert!((tau / 100e-9 - 1.0).abs() < 0.05, "{tau}");
 }
+
+/// Posted streams at 64 B and 4 KiB (both eager by the ping-pong): each
+/// fits its protocol's cell; with the non-blocking limit given below
+/// 4 KiB, the 4 KiB stream fits the rendezvous cell instead, and the
+/// scenario carries the limit.
+#[test]
+fn streams_fit_their_protocols_and_isend_limit() {
+    let truth = [
+        (32, 1.0e-6, 1.0e9),
+        (8192, 2.0e-6, 2.0e9),
+        (u64::MAX, 5.0e-6, 4.0e9),
+    ];
+    let mut csv = synth("same_socket", &truth, 0.0, 1);
+    for (size, per_msg) in [(64u64, 400e-9), (4096, 900e-9)] {
+        for n in [1u64, 2, 4, 8, 16, 32] {
+            let t = 3e-6 + 2.0 * per_msg * n as f64;
+            csv += &format!("lib,hvpp-posted,same_socket,{size},{n},in,0,{t:e},near\n");
+        }
+    }
+    let protocols = |f: &Fit| -> Vec<(usize, Vec<u64>)> {
+        f.host
+            .iter()
+            .map(|h| (h.protocol, h.sizes.clone()))
+            .collect()
+    };
+    let f = fit_text(&csv, &FitOptions::default()).unwrap();
+    // 64 and 4096 B are both eager (33..8192 B): one cell, G from both.
+    assert_eq!(protocols(&f), [(1, vec![64, 4096])]);
+    let g = f.host[0].gap_per_byte.unwrap();
+    assert!((g - 500e-9 / 4032.0).abs() < 1e-18, "{g}");
+    let o = FitOptions {
+        isend_eager_max: Some(1024),
+        ..FitOptions::default()
+    };
+    let f = fit_text(&csv, &o).unwrap();
+    assert_eq!(protocols(&f), [(1, vec![64]), (2, vec![4096])]);
+    let t = f.to_scenario("t.csv");
+    assert!(t.contains("isend_eager_max = 1024"), "{t}");
+    check_scenario(&t, "t.toml", Path::new(".")).unwrap();
+}
