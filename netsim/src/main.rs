@@ -558,9 +558,10 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             100.0 * w10,
             100.0 * w25,
             100.0 * predict::median_target(noise.map(|n| n.0)),
-            noise.map_or(String::new(), |(n, _)| format!(
-                ", repeat noise {:.1} %",
-                100.0 * n
+            noise.map_or(String::new(), |(n, _, w)| format!(
+                ", repeat noise {:.1} %, {:.0} % of repeats within 25 %",
+                100.0 * n,
+                100.0 * w
             )),
             100.0 * tmed,
             p.display()

@@ -231,10 +231,11 @@ pub fn predict(
 /// The measurement's own repeat noise: for every unit of `rows` (one
 /// library and state) measured more than once, the differences between
 /// its consecutive repeats (file order) relative to the unit's median;
-/// returns their median and how many differences there were, or `None`
-/// when no unit was repeated. A prediction cannot be expected to come
-/// closer to a unit than its repeats come to each other.
-pub fn repeat_noise(rows: &[Measurement]) -> Option<(f64, usize)> {
+/// returns their median, how many differences there were and the share
+/// within 25 %, or `None` when no unit was repeated. A prediction cannot
+/// be expected to come closer to a unit than its repeats come to each
+/// other.
+pub fn repeat_noise(rows: &[Measurement]) -> Option<(f64, usize, f64)> {
     type Key = (Kind, Locality, u64, u64, Option<Order>, u64);
     let mut units: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
     for r in rows {
@@ -250,7 +251,8 @@ pub fn repeat_noise(rows: &[Measurement]) -> Option<(f64, usize)> {
         d.extend(v.windows(2).map(|w| (w[1] - w[0]).abs() / m));
     }
     let k = d.len();
-    (k > 0).then(|| (fit::median(&mut d), k))
+    let within = d.iter().filter(|&&x| x <= 0.25).count() as f64 / k.max(1) as f64;
+    (k > 0).then(|| (fit::median(&mut d), k, within))
 }
 
 /// The pooled target of a prediction report (issue 32): median |error|
@@ -282,7 +284,7 @@ pub fn summary(points: &[&Point]) -> (f64, f64, f64) {
 pub fn report(
     points: &[Point],
     training: &[Point],
-    noise: Option<(f64, usize)>,
+    noise: Option<(f64, usize, f64)>,
     skipped: usize,
     title: &str,
 ) -> String {
@@ -292,9 +294,11 @@ pub fn report(
     let bound = median_target(noise.map(|n| n.0));
     let met = med <= bound && w25 >= 0.80;
     o += &match noise {
-        Some((n, k)) => format!(
-            "Repeat noise: {:.1} % (median of {k} differences between repeats of one unit). ",
-            100.0 * n
+        Some((n, k, w)) => format!(
+            "Repeat noise: {:.1} % (median of {k} differences between repeats of one unit; \
+             {:.0} % of them within 25 %). ",
+            100.0 * n,
+            100.0 * w
         ),
         None => "Repeat noise: no unit was measured twice. ".into(),
     };
@@ -437,8 +441,8 @@ mod tests {
             m(16, 2.2),
             m(32, 5.0),
         ];
-        let (noise, k) = repeat_noise(&rows).unwrap();
-        assert_eq!(k, 3);
+        let (noise, k, within) = repeat_noise(&rows).unwrap();
+        assert_eq!((k, within), (3, 1.0));
         assert!((noise - 0.1).abs() < 1e-12, "{noise}");
         assert_eq!(repeat_noise(&rows[5..]), None);
         assert_eq!(median_target(Some(0.05)), 0.10);
