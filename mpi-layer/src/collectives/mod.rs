@@ -21,7 +21,9 @@
 use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
 
+mod mpich;
 mod select;
+pub use mpich::ELEMENT_BYTES;
 pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
 
 /// The collective algorithms.
@@ -128,6 +130,35 @@ pub enum CollAlg {
     /// the `P - 2^floor(log2 P)` blocks left (MPICH's
     /// `MPIR_Allgather_intra_brucks`).
     AllgatherBruck,
+    /// Bcast, binomial scatter of `ceil(s/P)`-byte chunks then recursive
+    /// doubling allgather: step j exchanges `2^j` chunks with `vr ^ 2^j`
+    /// (P a power of two; MPICH's
+    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`).
+    BcastScatterRdAllgather,
+    /// Reduce, Rabenseifner: the first `2 rem` ranks fold pairwise (odd
+    /// to even), recursive halving reduce-scatter among `2^floor(log2 P)`
+    /// ranks (distance 1 first), then a binomial gather of the pieces to
+    /// the root (distance `pof2/2` first); a root that was folded away
+    /// first gets newrank 0's piece (MPICH's
+    /// `MPIR_Reduce_intra_reduce_scatter_gather`, absolute ranks).
+    ReduceScatterGather,
+    /// Allgatherv, recursive doubling: step k exchanges the blocks of
+    /// this rank's group of `2^k` with `r ^ 2^k` (P a power of two;
+    /// MPICH's `MPIR_Allgatherv_intra_recursive_doubling`).
+    AllgathervRecursiveDoubling,
+    /// Allgatherv, Bruck: as [`CollAlg::AllgatherBruck`] with per-rank
+    /// sizes (MPICH's `MPIR_Allgatherv_intra_brucks`).
+    AllgathervBruck,
+    /// Reduce_scatter, recursive halving: the first `2 rem` ranks fold
+    /// (even to odd), halving among `2^floor(log2 P)` ranks (distance
+    /// `pof2/2` first, the half of the blocks the partner keeps), then
+    /// odd ranks send their even neighbour its block; zero-byte messages
+    /// are left out (MPICH's `MPIR_Reduce_scatter_intra_recursive_halving`).
+    ReduceScatterRecursiveHalving,
+    /// Scan / exscan, recursive doubling by exchange: step k trades the
+    /// partial result with `r ^ 2^k` (when below P) and reduces what it
+    /// got (MPICH's `MPIR_Scan_intra_recursive_doubling`).
+    ScanRecursiveDoublingExchange,
 }
 
 /// Peers per block of the throttled scattered alltoall(v): MPICH's
@@ -285,6 +316,9 @@ impl CollAlg {
                 | CollAlg::ReduceScatterReduceScatterv
                 | CollAlg::ReduceScatterPairwise
                 | CollAlg::AlltoallvScatteredThrottled
+                | CollAlg::AllgathervRecursiveDoubling
+                | CollAlg::AllgathervBruck
+                | CollAlg::ReduceScatterRecursiveHalving
         )
     }
 }
@@ -771,6 +805,210 @@ impl CollRun {
                 send(out, (me + p - d) % p, s.saturating_mul(blocks));
                 recv(out, (me + d) % p, s.saturating_mul(blocks));
             }
+            CollAlg::BcastScatterRdAllgather => {
+                let chunk = s.div_ceil(p as u64);
+                if k < lg {
+                    let d = 1u32 << (lg - 1 - k);
+                    if vr % (2 * d) == 0 && vr + d < p {
+                        send(out, real(vr + d), chunk.saturating_mul(d.min(p - vr - d) as u64));
+                    } else if vr % (2 * d) == d {
+                        recv(out, real(vr - d), chunk.saturating_mul(d.min(p - vr) as u64));
+                    }
+                } else if k < 2 * lg {
+                    let j = k - lg;
+                    let b = chunk.saturating_mul(1 << j);
+                    send(out, real(vr ^ (1 << j)), b);
+                    recv(out, real(vr ^ (1 << j)), b);
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::ReduceScatterGather => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                let root = self.root;
+                let to_real = |n: u32| if n < rem { 2 * n } else { n + rem };
+                // The root's role when it was folded away (odd, < 2 rem).
+                let root_out = root < 2 * rem && root % 2 == 1;
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 1 {
+                            send(out, me - 1, s);
+                        } else {
+                            recv(out, me + 1, s);
+                            reduce = s;
+                        }
+                    }
+                    return Some(reduce);
+                }
+                let newrank = if me < 2 * rem {
+                    (me % 2 == 0).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                if k <= l {
+                    // Recursive halving, distance 2^(k-1).
+                    if let Some(n) = newrank {
+                        let b = s.div_ceil(1u64 << k);
+                        let dst = to_real(n ^ (1 << (k - 1)));
+                        send(out, dst, b);
+                        recv(out, dst, b);
+                        reduce = b;
+                    }
+                } else if k == l + 1 {
+                    // A folded-away root takes newrank 0's piece.
+                    let piece = s.div_ceil(pof2 as u64);
+                    if root_out && me == root {
+                        recv(out, 0, piece);
+                    } else if root_out && me == 0 {
+                        send(out, root, piece);
+                    }
+                } else if k <= 2 * l + 1 {
+                    // Binomial gather, distance pof2 / 2^(i+1), 2^i pieces.
+                    let i = k - l - 2;
+                    let mask = pof2 >> (i + 1);
+                    let n = if root_out {
+                        if me == root {
+                            Some(0)
+                        } else if me == 0 {
+                            None
+                        } else {
+                            newrank
+                        }
+                    } else {
+                        newrank
+                    };
+                    let newroot = if root_out {
+                        0
+                    } else if root < 2 * rem {
+                        root / 2
+                    } else {
+                        root - rem
+                    };
+                    if let Some(n) = n {
+                        // Still holding data: agrees with the root above
+                        // this level.
+                        if (n ^ newroot) / (2 * mask) == 0 {
+                            let nd = n ^ mask;
+                            let dst = if nd == 0 && root_out {
+                                root
+                            } else {
+                                to_real(nd)
+                            };
+                            let b = s.div_ceil((pof2 >> i) as u64);
+                            if (n ^ newroot) & mask != 0 {
+                                send(out, dst, b);
+                            } else {
+                                recv(out, dst, b);
+                            }
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::AllgathervRecursiveDoubling => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                let partner = me ^ d;
+                let group = |r: u32| {
+                    let base = r & !(d - 1);
+                    (base..base + d).map(count).fold(0u64, u64::saturating_add)
+                };
+                send(out, partner, group(me));
+                recv(out, partner, group(partner));
+            }
+            CollAlg::AllgathervBruck => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                let blocks = d.min(p - d);
+                let held = |r: u32| {
+                    (0..blocks)
+                        .map(|i| count((r + i) % p))
+                        .fold(0u64, u64::saturating_add)
+                };
+                send(out, (me + p - d) % p, held(me));
+                recv(out, (me + d) % p, held((me + d) % p));
+            }
+            CollAlg::ReduceScatterRecursiveHalving => {
+                let total = (0..p).map(count).fold(0u64, u64::saturating_add);
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                if total == 0 || k > l + 1 {
+                    return None;
+                }
+                let both = |out: &mut Vec<P2p>, peer: u32, sb: u64, rb: u64| {
+                    if sb > 0 {
+                        send(out, peer, sb);
+                    }
+                    if rb > 0 {
+                        recv(out, peer, rb);
+                    }
+                };
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            both(out, me + 1, total, 0);
+                        } else {
+                            both(out, me - 1, 0, total);
+                            reduce = total;
+                        }
+                    }
+                } else if k <= l {
+                    let newrank = if me < 2 * rem {
+                        (me % 2 == 1).then_some(me / 2)
+                    } else {
+                        Some(me - rem)
+                    };
+                    if let Some(n) = newrank {
+                        // Blocks of the new ranking: a folding pair's two.
+                        let newcnt = |i: u32| {
+                            let old = if i < rem { 2 * i + 1 } else { i + rem };
+                            if old < 2 * rem {
+                                count(old).saturating_add(count(old - 1))
+                            } else {
+                                count(old)
+                            }
+                        };
+                        let sum = |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
+                        let mask = pof2 >> k;
+                        let nd = n ^ mask;
+                        let base = n & !(2 * mask - 1);
+                        let (keep, give) = if n < nd {
+                            (base, base + mask)
+                        } else {
+                            (base + mask, base)
+                        };
+                        let dst = if nd < rem { 2 * nd + 1 } else { nd + rem };
+                        let rb = sum(keep, keep + mask);
+                        both(out, dst, sum(give, give + mask), rb);
+                        reduce = rb;
+                    }
+                } else if me < 2 * rem {
+                    if me % 2 == 1 {
+                        both(out, me - 1, count(me - 1), 0);
+                    } else {
+                        both(out, me + 1, 0, count(me));
+                    }
+                }
+            }
+            CollAlg::ScanRecursiveDoublingExchange => {
+                if k >= lg {
+                    return None;
+                }
+                let partner = me ^ (1 << k);
+                if partner < p {
+                    send(out, partner, s);
+                    recv(out, partner, s);
+                    reduce = s;
+                }
+            }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
                     return None;
@@ -998,7 +1236,43 @@ mod tests {
             (AllgatherBruck, ag(1), 5, 15, 20),
             (AllgatherBruck, ag(1), 4, 8, 12),
         ];
-        for (alg, op, p, m, b) in cases {
+        let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
+        let red = |root, bytes| Op::Reduce {
+            root,
+            bytes,
+            comm: w,
+        };
+        let bc = |bytes| Op::Bcast {
+            root: 0,
+            bytes,
+            comm: w,
+        };
+        let mpich_cases = [
+            // Scatter of 2 B chunks (4 + 2 + 2 B), then exchanges of 2
+            // and 4 B by all 4 ranks.
+            (BcastScatterRdAllgather, bc(8), 4, 11, 32),
+            // P = 8, 1 B chunks: scatter 4 + 2 x 2 + 4 x 1 B; exchanges
+            // of 1, 2, 4 B by all 8.
+            (BcastScatterRdAllgather, bc(8), 8, 31, 68),
+            // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
+            (ReduceScatterGather, red(0, 16), 4, 11, 64),
+            // P = 5, root 1 folded away: fold 16 B, halving as above,
+            // rank 0 hands its 4 B piece to the root, gather 2 x 4 + 8.
+            (ReduceScatterGather, red(1, 16), 5, 13, 84),
+            (ReduceScatterGather, red(4, 16), 5, 12, 80),
+            // Every rank receives all the other blocks once.
+            (AllgathervRecursiveDoubling, v(vec![1, 2, 3, 4]), 4, 8, 30),
+            (AllgathervBruck, v(vec![1, 2, 3, 4, 5]), 5, 15, 60),
+            // Halving: 7 + 7 + 3 + 3, then 2 + 1 + 4 + 3 B.
+            (ReduceScatterRecursiveHalving, rs(vec![1, 2, 3, 4]), 4, 8, 30),
+            // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B each; 1
+            // hands rank 0 its 1 B.
+            (ReduceScatterRecursiveHalving, rs(vec![1, 2, 3]), 3, 4, 13),
+            (ReduceScatterRecursiveHalving, rs(vec![0, 0, 0]), 3, 0, 0),
+            // Pairs (0,1), (2,3); (0,2), (1,3); (0,4).
+            (ScanRecursiveDoublingExchange, scan(false), 5, 10, 10),
+        ];
+        for (alg, op, p, m, b) in cases.into_iter().chain(mpich_cases) {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
         }
         // Far-first tree on 6 ranks from the root: children 4, 2, 1, in

@@ -28,17 +28,21 @@ pub enum Selector {
     /// SimGrid 3.32 SMPI's default selector (`smpi/coll-selector`
     /// unset): mostly linear algorithms that post all messages at once.
     Smpi,
+    /// MPICH 4.1's default selection tree (`MPIR_CVAR_*_ALGORITHM=auto`,
+    /// `maint/tuning/coll/mpir/generic.json`), see `mpich.rs`.
+    Mpich,
 }
 
 impl Selector {
     /// Every selector, in documentation order.
-    pub const ALL: [Selector; 2] = [Selector::Netsim, Selector::Smpi];
+    pub const ALL: [Selector; 3] = [Selector::Netsim, Selector::Smpi, Selector::Mpich];
 
     /// The name scenarios and the CLI use.
     pub fn name(self) -> &'static str {
         match self {
             Selector::Netsim => "netsim",
             Selector::Smpi => "smpi",
+            Selector::Mpich => "mpich",
         }
     }
 
@@ -170,8 +174,13 @@ impl CollKind {
                 ("binomial", BcastBinomial),
                 ("binomial_far_first", BcastBinomialFarFirst),
                 ("scatter_allgather", BcastScatterAllgather),
+                ("scatter_rd_allgather", BcastScatterRdAllgather),
             ],
-            CollKind::Reduce => &[("binomial", ReduceBinomial), ("linear", ReduceLinear)],
+            CollKind::Reduce => &[
+                ("binomial", ReduceBinomial),
+                ("linear", ReduceLinear),
+                ("reduce_scatter_gather", ReduceScatterGather),
+            ],
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),
                 ("rabenseifner", AllreduceRabenseifner),
@@ -181,6 +190,7 @@ impl CollKind {
             CollKind::Scan | CollKind::Exscan => &[
                 ("recursive_doubling", ScanRecursiveDoubling),
                 ("linear", ScanLinear),
+                ("recursive_doubling_exchange", ScanRecursiveDoublingExchange),
             ],
             CollKind::Gather => &[("binomial", GatherBinomial), ("linear", GatherLinear)],
             CollKind::Gatherv => &[("linear", GathervLinear)],
@@ -192,7 +202,12 @@ impl CollKind {
                 ("bruck", AllgatherBruck),
                 ("scattered", AllgatherScattered),
             ],
-            CollKind::Allgatherv => &[("ring", AllgathervRing), ("scattered", AllgathervScattered)],
+            CollKind::Allgatherv => &[
+                ("ring", AllgathervRing),
+                ("scattered", AllgathervScattered),
+                ("recursive_doubling", AllgathervRecursiveDoubling),
+                ("bruck", AllgathervBruck),
+            ],
             CollKind::Alltoall => &[
                 ("pairwise", AlltoallPairwise),
                 ("pairwise_xor", AlltoallPairwiseXor),
@@ -209,6 +224,7 @@ impl CollKind {
                 ("ring", ReduceScatterRing),
                 ("pairwise", ReduceScatterPairwise),
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
+                ("recursive_halving", ReduceScatterRecursiveHalving),
             ],
         }
     }
@@ -239,7 +255,10 @@ impl CollAlg {
     pub fn fits(self, p: u32) -> bool {
         !matches!(
             self,
-            CollAlg::AllgatherRecursiveDoubling | CollAlg::AlltoallPairwiseXor
+            CollAlg::AllgatherRecursiveDoubling
+                | CollAlg::AlltoallPairwiseXor
+                | CollAlg::BcastScatterRdAllgather
+                | CollAlg::AllgathervRecursiveDoubling
         ) || p.is_power_of_two()
     }
 }
@@ -333,6 +352,7 @@ pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
             rule: "netsim: MPICH 2005 switch points ([mpi] collective parameters)",
         },
         Selector::Smpi => smpi(op, p),
+        Selector::Mpich => super::mpich::mpich(op, p),
     })
 }
 

@@ -218,3 +218,86 @@ fn bruck_allgather_takes_ceil_log2_p_exchanges() {
     assert_eq!(r.makespan, Time::from_ns(3600));
     assert_eq!((r.messages(), r.bytes()), (15, 5 * 32));
 }
+
+#[test]
+fn mpich_reduce_scatter_gather_halves_then_gathers() {
+    // P = 4, 16 B to root 0: two exchanges (8 B, then 4 B; each a lone
+    // message, 1.2 us, then the received bytes reduced: 4 ns, 2 ns) end
+    // at 2.406 us; ranks 2 and 3 send 4 B to 0 and 1 (until 2.506,
+    // received by 3.606); rank 1 sends 8 B to 0 (until 3.706, received
+    // by 4.806).
+    let r = with(
+        4,
+        CollAlg::ReduceScatterGather,
+        Op::Reduce {
+            root: 0,
+            bytes: 16,
+            comm: W,
+        },
+    );
+    assert_eq!(r.finish, ns(&[4806, 3706, 2506, 2506]));
+}
+
+#[test]
+fn mpich_exchange_algorithms_take_one_lone_message_per_step() {
+    // Recursive halving reduce_scatter, P = 4, 8 B blocks: exchanges of
+    // 16 B then 8 B, each reduced (8 ns, 4 ns).
+    let rs = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterRecursiveHalving, rs);
+    assert_eq!(r.finish, ns(&[2412; 4]));
+    // Exchange scan, P = 4: 2 steps of an exchange and 8 B reduced.
+    let sc = Op::Scan {
+        bytes: 8,
+        comm: W,
+        exclusive: false,
+    };
+    let r = with(4, CollAlg::ScanRecursiveDoublingExchange, sc);
+    assert_eq!(r.finish, ns(&[2408; 4]));
+    // Allgatherv: recursive doubling on 4 (2 exchanges), Bruck on 5 (3).
+    let v = |p| Op::Allgatherv {
+        counts: vec![8; p],
+        comm: W,
+    };
+    let r = with(4, CollAlg::AllgathervRecursiveDoubling, v(4));
+    assert_eq!(r.finish, ns(&[2400; 4]));
+    let r = with(5, CollAlg::AllgathervBruck, v(5));
+    assert_eq!(r.makespan, Time::from_ns(3600));
+}
+
+#[test]
+fn mpich_scatter_recursive_doubling_bcast() {
+    // P = 2, 16 B: the scatter sends rank 1 its 8 B chunk (0-0.1 us,
+    // received 1.1-1.2); in the exchange rank 0 sends at 0.1-0.2. That
+    // message lands at 1.2 us, as rank 1 posts its step, and its
+    // receive comes first (1.2-1.3); rank 1 then sends (1.3-1.4), which
+    // rank 0 receives at 2.4-2.5.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 16,
+        comm: W,
+    };
+    let r = with(2, CollAlg::BcastScatterRdAllgather, b);
+    assert_eq!(r.finish, ns(&[2500, 1400]));
+}
+
+#[test]
+fn mpich_selector_runs_its_choice() {
+    // Alltoall of 8 B on 4 ranks: MPICH scatters it (fewer than 8
+    // ranks), as the unthrottled scattered alltoall above: 1.4 us.
+    let r = go(
+        4,
+        Op::Alltoall { bytes: 8, comm: W },
+        params(Selector::Mpich),
+    );
+    assert_eq!(r.finish, ns(&[1400; 4]));
+    // Allreduce of 8 B: recursive doubling, 2 exchanges with 8 B reduced.
+    let r = go(
+        4,
+        Op::Allreduce { bytes: 8, comm: W },
+        params(Selector::Mpich),
+    );
+    assert_eq!(r.finish, ns(&[2408; 4]));
+}
