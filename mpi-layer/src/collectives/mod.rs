@@ -159,6 +159,38 @@ pub enum CollAlg {
     /// partial result with `r ^ 2^k` (when below P) and reduces what it
     /// got (MPICH's `MPIR_Scan_intra_recursive_doubling`).
     ScanRecursiveDoublingExchange,
+    /// Bcast, linear: the root sends `s` to every rank at once (Open
+    /// MPI's `ompi_coll_base_bcast_intra_basic_linear`).
+    BcastLinear,
+    /// Bcast, chain: step k, relative rank k sends to k + 1, the message
+    /// whole (Open MPI's `ompi_coll_base_bcast_intra_chain` and
+    /// `_pipeline` with fan-out 1 and no segments, as its fixed rules
+    /// call them).
+    BcastChain,
+    /// Bcast, binary tree as Open MPI builds it
+    /// (`ompi_coll_base_topo_build_tree`, fan-out 2): relative rank `v`
+    /// on level `l` (`2^l - 1 <= v < 2^(l+1) - 1`) sends to `v + 2^l` and
+    /// `v + 2^(l+1)` at once, one step per level
+    /// (`ompi_coll_base_bcast_intra_bintree`, no segments).
+    BcastBinaryTree,
+    /// Reduce, chain towards the root: step k, relative rank `P - 1 - k`
+    /// sends to the rank before it, which reduces (Open MPI's
+    /// `ompi_coll_base_reduce_intra_chain` / `_pipeline`, fan-out 1, no
+    /// segments).
+    ReduceChain,
+    /// Reduce, the binary tree of [`CollAlg::BcastBinaryTree`] from the
+    /// deepest level up; a parent reduces each child's `s` (Open MPI's
+    /// `ompi_coll_base_reduce_intra_binary`, no segments).
+    ReduceBinaryTree,
+    /// Scan / exscan, chain: step k, rank k sends to k + 1, which reduces
+    /// (Open MPI's `coll/basic` `mca_coll_basic_scan_intra` and
+    /// `_exscan_intra`; `coll/tuned` has no scan).
+    ScanChain,
+    /// Barrier, recursive doubling: ranks from `2^floor(log2 P)` up
+    /// report to `r - 2^floor(log2 P)`, the others exchange zero bytes
+    /// with `r ^ 2^k`, then release the extra ranks (Open MPI's
+    /// `ompi_coll_base_barrier_intra_recursivedoubling`).
+    BarrierRecursiveDoubling,
 }
 
 /// Peers per block of the throttled scattered alltoall(v): MPICH's
@@ -189,7 +221,8 @@ pub struct CollRun {
     pub p: u32,
     /// This rank in the communicator.
     pub me: u32,
-    /// Root (rooted collectives); for [`CollAlg::ScanLinear`], 1 for an
+    /// Root (rooted collectives); for [`CollAlg::ScanLinear`] and
+    /// [`CollAlg::ScanChain`], 1 for an
     /// exclusive scan and 0 for an inclusive one; else 0.
     pub root: u32,
     /// Size per rank \[bytes\].
@@ -348,7 +381,7 @@ impl CollRun {
         let root = match *op {
             Op::Scan {
                 exclusive: true, ..
-            } if alg == CollAlg::ScanLinear => 1,
+            } if matches!(alg, CollAlg::ScanLinear | CollAlg::ScanChain) => 1,
             _ => root,
         };
         CollRun {
@@ -664,11 +697,14 @@ impl CollRun {
                     send(out, real(vr + m), s);
                 }
             }
-            CollAlg::ReduceLinear | CollAlg::GatherLinear | CollAlg::ScatterLinear => {
+            CollAlg::ReduceLinear
+            | CollAlg::GatherLinear
+            | CollAlg::ScatterLinear
+            | CollAlg::BcastLinear => {
                 if p <= 1 || k >= 1 {
                     return None;
                 }
-                let to_root = self.alg != CollAlg::ScatterLinear;
+                let to_root = !matches!(self.alg, CollAlg::ScatterLinear | CollAlg::BcastLinear);
                 if me == self.root {
                     for r in (0..p).filter(|&r| r != self.root) {
                         out.push(P2p {
@@ -810,9 +846,17 @@ impl CollRun {
                 if k < lg {
                     let d = 1u32 << (lg - 1 - k);
                     if vr % (2 * d) == 0 && vr + d < p {
-                        send(out, real(vr + d), chunk.saturating_mul(d.min(p - vr - d) as u64));
+                        send(
+                            out,
+                            real(vr + d),
+                            chunk.saturating_mul(d.min(p - vr - d) as u64),
+                        );
                     } else if vr % (2 * d) == d {
-                        recv(out, real(vr - d), chunk.saturating_mul(d.min(p - vr) as u64));
+                        recv(
+                            out,
+                            real(vr - d),
+                            chunk.saturating_mul(d.min(p - vr) as u64),
+                        );
                     }
                 } else if k < 2 * lg {
                     let j = k - lg;
@@ -976,7 +1020,8 @@ impl CollRun {
                                 count(old)
                             }
                         };
-                        let sum = |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
+                        let sum =
+                            |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
                         let mask = pof2 >> k;
                         let nd = n ^ mask;
                         let base = n & !(2 * mask - 1);
@@ -1007,6 +1052,96 @@ impl CollRun {
                     send(out, partner, s);
                     recv(out, partner, s);
                     reduce = s;
+                }
+            }
+            CollAlg::BcastChain | CollAlg::ReduceChain => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                if self.alg == CollAlg::BcastChain {
+                    if vr == k {
+                        send(out, real(vr + 1), s);
+                    } else if vr == k + 1 {
+                        recv(out, real(vr - 1), s);
+                    }
+                } else if vr == p - 1 - k {
+                    send(out, real(vr - 1), s);
+                } else if vr + 2 + k == p {
+                    recv(out, real(vr + 1), s);
+                    reduce = s;
+                }
+            }
+            CollAlg::ScanChain => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                if me == k {
+                    send(out, me + 1, s);
+                } else if me == k + 1 {
+                    recv(out, me - 1, s);
+                    // An exclusive scan's rank 1 only keeps rank 0's part.
+                    if me > self.root {
+                        reduce = s;
+                    }
+                }
+            }
+            CollAlg::BcastBinaryTree | CollAlg::ReduceBinaryTree => {
+                // Level of relative rank v: floor(log2(v + 1)).
+                let level = |v: u32| 31 - (v + 1).leading_zeros();
+                let deepest = level(p - 1);
+                if k >= deepest {
+                    return None;
+                }
+                let bcast = self.alg == CollAlg::BcastBinaryTree;
+                // The parents' level this step: top down, or bottom up.
+                let l = if bcast { k } else { deepest - 1 - k };
+                let (lv, d) = (level(vr), 1u32 << l);
+                if lv == l {
+                    for child in [vr + d, vr + 2 * d].into_iter().filter(|&c| c < p) {
+                        if bcast {
+                            send(out, real(child), s);
+                        } else {
+                            recv(out, real(child), s);
+                            reduce += s;
+                        }
+                    }
+                } else if lv == l + 1 {
+                    // The parent q has children q + d and q + 2d.
+                    let parent = if vr - d < 2 * d - 1 {
+                        vr - d
+                    } else {
+                        vr - 2 * d
+                    };
+                    if bcast {
+                        recv(out, real(parent), s);
+                    } else {
+                        send(out, real(parent), s);
+                    }
+                }
+            }
+            CollAlg::BarrierRecursiveDoubling => {
+                let pof2 = floor_pow2(p);
+                let l = pof2.trailing_zeros();
+                if p <= 1 || k > l + 1 {
+                    return None;
+                }
+                let rem = p - pof2;
+                if k == 0 {
+                    if me >= pof2 {
+                        send(out, me - pof2, 0);
+                    } else if me < rem {
+                        recv(out, me + pof2, 0);
+                    }
+                } else if k <= l {
+                    if me < pof2 {
+                        let peer = me ^ (1 << (k - 1));
+                        send(out, peer, 0);
+                        recv(out, peer, 0);
+                    }
+                } else if me < rem {
+                    send(out, me + pof2, 0);
+                } else if me >= pof2 {
+                    recv(out, me - pof2, 0);
                 }
             }
             CollAlg::ScanRecursiveDoubling => {
@@ -1264,7 +1399,13 @@ mod tests {
             (AllgathervRecursiveDoubling, v(vec![1, 2, 3, 4]), 4, 8, 30),
             (AllgathervBruck, v(vec![1, 2, 3, 4, 5]), 5, 15, 60),
             // Halving: 7 + 7 + 3 + 3, then 2 + 1 + 4 + 3 B.
-            (ReduceScatterRecursiveHalving, rs(vec![1, 2, 3, 4]), 4, 8, 30),
+            (
+                ReduceScatterRecursiveHalving,
+                rs(vec![1, 2, 3, 4]),
+                4,
+                8,
+                30,
+            ),
             // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B each; 1
             // hands rank 0 its 1 B.
             (ReduceScatterRecursiveHalving, rs(vec![1, 2, 3]), 3, 4, 13),
@@ -1272,7 +1413,26 @@ mod tests {
             // Pairs (0,1), (2,3); (0,2), (1,3); (0,4).
             (ScanRecursiveDoublingExchange, scan(false), 5, 10, 10),
         ];
-        for (alg, op, p, m, b) in cases.into_iter().chain(mpich_cases) {
+        let rootb = |root| Op::Bcast {
+            root,
+            bytes: 10,
+            comm: w,
+        };
+        let ompi_cases = [
+            (BcastLinear, rootb(3), 5, 4, 40),
+            (BcastChain, rootb(2), 5, 4, 40),
+            (ReduceChain, red(1, 4), 5, 4, 16),
+            (ScanChain, scan(false), 5, 4, 4),
+            (ScanChain, scan(true), 5, 4, 4),
+            // Binary trees: P - 1 messages of s (P = 8: rank 3 has 7).
+            (BcastBinaryTree, rootb(4), 7, 6, 60),
+            (BcastBinaryTree, rootb(0), 8, 7, 70),
+            (ReduceBinaryTree, red(2, 4), 8, 7, 28),
+            // P = 6: 2 reports, 2 rounds of 4, 2 releases.
+            (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
+            (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
+        ];
+        for (alg, op, p, m, b) in cases.into_iter().chain(mpich_cases).chain(ompi_cases) {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
         }
         // Far-first tree on 6 ranks from the root: children 4, 2, 1, in

@@ -289,7 +289,11 @@ mod tests {
         };
         // P = 8: total 8 s; P = 10: total 10 s.
         let cases = [
-            (ag(ALLGATHER_RD_BELOW / 8 - 1), 8, AllgatherRecursiveDoubling),
+            (
+                ag(ALLGATHER_RD_BELOW / 8 - 1),
+                8,
+                AllgatherRecursiveDoubling,
+            ),
             (ag(ALLGATHER_RD_BELOW / 8), 8, AllgatherRing),
             (ag(ALLGATHER_BRUCK_BELOW / 10 - 1), 10, AllgatherBruck),
             (ag(ALLGATHER_BRUCK_BELOW / 10), 10, AllgatherRing),

@@ -169,17 +169,23 @@ impl CollKind {
             CollKind::Barrier => &[
                 ("dissemination", BarrierDissemination),
                 ("linear", BarrierLinear),
+                ("recursive_doubling", BarrierRecursiveDoubling),
             ],
             CollKind::Bcast => &[
                 ("binomial", BcastBinomial),
                 ("binomial_far_first", BcastBinomialFarFirst),
                 ("scatter_allgather", BcastScatterAllgather),
                 ("scatter_rd_allgather", BcastScatterRdAllgather),
+                ("linear", BcastLinear),
+                ("chain", BcastChain),
+                ("binary_tree", BcastBinaryTree),
             ],
             CollKind::Reduce => &[
                 ("binomial", ReduceBinomial),
                 ("linear", ReduceLinear),
                 ("reduce_scatter_gather", ReduceScatterGather),
+                ("chain", ReduceChain),
+                ("binary_tree", ReduceBinaryTree),
             ],
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),
@@ -191,6 +197,7 @@ impl CollKind {
                 ("recursive_doubling", ScanRecursiveDoubling),
                 ("linear", ScanLinear),
                 ("recursive_doubling_exchange", ScanRecursiveDoublingExchange),
+                ("chain", ScanChain),
             ],
             CollKind::Gather => &[("binomial", GatherBinomial), ("linear", GatherLinear)],
             CollKind::Gatherv => &[("linear", GathervLinear)],

@@ -301,3 +301,55 @@ fn mpich_selector_runs_its_choice() {
     );
     assert_eq!(r.finish, ns(&[2408; 4]));
 }
+
+#[test]
+fn open_mpi_trees_and_chains() {
+    let b = |bytes| Op::Bcast {
+        root: 0,
+        bytes,
+        comm: W,
+    };
+    // Chain on 3: 0 -> 1 (0-0.1, received 1.1-1.2), 1 -> 2 (1.2-1.3,
+    // received 2.3-2.4).
+    let r = with(3, CollAlg::BcastChain, b(8));
+    assert_eq!(r.finish, ns(&[100, 1300, 2400]));
+    // Binary tree on 4: 0 sends to 1 and 2 (until 0.1, 0.2 us), they
+    // receive at 1.1-1.2 and 1.2-1.3; 1 sends to 3 (1.2-1.3), which
+    // receives at 2.3-2.4.
+    let r = with(4, CollAlg::BcastBinaryTree, b(8));
+    assert_eq!(r.finish, ns(&[200, 1300, 1300, 2400]));
+    // Reduce up the same tree: 3 sends to 1 (received 1.1-1.2, 4 ns
+    // reduced), 1 then sends to 0 (1.204-1.304, lands 2.304); 2 sends at
+    // once (lands 1.1); 0 receives at 1.1-1.2 and 2.304-2.404 and
+    // reduces 16 B (8 ns).
+    let red = Op::Reduce {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceBinaryTree, red);
+    assert_eq!(r.finish, ns(&[2412, 1304, 100, 100]));
+    // Chain scan on 3: 0 -> 1, received 1.1-1.2, 4 ns reduced; 1 -> 2
+    // (1.204-1.304), received 2.304-2.404, reduced by 2.408.
+    let sc = Op::Scan {
+        bytes: 8,
+        comm: W,
+        exclusive: false,
+    };
+    let r = with(3, CollAlg::ScanChain, sc);
+    assert_eq!(r.finish, ns(&[100, 1304, 2408]));
+}
+
+#[test]
+fn recursive_doubling_barrier_folds_the_extra_ranks() {
+    // P = 3: rank 2 reports to 0 (received 1.1-1.2 us); 1's exchange
+    // message, sent at 0-0.1, landed at 1.1 and is received at 1.2-1.3;
+    // 0 then sends to 1 (1.3-1.4; received 2.4-2.5) and releases 2
+    // (1.4-1.5; received 2.5-2.6).
+    let r = with(
+        3,
+        CollAlg::BarrierRecursiveDoubling,
+        Op::Barrier { comm: W },
+    );
+    assert_eq!(r.finish, ns(&[1500, 2500, 2600]));
+}
