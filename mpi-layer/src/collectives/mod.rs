@@ -22,6 +22,7 @@ use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
 
 mod mpich;
+mod openmpi;
 mod select;
 pub use mpich::ELEMENT_BYTES;
 pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
@@ -191,6 +192,10 @@ pub enum CollAlg {
     /// with `r ^ 2^k`, then release the extra ranks (Open MPI's
     /// `ompi_coll_base_barrier_intra_recursivedoubling`).
     BarrierRecursiveDoubling,
+    /// Allreduce as a [`CollAlg::ReduceLinear`] to rank 0 then a
+    /// [`CollAlg::BcastLinear`] from it (Open MPI's
+    /// `ompi_coll_base_allreduce_intra_basic_linear`).
+    AllreduceLinear,
 }
 
 /// Peers per block of the throttled scattered alltoall(v): MPICH's
@@ -724,13 +729,16 @@ impl CollRun {
                     });
                 }
             }
-            CollAlg::AllreduceReduceBcast | CollAlg::ReduceScatterReduceScatterv => {
+            CollAlg::AllreduceReduceBcast
+            | CollAlg::AllreduceLinear
+            | CollAlg::ReduceScatterReduceScatterv => {
                 // A linear reduce to rank 0 (step 0), then the second
                 // collective from rank 0 (its steps follow).
-                let (first, then) = if self.alg == CollAlg::AllreduceReduceBcast {
-                    (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
-                } else {
-                    (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
+                let first = CollAlg::ReduceLinear;
+                let then = match self.alg {
+                    CollAlg::AllreduceReduceBcast => CollAlg::BcastBinomialFarFirst,
+                    CollAlg::AllreduceLinear => CollAlg::BcastLinear,
+                    _ => CollAlg::ScattervLinear,
                 };
                 let (alg, step) = if k == 0 { (first, 0) } else { (then, k - 1) };
                 let part = CollRun {

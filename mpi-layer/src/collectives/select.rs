@@ -31,11 +31,19 @@ pub enum Selector {
     /// MPICH 4.1's default selection tree (`MPIR_CVAR_*_ALGORITHM=auto`,
     /// `maint/tuning/coll/mpir/generic.json`), see `mpich.rs`.
     Mpich,
+    /// Open MPI 4.1's `coll/tuned` fixed decisions
+    /// (`coll_tuned_decision_fixed.c`), see `openmpi.rs`.
+    Openmpi,
 }
 
 impl Selector {
     /// Every selector, in documentation order.
-    pub const ALL: [Selector; 3] = [Selector::Netsim, Selector::Smpi, Selector::Mpich];
+    pub const ALL: [Selector; 4] = [
+        Selector::Netsim,
+        Selector::Smpi,
+        Selector::Mpich,
+        Selector::Openmpi,
+    ];
 
     /// The name scenarios and the CLI use.
     pub fn name(self) -> &'static str {
@@ -43,6 +51,7 @@ impl Selector {
             Selector::Netsim => "netsim",
             Selector::Smpi => "smpi",
             Selector::Mpich => "mpich",
+            Selector::Openmpi => "openmpi",
         }
     }
 
@@ -192,6 +201,7 @@ impl CollKind {
                 ("rabenseifner", AllreduceRabenseifner),
                 ("ring", AllreduceRing),
                 ("reduce_bcast", AllreduceReduceBcast),
+                ("linear", AllreduceLinear),
             ],
             CollKind::Scan | CollKind::Exscan => &[
                 ("recursive_doubling", ScanRecursiveDoubling),
@@ -360,6 +370,7 @@ pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
         },
         Selector::Smpi => smpi(op, p),
         Selector::Mpich => super::mpich::mpich(op, p),
+        Selector::Openmpi => super::openmpi::openmpi(op, p),
     })
 }
 
@@ -474,80 +485,8 @@ fn smpi(op: &Op, p: u32) -> Choice {
 /// stops with an error on other sizes, netsim runs the shifted pairwise
 /// exchange there) and 3 as `alltoall__bruck`.
 fn smpi_alltoall(bytes: u64, p: u32) -> Choice {
-    // (communicator size below, [(per-peer bytes below, algorithm)],
-    // algorithm above the last size), transcribed from alltoall__ompi.
-    type Row = (u32, &'static [(u64, u8)], u8);
-    const TABLE: [Row; 12] = [
-        (
-            3,
-            &[
-                (2, 2),
-                (4, 5),
-                (16, 2),
-                (64, 5),
-                (256, 2),
-                (4096, 5),
-                (32768, 2),
-                (262_144, 4),
-                (1_048_576, 5),
-            ],
-            2,
-        ),
-        (
-            8,
-            &[
-                (8192, 4),
-                (16384, 1),
-                (65536, 4),
-                (524_288, 1),
-                (1_048_576, 2),
-            ],
-            1,
-        ),
-        (16, &[(262_144, 4)], 1),
-        (
-            32,
-            &[
-                (4, 4),
-                (512, 3),
-                (8192, 4),
-                (32768, 1),
-                (262_144, 4),
-                (524_288, 1),
-            ],
-            4,
-        ),
-        (64, &[(512, 3), (524_288, 1)], 4),
-        (128, &[(1024, 3), (2048, 1), (4096, 4), (262_144, 1)], 2),
-        (256, &[(1024, 3), (2048, 4), (262_144, 1)], 2),
-        (512, &[(1024, 3), (8192, 4), (32768, 1)], 2),
-        (
-            1024,
-            &[(512, 3), (8192, 4), (16384, 1), (131_072, 4), (262_144, 1)],
-            2,
-        ),
-        (
-            2048,
-            &[(512, 3), (1024, 4), (2048, 1), (16384, 4), (262_144, 1)],
-            4,
-        ),
-        (4096, &[(1024, 3), (4096, 4), (8192, 1), (131_072, 4)], 1),
-        (
-            u32::MAX,
-            &[(2048, 3), (8192, 4), (16384, 1), (32768, 4), (65536, 1)],
-            4,
-        ),
-    ];
-    // The first row is `communicator_size == 2`; P = 1 has no peer.
-    let row = TABLE
-        .iter()
-        .find(|(below, _, _)| p < *below)
-        .expect("the last row takes every size");
-    let alg = row
-        .1
-        .iter()
-        .find(|(below, _)| bytes < *below)
-        .map_or(row.2, |&(_, a)| a);
+    // SimGrid's `alltoall__ompi` transcribes Open MPI 4.1's table.
+    let alg = super::openmpi::lookup(&super::openmpi::ALLTOALL, p, bytes);
     let rule = "smpi_default_selector.cpp alltoall__default: smpi_openmpi_selector.cpp alltoall__ompi table";
     let alg = match alg {
         2 if p.is_power_of_two() => CollAlg::AlltoallPairwiseXor,

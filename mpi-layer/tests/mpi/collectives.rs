@@ -353,3 +353,24 @@ fn recursive_doubling_barrier_folds_the_extra_ranks() {
     );
     assert_eq!(r.finish, ns(&[1500, 2500, 2600]));
 }
+
+#[test]
+fn openmpi_selector_runs_its_choice() {
+    // Alltoall of 8 B on 4 ranks: linear_sync without a request limit,
+    // all at once: 1.4 us as above.
+    let r = go(
+        4,
+        Op::Alltoall { bytes: 8, comm: W },
+        params(Selector::Openmpi),
+    );
+    assert_eq!(r.finish, ns(&[1400; 4]));
+    // Bcast of 8 B on 3 ranks: the table says pipeline, a chain:
+    // 0.1, 1.3, 2.4 us as the chain above.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = go(3, b, params(Selector::Openmpi));
+    assert_eq!(r.finish, ns(&[100, 1300, 2400]));
+}
