@@ -25,7 +25,9 @@ mod mpich;
 mod openmpi;
 mod select;
 pub use mpich::ELEMENT_BYTES;
-pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
+pub use select::{
+    Choice, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector, Tally, select,
+};
 
 /// The collective algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

@@ -170,6 +170,35 @@ impl CollKind {
         })
     }
 
+    /// The size a conditional override compares for a call of this kind
+    /// \[bytes\]: the per-rank size, or for the v-collectives and
+    /// reduce_scatter the sum of the counts (the same on every rank);
+    /// 0 for barrier and alltoallv (whose per-rank sizes differ, so an
+    /// override of alltoallv cannot compare a size).
+    pub fn size_of(self, op: &Op) -> u64 {
+        let sum = |v: &[u64]| v.iter().fold(0u64, |a, &b| a.saturating_add(b));
+        match op {
+            Op::Bcast { bytes, .. }
+            | Op::Reduce { bytes, .. }
+            | Op::Allreduce { bytes, .. }
+            | Op::Scan { bytes, .. }
+            | Op::Gather { bytes, .. }
+            | Op::Scatter { bytes, .. }
+            | Op::Allgather { bytes, .. }
+            | Op::Alltoall { bytes, .. } => *bytes,
+            Op::Gatherv { counts, .. }
+            | Op::Scatterv { counts, .. }
+            | Op::Allgatherv { counts, .. }
+            | Op::ReduceScatter { counts, .. } => sum(counts),
+            _ => 0,
+        }
+    }
+
+    /// Whether a conditional override of this kind may compare a size.
+    pub fn has_size(self) -> bool {
+        !matches!(self, CollKind::Barrier | CollKind::Alltoallv)
+    }
+
     /// The algorithms that carry out this kind, with the names
     /// `[mpi.collectives]` gives them.
     pub fn algorithms(self) -> &'static [(&'static str, CollAlg)] {
@@ -280,22 +309,68 @@ impl CollAlg {
     }
 }
 
+/// Conditional overrides a kind holds at most (`[mpi.collectives]
+/// <kind> = [...]`).
+pub const MAX_OVERRIDES: usize = 4;
+
+/// An algorithm the scenario fixes for a kind, for calls whose size and
+/// communicator size lie in the given ranges (inclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Override {
+    /// The algorithm.
+    pub alg: CollAlg,
+    /// Smallest and largest size \[bytes\] ([`CollKind::size_of`]).
+    pub bytes: (u64, u64),
+    /// Smallest and largest communicator size \[ranks\].
+    pub procs: (u32, u32),
+}
+
+impl Override {
+    /// `alg` for every call.
+    pub fn always(alg: CollAlg) -> Override {
+        Override {
+            alg,
+            bytes: (0, u64::MAX),
+            procs: (0, u32::MAX),
+        }
+    }
+
+    /// Whether the override has no condition.
+    pub fn is_always(&self) -> bool {
+        self.bytes == (0, u64::MAX) && self.procs == (0, u32::MAX)
+    }
+
+    /// Whether a call of `bytes` on `p` ranks meets the conditions.
+    pub fn applies(&self, bytes: u64, p: u32) -> bool {
+        (self.bytes.0..=self.bytes.1).contains(&bytes) && (self.procs.0..=self.procs.1).contains(&p)
+    }
+}
+
 /// Which selector runs, and the algorithms the scenario fixes per kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Selection {
     /// The library's rules. Default [`Selector::Netsim`].
     pub selector: Selector,
-    /// By [`CollKind`] (table order): an algorithm that replaces the
-    /// selector's choice for every call of that kind (on communicators it
-    /// [`CollAlg::fits`]; elsewhere the selector's choice stands).
-    pub overrides: [Option<CollAlg>; CollKind::COUNT],
+    /// By [`CollKind`] (table order), tried in order: the first
+    /// override whose conditions a call meets, on a communicator it
+    /// [`CollAlg::fits`], replaces the selector's choice; when none
+    /// does, the selector's choice stands.
+    pub overrides: [[Option<Override>; MAX_OVERRIDES]; CollKind::COUNT],
+}
+
+impl Selection {
+    /// Fixes `alg` for every call of `kind` (replacing its overrides).
+    pub fn fix(&mut self, kind: CollKind, alg: CollAlg) {
+        self.overrides[kind as usize] = [None; MAX_OVERRIDES];
+        self.overrides[kind as usize][0] = Some(Override::always(alg));
+    }
 }
 
 impl Default for Selection {
     fn default() -> Self {
         Selection {
             selector: Selector::Netsim,
-            overrides: [None; CollKind::COUNT],
+            overrides: [[None; MAX_OVERRIDES]; CollKind::COUNT],
         }
     }
 }
@@ -355,11 +430,16 @@ impl Tally {
 /// collectives.
 pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
     let kind = CollKind::of(op)?;
-    if let Some(alg) = c.selection.overrides[kind as usize] {
-        if alg.fits(p) {
+    let size = kind.size_of(op);
+    for o in c.selection.overrides[kind as usize].iter().flatten() {
+        if o.alg.fits(p) && o.applies(size, p) {
             return Some(Choice {
-                alg,
-                rule: "[mpi.collectives] override",
+                alg: o.alg,
+                rule: if o.is_always() {
+                    "[mpi.collectives] override"
+                } else {
+                    "[mpi.collectives] override, its conditions met"
+                },
             });
         }
     }
@@ -548,7 +628,8 @@ mod tests {
             comm: w,
         };
         assert_eq!(select(&t, 16, &c).unwrap().alg, CollAlg::AlltoallBruck);
-        c.selection.overrides[CollKind::Alltoall as usize] = Some(CollAlg::AlltoallPairwiseXor);
+        c.selection
+            .fix(CollKind::Alltoall, CollAlg::AlltoallPairwiseXor);
         assert_eq!(
             select(&t, 16, &c).unwrap().alg,
             CollAlg::AlltoallPairwiseXor

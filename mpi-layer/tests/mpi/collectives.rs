@@ -20,7 +20,7 @@ fn params(selector: Selector) -> MpiParams {
 fn with(p: u32, alg: CollAlg, op: Op) -> RunResults {
     let mut params = params(Selector::Netsim);
     let kind = CollKind::of(&op).expect("collective");
-    params.collectives.selection.overrides[kind as usize] = Some(alg);
+    params.collectives.selection.fix(kind, alg);
     go(p, op, params)
 }
 
