@@ -4,13 +4,16 @@
 //! A trace says which collective a rank called, not how its library
 //! carried it out; [`select`] answers that the way the chosen library
 //! does ([`Selector`]), unless the scenario names an algorithm for that
-//! collective ([`Selection::overrides`]). Every answer is a [`Choice`]:
+//! collective, always or for calls within given sizes
+//! ([`Selection::overrides`], [`Override`]). Every answer is a [`Choice`]:
 //! the algorithm and the rule that chose it (source file and function of
 //! the library), which the run report shows per collective kind.
 //!
 //! `netsim` is the simulator's own choice ([`super::choose`], MPICH's
 //! 2005 switch points in [`CollectiveParams`]); `smpi` is SimGrid 3.32's
-//! default selector (`src/smpi/colls/smpi_default_selector.cpp`). The
+//! default selector (`src/smpi/colls/smpi_default_selector.cpp`);
+//! `mpich` is MPICH 4.1's default tree (`mpich.rs`); `openmpi` is Open
+//! MPI 4.1's `coll/tuned` fixed decisions (`openmpi.rs`). The
 //! algorithms themselves are [`CollAlg`]'s.
 
 use super::{CollAlg, choose};
