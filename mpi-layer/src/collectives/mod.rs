@@ -198,7 +198,28 @@ pub enum CollAlg {
     /// [`CollAlg::BcastLinear`] from it (Open MPI's
     /// `ompi_coll_base_allreduce_intra_basic_linear`).
     AllreduceLinear,
+    /// Bcast, k-nomial tree of radix [`KNOMIAL_RADIX`]: relative rank `v`
+    /// receives from `v` with its lowest nonzero base-k digit cleared and
+    /// sends to `v + m r` (`r` = 1..k-1) for every power `m` of k below
+    /// that digit, one step per power, largest first (Open MPI's
+    /// `ompi_coll_base_bcast_intra_knomial`, tree of
+    /// `ompi_coll_base_topo_build_kmtree`, no segments).
+    BcastKnomial,
+    /// Allgather, neighbour exchange (P even): step 0 trades one block
+    /// with a neighbour (even ranks to the right), then `P/2 - 1` steps
+    /// trade two blocks, alternating neighbours (Open MPI's
+    /// `ompi_coll_base_allgather_intra_neighborexchange`).
+    AllgatherNeighborExchange,
+    /// Barrier, tree: up a binomial tree (rank `r ^ 2^j` reports to the
+    /// lower of the pair), then down it (Open MPI's
+    /// `ompi_coll_base_barrier_intra_tree`).
+    BarrierTree,
 }
+
+/// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
+/// `coll_tuned_bcast_knomial_radix` default, 4
+/// (`ompi/mca/coll/tuned/coll_tuned_bcast_decision.c`).
+pub const KNOMIAL_RADIX: u32 = 4;
 
 /// Peers per block of the throttled scattered alltoall(v): MPICH's
 /// `MPIR_CVAR_ALLTOALL_THROTTLE` default (32, `src/mpi/coll/alltoall/alltoall.c`
@@ -1154,6 +1175,68 @@ impl CollRun {
                     recv(out, me - pof2, 0);
                 }
             }
+            CollAlg::BcastKnomial => {
+                let kr = KNOMIAL_RADIX;
+                // Levels: the least n with kr^n >= P.
+                let mut levels = 0;
+                let mut top = 1u64;
+                while top < p as u64 {
+                    top *= kr as u64;
+                    levels += 1;
+                }
+                if k >= levels {
+                    return None;
+                }
+                let m = (kr as u64).pow(levels - 1 - k);
+                let v = vr as u64;
+                if v % (kr as u64 * m) == 0 {
+                    for r in 1..kr as u64 {
+                        if v + m * r < p as u64 {
+                            send(out, real((v + m * r) as u32), s);
+                        }
+                    }
+                } else if v % m == 0 {
+                    let parent = v / (kr as u64 * m) * (kr as u64 * m);
+                    recv(out, real(parent as u32), s);
+                }
+            }
+            CollAlg::AllgatherNeighborExchange => {
+                if p <= 1 || k >= p / 2 {
+                    return None;
+                }
+                debug_assert!(p % 2 == 0, "neighbour exchange needs an even P");
+                let (first, second) = if me % 2 == 0 {
+                    (right, left)
+                } else {
+                    (left, right)
+                };
+                let (peer, blocks) = if k == 0 {
+                    (first, 1)
+                } else if k % 2 == 1 {
+                    (second, 2)
+                } else {
+                    (first, 2)
+                };
+                send(out, peer, s.saturating_mul(blocks));
+                recv(out, peer, s.saturating_mul(blocks));
+            }
+            CollAlg::BarrierTree => {
+                if p <= 1 || k >= 2 * lg {
+                    return None;
+                }
+                let up = k < lg;
+                let jump = if up { 1u32 << k } else { 1 << (2 * lg - 1 - k) };
+                let partner = me ^ jump;
+                if me % jump == 0 && partner < p {
+                    // Up: the higher of the pair reports; down: the lower
+                    // releases.
+                    if (partner > me) == up {
+                        recv(out, partner, 0);
+                    } else {
+                        send(out, partner, 0);
+                    }
+                }
+            }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
                     return None;
@@ -1442,7 +1525,21 @@ mod tests {
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
         ];
-        for (alg, op, p, m, b) in cases.into_iter().chain(mpich_cases).chain(ompi_cases) {
+        let more = [
+            // k-nomial, radix 4, P = 6: 0 -> 4, 0 -> 1, 2, 3, 4 -> 5.
+            (BcastKnomial, rootb(1), 6, 5, 50),
+            (BcastKnomial, rootb(0), 17, 16, 160),
+            // Neighbour exchange, P = 6: 1 block, then 2 steps of 2.
+            (AllgatherNeighborExchange, ag(1), 6, 18, 30),
+            // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
+            (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
+        ];
+        for (alg, op, p, m, b) in cases
+            .into_iter()
+            .chain(mpich_cases)
+            .chain(ompi_cases)
+            .chain(more)
+        {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
         }
         // Far-first tree on 6 ranks from the root: children 4, 2, 1, in

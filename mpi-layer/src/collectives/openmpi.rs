@@ -426,10 +426,7 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                 BarrierDissemination,
                 "openmpi barrier_intra_dec_fixed: 4 bruck (dissemination)",
             ),
-            _ => c(
-                BarrierRecursiveDoubling,
-                "openmpi barrier_intra_dec_fixed: 6 tree, not built: recursive_doubling stands in",
-            ),
+            _ => c(BarrierTree, "openmpi barrier_intra_dec_fixed: 6 tree"),
         },
         Op::Bcast { bytes, .. } => match lookup(&BCAST, p, *bytes) {
             1 => c(BcastLinear, "openmpi bcast_intra_dec_fixed: 1 basic_linear"),
@@ -447,8 +444,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             ),
             6 => c(BcastBinomial, "openmpi bcast_intra_dec_fixed: 6 binomial"),
             7 => c(
-                BcastBinomial,
-                "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4), not built: binomial stands in",
+                BcastKnomial,
+                "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
             ),
             _ if pow2 => c(
                 BcastScatterRdAllgather,
@@ -506,8 +503,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                 "openmpi allgather_intra_dec_fixed: 3 recursive_doubling, P not a power of two: bruck",
             ),
             5 if p % 2 == 0 => c(
-                AllgatherRing,
-                "openmpi allgather_intra_dec_fixed: 5 neighbor, not built: ring stands in",
+                AllgatherNeighborExchange,
+                "openmpi allgather_intra_dec_fixed: 5 neighbor",
             ),
             5 => c(
                 AllgatherRing,
@@ -650,9 +647,9 @@ mod tests {
             // rabenseifner from 262144 B (32768 doubles >= pof2 = 64).
             (ar(262_144), 100, AllreduceRabenseifner),
             (ar(131_071), 200, AllreduceReduceBcast),
-            // bcast: 8 <= P < 16: < 8 knomial (binomial stands in),
+            // bcast: 8 <= P < 16: < 8 knomial,
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.
-            (b(7), 12, BcastBinomial),
+            (b(7), 12, BcastKnomial),
             (b(8), 12, BcastBinaryTree),
             (b(1 << 20), 16, BcastScatterRdAllgather),
             (b(1 << 20), 17, BcastScatterAllgather),
@@ -670,10 +667,13 @@ mod tests {
             (t(100), 64, AlltoallBruck),
             (t(100), 4, AlltoallScattered),
             // allgather, 32 <= P < 64: < 1024 recursive doubling (Bruck
-            // off powers of two), < 65536 neighbor (ring), else ring.
+            // off powers of two), < 65536 neighbor (ring on odd P), else
+            // ring.
             (ag(1023), 32, AllgatherRecursiveDoubling),
             (ag(1023), 33, AllgatherBruck),
-            (ag(1024), 32, AllgatherRing),
+            (ag(1024), 32, AllgatherNeighborExchange),
+            (ag(1024), 33, AllgatherRing),
+            (ag(65536), 32, AllgatherRing),
         ];
         for (op, p, alg) in cases {
             assert_eq!(pick(op.clone(), p), alg, "P = {p}: {op:?}");
@@ -688,7 +688,7 @@ mod tests {
             (4, BarrierLinear),
             (8, BarrierRecursiveDoubling),
             (64, BarrierDissemination),
-            (256, BarrierRecursiveDoubling),
+            (256, BarrierTree),
         ] {
             assert_eq!(pick(bar.clone(), p), alg, "P = {p}");
         }

@@ -211,6 +211,7 @@ impl CollKind {
                 ("dissemination", BarrierDissemination),
                 ("linear", BarrierLinear),
                 ("recursive_doubling", BarrierRecursiveDoubling),
+                ("tree", BarrierTree),
             ],
             CollKind::Bcast => &[
                 ("binomial", BcastBinomial),
@@ -220,6 +221,7 @@ impl CollKind {
                 ("linear", BcastLinear),
                 ("chain", BcastChain),
                 ("binary_tree", BcastBinaryTree),
+                ("knomial", BcastKnomial),
             ],
             CollKind::Reduce => &[
                 ("binomial", ReduceBinomial),
@@ -250,6 +252,7 @@ impl CollKind {
                 ("recursive_doubling", AllgatherRecursiveDoubling),
                 ("bruck", AllgatherBruck),
                 ("scattered", AllgatherScattered),
+                ("neighbor_exchange", AllgatherNeighborExchange),
             ],
             CollKind::Allgatherv => &[
                 ("ring", AllgathervRing),
@@ -300,8 +303,12 @@ impl CollAlg {
     }
 
     /// Whether the algorithm runs on a communicator of `p` ranks: the
-    /// XOR pairings need a power of two.
+    /// XOR pairings need a power of two, the neighbour exchange an even
+    /// size.
     pub fn fits(self, p: u32) -> bool {
+        if self == CollAlg::AllgatherNeighborExchange {
+            return p % 2 == 0;
+        }
         !matches!(
             self,
             CollAlg::AllgatherRecursiveDoubling

@@ -374,3 +374,32 @@ fn openmpi_selector_runs_its_choice() {
     let r = go(3, b, params(Selector::Openmpi));
     assert_eq!(r.finish, ns(&[100, 1300, 2400]));
 }
+
+#[test]
+fn open_mpi_knomial_neighbour_exchange_and_tree_barrier() {
+    // Radix-4 k-nomial bcast on 5: the root sends to 4 (0-0.1 us,
+    // received 1.1-1.2), then to 1, 2, 3 (until 0.2, 0.3, 0.4; received
+    // by 1.3, 1.4, 1.5).
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(5, CollAlg::BcastKnomial, b);
+    assert_eq!(r.finish, ns(&[400, 1300, 1400, 1500, 1200]));
+    // Neighbour exchange on 4: two exchanges (8 B, then 16 B), against
+    // three for the ring.
+    let r = with(
+        4,
+        CollAlg::AllgatherNeighborExchange,
+        Op::Allgather { bytes: 8, comm: W },
+    );
+    assert_eq!(r.finish, ns(&[2400; 4]));
+    assert_eq!(r.bytes(), 4 * (8 + 16));
+    // Tree barrier on 4: 1 and 3 report to 0 and 2 (received 1.1-1.2),
+    // 2 to 0 (1.2-1.3, received 2.3-2.4); 0 releases 2 (2.4-2.5,
+    // received 3.5-3.6) and 1 (2.5-2.6, received 3.6-3.7); 2 releases 3
+    // (3.6-3.7, received 4.7-4.8).
+    let r = with(4, CollAlg::BarrierTree, Op::Barrier { comm: W });
+    assert_eq!(r.finish, ns(&[2600, 3700, 3700, 4800]));
+}
