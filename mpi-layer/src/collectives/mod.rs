@@ -214,6 +214,15 @@ pub enum CollAlg {
     /// lower of the pair), then down it (Open MPI's
     /// `ompi_coll_base_barrier_intra_tree`).
     BarrierTree,
+    /// Allreduce as Open MPI's `ompi_coll_base_allreduce_intra_nonoverlapping`:
+    /// a reduce to rank 0 then a bcast from it, each the algorithm Open
+    /// MPI's fixed rules pick for the size and communicator.
+    AllreduceNonoverlapping,
+    /// Reduce_scatter as Open MPI's
+    /// `ompi_coll_base_reduce_scatter_intra_nonoverlapping`: a reduce of
+    /// all blocks to rank 0 by Open MPI's fixed rules, then a linear
+    /// scatterv.
+    ReduceScatterNonoverlapping,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -361,6 +370,19 @@ pub fn counts(op: &Op) -> Counts<'_> {
 }
 
 impl CollAlg {
+    /// Steps of a reduce algorithm on `p` ranks (where a composite's
+    /// second part starts).
+    fn reduce_steps(self, p: u32) -> u32 {
+        let l = floor_pow2(p).trailing_zeros();
+        match self {
+            CollAlg::ReduceChain => p.saturating_sub(1),
+            CollAlg::ReduceBinaryTree => 31 - p.max(1).leading_zeros(),
+            CollAlg::ReduceBinomial => ceil_log2(p),
+            CollAlg::ReduceScatterGather => 2 * l + 2,
+            _ => 1,
+        }
+    }
+
     /// Whether [`CollRun::plan`] reads the per-rank sizes: the other
     /// algorithms' steps need only the run's state, so a step does not
     /// visit the operation (boxed in the rank's state).
@@ -380,6 +402,7 @@ impl CollAlg {
                 | CollAlg::AllgathervRecursiveDoubling
                 | CollAlg::AllgathervBruck
                 | CollAlg::ReduceScatterRecursiveHalving
+                | CollAlg::ReduceScatterNonoverlapping
         )
     }
 }
@@ -399,7 +422,12 @@ impl CollRun {
             | Op::Scan { bytes, .. } => (0, bytes),
             Op::Gatherv { root, .. } | Op::Scatterv { root, .. } => (root, 0),
             // The linear reduce of all blocks reduces their sum.
-            Op::ReduceScatter { ref counts, .. } if alg == CollAlg::ReduceScatterReduceScatterv => {
+            Op::ReduceScatter { ref counts, .. }
+                if matches!(
+                    alg,
+                    CollAlg::ReduceScatterReduceScatterv | CollAlg::ReduceScatterNonoverlapping
+                ) =>
+            {
                 (0, counts.iter().fold(0u64, |a, &c| a.saturating_add(c)))
             }
             _ => (0, 0),
@@ -754,16 +782,26 @@ impl CollRun {
             }
             CollAlg::AllreduceReduceBcast
             | CollAlg::AllreduceLinear
-            | CollAlg::ReduceScatterReduceScatterv => {
-                // A linear reduce to rank 0 (step 0), then the second
-                // collective from rank 0 (its steps follow).
-                let first = CollAlg::ReduceLinear;
-                let then = match self.alg {
-                    CollAlg::AllreduceReduceBcast => CollAlg::BcastBinomialFarFirst,
-                    CollAlg::AllreduceLinear => CollAlg::BcastLinear,
-                    _ => CollAlg::ScattervLinear,
+            | CollAlg::ReduceScatterReduceScatterv
+            | CollAlg::AllreduceNonoverlapping
+            | CollAlg::ReduceScatterNonoverlapping => {
+                // A reduce to rank 0, then the second collective from
+                // rank 0 (its steps follow the reduce's).
+                let (first, then) = match self.alg {
+                    CollAlg::AllreduceReduceBcast => {
+                        (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
+                    }
+                    CollAlg::AllreduceLinear => (CollAlg::ReduceLinear, CollAlg::BcastLinear),
+                    CollAlg::ReduceScatterReduceScatterv => {
+                        (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
+                    }
+                    CollAlg::AllreduceNonoverlapping => {
+                        (openmpi::reduce(p, s).alg, openmpi::bcast(p, s).alg)
+                    }
+                    _ => (openmpi::reduce(p, s).alg, CollAlg::ScattervLinear),
                 };
-                let (alg, step) = if k == 0 { (first, 0) } else { (then, k - 1) };
+                let n = first.reduce_steps(p);
+                let (alg, step) = if k < n { (first, k) } else { (then, k - n) };
                 let part = CollRun {
                     alg,
                     root: 0,
@@ -1531,6 +1569,13 @@ mod tests {
             (BcastKnomial, rootb(0), 17, 16, 160),
             // Neighbour exchange, P = 6: 1 block, then 2 steps of 2.
             (AllgatherNeighborExchange, ag(1), 6, 18, 30),
+            // Open MPI's tuned reduce then bcast (4 <= P < 8, < 64 B:
+            // binary trees both): P - 1 messages each way.
+            (AllreduceNonoverlapping, ar(8), 4, 6, 48),
+            (AllreduceNonoverlapping, ar(32), 5, 8, 256),
+            // P = 3, 6 B: Open MPI reduces below 8 B by rabenseifner:
+            // fold 6 B, trade 3 B, gather 3 B; then 2 B to 1 and to 2.
+            (ReduceScatterNonoverlapping, rs(vec![2, 2, 2]), 3, 6, 19),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];

@@ -385,8 +385,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     "openmpi allreduce_intra_dec_fixed: 6 rabenseifner",
                 ),
                 _ => c(
-                    AllreduceReduceBcast,
-                    "openmpi allreduce_intra_dec_fixed: 2 nonoverlapping (tuned reduce + bcast), not built: linear reduce + binomial bcast stand in",
+                    AllreduceNonoverlapping,
+                    "openmpi allreduce_intra_dec_fixed: 2 nonoverlapping (tuned reduce to 0 + tuned bcast)",
                 ),
             }
         }
@@ -428,55 +428,12 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             ),
             _ => c(BarrierTree, "openmpi barrier_intra_dec_fixed: 6 tree"),
         },
-        Op::Bcast { bytes, .. } => match lookup(&BCAST, p, *bytes) {
-            1 => c(BcastLinear, "openmpi bcast_intra_dec_fixed: 1 basic_linear"),
-            2 | 3 => c(
-                BcastChain,
-                "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
-            ),
-            4 => c(
-                BcastBinaryTree,
-                "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, not built: binary_tree stands in",
-            ),
-            5 => c(
-                BcastBinaryTree,
-                "openmpi bcast_intra_dec_fixed: 5 binary_tree",
-            ),
-            6 => c(BcastBinomial, "openmpi bcast_intra_dec_fixed: 6 binomial"),
-            7 => c(
-                BcastKnomial,
-                "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
-            ),
-            _ if pow2 => c(
-                BcastScatterRdAllgather,
-                "openmpi bcast_intra_dec_fixed: 8 scatter_allgather",
-            ),
-            _ => c(
-                BcastScatterAllgather,
-                "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, P not a power of two: not built, ring allgather stands in",
-            ),
-        },
-        Op::Reduce { bytes, .. } => match lookup(&REDUCE, p, *bytes) {
-            1 => c(ReduceLinear, "openmpi reduce_intra_dec_fixed: 1 linear"),
-            2 | 3 => c(
-                ReduceChain,
-                "openmpi reduce_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
-            ),
-            4 => c(ReduceBinaryTree, "openmpi reduce_intra_dec_fixed: 4 binary"),
-            5 => c(ReduceBinomial, "openmpi reduce_intra_dec_fixed: 5 binomial"),
-            6 => c(
-                ReduceBinaryTree,
-                "openmpi reduce_intra_dec_fixed: 6 in-order_binary, not built: binary stands in",
-            ),
-            _ => c(
-                ReduceScatterGather,
-                "openmpi reduce_intra_dec_fixed: 7 rabenseifner",
-            ),
-        },
+        Op::Bcast { bytes, .. } => bcast(p, *bytes),
+        Op::Reduce { bytes, .. } => reduce(p, *bytes),
         Op::ReduceScatter { counts, .. } => match lookup(&REDUCE_SCATTER, p, sum(counts)) {
             1 => c(
-                ReduceScatterReduceScatterv,
-                "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce + scatterv), linear reduce stands in",
+                ReduceScatterNonoverlapping,
+                "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce to 0 + linear scatterv)",
             ),
             2 => c(
                 ReduceScatterRecursiveHalving,
@@ -572,6 +529,66 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
     }
 }
 
+/// `ompi_coll_tuned_bcast_intra_dec_fixed`'s choice for `bytes` on `p`
+/// ranks.
+pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
+    use CollAlg::*;
+    let c = |alg, rule| Choice { alg, rule };
+    let pow2 = p.is_power_of_two();
+    match lookup(&BCAST, p, bytes) {
+        1 => c(BcastLinear, "openmpi bcast_intra_dec_fixed: 1 basic_linear"),
+        2 | 3 => c(
+            BcastChain,
+            "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
+        ),
+        4 => c(
+            BcastBinaryTree,
+            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, not built: binary_tree stands in",
+        ),
+        5 => c(
+            BcastBinaryTree,
+            "openmpi bcast_intra_dec_fixed: 5 binary_tree",
+        ),
+        6 => c(BcastBinomial, "openmpi bcast_intra_dec_fixed: 6 binomial"),
+        7 => c(
+            BcastKnomial,
+            "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
+        ),
+        _ if pow2 => c(
+            BcastScatterRdAllgather,
+            "openmpi bcast_intra_dec_fixed: 8 scatter_allgather",
+        ),
+        _ => c(
+            BcastScatterAllgather,
+            "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, P not a power of two: not built, ring allgather stands in",
+        ),
+    }
+}
+
+/// `ompi_coll_tuned_reduce_intra_dec_fixed`'s choice (commutative) for
+/// `bytes` on `p` ranks.
+pub(super) fn reduce(p: u32, bytes: u64) -> Choice {
+    use CollAlg::*;
+    let c = |alg, rule| Choice { alg, rule };
+    match lookup(&REDUCE, p, bytes) {
+        1 => c(ReduceLinear, "openmpi reduce_intra_dec_fixed: 1 linear"),
+        2 | 3 => c(
+            ReduceChain,
+            "openmpi reduce_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
+        ),
+        4 => c(ReduceBinaryTree, "openmpi reduce_intra_dec_fixed: 4 binary"),
+        5 => c(ReduceBinomial, "openmpi reduce_intra_dec_fixed: 5 binomial"),
+        6 => c(
+            ReduceBinaryTree,
+            "openmpi reduce_intra_dec_fixed: 6 in-order_binary, not built: binary stands in",
+        ),
+        _ => c(
+            ReduceScatterGather,
+            "openmpi reduce_intra_dec_fixed: 7 rabenseifner",
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,7 +663,7 @@ mod tests {
             // 2 <= P < 4, 262144 B: rabenseifner; 64 <= P < 128 wants
             // rabenseifner from 262144 B (32768 doubles >= pof2 = 64).
             (ar(262_144), 100, AllreduceRabenseifner),
-            (ar(131_071), 200, AllreduceReduceBcast),
+            (ar(131_071), 200, AllreduceNonoverlapping),
             // bcast: 8 <= P < 16: < 8 knomial,
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.
             (b(7), 12, BcastKnomial),

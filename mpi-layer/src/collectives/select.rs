@@ -236,6 +236,7 @@ impl CollKind {
                 ("ring", AllreduceRing),
                 ("reduce_bcast", AllreduceReduceBcast),
                 ("linear", AllreduceLinear),
+                ("nonoverlapping", AllreduceNonoverlapping),
             ],
             CollKind::Scan | CollKind::Exscan => &[
                 ("recursive_doubling", ScanRecursiveDoubling),
@@ -277,6 +278,7 @@ impl CollKind {
                 ("pairwise", ReduceScatterPairwise),
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
                 ("recursive_halving", ReduceScatterRecursiveHalving),
+                ("nonoverlapping", ReduceScatterNonoverlapping),
             ],
         }
     }

@@ -403,3 +403,17 @@ fn open_mpi_knomial_neighbour_exchange_and_tree_barrier() {
     let r = with(4, CollAlg::BarrierTree, Op::Barrier { comm: W });
     assert_eq!(r.finish, ns(&[2600, 3700, 3700, 4800]));
 }
+
+#[test]
+fn open_mpi_nonoverlapping_allreduce_is_its_reduce_then_its_bcast() {
+    // P = 2, 8 B: Open MPI's fixed rules reduce by the binary tree (1
+    // sends at 0-0.1 us; 0 receives 1.1-1.2 and reduces 8 B, 4 ns) and
+    // broadcast by the pipeline (0 sends 1.204-1.304; 1 receives
+    // 2.304-2.404).
+    let r = with(
+        2,
+        CollAlg::AllreduceNonoverlapping,
+        Op::Allreduce { bytes: 8, comm: W },
+    );
+    assert_eq!(r.finish, ns(&[1304, 2404]));
+}
