@@ -223,6 +223,12 @@ pub enum CollAlg {
     /// all blocks to rank 0 by Open MPI's fixed rules, then a linear
     /// scatterv.
     ReduceScatterNonoverlapping,
+    /// Reduce_scatter, butterfly: the fold of
+    /// [`CollAlg::ReduceScatterRecursiveHalving`], halving with distance
+    /// 1 first, then every rank trades the block it ended with for its
+    /// own with the rank of the bit-reversed number, and the folded ranks
+    /// get theirs (Open MPI's `ompi_coll_base_reduce_scatter_intra_butterfly`).
+    ReduceScatterButterfly,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -403,6 +409,7 @@ impl CollAlg {
                 | CollAlg::AllgathervBruck
                 | CollAlg::ReduceScatterRecursiveHalving
                 | CollAlg::ReduceScatterNonoverlapping
+                | CollAlg::ReduceScatterButterfly
         )
     }
 }
@@ -1275,6 +1282,73 @@ impl CollRun {
                     }
                 }
             }
+            CollAlg::ReduceScatterButterfly => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                if p <= 1 || k > l + 1 {
+                    return None;
+                }
+                let total = (0..p).map(count).fold(0u64, u64::saturating_add);
+                // New rank v's block: a folded pair's two.
+                let newcnt = |i: u32| {
+                    if i < rem {
+                        count(2 * i).saturating_add(count(2 * i + 1))
+                    } else {
+                        count(i + rem)
+                    }
+                };
+                let sum = |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
+                let real_of = |v: u32| if v < rem { 2 * v + 1 } else { v + rem };
+                let mirror = |v: u32| v.reverse_bits().checked_shr(32 - l).unwrap_or(0);
+                let vrank = if me < 2 * rem {
+                    (me % 2 == 1).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            send(out, me + 1, total);
+                        } else {
+                            recv(out, me - 1, total);
+                            reduce = total;
+                        }
+                    }
+                } else if k <= l {
+                    if let Some(v) = vrank {
+                        let j = k - 1;
+                        let nb = pof2 >> (j + 1);
+                        let base = (0..j)
+                            .filter(|&i| (v >> i) & 1 == 1)
+                            .map(|i| pof2 >> (i + 1))
+                            .sum::<u32>();
+                        let (keep, give) = if v & (1 << j) == 0 {
+                            (base, base + nb)
+                        } else {
+                            (base + nb, base)
+                        };
+                        let peer = real_of(v ^ (1 << j));
+                        send(out, peer, sum(give, give + nb));
+                        let rb = sum(keep, keep + nb);
+                        recv(out, peer, rb);
+                        reduce = rb;
+                    }
+                } else if let Some(v) = vrank {
+                    // This rank holds new block mirror(v).
+                    let vp = mirror(v);
+                    let peer = real_of(vp);
+                    if vp < rem {
+                        send(out, peer - 1, count(peer - 1));
+                    }
+                    if vp != v {
+                        send(out, peer, count(peer));
+                        recv(out, peer, count(me));
+                    }
+                } else {
+                    recv(out, real_of(mirror(me / 2)), count(me));
+                }
+            }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
                     return None;
@@ -1576,6 +1650,14 @@ mod tests {
             // P = 3, 6 B: Open MPI reduces below 8 B by rabenseifner:
             // fold 6 B, trade 3 B, gather 3 B; then 2 B to 1 and to 2.
             (ReduceScatterNonoverlapping, rs(vec![2, 2, 2]), 3, 6, 19),
+            // Butterfly, P = 4, blocks 1, 2, 3, 4: distance 1 trades
+            // halves (0, 2 send 7; 1, 3 send 3), distance 2 quarters
+            // (0 sends 2, 2 sends 1, 1 sends 4, 3 sends 3); then ranks
+            // 1 and 2 (bit-reversed 2 and 1) swap blocks 2 and 3.
+            (ReduceScatterButterfly, rs(vec![1, 2, 3, 4]), 4, 10, 35),
+            // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B; 1 sends 0
+            // its block; no swap (mirror of a 1-bit number is itself).
+            (ReduceScatterButterfly, rs(vec![1, 2, 3]), 3, 4, 13),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];

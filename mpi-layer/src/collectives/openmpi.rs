@@ -444,8 +444,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                 "openmpi reduce_scatter_intra_dec_fixed: 3 ring",
             ),
             _ => c(
-                ReduceScatterRecursiveHalving,
-                "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly, not built: recursive_halving stands in",
+                ReduceScatterButterfly,
+                "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly",
             ),
         },
         Op::Allgather { bytes, .. } => match lookup(&ALLGATHER, p, *bytes) {
@@ -723,6 +723,9 @@ mod tests {
         // 8 <= P < 32: total < 262144 recursive halving, else ring.
         assert_eq!(pick(rs(16383, 16), 16), ReduceScatterRecursiveHalving);
         assert_eq!(pick(rs(16384, 16), 16), ReduceScatterRing);
+        // 128 <= P < 256: from 512 B butterfly.
+        assert_eq!(pick(rs(2, 200), 200), ReduceScatterRecursiveHalving);
+        assert_eq!(pick(rs(3, 200), 200), ReduceScatterButterfly);
         let agv = |per: u64| Op::Allgatherv {
             counts: vec![per; 12],
             comm: W,

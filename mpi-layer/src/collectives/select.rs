@@ -279,6 +279,7 @@ impl CollKind {
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
                 ("recursive_halving", ReduceScatterRecursiveHalving),
                 ("nonoverlapping", ReduceScatterNonoverlapping),
+                ("butterfly", ReduceScatterButterfly),
             ],
         }
     }

@@ -417,3 +417,16 @@ fn open_mpi_nonoverlapping_allreduce_is_its_reduce_then_its_bcast() {
     );
     assert_eq!(r.finish, ns(&[1304, 2404]));
 }
+
+#[test]
+fn butterfly_reduce_scatter_swaps_bit_reversed_blocks() {
+    // P = 4, 8 B blocks: exchanges of 16 B (8 ns reduced) and 8 B (4 ns)
+    // end at 2.412 us; ranks 1 and 2 then swap their blocks (sent
+    // 2.412-2.512, received 3.512-3.612).
+    let rs = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterButterfly, rs);
+    assert_eq!(r.finish, ns(&[2412, 3612, 3612, 2412]));
+}
