@@ -295,6 +295,11 @@ fn floor_pow2(p: u32) -> u32 {
     }
 }
 
+/// The sum of `v`, saturating.
+fn total(v: &[u64]) -> u64 {
+    v.iter().fold(0u64, |a, &b| a.saturating_add(b))
+}
+
 /// Number of `j` in `0..p` with bit `k` set.
 fn count_bit(p: u64, k: u32) -> u64 {
     let d = 1u64 << k;
@@ -463,8 +468,11 @@ impl CollRun {
     /// the algorithms that [`CollAlg::reads_counts`] read them), pushed
     /// to `out` (cleared first) and the bytes reduced once they
     /// complete; `None` when the collective is over. A step may be empty
-    /// (the rank idles in it). O(1) per step except the linear
-    /// v-collectives' root step (O(P)).
+    /// (the rank idles in it). O(1) per step except: the linear
+    /// v-collectives' root step and the block sums of the recursive
+    /// halving and butterfly reduce_scatters (O(P)), the v-allgathers'
+    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial and
+    /// binary-tree bcasts (O(log P)).
     pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
         let (counts, recv_counts) = counts;

@@ -49,10 +49,6 @@ pub const ALLTOALL_MEDIUM_MAX: u64 = 32_768;
 /// \[bytes\]: recursive halving; above: pairwise.
 pub const REDUCE_SCATTER_HALVING_BELOW: u64 = 524_288;
 
-fn sum(v: &[u64]) -> u64 {
-    v.iter().fold(0u64, |a, &b| a.saturating_add(b))
-}
-
 /// The algorithm MPICH 4.1 runs for `op` on `p` ranks, and its rule.
 pub(super) fn mpich(op: &Op, p: u32) -> Choice {
     use CollAlg::*;
@@ -129,7 +125,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
             let total = bytes.saturating_mul(u64::from(p));
             allgather(total, pow2, false)
         }
-        Op::Allgatherv { counts, .. } => allgather(sum(counts), pow2, true),
+        Op::Allgatherv { counts, .. } => allgather(super::total(counts), pow2, true),
         Op::Alltoall { bytes, .. } => {
             let b = *bytes;
             if p >= ALLTOALL_MIN_PROCS && b <= ALLTOALL_SHORT_MAX {
@@ -159,7 +155,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
             "mpich generic.json alltoallv: MPIR_Alltoallv_intra_scattered",
         ),
         Op::ReduceScatter { counts, .. } => {
-            if sum(counts) < REDUCE_SCATTER_HALVING_BELOW {
+            if super::total(counts) < REDUCE_SCATTER_HALVING_BELOW {
                 c(
                     ReduceScatterRecursiveHalving,
                     "mpich generic.json reduce_scatter: commutative, total_msg_size<524288: MPIR_Reduce_scatter_intra_recursive_halving",

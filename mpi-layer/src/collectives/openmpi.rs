@@ -344,10 +344,6 @@ pub(super) const SCATTER: [Row; 6] = [
     (LAST, &[(512, 2)], 3),
 ];
 
-fn sum(v: &[u64]) -> u64 {
-    v.iter().fold(0u64, |a, &b| a.saturating_add(b))
-}
-
 /// The algorithm Open MPI 4.1's `coll/tuned` runs for `op` on `p` ranks,
 /// and its rule. Reductions count elements of [`super::ELEMENT_BYTES`]
 /// where `coll/base` compares a count with the communicator size.
@@ -430,24 +426,26 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
         },
         Op::Bcast { bytes, .. } => bcast(p, *bytes),
         Op::Reduce { bytes, .. } => reduce(p, *bytes),
-        Op::ReduceScatter { counts, .. } => match lookup(&REDUCE_SCATTER, p, sum(counts)) {
-            1 => c(
-                ReduceScatterNonoverlapping,
-                "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce to 0 + linear scatterv)",
-            ),
-            2 => c(
-                ReduceScatterRecursiveHalving,
-                "openmpi reduce_scatter_intra_dec_fixed: 2 recursive_halving",
-            ),
-            3 => c(
-                ReduceScatterRing,
-                "openmpi reduce_scatter_intra_dec_fixed: 3 ring",
-            ),
-            _ => c(
-                ReduceScatterButterfly,
-                "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly",
-            ),
-        },
+        Op::ReduceScatter { counts, .. } => {
+            match lookup(&REDUCE_SCATTER, p, super::total(counts)) {
+                1 => c(
+                    ReduceScatterNonoverlapping,
+                    "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce to 0 + linear scatterv)",
+                ),
+                2 => c(
+                    ReduceScatterRecursiveHalving,
+                    "openmpi reduce_scatter_intra_dec_fixed: 2 recursive_halving",
+                ),
+                3 => c(
+                    ReduceScatterRing,
+                    "openmpi reduce_scatter_intra_dec_fixed: 3 ring",
+                ),
+                _ => c(
+                    ReduceScatterButterfly,
+                    "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly",
+                ),
+            }
+        }
         Op::Allgather { bytes, .. } => match lookup(&ALLGATHER, p, *bytes) {
             2 => c(AllgatherBruck, "openmpi allgather_intra_dec_fixed: 2 bruck"),
             // recursive_doubling switches to bruck on other sizes.
@@ -474,7 +472,7 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             _ => c(AllgatherRing, "openmpi allgather_intra_dec_fixed: 4 ring"),
         },
         Op::Allgatherv { counts, .. } => {
-            match lookup(&ALLGATHERV, p, sum(counts) / u64::from(p.max(1))) {
+            match lookup(&ALLGATHERV, p, super::total(counts) / u64::from(p.max(1))) {
                 1 => c(
                     AllgathervRing,
                     "openmpi allgatherv_intra_dec_fixed: 1 default (gatherv + bcast), not built: ring stands in",

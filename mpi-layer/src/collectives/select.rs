@@ -173,13 +173,12 @@ impl CollKind {
         })
     }
 
-    /// The size a conditional override compares for a call of this kind
-    /// \[bytes\]: the per-rank size, or for the v-collectives and
+    /// The size a conditional override compares for a call \[bytes\]:
+    /// the per-rank size, or for the v-collectives and
     /// reduce_scatter the sum of the counts (the same on every rank);
     /// 0 for barrier and alltoallv (whose per-rank sizes differ, so an
     /// override of alltoallv cannot compare a size).
-    pub fn size_of(self, op: &Op) -> u64 {
-        let sum = |v: &[u64]| v.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    pub fn size_of(op: &Op) -> u64 {
         match op {
             Op::Bcast { bytes, .. }
             | Op::Reduce { bytes, .. }
@@ -192,7 +191,7 @@ impl CollKind {
             Op::Gatherv { counts, .. }
             | Op::Scatterv { counts, .. }
             | Op::Allgatherv { counts, .. }
-            | Op::ReduceScatter { counts, .. } => sum(counts),
+            | Op::ReduceScatter { counts, .. } => super::total(counts),
             _ => 0,
         }
     }
@@ -443,8 +442,14 @@ impl Tally {
 /// collectives.
 pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
     let kind = CollKind::of(op)?;
-    let size = kind.size_of(op);
-    for o in c.selection.overrides[kind as usize].iter().flatten() {
+    let rules = &c.selection.overrides[kind as usize];
+    // The size (a sum over ranks for the v-collectives) only when asked.
+    let size = if rules.iter().flatten().any(|o| !o.is_always()) {
+        CollKind::size_of(op)
+    } else {
+        0
+    };
+    for o in rules.iter().flatten() {
         if o.alg.fits(p) && o.applies(size, p) {
             return Some(Choice {
                 alg: o.alg,
