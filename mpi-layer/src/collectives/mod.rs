@@ -471,8 +471,8 @@ impl CollRun {
     /// (the rank idles in it). O(1) per step except: the linear
     /// v-collectives' root step and the block sums of the recursive
     /// halving and butterfly reduce_scatters (O(P)), the v-allgathers'
-    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial and
-    /// binary-tree bcasts (O(log P)).
+    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's
+    /// (O(log P)).
     pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
         let (counts, recv_counts) = counts;
