@@ -229,6 +229,10 @@ pub enum CollAlg {
     /// own with the rank of the bit-reversed number, and the folded ranks
     /// get theirs (Open MPI's `ompi_coll_base_reduce_scatter_intra_butterfly`).
     ReduceScatterButterfly,
+    /// Allgatherv as Open MPI's `ompi_coll_base_allgatherv_intra_basic_default`:
+    /// a linear gatherv to rank 0, then a bcast of all the blocks by the
+    /// algorithm Open MPI's fixed rules pick for that size.
+    AllgathervDefault,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -381,9 +385,9 @@ pub fn counts(op: &Op) -> Counts<'_> {
 }
 
 impl CollAlg {
-    /// Steps of a reduce algorithm on `p` ranks (where a composite's
-    /// second part starts).
-    fn reduce_steps(self, p: u32) -> u32 {
+    /// Steps of a composite's first part (a reduce or the linear
+    /// gatherv) on `p` ranks: where its second part starts.
+    fn first_steps(self, p: u32) -> u32 {
         let l = floor_pow2(p).trailing_zeros();
         match self {
             CollAlg::ReduceChain => p.saturating_sub(1),
@@ -415,6 +419,7 @@ impl CollAlg {
                 | CollAlg::ReduceScatterRecursiveHalving
                 | CollAlg::ReduceScatterNonoverlapping
                 | CollAlg::ReduceScatterButterfly
+                | CollAlg::AllgathervDefault
         )
     }
 }
@@ -434,10 +439,12 @@ impl CollRun {
             | Op::Scan { bytes, .. } => (0, bytes),
             Op::Gatherv { root, .. } | Op::Scatterv { root, .. } => (root, 0),
             // The linear reduce of all blocks reduces their sum.
-            Op::ReduceScatter { ref counts, .. }
+            Op::ReduceScatter { ref counts, .. } | Op::Allgatherv { ref counts, .. }
                 if matches!(
                     alg,
-                    CollAlg::ReduceScatterReduceScatterv | CollAlg::ReduceScatterNonoverlapping
+                    CollAlg::ReduceScatterReduceScatterv
+                        | CollAlg::ReduceScatterNonoverlapping
+                        | CollAlg::AllgathervDefault
                 ) =>
             {
                 (0, counts.iter().fold(0u64, |a, &c| a.saturating_add(c)))
@@ -799,9 +806,10 @@ impl CollRun {
             | CollAlg::AllreduceLinear
             | CollAlg::ReduceScatterReduceScatterv
             | CollAlg::AllreduceNonoverlapping
-            | CollAlg::ReduceScatterNonoverlapping => {
-                // A reduce to rank 0, then the second collective from
-                // rank 0 (its steps follow the reduce's).
+            | CollAlg::ReduceScatterNonoverlapping
+            | CollAlg::AllgathervDefault => {
+                // A reduce (or gatherv) to rank 0, then the second
+                // collective from rank 0 (its steps follow the first's).
                 let (first, then) = match self.alg {
                     CollAlg::AllreduceReduceBcast => {
                         (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
@@ -813,9 +821,12 @@ impl CollRun {
                     CollAlg::AllreduceNonoverlapping => {
                         (openmpi::reduce(p, s).alg, openmpi::bcast(p, s).alg)
                     }
+                    CollAlg::AllgathervDefault => {
+                        (CollAlg::GathervLinear, openmpi::bcast(p, s).alg)
+                    }
                     _ => (openmpi::reduce(p, s).alg, CollAlg::ScattervLinear),
                 };
-                let n = first.reduce_steps(p);
+                let n = first.first_steps(p);
                 let (alg, step) = if k < n { (first, k) } else { (then, k - n) };
                 let part = CollRun {
                     alg,
@@ -1666,6 +1677,9 @@ mod tests {
             // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B; 1 sends 0
             // its block; no swap (mirror of a 1-bit number is itself).
             (ReduceScatterButterfly, rs(vec![1, 2, 3]), 3, 4, 13),
+            // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
+            // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
+            (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];

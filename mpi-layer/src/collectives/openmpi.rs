@@ -474,8 +474,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
         Op::Allgatherv { counts, .. } => {
             match lookup(&ALLGATHERV, p, super::total(counts) / u64::from(p.max(1))) {
                 1 => c(
-                    AllgathervRing,
-                    "openmpi allgatherv_intra_dec_fixed: 1 default (gatherv + bcast), not built: ring stands in",
+                    AllgathervDefault,
+                    "openmpi allgatherv_intra_dec_fixed: 1 default (linear gatherv to 0 + tuned bcast)",
                 ),
                 2 => c(
                     AllgathervBruck,
@@ -551,6 +551,11 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
         7 => c(
             BcastKnomial,
             "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
+        ),
+        // `_scatter_allgather`: count < size switches to basic_linear.
+        _ if bytes / super::ELEMENT_BYTES < u64::from(p) => c(
+            BcastLinear,
+            "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, count < size: basic_linear",
         ),
         _ if pow2 => c(
             BcastScatterRdAllgather,
@@ -668,6 +673,10 @@ mod tests {
             (b(8), 12, BcastBinaryTree),
             (b(1 << 20), 16, BcastScatterRdAllgather),
             (b(1 << 20), 17, BcastScatterAllgather),
+            // P >= 4096 from 262144 B: scatter_allgather, which runs
+            // basic_linear when its 32768 doubles are fewer than P.
+            (b(262_144), 4096, BcastScatterRdAllgather),
+            (b(262_144), 40_000, BcastLinear),
             (b(20_000), 2, BcastLinear),
             (b(200_000), 2, BcastChain),
             // reduce, 2 <= P < 4: < 8 rabenseifner, < 16 binary, < 32
@@ -728,8 +737,8 @@ mod tests {
             counts: vec![per; 12],
             comm: W,
         };
-        // 8 <= P < 16: per rank < 1024 default (ring stands in), else bruck.
-        assert_eq!(pick(agv(1023), 12), AllgathervRing);
+        // 8 <= P < 16: per rank < 1024 default, else bruck.
+        assert_eq!(pick(agv(1023), 12), AllgathervDefault);
         assert_eq!(pick(agv(1024), 12), AllgathervBruck);
         let (root, bytes, comm) = (0, 100, W);
         assert_eq!(pick(Op::Gather { root, bytes, comm }, 5), GatherBinomial);

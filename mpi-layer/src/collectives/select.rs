@@ -259,6 +259,7 @@ impl CollKind {
                 ("scattered", AllgathervScattered),
                 ("recursive_doubling", AllgathervRecursiveDoubling),
                 ("bruck", AllgathervBruck),
+                ("default", AllgathervDefault),
             ],
             CollKind::Alltoall => &[
                 ("pairwise", AlltoallPairwise),
