@@ -430,3 +430,17 @@ fn butterfly_reduce_scatter_swaps_bit_reversed_blocks() {
     let r = with(4, CollAlg::ReduceScatterButterfly, rs);
     assert_eq!(r.finish, ns(&[2412, 3612, 3612, 2412]));
 }
+
+#[test]
+fn open_mpi_default_allgatherv_gathers_then_broadcasts() {
+    // P = 3, 8 B each: 1 and 2 send to 0 (land 1.1 us; received 1.1-1.2
+    // and 1.2-1.3); Open MPI broadcasts the 24 B by the pipeline: 0 -> 1
+    // (1.3-1.4, received 2.4-2.5), 1 -> 2 (2.5-2.6, received 3.6-3.7).
+    let v = Op::Allgatherv {
+        counts: vec![8; 3],
+        comm: W,
+    };
+    let r = with(3, CollAlg::AllgathervDefault, v);
+    assert_eq!(r.finish, ns(&[1400, 2600, 3700]));
+    assert_eq!(r.bytes(), 16 + 2 * 24);
+}
