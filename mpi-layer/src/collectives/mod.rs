@@ -1075,10 +1075,16 @@ impl CollRun {
                 recv(out, (me + d) % p, held((me + d) % p));
             }
             CollAlg::ReduceScatterRecursiveHalving => {
-                let total = (0..p).map(count).fold(0u64, u64::saturating_add);
                 let pof2 = floor_pow2(p);
                 let rem = p - pof2;
                 let l = pof2.trailing_zeros();
+                // The sum of all blocks, summed once (step 0); nothing to
+                // do when it is 0.
+                let total = if k == 0 {
+                    (0..p).map(count).fold(0u64, u64::saturating_add)
+                } else {
+                    1
+                };
                 if total == 0 || k > l + 1 {
                     return None;
                 }
@@ -1308,7 +1314,12 @@ impl CollRun {
                 if p <= 1 || k > l + 1 {
                     return None;
                 }
-                let total = (0..p).map(count).fold(0u64, u64::saturating_add);
+                // The sum of all blocks, folded at step 0 only.
+                let total = if k == 0 {
+                    (0..p).map(count).fold(0u64, u64::saturating_add)
+                } else {
+                    0
+                };
                 // New rank v's block: a folded pair's two.
                 let newcnt = |i: u32| {
                     if i < rem {
