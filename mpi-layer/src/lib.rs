@@ -139,7 +139,9 @@ mod probe;
 mod sim;
 mod words;
 
-pub use collectives::{Choice, CollAlg, CollKind, CollUse, Selection, Selector};
+pub use collectives::{
+    Choice, CollAlg, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector,
+};
 pub use matching::{MatchQueue, Queues};
 pub use observe::{
     MessageStep, NoObserver, Observer, Queue, ReportObserver, Search, Step, Waiting, Work,

@@ -21,8 +21,13 @@
 use crate::op::{Op, Rank};
 use crate::params::{AllreduceLarge, CollectiveParams};
 
+mod mpich;
+mod openmpi;
 mod select;
-pub use select::{Choice, CollKind, CollUse, Selection, Selector, Tally, select};
+pub use mpich::ELEMENT_BYTES;
+pub use select::{
+    Choice, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector, Tally, select,
+};
 
 /// The collective algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -128,7 +133,112 @@ pub enum CollAlg {
     /// the `P - 2^floor(log2 P)` blocks left (MPICH's
     /// `MPIR_Allgather_intra_brucks`).
     AllgatherBruck,
+    /// Bcast, binomial scatter of `ceil(s/P)`-byte chunks then recursive
+    /// doubling allgather: step j exchanges `2^j` chunks with `vr ^ 2^j`
+    /// (P a power of two; MPICH's
+    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`).
+    BcastScatterRdAllgather,
+    /// Reduce, Rabenseifner: the first `2 rem` ranks fold pairwise (odd
+    /// to even), recursive halving reduce-scatter among `2^floor(log2 P)`
+    /// ranks (distance 1 first), then a binomial gather of the pieces to
+    /// the root (distance `pof2/2` first); a root that was folded away
+    /// first gets newrank 0's piece (MPICH's
+    /// `MPIR_Reduce_intra_reduce_scatter_gather`, absolute ranks).
+    ReduceScatterGather,
+    /// Allgatherv, recursive doubling: step k exchanges the blocks of
+    /// this rank's group of `2^k` with `r ^ 2^k` (P a power of two;
+    /// MPICH's `MPIR_Allgatherv_intra_recursive_doubling`).
+    AllgathervRecursiveDoubling,
+    /// Allgatherv, Bruck: as [`CollAlg::AllgatherBruck`] with per-rank
+    /// sizes (MPICH's `MPIR_Allgatherv_intra_brucks`).
+    AllgathervBruck,
+    /// Reduce_scatter, recursive halving: the first `2 rem` ranks fold
+    /// (even to odd), halving among `2^floor(log2 P)` ranks (distance
+    /// `pof2/2` first, the half of the blocks the partner keeps), then
+    /// odd ranks send their even neighbour its block; zero-byte messages
+    /// are left out (MPICH's `MPIR_Reduce_scatter_intra_recursive_halving`).
+    ReduceScatterRecursiveHalving,
+    /// Scan / exscan, recursive doubling by exchange: step k trades the
+    /// partial result with `r ^ 2^k` (when below P) and reduces what it
+    /// got (MPICH's `MPIR_Scan_intra_recursive_doubling`).
+    ScanRecursiveDoublingExchange,
+    /// Bcast, linear: the root sends `s` to every rank at once (Open
+    /// MPI's `ompi_coll_base_bcast_intra_basic_linear`).
+    BcastLinear,
+    /// Bcast, chain: step k, relative rank k sends to k + 1, the message
+    /// whole (Open MPI's `ompi_coll_base_bcast_intra_chain` and
+    /// `_pipeline` with fan-out 1 and no segments, as its fixed rules
+    /// call them).
+    BcastChain,
+    /// Bcast, binary tree as Open MPI builds it
+    /// (`ompi_coll_base_topo_build_tree`, fan-out 2): relative rank `v`
+    /// on level `l` (`2^l - 1 <= v < 2^(l+1) - 1`) sends to `v + 2^l` and
+    /// `v + 2^(l+1)` at once, one step per level
+    /// (`ompi_coll_base_bcast_intra_bintree`, no segments).
+    BcastBinaryTree,
+    /// Reduce, chain towards the root: step k, relative rank `P - 1 - k`
+    /// sends to the rank before it, which reduces (Open MPI's
+    /// `ompi_coll_base_reduce_intra_chain` / `_pipeline`, fan-out 1, no
+    /// segments).
+    ReduceChain,
+    /// Reduce, the binary tree of [`CollAlg::BcastBinaryTree`] from the
+    /// deepest level up; a parent reduces each child's `s` (Open MPI's
+    /// `ompi_coll_base_reduce_intra_binary`, no segments).
+    ReduceBinaryTree,
+    /// Scan / exscan, chain: step k, rank k sends to k + 1, which reduces
+    /// (Open MPI's `coll/basic` `mca_coll_basic_scan_intra` and
+    /// `_exscan_intra`; `coll/tuned` has no scan).
+    ScanChain,
+    /// Barrier, recursive doubling: ranks from `2^floor(log2 P)` up
+    /// report to `r - 2^floor(log2 P)`, the others exchange zero bytes
+    /// with `r ^ 2^k`, then release the extra ranks (Open MPI's
+    /// `ompi_coll_base_barrier_intra_recursivedoubling`).
+    BarrierRecursiveDoubling,
+    /// Allreduce as a [`CollAlg::ReduceLinear`] to rank 0 then a
+    /// [`CollAlg::BcastLinear`] from it (Open MPI's
+    /// `ompi_coll_base_allreduce_intra_basic_linear`).
+    AllreduceLinear,
+    /// Bcast, k-nomial tree of radix [`KNOMIAL_RADIX`]: relative rank `v`
+    /// receives from `v` with its lowest nonzero base-k digit cleared and
+    /// sends to `v + m r` (`r` = 1..k-1) for every power `m` of k below
+    /// that digit, one step per power, largest first (Open MPI's
+    /// `ompi_coll_base_bcast_intra_knomial`, tree of
+    /// `ompi_coll_base_topo_build_kmtree`, no segments).
+    BcastKnomial,
+    /// Allgather, neighbour exchange (P even): step 0 trades one block
+    /// with a neighbour (even ranks to the right), then `P/2 - 1` steps
+    /// trade two blocks, alternating neighbours (Open MPI's
+    /// `ompi_coll_base_allgather_intra_neighborexchange`).
+    AllgatherNeighborExchange,
+    /// Barrier, tree: up a binomial tree (rank `r ^ 2^j` reports to the
+    /// lower of the pair), then down it (Open MPI's
+    /// `ompi_coll_base_barrier_intra_tree`).
+    BarrierTree,
+    /// Allreduce as Open MPI's `ompi_coll_base_allreduce_intra_nonoverlapping`:
+    /// a reduce to rank 0 then a bcast from it, each the algorithm Open
+    /// MPI's fixed rules pick for the size and communicator.
+    AllreduceNonoverlapping,
+    /// Reduce_scatter as Open MPI's
+    /// `ompi_coll_base_reduce_scatter_intra_nonoverlapping`: a reduce of
+    /// all blocks to rank 0 by Open MPI's fixed rules, then a linear
+    /// scatterv.
+    ReduceScatterNonoverlapping,
+    /// Reduce_scatter, butterfly: the fold of
+    /// [`CollAlg::ReduceScatterRecursiveHalving`], halving with distance
+    /// 1 first, then every rank trades the block it ended with for its
+    /// own with the rank of the bit-reversed number, and the folded ranks
+    /// get theirs (Open MPI's `ompi_coll_base_reduce_scatter_intra_butterfly`).
+    ReduceScatterButterfly,
+    /// Allgatherv as Open MPI's `ompi_coll_base_allgatherv_intra_basic_default`:
+    /// a linear gatherv to rank 0, then a bcast of all the blocks by the
+    /// algorithm Open MPI's fixed rules pick for that size.
+    AllgathervDefault,
 }
+
+/// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
+/// `coll_tuned_bcast_knomial_radix` default, 4
+/// (`ompi/mca/coll/tuned/coll_tuned_bcast_decision.c`).
+pub const KNOMIAL_RADIX: u32 = 4;
 
 /// Peers per block of the throttled scattered alltoall(v): MPICH's
 /// `MPIR_CVAR_ALLTOALL_THROTTLE` default (32, `src/mpi/coll/alltoall/alltoall.c`
@@ -158,7 +268,8 @@ pub struct CollRun {
     pub p: u32,
     /// This rank in the communicator.
     pub me: u32,
-    /// Root (rooted collectives); for [`CollAlg::ScanLinear`], 1 for an
+    /// Root (rooted collectives); for [`CollAlg::ScanLinear`] and
+    /// [`CollAlg::ScanChain`], 1 for an
     /// exclusive scan and 0 for an inclusive one; else 0.
     pub root: u32,
     /// Size per rank \[bytes\].
@@ -186,6 +297,11 @@ fn floor_pow2(p: u32) -> u32 {
     } else {
         1 << (31 - p.leading_zeros())
     }
+}
+
+/// The sum of `v`, saturating.
+fn total(v: &[u64]) -> u64 {
+    v.iter().fold(0u64, |a, &b| a.saturating_add(b))
 }
 
 /// Number of `j` in `0..p` with bit `k` set.
@@ -269,6 +385,19 @@ pub fn counts(op: &Op) -> Counts<'_> {
 }
 
 impl CollAlg {
+    /// Steps of a composite's first part (a reduce or the linear
+    /// gatherv) on `p` ranks: where its second part starts.
+    fn first_steps(self, p: u32) -> u32 {
+        let l = floor_pow2(p).trailing_zeros();
+        match self {
+            CollAlg::ReduceChain => p.saturating_sub(1),
+            CollAlg::ReduceBinaryTree => 31 - p.max(1).leading_zeros(),
+            CollAlg::ReduceBinomial => ceil_log2(p),
+            CollAlg::ReduceScatterGather => 2 * l + 2,
+            _ => 1,
+        }
+    }
+
     /// Whether [`CollRun::plan`] reads the per-rank sizes: the other
     /// algorithms' steps need only the run's state, so a step does not
     /// visit the operation (boxed in the rank's state).
@@ -285,6 +414,12 @@ impl CollAlg {
                 | CollAlg::ReduceScatterReduceScatterv
                 | CollAlg::ReduceScatterPairwise
                 | CollAlg::AlltoallvScatteredThrottled
+                | CollAlg::AllgathervRecursiveDoubling
+                | CollAlg::AllgathervBruck
+                | CollAlg::ReduceScatterRecursiveHalving
+                | CollAlg::ReduceScatterNonoverlapping
+                | CollAlg::ReduceScatterButterfly
+                | CollAlg::AllgathervDefault
         )
     }
 }
@@ -304,7 +439,14 @@ impl CollRun {
             | Op::Scan { bytes, .. } => (0, bytes),
             Op::Gatherv { root, .. } | Op::Scatterv { root, .. } => (root, 0),
             // The linear reduce of all blocks reduces their sum.
-            Op::ReduceScatter { ref counts, .. } if alg == CollAlg::ReduceScatterReduceScatterv => {
+            Op::ReduceScatter { ref counts, .. } | Op::Allgatherv { ref counts, .. }
+                if matches!(
+                    alg,
+                    CollAlg::ReduceScatterReduceScatterv
+                        | CollAlg::ReduceScatterNonoverlapping
+                        | CollAlg::AllgathervDefault
+                ) =>
+            {
                 (0, counts.iter().fold(0u64, |a, &c| a.saturating_add(c)))
             }
             _ => (0, 0),
@@ -314,7 +456,7 @@ impl CollRun {
         let root = match *op {
             Op::Scan {
                 exclusive: true, ..
-            } if alg == CollAlg::ScanLinear => 1,
+            } if matches!(alg, CollAlg::ScanLinear | CollAlg::ScanChain) => 1,
             _ => root,
         };
         CollRun {
@@ -333,8 +475,11 @@ impl CollRun {
     /// the algorithms that [`CollAlg::reads_counts`] read them), pushed
     /// to `out` (cleared first) and the bytes reduced once they
     /// complete; `None` when the collective is over. A step may be empty
-    /// (the rank idles in it). O(1) per step except the linear
-    /// v-collectives' root step (O(P)).
+    /// (the rank idles in it). O(1) per step except: the linear
+    /// v-collectives' root step and the block sums of the recursive
+    /// halving and butterfly reduce_scatters (O(P)), the v-allgathers'
+    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's
+    /// (O(log P)).
     pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
         let (counts, recv_counts) = counts;
@@ -630,11 +775,14 @@ impl CollRun {
                     send(out, real(vr + m), s);
                 }
             }
-            CollAlg::ReduceLinear | CollAlg::GatherLinear | CollAlg::ScatterLinear => {
+            CollAlg::ReduceLinear
+            | CollAlg::GatherLinear
+            | CollAlg::ScatterLinear
+            | CollAlg::BcastLinear => {
                 if p <= 1 || k >= 1 {
                     return None;
                 }
-                let to_root = self.alg != CollAlg::ScatterLinear;
+                let to_root = !matches!(self.alg, CollAlg::ScatterLinear | CollAlg::BcastLinear);
                 if me == self.root {
                     for r in (0..p).filter(|&r| r != self.root) {
                         out.push(P2p {
@@ -654,15 +802,32 @@ impl CollRun {
                     });
                 }
             }
-            CollAlg::AllreduceReduceBcast | CollAlg::ReduceScatterReduceScatterv => {
-                // A linear reduce to rank 0 (step 0), then the second
-                // collective from rank 0 (its steps follow).
-                let (first, then) = if self.alg == CollAlg::AllreduceReduceBcast {
-                    (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
-                } else {
-                    (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
+            CollAlg::AllreduceReduceBcast
+            | CollAlg::AllreduceLinear
+            | CollAlg::ReduceScatterReduceScatterv
+            | CollAlg::AllreduceNonoverlapping
+            | CollAlg::ReduceScatterNonoverlapping
+            | CollAlg::AllgathervDefault => {
+                // A reduce (or gatherv) to rank 0, then the second
+                // collective from rank 0 (its steps follow the first's).
+                let (first, then) = match self.alg {
+                    CollAlg::AllreduceReduceBcast => {
+                        (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
+                    }
+                    CollAlg::AllreduceLinear => (CollAlg::ReduceLinear, CollAlg::BcastLinear),
+                    CollAlg::ReduceScatterReduceScatterv => {
+                        (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
+                    }
+                    CollAlg::AllreduceNonoverlapping => {
+                        (openmpi::reduce(p, s).alg, openmpi::bcast(p, s).alg)
+                    }
+                    CollAlg::AllgathervDefault => {
+                        (CollAlg::GathervLinear, openmpi::bcast(p, s).alg)
+                    }
+                    _ => (openmpi::reduce(p, s).alg, CollAlg::ScattervLinear),
                 };
-                let (alg, step) = if k == 0 { (first, 0) } else { (then, k - 1) };
+                let n = first.first_steps(p);
+                let (alg, step) = if k < n { (first, k) } else { (then, k - n) };
                 let part = CollRun {
                     alg,
                     root: 0,
@@ -770,6 +935,449 @@ impl CollRun {
                 let blocks = d.min(p - d) as u64;
                 send(out, (me + p - d) % p, s.saturating_mul(blocks));
                 recv(out, (me + d) % p, s.saturating_mul(blocks));
+            }
+            CollAlg::BcastScatterRdAllgather => {
+                let chunk = s.div_ceil(p as u64);
+                if k < lg {
+                    let d = 1u32 << (lg - 1 - k);
+                    if vr % (2 * d) == 0 && vr + d < p {
+                        send(
+                            out,
+                            real(vr + d),
+                            chunk.saturating_mul(d.min(p - vr - d) as u64),
+                        );
+                    } else if vr % (2 * d) == d {
+                        recv(
+                            out,
+                            real(vr - d),
+                            chunk.saturating_mul(d.min(p - vr) as u64),
+                        );
+                    }
+                } else if k < 2 * lg {
+                    let j = k - lg;
+                    let b = chunk.saturating_mul(1 << j);
+                    send(out, real(vr ^ (1 << j)), b);
+                    recv(out, real(vr ^ (1 << j)), b);
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::ReduceScatterGather => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                let root = self.root;
+                let to_real = |n: u32| if n < rem { 2 * n } else { n + rem };
+                // The root's role when it was folded away (odd, < 2 rem).
+                let root_out = root < 2 * rem && root % 2 == 1;
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 1 {
+                            send(out, me - 1, s);
+                        } else {
+                            recv(out, me + 1, s);
+                            reduce = s;
+                        }
+                    }
+                    return Some(reduce);
+                }
+                let newrank = if me < 2 * rem {
+                    (me % 2 == 0).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                if k <= l {
+                    // Recursive halving, distance 2^(k-1).
+                    if let Some(n) = newrank {
+                        let b = s.div_ceil(1u64 << k);
+                        let dst = to_real(n ^ (1 << (k - 1)));
+                        send(out, dst, b);
+                        recv(out, dst, b);
+                        reduce = b;
+                    }
+                } else if k == l + 1 {
+                    // A folded-away root takes newrank 0's piece.
+                    let piece = s.div_ceil(pof2 as u64);
+                    if root_out && me == root {
+                        recv(out, 0, piece);
+                    } else if root_out && me == 0 {
+                        send(out, root, piece);
+                    }
+                } else if k <= 2 * l + 1 {
+                    // Binomial gather, distance pof2 / 2^(i+1), 2^i pieces.
+                    let i = k - l - 2;
+                    let mask = pof2 >> (i + 1);
+                    let n = if root_out {
+                        if me == root {
+                            Some(0)
+                        } else if me == 0 {
+                            None
+                        } else {
+                            newrank
+                        }
+                    } else {
+                        newrank
+                    };
+                    let newroot = if root_out {
+                        0
+                    } else if root < 2 * rem {
+                        root / 2
+                    } else {
+                        root - rem
+                    };
+                    if let Some(n) = n {
+                        // Still holding data: agrees with the root above
+                        // this level.
+                        if (n ^ newroot) / (2 * mask) == 0 {
+                            let nd = n ^ mask;
+                            let dst = if nd == 0 && root_out {
+                                root
+                            } else {
+                                to_real(nd)
+                            };
+                            let b = s.div_ceil((pof2 >> i) as u64);
+                            if (n ^ newroot) & mask != 0 {
+                                send(out, dst, b);
+                            } else {
+                                recv(out, dst, b);
+                            }
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::AllgathervRecursiveDoubling => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                let partner = me ^ d;
+                let group = |r: u32| {
+                    let base = r & !(d - 1);
+                    (base..base + d).map(count).fold(0u64, u64::saturating_add)
+                };
+                send(out, partner, group(me));
+                recv(out, partner, group(partner));
+            }
+            CollAlg::AllgathervBruck => {
+                if k >= lg {
+                    return None;
+                }
+                let d = 1u32 << k;
+                let blocks = d.min(p - d);
+                let held = |r: u32| {
+                    (0..blocks)
+                        .map(|i| count((r + i) % p))
+                        .fold(0u64, u64::saturating_add)
+                };
+                send(out, (me + p - d) % p, held(me));
+                recv(out, (me + d) % p, held((me + d) % p));
+            }
+            CollAlg::ReduceScatterRecursiveHalving => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                // The sum of all blocks, summed once (step 0); nothing to
+                // do when it is 0.
+                let total = if k == 0 {
+                    (0..p).map(count).fold(0u64, u64::saturating_add)
+                } else {
+                    1
+                };
+                if total == 0 || k > l + 1 {
+                    return None;
+                }
+                let both = |out: &mut Vec<P2p>, peer: u32, sb: u64, rb: u64| {
+                    if sb > 0 {
+                        send(out, peer, sb);
+                    }
+                    if rb > 0 {
+                        recv(out, peer, rb);
+                    }
+                };
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            both(out, me + 1, total, 0);
+                        } else {
+                            both(out, me - 1, 0, total);
+                            reduce = total;
+                        }
+                    }
+                } else if k <= l {
+                    let newrank = if me < 2 * rem {
+                        (me % 2 == 1).then_some(me / 2)
+                    } else {
+                        Some(me - rem)
+                    };
+                    if let Some(n) = newrank {
+                        // Blocks of the new ranking: a folding pair's two.
+                        let newcnt = |i: u32| {
+                            let old = if i < rem { 2 * i + 1 } else { i + rem };
+                            if old < 2 * rem {
+                                count(old).saturating_add(count(old - 1))
+                            } else {
+                                count(old)
+                            }
+                        };
+                        let sum =
+                            |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
+                        let mask = pof2 >> k;
+                        let nd = n ^ mask;
+                        let base = n & !(2 * mask - 1);
+                        let (keep, give) = if n < nd {
+                            (base, base + mask)
+                        } else {
+                            (base + mask, base)
+                        };
+                        let dst = if nd < rem { 2 * nd + 1 } else { nd + rem };
+                        let rb = sum(keep, keep + mask);
+                        both(out, dst, sum(give, give + mask), rb);
+                        reduce = rb;
+                    }
+                } else if me < 2 * rem {
+                    if me % 2 == 1 {
+                        both(out, me - 1, count(me - 1), 0);
+                    } else {
+                        both(out, me + 1, 0, count(me));
+                    }
+                }
+            }
+            CollAlg::ScanRecursiveDoublingExchange => {
+                if k >= lg {
+                    return None;
+                }
+                let partner = me ^ (1 << k);
+                if partner < p {
+                    send(out, partner, s);
+                    recv(out, partner, s);
+                    reduce = s;
+                }
+            }
+            CollAlg::BcastChain | CollAlg::ReduceChain => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                if self.alg == CollAlg::BcastChain {
+                    if vr == k {
+                        send(out, real(vr + 1), s);
+                    } else if vr == k + 1 {
+                        recv(out, real(vr - 1), s);
+                    }
+                } else if vr == p - 1 - k {
+                    send(out, real(vr - 1), s);
+                } else if vr + 2 + k == p {
+                    recv(out, real(vr + 1), s);
+                    reduce = s;
+                }
+            }
+            CollAlg::ScanChain => {
+                if p <= 1 || k >= p - 1 {
+                    return None;
+                }
+                if me == k {
+                    send(out, me + 1, s);
+                } else if me == k + 1 {
+                    recv(out, me - 1, s);
+                    // An exclusive scan's rank 1 only keeps rank 0's part.
+                    if me > self.root {
+                        reduce = s;
+                    }
+                }
+            }
+            CollAlg::BcastBinaryTree | CollAlg::ReduceBinaryTree => {
+                // Level of relative rank v: floor(log2(v + 1)).
+                let level = |v: u32| 31 - (v + 1).leading_zeros();
+                let deepest = level(p - 1);
+                if k >= deepest {
+                    return None;
+                }
+                let bcast = self.alg == CollAlg::BcastBinaryTree;
+                // The parents' level this step: top down, or bottom up.
+                let l = if bcast { k } else { deepest - 1 - k };
+                let (lv, d) = (level(vr), 1u32 << l);
+                if lv == l {
+                    for child in [vr + d, vr + 2 * d].into_iter().filter(|&c| c < p) {
+                        if bcast {
+                            send(out, real(child), s);
+                        } else {
+                            recv(out, real(child), s);
+                            reduce += s;
+                        }
+                    }
+                } else if lv == l + 1 {
+                    // The parent q has children q + d and q + 2d.
+                    let parent = if vr - d < 2 * d - 1 {
+                        vr - d
+                    } else {
+                        vr - 2 * d
+                    };
+                    if bcast {
+                        recv(out, real(parent), s);
+                    } else {
+                        send(out, real(parent), s);
+                    }
+                }
+            }
+            CollAlg::BarrierRecursiveDoubling => {
+                let pof2 = floor_pow2(p);
+                let l = pof2.trailing_zeros();
+                if p <= 1 || k > l + 1 {
+                    return None;
+                }
+                let rem = p - pof2;
+                if k == 0 {
+                    if me >= pof2 {
+                        send(out, me - pof2, 0);
+                    } else if me < rem {
+                        recv(out, me + pof2, 0);
+                    }
+                } else if k <= l {
+                    if me < pof2 {
+                        let peer = me ^ (1 << (k - 1));
+                        send(out, peer, 0);
+                        recv(out, peer, 0);
+                    }
+                } else if me < rem {
+                    send(out, me + pof2, 0);
+                } else if me >= pof2 {
+                    recv(out, me - pof2, 0);
+                }
+            }
+            CollAlg::BcastKnomial => {
+                let kr = KNOMIAL_RADIX;
+                // Levels: the least n with kr^n >= P.
+                let mut levels = 0;
+                let mut top = 1u64;
+                while top < p as u64 {
+                    top *= kr as u64;
+                    levels += 1;
+                }
+                if k >= levels {
+                    return None;
+                }
+                let m = (kr as u64).pow(levels - 1 - k);
+                let v = vr as u64;
+                if v % (kr as u64 * m) == 0 {
+                    for r in 1..kr as u64 {
+                        if v + m * r < p as u64 {
+                            send(out, real((v + m * r) as u32), s);
+                        }
+                    }
+                } else if v % m == 0 {
+                    let parent = v / (kr as u64 * m) * (kr as u64 * m);
+                    recv(out, real(parent as u32), s);
+                }
+            }
+            CollAlg::AllgatherNeighborExchange => {
+                if p <= 1 || k >= p / 2 {
+                    return None;
+                }
+                debug_assert!(p % 2 == 0, "neighbour exchange needs an even P");
+                let (first, second) = if me % 2 == 0 {
+                    (right, left)
+                } else {
+                    (left, right)
+                };
+                let (peer, blocks) = if k == 0 {
+                    (first, 1)
+                } else if k % 2 == 1 {
+                    (second, 2)
+                } else {
+                    (first, 2)
+                };
+                send(out, peer, s.saturating_mul(blocks));
+                recv(out, peer, s.saturating_mul(blocks));
+            }
+            CollAlg::BarrierTree => {
+                if p <= 1 || k >= 2 * lg {
+                    return None;
+                }
+                let up = k < lg;
+                let jump = if up { 1u32 << k } else { 1 << (2 * lg - 1 - k) };
+                let partner = me ^ jump;
+                if me % jump == 0 && partner < p {
+                    // Up: the higher of the pair reports; down: the lower
+                    // releases.
+                    if (partner > me) == up {
+                        recv(out, partner, 0);
+                    } else {
+                        send(out, partner, 0);
+                    }
+                }
+            }
+            CollAlg::ReduceScatterButterfly => {
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                if p <= 1 || k > l + 1 {
+                    return None;
+                }
+                // The sum of all blocks, folded at step 0 only.
+                let total = if k == 0 {
+                    (0..p).map(count).fold(0u64, u64::saturating_add)
+                } else {
+                    0
+                };
+                // New rank v's block: a folded pair's two.
+                let newcnt = |i: u32| {
+                    if i < rem {
+                        count(2 * i).saturating_add(count(2 * i + 1))
+                    } else {
+                        count(i + rem)
+                    }
+                };
+                let sum = |a: u32, b: u32| (a..b).map(newcnt).fold(0u64, u64::saturating_add);
+                let real_of = |v: u32| if v < rem { 2 * v + 1 } else { v + rem };
+                let mirror = |v: u32| v.reverse_bits().checked_shr(32 - l).unwrap_or(0);
+                let vrank = if me < 2 * rem {
+                    (me % 2 == 1).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                if k == 0 {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            send(out, me + 1, total);
+                        } else {
+                            recv(out, me - 1, total);
+                            reduce = total;
+                        }
+                    }
+                } else if k <= l {
+                    if let Some(v) = vrank {
+                        let j = k - 1;
+                        let nb = pof2 >> (j + 1);
+                        let base = (0..j)
+                            .filter(|&i| (v >> i) & 1 == 1)
+                            .map(|i| pof2 >> (i + 1))
+                            .sum::<u32>();
+                        let (keep, give) = if v & (1 << j) == 0 {
+                            (base, base + nb)
+                        } else {
+                            (base + nb, base)
+                        };
+                        let peer = real_of(v ^ (1 << j));
+                        send(out, peer, sum(give, give + nb));
+                        let rb = sum(keep, keep + nb);
+                        recv(out, peer, rb);
+                        reduce = rb;
+                    }
+                } else if let Some(v) = vrank {
+                    // This rank holds new block mirror(v).
+                    let vp = mirror(v);
+                    let peer = real_of(vp);
+                    if vp < rem {
+                        send(out, peer - 1, count(peer - 1));
+                    }
+                    if vp != v {
+                        send(out, peer, count(peer));
+                        recv(out, peer, count(me));
+                    }
+                } else {
+                    recv(out, real_of(mirror(me / 2)), count(me));
+                }
             }
             CollAlg::ScanRecursiveDoubling => {
                 if k >= lg {
@@ -998,7 +1606,100 @@ mod tests {
             (AllgatherBruck, ag(1), 5, 15, 20),
             (AllgatherBruck, ag(1), 4, 8, 12),
         ];
-        for (alg, op, p, m, b) in cases {
+        let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
+        let red = |root, bytes| Op::Reduce {
+            root,
+            bytes,
+            comm: w,
+        };
+        let bc = |bytes| Op::Bcast {
+            root: 0,
+            bytes,
+            comm: w,
+        };
+        let mpich_cases = [
+            // Scatter of 2 B chunks (4 + 2 + 2 B), then exchanges of 2
+            // and 4 B by all 4 ranks.
+            (BcastScatterRdAllgather, bc(8), 4, 11, 32),
+            // P = 8, 1 B chunks: scatter 4 + 2 x 2 + 4 x 1 B; exchanges
+            // of 1, 2, 4 B by all 8.
+            (BcastScatterRdAllgather, bc(8), 8, 31, 68),
+            // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
+            (ReduceScatterGather, red(0, 16), 4, 11, 64),
+            // P = 5, root 1 folded away: fold 16 B, halving as above,
+            // rank 0 hands its 4 B piece to the root, gather 2 x 4 + 8.
+            (ReduceScatterGather, red(1, 16), 5, 13, 84),
+            (ReduceScatterGather, red(4, 16), 5, 12, 80),
+            // Every rank receives all the other blocks once.
+            (AllgathervRecursiveDoubling, v(vec![1, 2, 3, 4]), 4, 8, 30),
+            (AllgathervBruck, v(vec![1, 2, 3, 4, 5]), 5, 15, 60),
+            // Halving: 7 + 7 + 3 + 3, then 2 + 1 + 4 + 3 B.
+            (
+                ReduceScatterRecursiveHalving,
+                rs(vec![1, 2, 3, 4]),
+                4,
+                8,
+                30,
+            ),
+            // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B each; 1
+            // hands rank 0 its 1 B.
+            (ReduceScatterRecursiveHalving, rs(vec![1, 2, 3]), 3, 4, 13),
+            (ReduceScatterRecursiveHalving, rs(vec![0, 0, 0]), 3, 0, 0),
+            // Pairs (0,1), (2,3); (0,2), (1,3); (0,4).
+            (ScanRecursiveDoublingExchange, scan(false), 5, 10, 10),
+        ];
+        let rootb = |root| Op::Bcast {
+            root,
+            bytes: 10,
+            comm: w,
+        };
+        let ompi_cases = [
+            (BcastLinear, rootb(3), 5, 4, 40),
+            (BcastChain, rootb(2), 5, 4, 40),
+            (ReduceChain, red(1, 4), 5, 4, 16),
+            (ScanChain, scan(false), 5, 4, 4),
+            (ScanChain, scan(true), 5, 4, 4),
+            // Binary trees: P - 1 messages of s (P = 8: rank 3 has 7).
+            (BcastBinaryTree, rootb(4), 7, 6, 60),
+            (BcastBinaryTree, rootb(0), 8, 7, 70),
+            (ReduceBinaryTree, red(2, 4), 8, 7, 28),
+            // P = 6: 2 reports, 2 rounds of 4, 2 releases.
+            (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
+            (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
+        ];
+        let more = [
+            // k-nomial, radix 4, P = 6: 0 -> 4, 0 -> 1, 2, 3, 4 -> 5.
+            (BcastKnomial, rootb(1), 6, 5, 50),
+            (BcastKnomial, rootb(0), 17, 16, 160),
+            // Neighbour exchange, P = 6: 1 block, then 2 steps of 2.
+            (AllgatherNeighborExchange, ag(1), 6, 18, 30),
+            // Open MPI's tuned reduce then bcast (4 <= P < 8, < 64 B:
+            // binary trees both): P - 1 messages each way.
+            (AllreduceNonoverlapping, ar(8), 4, 6, 48),
+            (AllreduceNonoverlapping, ar(32), 5, 8, 256),
+            // P = 3, 6 B: Open MPI reduces below 8 B by rabenseifner:
+            // fold 6 B, trade 3 B, gather 3 B; then 2 B to 1 and to 2.
+            (ReduceScatterNonoverlapping, rs(vec![2, 2, 2]), 3, 6, 19),
+            // Butterfly, P = 4, blocks 1, 2, 3, 4: distance 1 trades
+            // halves (0, 2 send 7; 1, 3 send 3), distance 2 quarters
+            // (0 sends 2, 2 sends 1, 1 sends 4, 3 sends 3); then ranks
+            // 1 and 2 (bit-reversed 2 and 1) swap blocks 2 and 3.
+            (ReduceScatterButterfly, rs(vec![1, 2, 3, 4]), 4, 10, 35),
+            // P = 3: 0 folds 6 B into 1; 1 and 2 trade 3 B; 1 sends 0
+            // its block; no swap (mirror of a 1-bit number is itself).
+            (ReduceScatterButterfly, rs(vec![1, 2, 3]), 3, 4, 13),
+            // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
+            // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
+            (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+            // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
+            (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
+        ];
+        for (alg, op, p, m, b) in cases
+            .into_iter()
+            .chain(mpich_cases)
+            .chain(ompi_cases)
+            .chain(more)
+        {
             assert_eq!(census(alg, op, p), (m, b), "{alg:?} P = {p}");
         }
         // Far-first tree on 6 ranks from the root: children 4, 2, 1, in

@@ -4,13 +4,16 @@
 //! A trace says which collective a rank called, not how its library
 //! carried it out; [`select`] answers that the way the chosen library
 //! does ([`Selector`]), unless the scenario names an algorithm for that
-//! collective ([`Selection::overrides`]). Every answer is a [`Choice`]:
+//! collective, always or for calls within given sizes
+//! ([`Selection::overrides`], [`Override`]). Every answer is a [`Choice`]:
 //! the algorithm and the rule that chose it (source file and function of
 //! the library), which the run report shows per collective kind.
 //!
 //! `netsim` is the simulator's own choice ([`super::choose`], MPICH's
 //! 2005 switch points in [`CollectiveParams`]); `smpi` is SimGrid 3.32's
-//! default selector (`src/smpi/colls/smpi_default_selector.cpp`). The
+//! default selector (`src/smpi/colls/smpi_default_selector.cpp`);
+//! `mpich` is MPICH 4.1's default tree (`mpich.rs`); `openmpi` is Open
+//! MPI 4.1's `coll/tuned` fixed decisions (`openmpi.rs`). The
 //! algorithms themselves are [`CollAlg`]'s.
 
 use super::{CollAlg, choose};
@@ -28,17 +31,30 @@ pub enum Selector {
     /// SimGrid 3.32 SMPI's default selector (`smpi/coll-selector`
     /// unset): mostly linear algorithms that post all messages at once.
     Smpi,
+    /// MPICH 4.1's default selection tree (`MPIR_CVAR_*_ALGORITHM=auto`,
+    /// `maint/tuning/coll/mpir/generic.json`), see `mpich.rs`.
+    Mpich,
+    /// Open MPI 4.1's `coll/tuned` fixed decisions
+    /// (`coll_tuned_decision_fixed.c`), see `openmpi.rs`.
+    Openmpi,
 }
 
 impl Selector {
     /// Every selector, in documentation order.
-    pub const ALL: [Selector; 2] = [Selector::Netsim, Selector::Smpi];
+    pub const ALL: [Selector; 4] = [
+        Selector::Netsim,
+        Selector::Smpi,
+        Selector::Mpich,
+        Selector::Openmpi,
+    ];
 
     /// The name scenarios and the CLI use.
     pub fn name(self) -> &'static str {
         match self {
             Selector::Netsim => "netsim",
             Selector::Smpi => "smpi",
+            Selector::Mpich => "mpich",
+            Selector::Openmpi => "openmpi",
         }
     }
 
@@ -157,6 +173,34 @@ impl CollKind {
         })
     }
 
+    /// The size a conditional override compares for a call \[bytes\]:
+    /// the per-rank size, or for the v-collectives and
+    /// reduce_scatter the sum of the counts (the same on every rank);
+    /// 0 for barrier and alltoallv (whose per-rank sizes differ, so an
+    /// override of alltoallv cannot compare a size).
+    pub fn size_of(op: &Op) -> u64 {
+        match op {
+            Op::Bcast { bytes, .. }
+            | Op::Reduce { bytes, .. }
+            | Op::Allreduce { bytes, .. }
+            | Op::Scan { bytes, .. }
+            | Op::Gather { bytes, .. }
+            | Op::Scatter { bytes, .. }
+            | Op::Allgather { bytes, .. }
+            | Op::Alltoall { bytes, .. } => *bytes,
+            Op::Gatherv { counts, .. }
+            | Op::Scatterv { counts, .. }
+            | Op::Allgatherv { counts, .. }
+            | Op::ReduceScatter { counts, .. } => super::total(counts),
+            _ => 0,
+        }
+    }
+
+    /// Whether a conditional override of this kind may compare a size.
+    pub fn has_size(self) -> bool {
+        !matches!(self, CollKind::Barrier | CollKind::Alltoallv)
+    }
+
     /// The algorithms that carry out this kind, with the names
     /// `[mpi.collectives]` gives them.
     pub fn algorithms(self) -> &'static [(&'static str, CollAlg)] {
@@ -165,22 +209,39 @@ impl CollKind {
             CollKind::Barrier => &[
                 ("dissemination", BarrierDissemination),
                 ("linear", BarrierLinear),
+                ("recursive_doubling", BarrierRecursiveDoubling),
+                ("tree", BarrierTree),
             ],
             CollKind::Bcast => &[
                 ("binomial", BcastBinomial),
                 ("binomial_far_first", BcastBinomialFarFirst),
                 ("scatter_allgather", BcastScatterAllgather),
+                ("scatter_rd_allgather", BcastScatterRdAllgather),
+                ("linear", BcastLinear),
+                ("chain", BcastChain),
+                ("binary_tree", BcastBinaryTree),
+                ("knomial", BcastKnomial),
             ],
-            CollKind::Reduce => &[("binomial", ReduceBinomial), ("linear", ReduceLinear)],
+            CollKind::Reduce => &[
+                ("binomial", ReduceBinomial),
+                ("linear", ReduceLinear),
+                ("reduce_scatter_gather", ReduceScatterGather),
+                ("chain", ReduceChain),
+                ("binary_tree", ReduceBinaryTree),
+            ],
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),
                 ("rabenseifner", AllreduceRabenseifner),
                 ("ring", AllreduceRing),
                 ("reduce_bcast", AllreduceReduceBcast),
+                ("linear", AllreduceLinear),
+                ("nonoverlapping", AllreduceNonoverlapping),
             ],
             CollKind::Scan | CollKind::Exscan => &[
                 ("recursive_doubling", ScanRecursiveDoubling),
                 ("linear", ScanLinear),
+                ("recursive_doubling_exchange", ScanRecursiveDoublingExchange),
+                ("chain", ScanChain),
             ],
             CollKind::Gather => &[("binomial", GatherBinomial), ("linear", GatherLinear)],
             CollKind::Gatherv => &[("linear", GathervLinear)],
@@ -191,8 +252,15 @@ impl CollKind {
                 ("recursive_doubling", AllgatherRecursiveDoubling),
                 ("bruck", AllgatherBruck),
                 ("scattered", AllgatherScattered),
+                ("neighbor_exchange", AllgatherNeighborExchange),
             ],
-            CollKind::Allgatherv => &[("ring", AllgathervRing), ("scattered", AllgathervScattered)],
+            CollKind::Allgatherv => &[
+                ("ring", AllgathervRing),
+                ("scattered", AllgathervScattered),
+                ("recursive_doubling", AllgathervRecursiveDoubling),
+                ("bruck", AllgathervBruck),
+                ("default", AllgathervDefault),
+            ],
             CollKind::Alltoall => &[
                 ("pairwise", AlltoallPairwise),
                 ("pairwise_xor", AlltoallPairwiseXor),
@@ -209,6 +277,9 @@ impl CollKind {
                 ("ring", ReduceScatterRing),
                 ("pairwise", ReduceScatterPairwise),
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
+                ("recursive_halving", ReduceScatterRecursiveHalving),
+                ("nonoverlapping", ReduceScatterNonoverlapping),
+                ("butterfly", ReduceScatterButterfly),
             ],
         }
     }
@@ -235,12 +306,56 @@ impl CollAlg {
     }
 
     /// Whether the algorithm runs on a communicator of `p` ranks: the
-    /// XOR pairings need a power of two.
+    /// XOR pairings need a power of two, the neighbour exchange an even
+    /// size.
     pub fn fits(self, p: u32) -> bool {
+        if self == CollAlg::AllgatherNeighborExchange {
+            return p % 2 == 0;
+        }
         !matches!(
             self,
-            CollAlg::AllgatherRecursiveDoubling | CollAlg::AlltoallPairwiseXor
+            CollAlg::AllgatherRecursiveDoubling
+                | CollAlg::AlltoallPairwiseXor
+                | CollAlg::BcastScatterRdAllgather
+                | CollAlg::AllgathervRecursiveDoubling
         ) || p.is_power_of_two()
+    }
+}
+
+/// Conditional overrides a kind holds at most (`[mpi.collectives]
+/// <kind> = [...]`).
+pub const MAX_OVERRIDES: usize = 4;
+
+/// An algorithm the scenario fixes for a kind, for calls whose size and
+/// communicator size lie in the given ranges (inclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Override {
+    /// The algorithm.
+    pub alg: CollAlg,
+    /// Smallest and largest size \[bytes\] ([`CollKind::size_of`]).
+    pub bytes: (u64, u64),
+    /// Smallest and largest communicator size \[ranks\].
+    pub procs: (u32, u32),
+}
+
+impl Override {
+    /// `alg` for every call.
+    pub fn always(alg: CollAlg) -> Override {
+        Override {
+            alg,
+            bytes: (0, u64::MAX),
+            procs: (0, u32::MAX),
+        }
+    }
+
+    /// Whether the override has no condition.
+    pub fn is_always(&self) -> bool {
+        self.bytes == (0, u64::MAX) && self.procs == (0, u32::MAX)
+    }
+
+    /// Whether a call of `bytes` on `p` ranks meets the conditions.
+    pub fn applies(&self, bytes: u64, p: u32) -> bool {
+        (self.bytes.0..=self.bytes.1).contains(&bytes) && (self.procs.0..=self.procs.1).contains(&p)
     }
 }
 
@@ -249,17 +364,26 @@ impl CollAlg {
 pub struct Selection {
     /// The library's rules. Default [`Selector::Netsim`].
     pub selector: Selector,
-    /// By [`CollKind`] (table order): an algorithm that replaces the
-    /// selector's choice for every call of that kind (on communicators it
-    /// [`CollAlg::fits`]; elsewhere the selector's choice stands).
-    pub overrides: [Option<CollAlg>; CollKind::COUNT],
+    /// By [`CollKind`] (table order), tried in order: the first
+    /// override whose conditions a call meets, on a communicator it
+    /// [`CollAlg::fits`], replaces the selector's choice; when none
+    /// does, the selector's choice stands.
+    pub overrides: [[Option<Override>; MAX_OVERRIDES]; CollKind::COUNT],
+}
+
+impl Selection {
+    /// Fixes `alg` for every call of `kind` (replacing its overrides).
+    pub fn fix(&mut self, kind: CollKind, alg: CollAlg) {
+        self.overrides[kind as usize] = [None; MAX_OVERRIDES];
+        self.overrides[kind as usize][0] = Some(Override::always(alg));
+    }
 }
 
 impl Default for Selection {
     fn default() -> Self {
         Selection {
             selector: Selector::Netsim,
-            overrides: [None; CollKind::COUNT],
+            overrides: [[None; MAX_OVERRIDES]; CollKind::COUNT],
         }
     }
 }
@@ -319,11 +443,22 @@ impl Tally {
 /// collectives.
 pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
     let kind = CollKind::of(op)?;
-    if let Some(alg) = c.selection.overrides[kind as usize] {
-        if alg.fits(p) {
+    let rules = &c.selection.overrides[kind as usize];
+    // The size (a sum over ranks for the v-collectives) only when asked.
+    let size = if rules.iter().flatten().any(|o| !o.is_always()) {
+        CollKind::size_of(op)
+    } else {
+        0
+    };
+    for o in rules.iter().flatten() {
+        if o.alg.fits(p) && o.applies(size, p) {
             return Some(Choice {
-                alg,
-                rule: "[mpi.collectives] override",
+                alg: o.alg,
+                rule: if o.is_always() {
+                    "[mpi.collectives] override"
+                } else {
+                    "[mpi.collectives] override, its conditions met"
+                },
             });
         }
     }
@@ -333,6 +468,8 @@ pub fn select(op: &Op, p: u32, c: &CollectiveParams) -> Option<Choice> {
             rule: "netsim: MPICH 2005 switch points ([mpi] collective parameters)",
         },
         Selector::Smpi => smpi(op, p),
+        Selector::Mpich => super::mpich::mpich(op, p),
+        Selector::Openmpi => super::openmpi::openmpi(op, p),
     })
 }
 
@@ -447,80 +584,8 @@ fn smpi(op: &Op, p: u32) -> Choice {
 /// stops with an error on other sizes, netsim runs the shifted pairwise
 /// exchange there) and 3 as `alltoall__bruck`.
 fn smpi_alltoall(bytes: u64, p: u32) -> Choice {
-    // (communicator size below, [(per-peer bytes below, algorithm)],
-    // algorithm above the last size), transcribed from alltoall__ompi.
-    type Row = (u32, &'static [(u64, u8)], u8);
-    const TABLE: [Row; 12] = [
-        (
-            3,
-            &[
-                (2, 2),
-                (4, 5),
-                (16, 2),
-                (64, 5),
-                (256, 2),
-                (4096, 5),
-                (32768, 2),
-                (262_144, 4),
-                (1_048_576, 5),
-            ],
-            2,
-        ),
-        (
-            8,
-            &[
-                (8192, 4),
-                (16384, 1),
-                (65536, 4),
-                (524_288, 1),
-                (1_048_576, 2),
-            ],
-            1,
-        ),
-        (16, &[(262_144, 4)], 1),
-        (
-            32,
-            &[
-                (4, 4),
-                (512, 3),
-                (8192, 4),
-                (32768, 1),
-                (262_144, 4),
-                (524_288, 1),
-            ],
-            4,
-        ),
-        (64, &[(512, 3), (524_288, 1)], 4),
-        (128, &[(1024, 3), (2048, 1), (4096, 4), (262_144, 1)], 2),
-        (256, &[(1024, 3), (2048, 4), (262_144, 1)], 2),
-        (512, &[(1024, 3), (8192, 4), (32768, 1)], 2),
-        (
-            1024,
-            &[(512, 3), (8192, 4), (16384, 1), (131_072, 4), (262_144, 1)],
-            2,
-        ),
-        (
-            2048,
-            &[(512, 3), (1024, 4), (2048, 1), (16384, 4), (262_144, 1)],
-            4,
-        ),
-        (4096, &[(1024, 3), (4096, 4), (8192, 1), (131_072, 4)], 1),
-        (
-            u32::MAX,
-            &[(2048, 3), (8192, 4), (16384, 1), (32768, 4), (65536, 1)],
-            4,
-        ),
-    ];
-    // The first row is `communicator_size == 2`; P = 1 has no peer.
-    let row = TABLE
-        .iter()
-        .find(|(below, _, _)| p < *below)
-        .expect("the last row takes every size");
-    let alg = row
-        .1
-        .iter()
-        .find(|(below, _)| bytes < *below)
-        .map_or(row.2, |&(_, a)| a);
+    // SimGrid's `alltoall__ompi` transcribes Open MPI 4.1's table.
+    let alg = super::openmpi::lookup(&super::openmpi::ALLTOALL, p, bytes);
     let rule = "smpi_default_selector.cpp alltoall__default: smpi_openmpi_selector.cpp alltoall__ompi table";
     let alg = match alg {
         2 if p.is_power_of_two() => CollAlg::AlltoallPairwiseXor,
@@ -582,7 +647,8 @@ mod tests {
             comm: w,
         };
         assert_eq!(select(&t, 16, &c).unwrap().alg, CollAlg::AlltoallBruck);
-        c.selection.overrides[CollKind::Alltoall as usize] = Some(CollAlg::AlltoallPairwiseXor);
+        c.selection
+            .fix(CollKind::Alltoall, CollAlg::AlltoallPairwiseXor);
         assert_eq!(
             select(&t, 16, &c).unwrap().alg,
             CollAlg::AlltoallPairwiseXor

@@ -20,7 +20,7 @@ fn params(selector: Selector) -> MpiParams {
 fn with(p: u32, alg: CollAlg, op: Op) -> RunResults {
     let mut params = params(Selector::Netsim);
     let kind = CollKind::of(&op).expect("collective");
-    params.collectives.selection.overrides[kind as usize] = Some(alg);
+    params.collectives.selection.fix(kind, alg);
     go(p, op, params)
 }
 
@@ -217,4 +217,230 @@ fn bruck_allgather_takes_ceil_log2_p_exchanges() {
     );
     assert_eq!(r.makespan, Time::from_ns(3600));
     assert_eq!((r.messages(), r.bytes()), (15, 5 * 32));
+}
+
+#[test]
+fn mpich_reduce_scatter_gather_halves_then_gathers() {
+    // P = 4, 16 B to root 0: two exchanges (8 B, then 4 B; each a lone
+    // message, 1.2 us, then the received bytes reduced: 4 ns, 2 ns) end
+    // at 2.406 us; ranks 2 and 3 send 4 B to 0 and 1 (until 2.506,
+    // received by 3.606); rank 1 sends 8 B to 0 (until 3.706, received
+    // by 4.806).
+    let r = with(
+        4,
+        CollAlg::ReduceScatterGather,
+        Op::Reduce {
+            root: 0,
+            bytes: 16,
+            comm: W,
+        },
+    );
+    assert_eq!(r.finish, ns(&[4806, 3706, 2506, 2506]));
+}
+
+#[test]
+fn mpich_exchange_algorithms_take_one_lone_message_per_step() {
+    // Recursive halving reduce_scatter, P = 4, 8 B blocks: exchanges of
+    // 16 B then 8 B, each reduced (8 ns, 4 ns).
+    let rs = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterRecursiveHalving, rs);
+    assert_eq!(r.finish, ns(&[2412; 4]));
+    // Exchange scan, P = 4: 2 steps of an exchange and 8 B reduced.
+    let sc = Op::Scan {
+        bytes: 8,
+        comm: W,
+        exclusive: false,
+    };
+    let r = with(4, CollAlg::ScanRecursiveDoublingExchange, sc);
+    assert_eq!(r.finish, ns(&[2408; 4]));
+    // Allgatherv: recursive doubling on 4 (2 exchanges), Bruck on 5 (3).
+    let v = |p| Op::Allgatherv {
+        counts: vec![8; p],
+        comm: W,
+    };
+    let r = with(4, CollAlg::AllgathervRecursiveDoubling, v(4));
+    assert_eq!(r.finish, ns(&[2400; 4]));
+    let r = with(5, CollAlg::AllgathervBruck, v(5));
+    assert_eq!(r.makespan, Time::from_ns(3600));
+}
+
+#[test]
+fn mpich_scatter_recursive_doubling_bcast() {
+    // P = 2, 16 B: the scatter sends rank 1 its 8 B chunk (0-0.1 us,
+    // received 1.1-1.2); in the exchange rank 0 sends at 0.1-0.2. That
+    // message lands at 1.2 us, as rank 1 posts its step, and its
+    // receive comes first (1.2-1.3); rank 1 then sends (1.3-1.4), which
+    // rank 0 receives at 2.4-2.5.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 16,
+        comm: W,
+    };
+    let r = with(2, CollAlg::BcastScatterRdAllgather, b);
+    assert_eq!(r.finish, ns(&[2500, 1400]));
+}
+
+#[test]
+fn mpich_selector_runs_its_choice() {
+    // Alltoall of 8 B on 4 ranks: MPICH scatters it (fewer than 8
+    // ranks), as the unthrottled scattered alltoall above: 1.4 us.
+    let r = go(
+        4,
+        Op::Alltoall { bytes: 8, comm: W },
+        params(Selector::Mpich),
+    );
+    assert_eq!(r.finish, ns(&[1400; 4]));
+    // Allreduce of 8 B: recursive doubling, 2 exchanges with 8 B reduced.
+    let r = go(
+        4,
+        Op::Allreduce { bytes: 8, comm: W },
+        params(Selector::Mpich),
+    );
+    assert_eq!(r.finish, ns(&[2408; 4]));
+}
+
+#[test]
+fn open_mpi_trees_and_chains() {
+    let b = |bytes| Op::Bcast {
+        root: 0,
+        bytes,
+        comm: W,
+    };
+    // Chain on 3: 0 -> 1 (0-0.1, received 1.1-1.2), 1 -> 2 (1.2-1.3,
+    // received 2.3-2.4).
+    let r = with(3, CollAlg::BcastChain, b(8));
+    assert_eq!(r.finish, ns(&[100, 1300, 2400]));
+    // Binary tree on 4: 0 sends to 1 and 2 (until 0.1, 0.2 us), they
+    // receive at 1.1-1.2 and 1.2-1.3; 1 sends to 3 (1.2-1.3), which
+    // receives at 2.3-2.4.
+    let r = with(4, CollAlg::BcastBinaryTree, b(8));
+    assert_eq!(r.finish, ns(&[200, 1300, 1300, 2400]));
+    // Reduce up the same tree: 3 sends to 1 (received 1.1-1.2, 4 ns
+    // reduced), 1 then sends to 0 (1.204-1.304, lands 2.304); 2 sends at
+    // once (lands 1.1); 0 receives at 1.1-1.2 and 2.304-2.404 and
+    // reduces 16 B (8 ns).
+    let red = Op::Reduce {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceBinaryTree, red);
+    assert_eq!(r.finish, ns(&[2412, 1304, 100, 100]));
+    // Chain scan on 3: 0 -> 1, received 1.1-1.2, 4 ns reduced; 1 -> 2
+    // (1.204-1.304), received 2.304-2.404, reduced by 2.408.
+    let sc = Op::Scan {
+        bytes: 8,
+        comm: W,
+        exclusive: false,
+    };
+    let r = with(3, CollAlg::ScanChain, sc);
+    assert_eq!(r.finish, ns(&[100, 1304, 2408]));
+}
+
+#[test]
+fn recursive_doubling_barrier_folds_the_extra_ranks() {
+    // P = 3: rank 2 reports to 0 (received 1.1-1.2 us); 1's exchange
+    // message, sent at 0-0.1, landed at 1.1 and is received at 1.2-1.3;
+    // 0 then sends to 1 (1.3-1.4; received 2.4-2.5) and releases 2
+    // (1.4-1.5; received 2.5-2.6).
+    let r = with(
+        3,
+        CollAlg::BarrierRecursiveDoubling,
+        Op::Barrier { comm: W },
+    );
+    assert_eq!(r.finish, ns(&[1500, 2500, 2600]));
+}
+
+#[test]
+fn openmpi_selector_runs_its_choice() {
+    // Alltoall of 8 B on 4 ranks: linear_sync without a request limit,
+    // all at once: 1.4 us as above.
+    let r = go(
+        4,
+        Op::Alltoall { bytes: 8, comm: W },
+        params(Selector::Openmpi),
+    );
+    assert_eq!(r.finish, ns(&[1400; 4]));
+    // Bcast of 8 B on 3 ranks: the table says pipeline, a chain:
+    // 0.1, 1.3, 2.4 us as the chain above.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = go(3, b, params(Selector::Openmpi));
+    assert_eq!(r.finish, ns(&[100, 1300, 2400]));
+}
+
+#[test]
+fn open_mpi_knomial_neighbour_exchange_and_tree_barrier() {
+    // Radix-4 k-nomial bcast on 5: the root sends to 4 (0-0.1 us,
+    // received 1.1-1.2), then to 1, 2, 3 (until 0.2, 0.3, 0.4; received
+    // by 1.3, 1.4, 1.5).
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(5, CollAlg::BcastKnomial, b);
+    assert_eq!(r.finish, ns(&[400, 1300, 1400, 1500, 1200]));
+    // Neighbour exchange on 4: two exchanges (8 B, then 16 B), against
+    // three for the ring.
+    let r = with(
+        4,
+        CollAlg::AllgatherNeighborExchange,
+        Op::Allgather { bytes: 8, comm: W },
+    );
+    assert_eq!(r.finish, ns(&[2400; 4]));
+    assert_eq!(r.bytes(), 4 * (8 + 16));
+    // Tree barrier on 4: 1 and 3 report to 0 and 2 (received 1.1-1.2),
+    // 2 to 0 (1.2-1.3, received 2.3-2.4); 0 releases 2 (2.4-2.5,
+    // received 3.5-3.6) and 1 (2.5-2.6, received 3.6-3.7); 2 releases 3
+    // (3.6-3.7, received 4.7-4.8).
+    let r = with(4, CollAlg::BarrierTree, Op::Barrier { comm: W });
+    assert_eq!(r.finish, ns(&[2600, 3700, 3700, 4800]));
+}
+
+#[test]
+fn open_mpi_nonoverlapping_allreduce_is_its_reduce_then_its_bcast() {
+    // P = 2, 8 B: Open MPI's fixed rules reduce by the binary tree (1
+    // sends at 0-0.1 us; 0 receives 1.1-1.2 and reduces 8 B, 4 ns) and
+    // broadcast by the pipeline (0 sends 1.204-1.304; 1 receives
+    // 2.304-2.404).
+    let r = with(
+        2,
+        CollAlg::AllreduceNonoverlapping,
+        Op::Allreduce { bytes: 8, comm: W },
+    );
+    assert_eq!(r.finish, ns(&[1304, 2404]));
+}
+
+#[test]
+fn butterfly_reduce_scatter_swaps_bit_reversed_blocks() {
+    // P = 4, 8 B blocks: exchanges of 16 B (8 ns reduced) and 8 B (4 ns)
+    // end at 2.412 us; ranks 1 and 2 then swap their blocks (sent
+    // 2.412-2.512, received 3.512-3.612).
+    let rs = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterButterfly, rs);
+    assert_eq!(r.finish, ns(&[2412, 3612, 3612, 2412]));
+}
+
+#[test]
+fn open_mpi_default_allgatherv_gathers_then_broadcasts() {
+    // P = 3, 8 B each: 1 and 2 send to 0 (land 1.1 us; received 1.1-1.2
+    // and 1.2-1.3); Open MPI broadcasts the 24 B by the pipeline: 0 -> 1
+    // (1.3-1.4, received 2.4-2.5), 1 -> 2 (2.5-2.6, received 3.6-3.7).
+    let v = Op::Allgatherv {
+        counts: vec![8; 3],
+        comm: W,
+    };
+    let r = with(3, CollAlg::AllgathervDefault, v);
+    assert_eq!(r.finish, ns(&[1400, 2600, 3700]));
+    assert_eq!(r.bytes(), 16 + 2 * 24);
 }

@@ -97,7 +97,8 @@ pub struct RunArgs {
     /// The scenario file (TOML; format: docs/SCENARIOS.md).
     scenario: PathBuf,
     /// Collective algorithms as this library runs them: `netsim` (the
-    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// default), `smpi`, `mpich` or `openmpi` (same as `--set
+    /// mpi.collectives.selector=NAME`;
     /// docs/SCENARIOS.md lists each selector's rules).
     #[arg(long, value_name = "NAME")]
     collectives: Option<String>,
@@ -139,7 +140,8 @@ pub struct ReplayArgs {
     #[arg(long, value_enum)]
     mpi: Option<MpiPreset>,
     /// Collective algorithms as this library runs them: `netsim` (the
-    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// default), `smpi`, `mpich` or `openmpi` (same as `--set
+    /// mpi.collectives.selector=NAME`;
     /// docs/SCENARIOS.md lists each selector's rules).
     #[arg(long, value_name = "NAME")]
     collectives: Option<String>,
@@ -172,7 +174,8 @@ pub struct SweepArgs {
     #[arg(long = "set", value_name = "PATH=VALUE")]
     set: Vec<String>,
     /// Collective algorithms as this library runs them: `netsim` (the
-    /// default) or `smpi` (same as `--set mpi.collectives.selector=NAME`;
+    /// default), `smpi`, `mpich` or `openmpi` (same as `--set
+    /// mpi.collectives.selector=NAME`;
     /// docs/SCENARIOS.md lists each selector's rules).
     #[arg(long, value_name = "NAME")]
     collectives: Option<String>,

@@ -10,7 +10,8 @@
 
 use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, ScenarioFile};
 use mpi_layer::{
-    AllreduceLarge, CollKind, HostCosts, MatcherKind, MpiParams, Postal, Progress, Rest, Selector,
+    AllreduceLarge, CollKind, HostCosts, MAX_OVERRIDES, MatcherKind, MpiParams, Override, Postal,
+    Progress, Rest, Selector,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{PerByte, Time, units};
@@ -130,7 +131,7 @@ impl<'de> Deserialize<'de> for CollectivesField {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = CollectivesSpec;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a selector's name (\"netsim\", \"smpi\") or a [mpi.collectives] table")
+                f.write_str("a selector's name (\"netsim\", \"smpi\", \"mpich\", \"openmpi\") or a [mpi.collectives] table")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CollectivesSpec, E> {
                 Ok(CollectivesSpec {
@@ -369,38 +370,40 @@ pub struct PostalCell {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectivesSpec {
-    /// Whose rules choose the algorithms: `netsim` (default) or `smpi`.
+    /// Whose rules choose the algorithms: `netsim`, `smpi`, `mpich` or
+    /// `openmpi`.
     pub selector: Option<String>,
-    /// Barrier algorithm (replaces the selector's choice).
-    pub barrier: Option<String>,
+    /// Barrier algorithm (replaces the selector's choice; a list gives
+    /// conditional ones, `"alg@bytes<=64KiB,procs>=8"`, tried in order).
+    pub barrier: Option<AlgRules>,
     /// Bcast algorithm.
-    pub bcast: Option<String>,
+    pub bcast: Option<AlgRules>,
     /// Reduce algorithm.
-    pub reduce: Option<String>,
+    pub reduce: Option<AlgRules>,
     /// Allreduce algorithm.
-    pub allreduce: Option<String>,
+    pub allreduce: Option<AlgRules>,
     /// Scan algorithm.
-    pub scan: Option<String>,
+    pub scan: Option<AlgRules>,
     /// Exscan algorithm.
-    pub exscan: Option<String>,
+    pub exscan: Option<AlgRules>,
     /// Gather algorithm.
-    pub gather: Option<String>,
+    pub gather: Option<AlgRules>,
     /// Gatherv algorithm.
-    pub gatherv: Option<String>,
+    pub gatherv: Option<AlgRules>,
     /// Scatter algorithm.
-    pub scatter: Option<String>,
+    pub scatter: Option<AlgRules>,
     /// Scatterv algorithm.
-    pub scatterv: Option<String>,
+    pub scatterv: Option<AlgRules>,
     /// Allgather algorithm.
-    pub allgather: Option<String>,
+    pub allgather: Option<AlgRules>,
     /// Allgatherv algorithm.
-    pub allgatherv: Option<String>,
+    pub allgatherv: Option<AlgRules>,
     /// Alltoall algorithm.
-    pub alltoall: Option<String>,
+    pub alltoall: Option<AlgRules>,
     /// Alltoallv algorithm.
-    pub alltoallv: Option<String>,
+    pub alltoallv: Option<AlgRules>,
     /// Reduce_scatter algorithm.
-    pub reduce_scatter: Option<String>,
+    pub reduce_scatter: Option<AlgRules>,
     /// Bcast scatter-allgather from this size.
     pub bcast_long_min: Option<Bytes>,
     /// Bcast binomial below this many ranks.
@@ -417,6 +420,97 @@ pub struct CollectivesSpec {
     pub alltoall_bruck_min_procs: Option<u32>,
     /// Reduction rate.
     pub reduce_rate: Option<Rate>,
+}
+
+/// `[mpi.collectives] <kind>`: an algorithm's name, or a list of
+/// `"name@condition,condition"` tried in order.
+#[derive(Clone, Debug, Default)]
+pub struct AlgRules(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for AlgRules {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            One(String),
+            Many(Vec<String>),
+        }
+        match Raw::deserialize(d) {
+            Ok(Raw::One(s)) => Ok(AlgRules(vec![s])),
+            Ok(Raw::Many(v)) => Ok(AlgRules(v)),
+            Err(_) => Err(serde::de::Error::custom(
+                "write an algorithm's name, or a list of \"name@bytes<=64KiB,procs>=8\" rules",
+            )),
+        }
+    }
+}
+
+/// One rule of [`AlgRules`], `name[@cond,cond...]` with `cond` one of
+/// `bytes` or `procs`, then `<`, `<=`, `>`, `>=` or `=`, then a value
+/// (bytes with a unit, or a plain number); checked against `kind`.
+fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, String> {
+    let (name, conds) = match rule.split_once('@') {
+        Some((n, c)) => (n.trim(), Some(c)),
+        None => (rule.trim(), None),
+    };
+    let alg = kind.algorithm(name).ok_or_else(|| {
+        let names: Vec<&str> = kind.algorithms().iter().map(|(n, _)| *n).collect();
+        format!(
+            "unknown {} algorithm `{name}`: one of {}",
+            kind.name(),
+            names.join(", ")
+        )
+    })?;
+    let mut o = Override::always(alg);
+    let Some(conds) = conds else { return Ok(o) };
+    for cond in conds.split(',').map(str::trim) {
+        let (var, rest) = if let Some(r) = cond.strip_prefix("bytes") {
+            ("bytes", r)
+        } else if let Some(r) = cond.strip_prefix("procs") {
+            ("procs", r)
+        } else {
+            return Err(format!(
+                "`{rule}`: condition `{cond}` names neither `bytes` nor `procs`"
+            ));
+        };
+        let rest = rest.trim_start();
+        let (opr, value) = ["<=", ">=", "<", ">", "="]
+            .into_iter()
+            .find_map(|op| rest.strip_prefix(op).map(|v| (op, v.trim())))
+            .ok_or_else(|| format!("`{rule}`: condition `{cond}` needs <, <=, >, >= or ="))?;
+        let v: u64 = if var == "bytes" {
+            if !kind.has_size() {
+                return Err(format!(
+                    "`{rule}`: {} calls have no size to compare (only `procs`)",
+                    kind.name()
+                ));
+            }
+            units::parse_bytes(value).map_err(|e| format!("`{rule}`: {e}"))?
+        } else {
+            value
+                .parse::<u32>()
+                .map(u64::from)
+                .map_err(|_| format!("`{rule}`: `{value}` is not a number of ranks"))?
+        };
+        let (lo, hi) = match opr {
+            "<" if v == 0 => return Err(format!("`{rule}`: `{cond}` never holds")),
+            "<" => (0, v - 1),
+            "<=" => (0, v),
+            ">" => (v.saturating_add(1), u64::MAX),
+            ">=" => (v, u64::MAX),
+            _ => (v, v),
+        };
+        if var == "bytes" {
+            o.bytes = (o.bytes.0.max(lo), o.bytes.1.min(hi));
+        } else {
+            let cap = |x: u64| x.min(u64::from(u32::MAX)) as u32;
+            o.procs = (o.procs.0.max(cap(lo)), o.procs.1.min(cap(hi)));
+        }
+    }
+    if o.bytes.0 > o.bytes.1 || o.procs.0 > o.procs.1 {
+        return Err(format!("`{rule}`: the conditions never hold together"));
+    }
+    Ok(o)
 }
 
 /// Large-allreduce algorithm names.
@@ -515,7 +609,7 @@ fn bands(
 
 impl CollectivesSpec {
     /// The algorithm named for each kind, in [`CollKind::ALL`] order.
-    fn by_kind(&self) -> [&Option<String>; CollKind::COUNT] {
+    fn by_kind(&self) -> [&Option<AlgRules>; CollKind::COUNT] {
         [
             &self.barrier,
             &self.bcast,
@@ -767,21 +861,22 @@ impl Scenario {
                     )
                 })?;
             }
-            for (kind, name) in CollKind::ALL.into_iter().zip(c.by_kind()) {
-                let Some(name) = name else { continue };
-                let alg = kind.algorithm(name).ok_or_else(|| {
-                    let names: Vec<&str> = kind.algorithms().iter().map(|(n, _)| *n).collect();
-                    src.err(
-                        "mpi.collectives",
-                        kind.name(),
-                        format!(
-                            "unknown {} algorithm `{name}`: one of {}",
-                            kind.name(),
-                            names.join(", ")
-                        ),
-                    )
-                })?;
-                cp.selection.overrides[kind as usize] = Some(alg);
+            for (kind, rules) in CollKind::ALL.into_iter().zip(c.by_kind()) {
+                let Some(AlgRules(rules)) = rules else {
+                    continue;
+                };
+                let bad = |m: String| src.err("mpi.collectives", kind.name(), m);
+                if rules.is_empty() || rules.len() > MAX_OVERRIDES {
+                    return Err(bad(format!(
+                        "give 1 to {MAX_OVERRIDES} rules, not {}",
+                        rules.len()
+                    )));
+                }
+                let slot = &mut cp.selection.overrides[kind as usize];
+                *slot = [None; MAX_OVERRIDES];
+                for (i, rule) in rules.iter().enumerate() {
+                    slot[i] = Some(parse_rule(kind, rule).map_err(bad)?);
+                }
             }
             if let Some(v) = c.bcast_long_min {
                 cp.bcast_long_min = v.0;

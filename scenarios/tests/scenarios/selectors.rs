@@ -74,7 +74,7 @@ fn unknown_names_are_errors_naming_the_key() {
     let d = scratch("selector-errors");
     let e = run(&scenario(&d, "a.toml", "collectives = \"mpi\""), &[]).unwrap_err();
     assert!(
-        e.contains("mpi.collectives.selector") && e.contains("one of netsim, smpi"),
+        e.contains("mpi.collectives.selector") && e.contains("one of netsim, smpi, mpich, openmpi"),
         "{e}"
     );
     let e = run(
@@ -94,4 +94,87 @@ fn unknown_names_are_errors_naming_the_key() {
     assert!(e.contains("alltoal"), "{e}");
     let e = run(&scenario(&d, "d.toml", "collectives = 3"), &[]).unwrap_err();
     assert!(e.contains("selector's name"), "{e}");
+}
+
+#[test]
+fn library_selectors_and_conditional_overrides() {
+    let d = scratch("selectors-libs");
+    // MPICH: 8 B per peer on 16 >= 8 ranks, <= 256 B: Bruck; Open MPI:
+    // 16 <= P < 32, 4 <= 8 B < 512: modified_bruck.
+    for (name, rule) in [
+        ("mpich", "MPIR_Alltoall_intra_brucks"),
+        ("openmpi", "3 modified_bruck"),
+    ] {
+        let f = scenario(
+            &d,
+            &format!("{name}.toml"),
+            &format!("collectives = \"{name}\""),
+        );
+        let o = run(&f, &[]).unwrap();
+        assert_eq!(o.report.mpi.collectives, name);
+        assert_eq!(row(&o).algorithm, "bruck");
+        assert!(row(&o).rule.contains(rule), "{}", row(&o).rule);
+    }
+    // A rule whose conditions do not hold leaves the selector's choice;
+    // the first that holds wins.
+    let rules = "[mpi.collectives]\nselector = \"mpich\"\n\
+                 alltoall = [\"pairwise@bytes>=1KiB\", \"scattered@bytes<=8B,procs>=16\", \"pairwise\"]";
+    let o = run(&scenario(&d, "rules.toml", rules), &[]).unwrap();
+    assert_eq!(
+        (row(&o).algorithm, row(&o).rule),
+        (
+            "scattered",
+            "[mpi.collectives] override, its conditions met"
+        )
+    );
+    let rules = "[mpi.collectives]\nselector = \"mpich\"\nalltoall = \"pairwise@procs<16\"";
+    let o = run(&scenario(&d, "miss.toml", rules), &[]).unwrap();
+    assert_eq!(row(&o).algorithm, "bruck");
+}
+
+#[test]
+fn bad_override_rules_name_the_file_and_line() {
+    let d = scratch("selector-rule-errors");
+    let cases = [
+        (
+            "alltoall = \"bruck@size<=8B\"",
+            "names neither `bytes` nor `procs`",
+        ),
+        ("alltoall = \"bruck@bytes~8B\"", "needs <, <=, >, >= or ="),
+        (
+            "alltoall = \"bruck@bytes<=8 parsecs\"",
+            "bruck@bytes<=8 parsecs",
+        ),
+        ("alltoall = \"bruck@procs<=many\"", "not a number of ranks"),
+        ("alltoall = \"bruck@bytes<0B\"", "never holds"),
+        (
+            "alltoall = \"bruck@bytes<8B,bytes>16B\"",
+            "never hold together",
+        ),
+        ("alltoallv = \"pairwise@bytes<8B\"", "no size to compare"),
+        (
+            "alltoall = \"ring@bytes<8B\"",
+            "unknown alltoall algorithm `ring`",
+        ),
+        ("alltoall = []", "give 1 to 4 rules, not 0"),
+        (
+            "alltoall = [\"bruck\", \"bruck\", \"bruck\", \"bruck\", \"bruck\"]",
+            "not 5",
+        ),
+        ("alltoall = 3", "a list of"),
+    ];
+    for (i, (line, want)) in cases.into_iter().enumerate() {
+        let f = scenario(
+            &d,
+            &format!("e{i}.toml"),
+            &format!("[mpi.collectives]\n{line}"),
+        );
+        let e = run(&f, &[]).unwrap_err();
+        // The key sits on line 6 of the file.
+        assert!(e.contains(want), "{line}: {e}");
+        assert!(
+            e.contains(&format!("e{i}.toml")) && e.contains(":6"),
+            "{line}: {e}"
+        );
+    }
 }

@@ -280,8 +280,10 @@ fn collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
     // 2o (eq. 1's small-message alpha) and g = 0.84 us. The direct
     // algorithm is `scattered` (every send and receive posted at once).
     let mut direct = params.clone();
-    direct.collectives.selection.overrides[mpi_layer::CollKind::Alltoall as usize] =
-        Some(mpi_layer::CollAlg::AlltoallScattered);
+    direct.collectives.selection.fix(
+        mpi_layer::CollKind::Alltoall,
+        mpi_layer::CollAlg::AlltoallScattered,
+    );
     let ks: &[u32] = if o.quick { &[4] } else { &[4, 8] };
     for &k in ks {
         let p = k * k * k;
