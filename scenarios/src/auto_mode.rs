@@ -4,8 +4,10 @@
 //!
 //! The rule, in order (measured on every `netsim bench` workload:
 //! docs/perf/2026-11-26-auto-mode.md; user doc: docs/SCENARIOS.md):
-//! 1. the network has no links (ideal), the messages are not known
-//!    before the run (a trace) or there are none: packet;
+//! 1. the transport asks for what only the packet model has
+//!    ([`packet_only`]: backpressure, a routing other than dimension
+//!    order), the network has no links (ideal), the messages are not
+//!    known before the run (a trace) or there are none: packet;
 //! 2. the mean message is at least [`FLOW_PACKETS`] packets: flow (a
 //!    packet run costs an event per packet and hop, a flow a few rate
 //!    changes);
@@ -18,7 +20,7 @@
 //! deterministic; the report says which mode was chosen and why.
 
 use mpi_layer::Op;
-use topology::Mode;
+use topology::{Mode, NetConfig, RouteMode};
 
 /// Mean message size, in packets, from which `auto` takes the flow model
 /// whatever the ranks per node. Measured: random pairs of 64 KiB (16
@@ -57,14 +59,17 @@ impl Traffic {
                 | Op::Gather { bytes, .. }
                 | Op::Scatter { bytes, .. }
                 | Op::Allgather { bytes, .. }
-                | Op::Alltoall { bytes, .. } => *bytes,
+                | Op::Alltoall { bytes, .. }
+                | Op::NeighborAllgather { bytes, .. }
+                | Op::NeighborAlltoall { bytes, .. } => *bytes,
                 Op::Sendrecv { send_bytes, .. } => *send_bytes,
                 Op::Barrier { .. } => 0,
                 Op::Gatherv { counts, .. }
                 | Op::Scatterv { counts, .. }
                 | Op::Allgatherv { counts, .. }
                 | Op::ReduceScatter { counts, .. }
-                | Op::Alltoallv { send: counts, .. } => {
+                | Op::Alltoallv { send: counts, .. }
+                | Op::NeighborAlltoallv { send: counts, .. } => {
                     counts.iter().sum::<u64>() / (counts.len() as u64).max(1)
                 }
                 _ => continue,
@@ -85,7 +90,24 @@ pub struct Choice {
     pub why: String,
 }
 
-/// The rule of the module doc. `traffic`: `None` when the messages are
+/// Why `cfg` needs the packet model whatever the workload, if it does:
+/// backpressure, or a routing other than dimension order (the flow
+/// model routes by dimension order only).
+pub fn packet_only(cfg: &NetConfig) -> Option<Choice> {
+    let why = if cfg.backpressure {
+        "backpressure is modelled packet by packet".to_string()
+    } else if cfg.routing != RouteMode::DimensionOrder {
+        format!("routing `{}` is modelled packet by packet", cfg.routing)
+    } else {
+        return None;
+    };
+    Some(Choice {
+        mode: Mode::Packet,
+        why,
+    })
+}
+
+/// The rule of the module doc (after [`packet_only`]). `traffic`: `None` when the messages are
 /// not known before the run; `links`: whether the network has links
 /// (the ideal network has none).
 pub fn auto_mode(
@@ -165,6 +187,19 @@ mod tests {
             "3 messages of 1024 B on average (1 packet(s) of 4096 B), 1 rank(s) per node: \
              short messages, fewer than 8 ranks sharing a node link"
         );
+    }
+
+    /// Backpressure and the routings other than dimension order keep
+    /// the packet model.
+    #[test]
+    fn packet_only_features() {
+        let mut c = NetConfig::default();
+        assert_eq!(packet_only(&c), None);
+        c.routing = RouteMode::Valiant;
+        assert_eq!(packet_only(&c).unwrap().mode, Mode::Packet);
+        c.routing = RouteMode::DimensionOrder;
+        c.backpressure = true;
+        assert!(packet_only(&c).unwrap().why.contains("backpressure"));
     }
 
     /// Sends, collectives and v-collectives count; receives and waits

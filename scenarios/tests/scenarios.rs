@@ -1890,6 +1890,11 @@ mod scenario_files {
         assert!(named.report.mode_auto.is_none());
         let json = serde_json::to_value(&named.report).unwrap();
         assert!(json.get("mode_auto").is_none(), "{json}");
+        // A packet-only routing keeps auto on packets (flow would refuse it).
+        let valiant = scenario("64 KiB", 1, "[transport]\nrouting = \"valiant\"");
+        let valiant = run(&write(&s, "valiant.toml", &valiant));
+        assert_eq!(valiant.report.mode, topology::Mode::Packet);
+        assert!(valiant.report.mode_auto.unwrap().contains("valiant"));
     }
 
     /// Open-loop uniform traffic at 40 % of capacity: the network keeps
