@@ -491,7 +491,7 @@ impl Scenario {
                 None
             }
             None => {
-                let c = rule();
+                let c = crate::auto_mode::packet_only(cfg).unwrap_or_else(rule);
                 cfg.mode = c.mode;
                 Some(c.why)
             }
@@ -542,10 +542,32 @@ fn transport(
     }
 }
 
-/// A run error as text; a deadlock gets the MPI layer's diagnosis.
+/// A run error as text; a deadlock gets the MPI layer's diagnosis, led
+/// by the ranks that wait for messages addressed to themselves and
+/// their files (what per-rank trace files swapped between ranks give).
 pub fn run_error_text(e: &RunError) -> String {
     match e {
-        RunError::Deadlock(d) => format!("the run deadlocked\n{d}"),
+        RunError::Deadlock(d) => {
+            let own: Vec<String> = d
+                .blocked
+                .iter()
+                .filter(|b| b.self_addressed)
+                .map(|b| {
+                    let file = b.origin.rsplit_once(':').map_or(&*b.origin, |(f, _)| f);
+                    format!("rank {} ({file})", b.rank)
+                })
+                .collect();
+            if own.is_empty() {
+                format!("the run deadlocked\n{d}")
+            } else {
+                format!(
+                    "the run deadlocked: {} wait for messages in MPI_COMM_WORLD addressed to \
+                     themselves, as a rank whose file holds another rank's events does: are \
+                     these per-rank trace files swapped or renamed?\n{d}",
+                    own.join(", ")
+                )
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -554,6 +576,39 @@ pub fn run_error_text(e: &RunError) -> String {
 mod tests {
     use super::*;
     use error::{key_line, refine_line};
+
+    /// A deadlock names the ranks waiting for messages to themselves
+    /// and their files; one without such ranks reads as before.
+    #[test]
+    fn deadlock_names_self_addressed_ranks_and_files() {
+        let blocked = |rank, own| mpi_layer::BlockedRank {
+            rank,
+            op: "MPI_Recv".into(),
+            origin: format!("traces/{rank}.evt:34"),
+            posted_recvs: vec![],
+            unexpected_msgs: vec![],
+            self_addressed: own,
+        };
+        let d = |b| {
+            RunError::Deadlock(mpi_layer::DeadlockReport {
+                at: Time::ZERO,
+                blocked: b,
+            })
+        };
+        let t = run_error_text(&d(vec![
+            blocked(0, true),
+            blocked(1, false),
+            blocked(2, true),
+        ]));
+        assert!(
+            t.starts_with(
+                "the run deadlocked: rank 0 (traces/0.evt), rank 2 (traces/2.evt) wait for"
+            ),
+            "{t}"
+        );
+        let t = run_error_text(&d(vec![blocked(1, false)]));
+        assert!(t.starts_with("the run deadlocked\ndeadlock at"), "{t}");
+    }
 
     #[test]
     fn key_line_finds_keys_in_sections() {
