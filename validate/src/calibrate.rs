@@ -478,7 +478,7 @@ fn tail(s: &str, lines: usize) -> String {
 pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let src = dir.join("netsim_bench.c");
-    std::fs::write(&src, BENCH_SOURCE).map_err(|e| format!("{}: {e}", src.display()))?;
+    write_atomic(&src, BENCH_SOURCE.as_bytes())?;
     let exe = dir.join("netsim_bench");
     let mut cmd = Command::new(mpicc);
     cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
