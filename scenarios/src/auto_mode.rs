@@ -7,7 +7,8 @@
 //! 1. the transport asks for what only the packet model has
 //!    ([`packet_only`]: backpressure, a routing other than dimension
 //!    order), the network has no links (ideal), the messages are not
-//!    known before the run (a trace) or there are none: packet;
+//!    known before the run (a trace) or there are none: packet (and
+//!    for synthetic traffic, which goes straight into the transport);
 //! 2. the mean message is at least [`FLOW_PACKETS`] packets: flow (a
 //!    packet run costs an event per packet and hop, a flow a few rate
 //!    changes);
@@ -107,9 +108,9 @@ pub fn packet_only(cfg: &NetConfig) -> Option<Choice> {
     })
 }
 
-/// The rule of the module doc (after [`packet_only`]). `traffic`: `None` when the messages are
-/// not known before the run; `links`: whether the network has links
-/// (the ideal network has none).
+/// The rule of the module doc (after [`packet_only`]). `traffic`:
+/// `None` when the messages are not known before the run; `links`:
+/// whether the network has links (the ideal network has none).
 pub fn auto_mode(
     traffic: Option<Traffic>,
     links: bool,
