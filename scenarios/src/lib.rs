@@ -55,6 +55,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auto_mode;
 pub mod dumpi;
 pub mod goal;
 pub mod msglist;

@@ -1857,6 +1857,46 @@ mod scenario_files {
         }
     }
 
+    /// `transport.mode` defaults to `auto`: the report says which mode
+    /// the rule chose and why; a named mode gets no reason. Large
+    /// messages with one rank per node run in flow mode, short ones with
+    /// 8 ranks per node in packet mode, and a named mode is kept.
+    #[test]
+    fn auto_mode_is_chosen_and_reported() {
+        let s = scratch("auto-mode");
+        let scenario = |size: &str, ppn: u32, mode: &str| {
+            format!(
+                "[machine]\npreset = \"blue-waters\"\ndims = [2, 2, 2]\n{mode}\n\
+                 [mapping]\nppn = {ppn}\n[workload]\nkind = \"random-pairs\"\n\
+                 procs = 16\nrounds = 1\nsize = \"{size}\"\n"
+            )
+        };
+        let big = run(&write(&s, "big.toml", &scenario("64 KiB", 1, "")));
+        assert_eq!(big.report.mode, topology::Mode::Flow);
+        let why = big.report.mode_auto.as_deref().unwrap();
+        assert!(
+            why.contains("65536 B") && why.contains("16 packet"),
+            "{why}"
+        );
+        let json = serde_json::to_value(&big.report).unwrap();
+        assert_eq!(json["mode"], "flow");
+        assert_eq!(json["mode_auto"], why);
+        let small = run(&write(&s, "small.toml", &scenario("1 KiB", 8, "")));
+        assert_eq!(small.report.mode, topology::Mode::Packet);
+        assert!(small.report.mode_auto.unwrap().contains("8 ranks per node"));
+        let named = scenario("64 KiB", 1, "[transport]\nmode = \"packet\"");
+        let named = run(&write(&s, "named.toml", &named));
+        assert_eq!(named.report.mode, topology::Mode::Packet);
+        assert!(named.report.mode_auto.is_none());
+        let json = serde_json::to_value(&named.report).unwrap();
+        assert!(json.get("mode_auto").is_none(), "{json}");
+        // A packet-only routing keeps auto on packets (flow would refuse it).
+        let valiant = scenario("64 KiB", 1, "[transport]\nrouting = \"valiant\"");
+        let valiant = run(&write(&s, "valiant.toml", &valiant));
+        assert_eq!(valiant.report.mode, topology::Mode::Packet);
+        assert!(valiant.report.mode_auto.unwrap().contains("valiant"));
+    }
+
     /// Open-loop uniform traffic at 40 % of capacity: the network keeps
     /// up, so offered and accepted throughput are the load less the 1/64
     /// of packets a host draws for itself (never injected).

@@ -26,6 +26,35 @@ pub enum Mode {
     Flow,
 }
 
+/// The transport model a scenario asks for: one of the two [`Mode`]s, or
+/// `auto`, which a run turns into one of them from its workload (the
+/// rule is the scenarios crate's `auto_mode`, documented in
+/// docs/SCENARIOS.md).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeChoice {
+    /// Pick packet or flow per run from the workload.
+    #[default]
+    Auto,
+    /// Always [`Mode::Packet`].
+    Packet,
+    /// Always [`Mode::Flow`].
+    Flow,
+}
+
+impl ModeChoice {
+    /// The mode asked for, if not `auto`.
+    pub fn fixed(self) -> Option<Mode> {
+        match self {
+            ModeChoice::Auto => None,
+            ModeChoice::Packet => Some(Mode::Packet),
+            ModeChoice::Flow => Some(Mode::Flow),
+        }
+    }
+}
+
 /// How a packet moves through a router (packet mode).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
@@ -296,6 +325,7 @@ mod tests {
             }
         }
         check(Mode::value_variants());
+        check(ModeChoice::value_variants());
         check(Switching::value_variants());
         check(RouteMode::value_variants());
         check(Sharing::value_variants());

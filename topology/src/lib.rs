@@ -81,7 +81,8 @@ pub mod torus_geom;
 pub mod transport;
 
 pub use config::{
-    DEFAULT_PACKET_BYTES, Mode, NetConfig, NetConfigError, RouteMode, SIMGRID_TCP_GAMMA, Switching,
+    DEFAULT_PACKET_BYTES, Mode, ModeChoice, NetConfig, NetConfigError, RouteMode,
+    SIMGRID_TCP_GAMMA, Switching,
 };
 pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
@@ -98,5 +99,7 @@ pub use routing::Router;
 pub use stats::{LinkSeries, LinkStat, SeriesBuilder};
 pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 
-display_choice!(Mode, Switching, RouteMode, Sharing, Backbone, Dim);
+display_choice!(
+    Mode, ModeChoice, Switching, RouteMode, Sharing, Backbone, Dim
+);
 pub use transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};

@@ -478,7 +478,7 @@ fn tail(s: &str, lines: usize) -> String {
 pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let src = dir.join("netsim_bench.c");
-    std::fs::write(&src, BENCH_SOURCE).map_err(|e| format!("{}: {e}", src.display()))?;
+    write_atomic(&src, BENCH_SOURCE.as_bytes())?;
     let exe = dir.join("netsim_bench");
     let mut cmd = Command::new(mpicc);
     cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
@@ -596,14 +596,17 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     let exe = build_bench(&o.mpicc, &o.out)?;
     log(&format!("built {} with {}", exe.display(), o.mpicc));
     let tmp = o.out.join(".chunk.csv");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(header_written)
-        .truncate(!header_written)
-        .open(&csv_path)
-        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
-    let mut combined = csv::Writer::from_writer(file);
+    // The whole CSV is kept here and replaces the file after each chunk
+    // ([`write_atomic`]): an interrupted run leaves the rows of its
+    // finished chunks, never a row cut in half.
+    let mut before = Vec::new();
+    if header_written {
+        before = std::fs::read(&csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        if before.last().is_some_and(|&b| b != b'\n') {
+            before.push(b'\n');
+        }
+    }
+    let mut combined = csv::Writer::from_writer(before);
     let chunks = plan(&o.kinds, o.quick);
     let start = Instant::now();
     let wait_deadline = start + o.max_wait;
@@ -756,6 +759,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                 progress = true;
             }
             combined.flush().map_err(|e| e.to_string())?;
+            write_atomic(&csv_path, combined.get_ref())?;
             if !loaded {
                 cov.add(chunk, summary.units, &seen);
             }
@@ -777,6 +781,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     }
     let _ = std::fs::remove_file(&tmp);
     combined.flush().map_err(|e| e.to_string())?;
+    write_atomic(&csv_path, combined.get_ref())?;
     let lacking: Vec<String> = chunks
         .iter()
         .filter_map(|&c| {
@@ -858,7 +863,23 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
     Ok(q)
 }
 
-/// Appends `line` to `<out>/calibrate.log` and prints it on stderr.
+/// Writes `bytes` to `path` whole or not at all: under a temporary
+/// name beside it (`.NAME.part`), then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.part"));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", path.display())
+        })
+}
+
+/// Appends `line` to `<out>/calibrate.log`, one whole line per write
+/// (an interrupted run leaves whole lines), and prints it on stderr.
 pub fn logger(out: &Path) -> impl FnMut(&str) {
     let path = out.join("calibrate.log");
     move |line: &str| {
@@ -868,7 +889,7 @@ pub fn logger(out: &Path) -> impl FnMut(&str) {
             .append(true)
             .open(&path)
         {
-            let _ = writeln!(f, "{line}");
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     }
 }

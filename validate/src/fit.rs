@@ -871,7 +871,7 @@ pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
 }
 
 mod output;
-pub use output::format_secs;
+pub use output::{BORROWED_POSTAL, format_secs};
 #[cfg(test)]
 use output::{alpha_ps, rate_bps};
 

@@ -144,6 +144,12 @@ pub struct BlockedRank {
     pub posted_recvs: Vec<String>,
     /// Its unmatched arrived messages, oldest first.
     pub unexpected_msgs: Vec<String>,
+    /// Whether one of its posted receives or arrived messages in
+    /// `MPI_COMM_WORLD` names the rank itself as the peer: rare in a
+    /// program, and what a trace whose per-rank files were swapped
+    /// gives.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub self_addressed: bool,
 }
 
 /// The state of a run in which nothing is left to happen but ranks are
@@ -389,12 +395,17 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if us.len() > LIMIT {
             unexp.push(format!("... and {} more", us.len() - LIMIT));
         }
+        // Context 0: point-to-point in MPI_COMM_WORLD, where the source
+        // is the world rank.
+        let self_addressed = ps.iter().any(|p| p.ctx == 0 && p.src == Some(r))
+            || us.iter().any(|e| e.ctx == 0 && e.src == r);
         BlockedRank {
             rank: r,
             op,
             origin,
             posted_recvs: posted,
             unexpected_msgs: unexp,
+            self_addressed,
         }
     }
 }

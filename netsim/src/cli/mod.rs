@@ -20,7 +20,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use toml::{Table, Value};
-use topology::Mode;
+use topology::ModeChoice;
 
 /// How a report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,9 +145,10 @@ pub struct ReplayArgs {
     /// docs/SCENARIOS.md lists each selector's rules).
     #[arg(long, value_name = "NAME")]
     collectives: Option<String>,
-    /// Transport model.
-    #[arg(long, value_enum, default_value_t = Mode::Packet)]
-    mode: Mode,
+    /// Transport model (`auto`: chosen from the workload, see
+    /// docs/SCENARIOS.md).
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
+    mode: ModeChoice,
     /// TI host speed [flop/s] turning `compute` amounts into time.
     #[arg(long, value_name = "FLOPS")]
     host_speed: Option<f64>,

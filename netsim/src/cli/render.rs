@@ -75,6 +75,9 @@ pub fn table(r: &Report) -> String {
         "machine   {} ({} nodes, {} used), {} ranks, {mode}, seed {}",
         r.machine, r.nodes, r.nodes_used, r.ranks, r.seed
     );
+    if let (Some(why), true) = (&r.mode_auto, r.link_count > 0) {
+        let _ = writeln!(o, "mode      {} (auto: {why})", r.mode);
+    }
     let _ = writeln!(o, "workload  {}", r.workload);
     if let Some(s) = &r.synthetic {
         synthetic_table(&mut o, s, r.events);

@@ -1,5 +1,5 @@
 //! `netsim replay` of OTF2 traces: the shared sample on the ideal machine,
-//! and the bad inputs of docs/BAD-INPUT.md (rows 61-66), each on a copy
+//! and the bad inputs of docs/BAD-INPUT.md (rows 61-66, 86, 89), each on a copy
 //! of the sample with one thing broken. The rows that need the OTF2
 //! library run with the `otf2` feature (`cargo test -p netsim
 //! --features otf2`, as CI does); the others in every build.
@@ -181,6 +181,39 @@ fn otf2_truncated_local_definitions() {
     fails(
         &out,
         "traces/3.def: the OTF2 library failed to read location 3's local definitions",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Row 89: event files swapped between two ranks deadlock the replay
+/// (OTF2 event files do not record their location); the error names the
+/// ranks waiting for messages to themselves and their files.
+#[cfg(feature = "otf2")]
+#[test]
+fn otf2_swapped_event_files_are_named() {
+    let dir = copy("swapped");
+    let t = dir.join("traces");
+    std::fs::rename(t.join("0.evt"), t.join("x.evt")).unwrap();
+    std::fs::rename(t.join("1.evt"), t.join("0.evt")).unwrap();
+    std::fs::rename(t.join("x.evt"), t.join("1.evt")).unwrap();
+    let out = netsim(&[], &dir.join("traces.otf2"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "netsim panicked:\n{err}");
+    assert_eq!(out.status.code(), Some(3), "exit code; stderr:\n{err}");
+    let t = dir.join("traces");
+    let want = format!(
+        "rank 0 ({}), rank 1 ({}) wait for messages in MPI_COMM_WORLD addressed to themselves",
+        t.join("0.evt").display(),
+        t.join("1.evt").display()
+    );
+    assert!(err.contains(&want), "stderr lacks `{want}`:\n{err}");
+    assert!(err.contains("swapped or renamed?"), "{err}");
+    // The sample as recorded names nothing of the kind.
+    let ok = netsim(&[], &sample().join("traces.otf2"));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use mpi_layer::{NoObserver, Observer, RunError, RunResults, Simulation};
 use sim_core::Time;
-use topology::{IdealNetwork, NetConfig, Network};
+use topology::{IdealNetwork, Mode, NetConfig, Network};
 
 use crate::synthetic::Load;
 
@@ -320,7 +320,17 @@ impl Scenario {
                     .collect(),
             );
         }
-        let cfg = self.net_config(platform_window);
+        let mut cfg = self.net_config(platform_window);
+        let packet_bytes = cfg.packet_bytes;
+        let why = self.choose_mode(&mut cfg, || {
+            crate::auto_mode::auto_mode(
+                progs.traffic,
+                matches!(machine.fabric, Fabric::Links(_)),
+                packet_bytes,
+                ranks,
+                placement.nodes_used(),
+            )
+        });
         let (preset, preset_default) = self.mpi_preset();
         let setup = Setup {
             mpi: MpiOrigin {
@@ -339,6 +349,7 @@ impl Scenario {
             ranks,
             nodes_used: placement.nodes_used(),
             mode: cfg.mode,
+            mode_why: why,
             workload: progs.about.clone(),
             seed: self.seed,
             tcp_window: cfg.tcp_window,
@@ -404,7 +415,11 @@ impl Scenario {
                 "synthetic traffic needs a machine with links, not the ideal network",
             ));
         };
-        let cfg = self.net_config(window);
+        let mut cfg = self.net_config(window);
+        let why = self.choose_mode(&mut cfg, || crate::auto_mode::Choice {
+            mode: Mode::Packet,
+            why: "synthetic traffic is modelled packet by packet".into(),
+        });
         let wall = std::time::Instant::now();
         let r = if find_saturation {
             crate::synthetic::saturation(&machine, cfg, p)
@@ -431,6 +446,7 @@ impl Scenario {
             ranks: 0,
             nodes_used: machine.nodes(),
             mode: cfg.mode,
+            mode_why: why,
             workload: format!("synthetic {:?}", p.pattern).to_lowercase(),
             seed: self.seed,
             tcp_window: cfg.tcp_window,
@@ -462,12 +478,33 @@ impl Scenario {
         })
     }
 
-    /// `[transport]` as the transport's configuration; `platform_window`
-    /// is a SimGrid platform's TCP window, the default of `tcp_window`.
+    /// Sets `cfg.mode` to the mode asked for, or under `auto` (the
+    /// default) to `rule`'s choice, whose reason it returns.
+    fn choose_mode(
+        &self,
+        cfg: &mut NetConfig,
+        rule: impl FnOnce() -> crate::auto_mode::Choice,
+    ) -> Option<String> {
+        match self.transport.mode.unwrap_or_default().fixed() {
+            Some(m) => {
+                cfg.mode = m;
+                None
+            }
+            None => {
+                let c = crate::auto_mode::packet_only(cfg).unwrap_or_else(rule);
+                cfg.mode = c.mode;
+                Some(c.why)
+            }
+        }
+    }
+
+    /// `[transport]` as the transport's configuration (its mode is
+    /// packet until [`Scenario::choose_mode`]); `platform_window` is a
+    /// SimGrid platform's TCP window, the default of `tcp_window`.
     fn net_config(&self, platform_window: Option<u64>) -> NetConfig {
         let t = &self.transport;
         NetConfig {
-            mode: t.mode.unwrap_or_default(),
+            mode: t.mode.and_then(|m| m.fixed()).unwrap_or_default(),
             packet_bytes: t
                 .packet_size
                 .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
@@ -505,10 +542,32 @@ fn transport(
     }
 }
 
-/// A run error as text; a deadlock gets the MPI layer's diagnosis.
+/// A run error as text; a deadlock gets the MPI layer's diagnosis, led
+/// by the ranks that wait for messages addressed to themselves and
+/// their files (what per-rank trace files swapped between ranks give).
 pub fn run_error_text(e: &RunError) -> String {
     match e {
-        RunError::Deadlock(d) => format!("the run deadlocked\n{d}"),
+        RunError::Deadlock(d) => {
+            let own: Vec<String> = d
+                .blocked
+                .iter()
+                .filter(|b| b.self_addressed)
+                .map(|b| {
+                    let file = b.origin.rsplit_once(':').map_or(&*b.origin, |(f, _)| f);
+                    format!("rank {} ({file})", b.rank)
+                })
+                .collect();
+            if own.is_empty() {
+                format!("the run deadlocked\n{d}")
+            } else {
+                format!(
+                    "the run deadlocked: {} wait for messages in MPI_COMM_WORLD addressed to \
+                     themselves, as a rank whose file holds another rank's events does: are \
+                     these per-rank trace files swapped or renamed?\n{d}",
+                    own.join(", ")
+                )
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -517,6 +576,39 @@ pub fn run_error_text(e: &RunError) -> String {
 mod tests {
     use super::*;
     use error::{key_line, refine_line};
+
+    /// A deadlock names the ranks waiting for messages to themselves
+    /// and their files; one without such ranks reads as before.
+    #[test]
+    fn deadlock_names_self_addressed_ranks_and_files() {
+        let blocked = |rank, own| mpi_layer::BlockedRank {
+            rank,
+            op: "MPI_Recv".into(),
+            origin: format!("traces/{rank}.evt:34"),
+            posted_recvs: vec![],
+            unexpected_msgs: vec![],
+            self_addressed: own,
+        };
+        let d = |b| {
+            RunError::Deadlock(mpi_layer::DeadlockReport {
+                at: Time::ZERO,
+                blocked: b,
+            })
+        };
+        let t = run_error_text(&d(vec![
+            blocked(0, true),
+            blocked(1, false),
+            blocked(2, true),
+        ]));
+        assert!(
+            t.starts_with(
+                "the run deadlocked: rank 0 (traces/0.evt), rank 2 (traces/2.evt) wait for"
+            ),
+            "{t}"
+        );
+        let t = run_error_text(&d(vec![blocked(1, false)]));
+        assert!(t.starts_with("the run deadlocked\ndeadlock at"), "{t}");
+    }
 
     #[test]
     fn key_line_finds_keys_in_sections() {

@@ -8,6 +8,7 @@ use mpi_layer::VecProgram;
 use sim_core::Time;
 
 use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
+use crate::auto_mode::Traffic;
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
 use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_path};
 use crate::workloads::{self, Collective, Halo, Stencil, ZhuPattern};
@@ -24,6 +25,9 @@ pub(super) struct Programs {
     pub(super) rank_speeds: Option<crate::ti::RankSpeeds>,
     /// Text for the report.
     pub(super) about: String,
+    /// What `transport.mode = "auto"` reads; `None` for a trace (its
+    /// messages are read during the run).
+    pub(super) traffic: Option<Traffic>,
 }
 
 fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
@@ -61,13 +65,15 @@ impl Scenario {
                 Err(file.err(w, key, msg))
             }
         };
-        let simple = |name: &str, progs, ppn: u16, about: String| Programs {
-            streams: vec_streams(name, progs),
-            ppn,
-            node_of_rank: None,
-            rank_speeds: None,
-            about,
-        };
+        let simple =
+            |name: &str, progs: Vec<Vec<mpi_layer::Op>>, ppn: u16, about: String| Programs {
+                traffic: Some(Traffic::of_programs(&progs)),
+                streams: vec_streams(name, progs),
+                ppn,
+                node_of_rank: None,
+                rank_speeds: None,
+                about,
+            };
         Ok(match &self.workload {
             WorkloadSpec::PingPong { sizes, reps } => {
                 need(!sizes.is_empty(), "sizes", "needs at least one size")?;
@@ -140,8 +146,10 @@ impl Scenario {
                     "pattern",
                     "this seed and pattern number draw no link; pick another",
                 )?;
+                let progs = pat.programs(size.0);
                 Programs {
-                    streams: vec_streams("zhu", pat.programs(size.0)),
+                    traffic: Some(Traffic::of_programs(&progs)),
+                    streams: vec_streams("zhu", progs),
                     ppn: 1,
                     node_of_rank: Some(pat.node_of_rank()),
                     rank_speeds: None,
@@ -276,6 +284,10 @@ impl Scenario {
                     l.num_ranks()
                 );
                 Programs {
+                    traffic: Some(Traffic {
+                        messages: l.num_messages() as u64,
+                        bytes: l.total_bytes(),
+                    }),
                     streams: l
                         .programs()
                         .into_iter()
@@ -351,6 +363,7 @@ impl Scenario {
                     ppn: 1,
                     node_of_rank: None,
                     rank_speeds: cfg.ti.rank_speeds.clone(),
+                    traffic: None,
                 }
             }
             WorkloadSpec::Synthetic { .. } => {

@@ -18,6 +18,8 @@ pub(super) struct Setup {
     pub(super) ranks: u32,
     pub(super) nodes_used: u32,
     pub(super) mode: Mode,
+    /// Why `auto` chose `mode` (`None`: the scenario named it).
+    pub(super) mode_why: Option<String>,
     pub(super) workload: String,
     pub(super) seed: u64,
     pub(super) tcp_window: Option<u64>,
@@ -139,6 +141,10 @@ pub struct Report {
     pub ranks: u32,
     /// Transport mode (the ideal network ignores it).
     pub mode: Mode,
+    /// Why `transport.mode = "auto"` chose `mode`; absent when the
+    /// scenario named the mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_auto: Option<String>,
     /// Workload description.
     pub workload: String,
     /// Master seed.
@@ -354,6 +360,7 @@ impl Report {
             nodes_used: s.nodes_used,
             ranks: s.ranks,
             mode: s.mode,
+            mode_auto: s.mode_why.clone(),
             workload: s.workload.clone(),
             seed: s.seed,
             mpi: s.mpi.clone(),

@@ -10,7 +10,7 @@ use super::mpi::MpiSpec;
 use super::{Bytes, Dur, MachineSpec};
 use crate::trace::TraceFormat;
 use crate::workloads::{HvppMode, RecvOrder};
-use topology::{Mode, RouteMode, Switching};
+use topology::{ModeChoice, RouteMode, Switching};
 /// A scenario as written in the file (before presets are expanded).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,8 +54,8 @@ fn one() -> u64 {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    /// `packet` (default) or `flow`.
-    pub mode: Option<Mode>,
+    /// `auto` (default: [`crate::auto_mode`]), `packet` or `flow`.
+    pub mode: Option<ModeChoice>,
     /// Packet payload; default 4096 B.
     pub packet_size: Option<Bytes>,
     /// `cut-through` (default) or `store-and-forward`.

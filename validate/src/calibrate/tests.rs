@@ -138,3 +138,25 @@ fn loaded_rows_are_left_out_of_the_fit_and_counted() {
     assert_eq!(q.dropped.get("far"), Some(&1));
     assert_eq!(q.max_kept_pct, 4.0);
 }
+
+/// `write_atomic` replaces the whole file and leaves no temporary name;
+/// a target it cannot write (a folder) is an error naming it, and the
+/// folder is untouched.
+#[test]
+fn csv_is_replaced_whole() {
+    let dir = std::env::temp_dir().join(format!("netsim-atomic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("lib.csv");
+    write_atomic(&p, b"a,b\n1,2\n").unwrap();
+    write_atomic(&p, b"a,b\n1,2\n3,4\n").unwrap();
+    assert_eq!(std::fs::read(&p).unwrap(), b"a,b\n1,2\n3,4\n");
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let sub = dir.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("keep"), b"x").unwrap();
+    let e = write_atomic(&sub, b"rows").unwrap_err();
+    assert!(e.contains("sub"), "{e}");
+    assert!(sub.join("keep").exists() && !dir.join(".sub.part").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -52,7 +52,17 @@ pub(super) fn alpha_ps(alpha_s: f64, min_ps: u64) -> u64 {
     ((alpha_s * 1e12).round().max(0.0) as u64).max(min_ps)
 }
 
+/// The marker a fit without ping-pong rows writes into its scenario and
+/// its report: its postal values are another machine's.
+pub const BORROWED_POSTAL: &str = "BORROWED POSTAL VALUES: no ping-pong rows of this machine; \
+     every postal cell (alpha, R_b, L, o) is Blue Waters' (preset blue-waters), not measured here";
+
 impl Fit {
+    /// [`BORROWED_POSTAL`] when no locality has a ping-pong fit.
+    pub fn borrowed_postal(&self) -> Option<&'static str> {
+        self.postal.is_empty().then_some(BORROWED_POSTAL)
+    }
+
     /// The protocol thresholds `(short_max, eager_max)` of the first
     /// locality, and the protocol cell of every protocol per locality.
     pub(super) fn thresholds(&self) -> Option<(u64, u64)> {
@@ -99,6 +109,9 @@ impl Fit {
                 format!(" ({label})")
             }
         );
+        if let Some(b) = self.borrowed_postal() {
+            out += &format!("# {b}.\n");
+        }
         let locs: Vec<&str> = self.postal.iter().map(|p| p.locality.as_str()).collect();
         let unfitted: Vec<&str> = ["same_socket", "same_node", "other_node"]
             .into_iter()
@@ -377,6 +390,9 @@ impl Fit {
             self.state.as_deref().unwrap_or("-"),
             rows.join(", ")
         );
+        if let Some(b) = self.borrowed_postal() {
+            o += &format!("warning: {b}\n");
+        }
         let table = |o: &mut String, segs: &[Segment], names: Option<&[&str]>| {
             *o += "    segment            sizes   points       alpha          R_b      rms      max  bound\n";
             for (i, s) in segs.iter().enumerate() {

@@ -451,6 +451,18 @@ fn hvpp_only_and_two_locality_data_still_run() {
         t.contains("sockets = 2") && t.contains("gamma = \"2000 ps\""),
         "{t}"
     );
+    // No ping-pong rows: the scenario and the report say whose postal
+    // values it runs on; a fit with them does not.
+    let marker = format!("# {BORROWED_POSTAL}.\n");
+    assert!(t.contains(&marker), "{t}");
+    assert!(f.report("t.csv").contains(BORROWED_POSTAL));
+    let pp = fit_text(
+        &synth("other_node", &[(u64::MAX, 1e-6, 5e9)], 0.0, 1),
+        &FitOptions::default(),
+    )
+    .unwrap();
+    assert!(!pp.to_scenario("t.csv").contains(BORROWED_POSTAL));
+    assert!(!pp.report("t.csv").contains(BORROWED_POSTAL));
     check_scenario(&t, "t.toml", Path::new(".")).unwrap();
     // Two localities whose switch points differ: one set is used, noted.
     let a = synth(
