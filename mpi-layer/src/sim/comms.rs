@@ -12,8 +12,9 @@
 //! dimension, the `-1` then the `+1` neighbour (`MPI_Cart_shift` by one),
 //! a missing one (non-periodic edge) is `MPI_PROC_NULL`.
 
+use super::control::{Failed, Next, Resume};
 use super::local::Loc;
-use super::ranks::{CommEntry, Flow, Resume};
+use super::ranks::CommEntry;
 use super::{Ev, Sim};
 use crate::matching::PostedRecv;
 use crate::observe::Observer;
@@ -128,7 +129,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         r: u32,
         c: CommId,
         origin: &Origin,
-    ) -> Result<(u32, u32, u32), Flow> {
+    ) -> Result<(u32, u32, u32), Failed> {
         self.comm(r, c).ok_or_else(|| {
             self.fail(
                 r,
@@ -138,7 +139,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         })
     }
 
-    fn group(&mut self, r: u32, id: GroupId, origin: &Origin) -> Result<Arc<[u32]>, Flow> {
+    fn group(&mut self, r: u32, id: GroupId, origin: &Origin) -> Result<Arc<[u32]>, Failed> {
         if id == GroupId::EMPTY {
             return Ok(Arc::from([]));
         }
@@ -154,7 +155,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         id: GroupId,
         members: Vec<u32>,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         if id == GroupId::EMPTY {
             return Err(self.fail(
                 r,
@@ -171,7 +172,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
         };
         self.groups.insert((r, id.0), list);
-        Ok(Flow::Continue)
+        Ok(Next::Continue)
     }
 
     /// Executes a group or communicator operation of rank `r`; `None` if
@@ -182,7 +183,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         r: u32,
         op: &Op,
         origin: &Origin,
-    ) -> Option<Result<Flow, Flow>> {
+    ) -> Option<Result<Next, Failed>> {
         Some(match op {
             Op::CommDup { comm, new } => self.resolve(r, *comm, origin).and_then(|(g, me, _)| {
                 // A duplicate keeps the parent's topology.
@@ -249,7 +250,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         format!("group {} is unknown to this rank", group.0),
                     ))
                 } else {
-                    Ok(Flow::Continue)
+                    Ok(Next::Continue)
                 }
             }
             Op::CommFree { comm } => {
@@ -257,7 +258,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 match list.iter().rposition(|e| e.id == *comm) {
                     Some(i) if *comm != CommId::WORLD => {
                         list.remove(i);
-                        Ok(Flow::Continue)
+                        Ok(Next::Continue)
                     }
                     _ => Err(self.fail(
                         r,
@@ -363,7 +364,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         size: u32,
         mut ranks: impl Iterator<Item = &'a Rank>,
         origin: &Origin,
-    ) -> Result<(), Flow> {
+    ) -> Result<(), Failed> {
         match ranks.find(|&&x| x >= size) {
             Some(x) => Err(self.fail(
                 r,
@@ -381,7 +382,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         n: usize,
         ranks: &[Rank],
         origin: &Origin,
-    ) -> Result<Vec<u32>, Flow> {
+    ) -> Result<Vec<u32>, Failed> {
         let mut seen = vec![false; n];
         for &x in ranks {
             match seen.get_mut(x as usize) {
@@ -410,7 +411,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         group: GroupId,
         new: CommId,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let (g, _, size) = self.resolve(r, comm, origin)?;
         let members = self.group(r, group, origin)?;
         self.subset(r, g, size, &members, origin)?;
@@ -433,7 +434,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         tag: i32,
         new: CommId,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let (g, _, size) = self.resolve(r, comm, origin)?;
         let members = self.group(r, group, origin)?;
         self.subset(r, g, size, &members, origin)?;
@@ -464,7 +465,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         size: u32,
         members: &[u32],
         origin: &Origin,
-    ) -> Result<(), Flow> {
+    ) -> Result<(), Failed> {
         let set: FxHashSet<u32> = if g == 0 {
             FxHashSet::default()
         } else {
@@ -491,7 +492,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         remain: &[bool],
         new: CommId,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let (g, me, _) = self.resolve(r, comm, origin)?;
         let Topo::Cart { dims, periods } = &self.comms[g as usize].topo else {
             return Err(self.fail(
@@ -546,7 +547,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         new: CommId,
         shape: Shape,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let (g, me, _) = self.resolve(r, comm, origin)?;
         let arrival = Arrival {
             world: r,
@@ -567,7 +568,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         over: Over,
         arrival: Arrival,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         if arrival.new == CommId::WORLD && arrival.color >= 0 {
             return Err(self.fail(r, origin, "cannot redefine MPI_COMM_WORLD (id 0)".into()));
         }
@@ -630,7 +631,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         r: u32,
         mut all: Vec<Arrival>,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         // Ranks of the new communicators: by (color, key, parent rank).
         all.sort_by_key(|a| (a.color, a.key, a.me));
         let mut i = 0;
@@ -676,7 +677,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         comm: CommId,
         bytes: Result<&Vec<u64>, u64>,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let (g, me, _) = self.resolve(r, comm, origin)?;
         let Some((sources, dests)) = neighbours(&self.comms[g as usize].topo, me) else {
             return Err(self.fail(
@@ -706,7 +707,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let ctx = 2 * g + 1;
         let n = sources.iter().chain(&dests).flatten().count() as u32;
         if n == 0 {
-            return Ok(Flow::Continue);
+            return Ok(Next::Continue);
         }
         // Block first: a request may complete while the exchange is posted.
         self.block(r, Resume::Internal, n);
@@ -730,7 +731,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let peer = self.member(g, dst);
             self.post_send(s, r, peer, ctx, tag, b, req, false, (0, 0));
         }
-        Ok(Flow::Blocked)
+        Ok(Next::Blocked)
     }
 }
 

@@ -19,16 +19,14 @@
 //! What a job does when it starts and ends is the protocol's business
 //! (`protocol.rs`); this module only runs the servers.
 
-use super::Sim;
-use super::local::Loc;
+use super::local::{End, Loc};
+use super::{NONE, Sim};
 use crate::matching::PostedRecv;
 use crate::observe::{Observer, Work};
 use crate::op::OpStream;
 use crate::params::Progress;
 use sim_core::{Schedule, Scheduler, Time};
 use topology::Transport;
-
-pub(super) const NONE: u32 = u32::MAX;
 
 /// A piece of host work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,32 +45,6 @@ pub(super) enum Job {
     Compute(u32, Time, u32),
     /// Rank `r`'s program goes on.
     Resume(u32),
-}
-
-/// What happens when a job's work is done.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct End {
-    /// A request completes.
-    pub complete: u32,
-    /// The receiver matched an RTS: the CTS of this message leaves.
-    pub cts: u32,
-    /// This rank's program waited for the job: it goes on (as a job).
-    pub resume: u32,
-    /// This rank's program goes on now (the end of a [`Job::Resume`]).
-    pub unblock: u32,
-    /// The receiver handled an envelope of this (sender, receiver) pair:
-    /// the pair gets a credit back ([`crate::MpiParams::pair_window`]).
-    pub credit: (u32, u32),
-}
-
-impl End {
-    pub const NOTHING: End = End {
-        complete: NONE,
-        cts: NONE,
-        resume: NONE,
-        unblock: NONE,
-        credit: (NONE, NONE),
-    };
 }
 
 /// What a job costs once started: CPU time, then its effects `delay`
@@ -151,6 +123,13 @@ impl Waiting {
     }
 }
 
+/// A process's port: when its sending and receiving sides are free.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Port {
+    pub send_free: Time,
+    pub recv_free: Time,
+}
+
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Server `id`: ranks' cores are `0..n`, progress engines follow.
     pub(super) fn server(&mut self, id: u32) -> &mut Server {
@@ -179,7 +158,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Rank `r`'s network interface `nic`: its own port for 0, else an
     /// extra one of a graph program.
-    pub(super) fn port(&mut self, r: u32, nic: u16) -> &mut super::ranks::Port {
+    pub(super) fn port(&mut self, r: u32, nic: u16) -> &mut Port {
         if nic == 0 {
             &mut self.ranks[r as usize].port
         } else {

@@ -16,11 +16,37 @@
 //! `Bucket`), so that no instant holds memory beyond its own events. The
 //! layer never cancels an event, so it needs no handles.
 
-use super::host::End;
+use super::NONE;
 use rustc_hash::FxHashMap;
 use sim_core::Time;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// What happens when a job's work is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct End {
+    /// A request completes.
+    pub complete: u32,
+    /// The receiver matched an RTS: the CTS of this message leaves.
+    pub cts: u32,
+    /// This rank's program waited for the job: it goes on (as a job).
+    pub resume: u32,
+    /// This rank's program goes on now (the end of a [`Job::Resume`]).
+    pub unblock: u32,
+    /// The receiver handled an envelope of this (sender, receiver) pair:
+    /// the pair gets a credit back ([`crate::MpiParams::pair_window`]).
+    pub credit: (u32, u32),
+}
+
+impl End {
+    pub const NOTHING: End = End {
+        complete: NONE,
+        cts: NONE,
+        resume: NONE,
+        unblock: NONE,
+        credit: (NONE, NONE),
+    };
+}
 
 /// The layer's own events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,7 @@
 //! * `report.rs`: results, errors, the deadlock report.
 
 mod comms;
+mod control;
 mod costs;
 mod host;
 mod local;
@@ -53,6 +54,10 @@ use rustc_hash::FxHashMap;
 use sim_core::{Engine, EventId, Model, Schedule, Scheduler, Stop, Time, limits};
 use std::cmp::Reverse;
 use topology::{Delivery, LinkBusy, Placement, Transport};
+
+/// The id that names nothing (of a request, a message, a rank, a
+/// server): `u32::MAX`.
+pub(super) const NONE: u32 = u32::MAX;
 
 /// Events the MPI layer puts on the engine's queue. `NE` is the
 /// transport's event type, carried in [`Ev::Net`] (the transport never
@@ -160,7 +165,7 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     /// after the progress engines in `engines`.
     extra_cpus: FxHashMap<(u32, u16), u32>,
     /// Graph programs' network interfaces beyond the first.
-    extra_ports: FxHashMap<(u32, u16), ranks::Port>,
+    extra_ports: FxHashMap<(u32, u16), host::Port>,
     /// Progress engines, then graph programs' extra CPUs.
     engines: Vec<Server>,
     /// The jobs waiting on every server.

@@ -34,7 +34,9 @@
 //!   (`unexpected_copy_rate`) and the receive completes; a found RTS sends
 //!   the CTS.
 
-use super::host::{End, Job, NONE, Plan};
+use super::NONE;
+use super::host::{Job, Plan};
+use super::local::End;
 use super::local::Loc;
 use super::{Ev, NetSched, RunError, Sim, Truncation};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};

@@ -7,8 +7,9 @@
 //! `Compute` when the computation is. With progress engines the MPI work
 //! runs on the engine and the program does not wait for it.
 
-use super::host::NONE;
-use super::host::{Job, Server};
+use super::NONE;
+use super::control::{Failed, Next, Resume, Run};
+use super::host::{Job, Port, Server};
 use super::local::Loc;
 use super::requests::RecvCall;
 use super::{Ev, RunError, Sim};
@@ -24,37 +25,6 @@ use thin_vec::ThinVec;
 use topology::Transport;
 
 type Sch<'a, NE> = Scheduler<'a, Ev<NE>>;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Run {
-    Ready,
-    Blocked,
-    Finished,
-}
-
-/// What a rank does when it is unblocked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Resume {
-    /// Nothing to finish (the CPU part of a call, compute, sleep,
-    /// communicator creation).
-    Nothing,
-    /// Free the user requests named by the current op (wait, waitall).
-    FreeNamed,
-    /// Free the first completed request of the current waitany.
-    WaitAny,
-    /// Free the internal requests (blocking send/recv/sendrecv).
-    Internal,
-    /// A collective step's messages are done; reduce its bytes
-    /// (`CollRun::reduce`).
-    CollRound,
-    /// A collective step's reduction is done.
-    CollNext,
-}
-
-pub(super) enum Flow {
-    Continue,
-    Blocked,
-}
 
 /// A communicator as one rank knows it.
 #[derive(Clone, Copy, Debug)]
@@ -146,15 +116,10 @@ impl RankState {
 /// sendrecv, a step of recursive doubling), more on the heap.
 pub(super) type Internal = smallvec::SmallVec<[u32; 2]>;
 
-/// A process's port: when its sending and receiving sides are free.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Port {
-    pub send_free: Time,
-    pub recv_free: Time,
-}
-
 impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
-    pub(super) fn fail(&mut self, r: u32, origin: &Origin, message: String) -> Flow {
+    /// Rank `r`'s operation at `origin` is an error of its program: the
+    /// run's error (the first one) says so.
+    pub(super) fn fail(&mut self, r: u32, origin: &Origin, message: String) -> Failed {
         if self.error.is_none() {
             self.error = Some(RunError::Semantic {
                 rank: r,
@@ -162,15 +127,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 message,
             });
         }
-        Flow::Blocked
+        Failed
     }
 
-    pub(super) fn block(&mut self, r: u32, resume: Resume, waiting: u32) -> Flow {
+    pub(super) fn block(&mut self, r: u32, resume: Resume, waiting: u32) -> Next {
         let rk = &mut self.ranks[r as usize];
         rk.run = Run::Blocked;
         rk.resume = resume;
         rk.waiting = waiting;
-        Flow::Blocked
+        Next::Blocked
     }
 
     /// Rank `r` may continue: finish what it was blocked in, then run.
@@ -389,7 +354,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Drives the collective of rank `r`: posts the next non-empty step
     /// and blocks, or ends the collective.
-    fn coll_step(&mut self, s: &mut Sch<'_, T::Event>, r: u32) -> Flow {
+    fn coll_step(&mut self, s: &mut Sch<'_, T::Event>, r: u32) -> Next {
         let mut out = std::mem::take(&mut self.scratch);
         loop {
             let rk = &self.ranks[r as usize];
@@ -404,7 +369,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 rk.coll = None;
                 rk.cur = None;
                 self.scratch = out;
-                return Flow::Continue;
+                return Next::Continue;
             };
             if out.is_empty() {
                 self.ranks[r as usize].coll.as_mut().expect("coll").step += 1;
@@ -436,7 +401,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             self.scratch = out;
-            return Flow::Blocked;
+            return Next::Blocked;
         }
     }
 
@@ -449,7 +414,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         size: u32,
         peer: Rank,
         origin: &Origin,
-    ) -> Result<u32, Flow> {
+    ) -> Result<u32, Failed> {
         if peer >= size {
             return Err(self.fail(
                 r,
@@ -474,7 +439,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         origin: &Origin,
         req: u32,
         program: bool,
-    ) -> Result<bool, Flow> {
+    ) -> Result<bool, Failed> {
         let (g, _, size) = self.resolve(r, comm, origin)?;
         let d = self.peer(r, g, size, dst, origin)?;
         Ok(self.post_send(s, r, d, 2 * g, tag, bytes, req, program, (0, 0)))
@@ -490,7 +455,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         comm: CommId,
         origin: &Origin,
         req: u32,
-    ) -> Result<PostedRecv, Flow> {
+    ) -> Result<PostedRecv, Failed> {
         let (g, _, size) = self.resolve(r, comm, origin)?;
         let src = match src {
             Source::Any => None,
@@ -521,15 +486,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         origin: &Origin,
         req: u32,
         program: bool,
-    ) -> Result<bool, Flow> {
+    ) -> Result<bool, Failed> {
         let p = self.posted_recv(r, src, tag, comm, origin, req)?;
         Ok(self.post_recv(s, r, p, program, 0))
     }
 
     /// Continue if a job the program waits for is done, else wait for it.
-    fn go_on(&mut self, r: u32, done: bool) -> Flow {
+    fn go_on(&mut self, r: u32, done: bool) -> Next {
         if done {
-            Flow::Continue
+            Next::Continue
         } else {
             self.block(r, Resume::Nothing, 0)
         }
@@ -538,7 +503,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Executes one operation of rank `r`; remembers it (for diagnostics
     /// and waits) if the rank is still blocked in it.
     fn execute(&mut self, s: &mut Sch<'_, T::Event>, r: u32, op: Op, origin: Origin) {
-        if let Ok(Flow::Continue) = self.execute_inner(s, r, &op, &origin) {
+        if let Ok(Next::Continue) = self.execute_inner(s, r, &op, &origin) {
             // A collective just started (its steps run from `advance`,
             // which calls this only between collectives): its operation
             // is kept for `CollRun::plan` and for reports.
@@ -562,7 +527,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         r: u32,
         op: &Op,
         origin: &Origin,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let now = s.now();
         match *op {
             Op::Send {
@@ -574,7 +539,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 let req = self.internal_req(r);
                 self.block(r, Resume::Internal, 1);
                 self.isend(s, r, dst, tag, bytes, comm, origin, req, false)?;
-                Ok(Flow::Blocked)
+                Ok(Next::Blocked)
             }
             Op::Recv {
                 src,
@@ -586,7 +551,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.mark_recv(req, bytes, RecvCall::Recv, origin);
                 self.block(r, Resume::Internal, 1);
                 self.irecv(s, r, src, tag, comm, origin, req, false)?;
-                Ok(Flow::Blocked)
+                Ok(Next::Blocked)
             }
             Op::Sendrecv {
                 dst,
@@ -603,7 +568,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 self.block(r, Resume::Internal, 2);
                 self.isend(s, r, dst, send_tag, send_bytes, comm, origin, a, false)?;
                 self.irecv(s, r, src, recv_tag, comm, origin, b, false)?;
-                Ok(Flow::Blocked)
+                Ok(Next::Blocked)
             }
             Op::Isend {
                 dst,
@@ -637,12 +602,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
             Op::Wait { req } => {
                 if self.null_by_test(r, req) {
-                    return Ok(Flow::Continue);
+                    return Ok(Next::Continue);
                 }
                 let i = self.known(r, req, origin)?;
                 if self.reqs[i as usize].done {
                     self.free_user(r, req);
-                    return Ok(Flow::Continue);
+                    return Ok(Next::Continue);
                 }
                 self.reqs[i as usize].waited = true;
                 Ok(self.block(r, Resume::FreeNamed, 1))
@@ -679,10 +644,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
                 if let Some(k) = idx.iter().position(|&i| self.reqs[i as usize].done) {
                     self.free_user(r, reqs[k]);
-                    return Ok(Flow::Continue);
+                    return Ok(Next::Continue);
                 }
                 if idx.is_empty() {
-                    return Ok(Flow::Continue);
+                    return Ok(Next::Continue);
                 }
                 for &i in &idx {
                     self.reqs[i as usize].waited = true;
@@ -693,14 +658,14 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 if self.null_by_test(r, req) {
                     // Testing MPI_REQUEST_NULL: flag true, nothing to do.
                     self.tested.entry(r).or_default().push(req.0);
-                    return Ok(Flow::Continue);
+                    return Ok(Next::Continue);
                 }
                 let i = self.known(r, req, origin)?;
                 if self.reqs[i as usize].done {
                     self.free_user(r, req);
                     self.tested.entry(r).or_default().push(req.0);
                 }
-                Ok(Flow::Continue)
+                Ok(Next::Continue)
             }
             Op::Compute { duration } => {
                 let done = self.submit(s, r, Job::Compute(r, duration, NONE), true);
@@ -720,7 +685,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     ));
                 }
                 g.open = Some((now, origin.clone()));
-                Ok(Flow::Continue)
+                Ok(Next::Continue)
             }
             Op::RegionEnd { id } => {
                 match self.regions.get_mut(&(r, id)).filter(|g| g.open.is_some()) {
@@ -728,7 +693,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         let (t0, _) = g.open.take().expect("filtered");
                         g.total = g.total.saturating_add(now.saturating_sub(t0));
                         g.count += 1;
-                        Ok(Flow::Continue)
+                        Ok(Next::Continue)
                     }
                     None => Err(self.fail(r, origin, format!("region {id} ended but not begun"))),
                 }
@@ -770,7 +735,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 rk.coll = Some(run);
                 rk.coll_comm = g;
                 // `execute` keeps the operation in `cur` (no copy).
-                Ok(Flow::Continue)
+                Ok(Next::Continue)
             }
         }
     }

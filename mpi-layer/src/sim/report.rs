@@ -2,7 +2,7 @@
 //! deadlock report.
 
 use super::Sim;
-use super::ranks::Run;
+use super::control::Run;
 use crate::matching::MatchQueue;
 use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ProgramError, Rank};

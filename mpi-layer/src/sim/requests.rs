@@ -2,9 +2,9 @@
 //! (`ReqId`s) and MPI's completion rules for wait, waitall, waitany and
 //! test.
 
+use super::control::{Failed, Next, Resume, Run};
 use super::host::Job;
 use super::local::Loc;
-use super::ranks::{Flow, Resume, Run};
 use super::{Ev, Sim};
 use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ReqId};
@@ -207,7 +207,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     pub(super) fn new_req(&mut self, owner: u32) -> u32 {
         let r = Req {
             owner,
-            graph: super::host::NONE,
+            graph: super::NONE,
             done: false,
             waited: false,
             live: true,
@@ -250,7 +250,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let req = &mut self.reqs[i as usize];
         debug_assert!(req.live && !req.done);
         req.done = true;
-        if req.graph != super::host::NONE {
+        if req.graph != super::NONE {
             let (owner, g) = (req.owner, req.graph);
             self.free_req(i);
             let look = self.programs[owner as usize].completed(g);
@@ -290,7 +290,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
-    pub(super) fn user_req(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Flow> {
+    pub(super) fn user_req(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Failed> {
         if self.user.contains(r, id.0) {
             return Err(self.fail(r, origin, format!("request {} is already in flight", id.0)));
         }
@@ -350,7 +350,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             .collect()
     }
 
-    pub(super) fn known(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Flow> {
+    pub(super) fn known(&mut self, r: u32, id: ReqId, origin: &Origin) -> Result<u32, Failed> {
         self.lookup(r, id)
             .ok_or_else(|| self.fail(r, origin, format!("request {} is unknown", id.0)))
     }
@@ -392,7 +392,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         reqs: &[ReqId],
         origin: &Origin,
         pending: bool,
-    ) -> Result<Flow, Flow> {
+    ) -> Result<Next, Failed> {
         let mut left = 0;
         for &q in reqs {
             let i = self.known(r, q, origin)?;
@@ -409,7 +409,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             if pending {
                 self.ranks[r as usize].user_reqs.clear();
             }
-            return Ok(Flow::Continue);
+            return Ok(Next::Continue);
         }
         Ok(self.block(r, Resume::FreeNamed, left))
     }
