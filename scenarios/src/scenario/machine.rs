@@ -85,7 +85,7 @@ impl Default for MachineSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TorusSpec {
-    /// Torus routers per dimension; default `[23, 24, 24]` (Blue Waters).
+    /// Torus routers per dimension; default `topology::torus::BLUE_WATERS_DIMS` (Blue Waters, 23 x 24 x 24).
     pub dims: Option<[u32; 3]>,
     /// Torus partition; default whole.
     pub partition: Option<Partition>,
@@ -504,7 +504,7 @@ type FieldErr<'a> = &'a dyn Fn(&str, String) -> ScenarioError;
 
 impl TorusSpec {
     fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
-        let mut tp = TorusParams::blue_waters_dims(self.dims.unwrap_or([23, 24, 24]));
+        let mut tp = TorusParams::blue_waters_dims(self.dims.unwrap_or(topology::torus::BLUE_WATERS_DIMS));
         if let Some(v) = self.nodes_per_router {
             tp.nodes_per_router = v;
         }
