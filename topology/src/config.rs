@@ -4,6 +4,7 @@
 //! checks a machine and a configuration must pass together.
 
 use crate::machine::{Machine, Sharing};
+use crate::routing::Router;
 use clap::ValueEnum;
 use sim_core::{Bandwidth, Time};
 
@@ -76,13 +77,16 @@ pub enum RouteMode {
     /// Minimal or Valiant by the source router's queues (packet mode,
     /// torus).
     Ugal,
+    /// D-mod-k on a SimGrid `FAT_TREE` (both modes; one path per
+    /// destination, [`crate::routing::fat_tree`]).
+    Dmodk,
 }
 
 impl RouteMode {
     /// Whether the packet model chooses the route per packet (anything
     /// but dimension order).
     pub fn per_packet(self) -> bool {
-        self != RouteMode::DimensionOrder
+        !matches!(self, RouteMode::DimensionOrder | RouteMode::Dmodk)
     }
 }
 
@@ -165,6 +169,9 @@ pub enum NetConfigError {
     /// `packet_bytes` is zero or above `u32::MAX`.
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
+    /// D-mod-k needs a fat tree.
+    #[error("dmodk routing needs a SimGrid FAT_TREE machine; `{0}` is not one")]
+    DmodkNeedsFatTree(String),
     /// A per-packet routing needs a torus.
     #[error("{0} routing needs a torus machine; `{1}` is not one")]
     RoutingNeedsTorus(RouteMode, String),
@@ -198,11 +205,25 @@ pub enum NetConfigError {
     },
 }
 
+/// The machine `cfg` routes on: `m` itself, or with its fat-tree table
+/// replaced by D-mod-k's.
+pub(crate) fn routed(mut m: Machine, cfg: &NetConfig) -> Machine {
+    if cfg.routing == RouteMode::Dmodk
+        && let Router::FatTree(t, shape) = &m.router
+    {
+        m.router = Router::Table(shape.dmodk(m.links(), t));
+    }
+    m
+}
+
 pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
     if cfg.packet_bytes == 0 || cfg.packet_bytes > u32::MAX as u64 {
         return Err(NetConfigError::PacketSize(cfg.packet_bytes));
     }
     let r = cfg.routing;
+    if r == RouteMode::Dmodk && !matches!(machine.router, Router::FatTree(..)) {
+        return Err(NetConfigError::DmodkNeedsFatTree(machine.name().into()));
+    }
     if cfg.mode == Mode::Flow && r.per_packet() && r != RouteMode::MinimalAdaptive {
         return Err(NetConfigError::NeedsPacketMode(r));
     }

@@ -185,6 +185,7 @@ impl PacketNet {
     /// A packet network over `m`.
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
+        let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         let mut link_dim = Vec::new();
         if let Some(t) = m.torus() {
@@ -521,7 +522,7 @@ impl PacketNet {
                         pk.via = i;
                     }
                 }
-                RouteMode::DimensionOrder | RouteMode::MinimalAdaptive => {}
+                RouteMode::DimensionOrder | RouteMode::MinimalAdaptive | RouteMode::Dmodk => {}
             }
         }
         if pk.via == g {
