@@ -5,7 +5,9 @@
 
 use crate::machine::{Machine, Sharing};
 use crate::routing::Router;
+use crate::routing::fat_tree::{ECMP_KEY, Spread};
 use clap::ValueEnum;
+use sim_core::rng::{Rng, RngStreams};
 use sim_core::{Bandwidth, Time};
 
 /// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
@@ -80,13 +82,22 @@ pub enum RouteMode {
     /// D-mod-k on a SimGrid `FAT_TREE` (both modes; one path per
     /// destination, [`crate::routing::fat_tree`]).
     Dmodk,
+    /// ECMP by a hash of (source, destination) on a SimGrid `FAT_TREE`
+    /// (both modes, [`crate::routing::fat_tree`]).
+    Ecmp,
+    /// A random up-path per (source, destination) on a SimGrid
+    /// `FAT_TREE`, from stream `routing.choice` (both modes).
+    Random,
 }
 
 impl RouteMode {
     /// Whether the packet model chooses the route per packet (anything
     /// but dimension order).
     pub fn per_packet(self) -> bool {
-        !matches!(self, RouteMode::DimensionOrder | RouteMode::Dmodk)
+        !matches!(
+            self,
+            RouteMode::DimensionOrder | RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random
+        )
     }
 }
 
@@ -169,9 +180,9 @@ pub enum NetConfigError {
     /// `packet_bytes` is zero or above `u32::MAX`.
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
-    /// D-mod-k needs a fat tree.
-    #[error("dmodk routing needs a SimGrid FAT_TREE machine; `{0}` is not one")]
-    DmodkNeedsFatTree(String),
+    /// D-mod-k, ECMP and random need a fat tree.
+    #[error("{0} routing needs a SimGrid FAT_TREE machine; `{1}` is not one")]
+    NeedsFatTree(RouteMode, String),
     /// A per-packet routing needs a torus.
     #[error("{0} routing needs a torus machine; `{1}` is not one")]
     RoutingNeedsTorus(RouteMode, String),
@@ -206,12 +217,21 @@ pub enum NetConfigError {
 }
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table
-/// replaced by D-mod-k's.
+/// replaced by D-mod-k's or by the ECMP or random spread.
 pub(crate) fn routed(mut m: Machine, cfg: &NetConfig) -> Machine {
-    if cfg.routing == RouteMode::Dmodk
-        && let Router::FatTree(t, shape) = &m.router
-    {
-        m.router = Router::Table(shape.dmodk(m.links(), t));
+    if let Router::FatTree(t, shape) = &m.router {
+        let router = match cfg.routing {
+            RouteMode::Dmodk => Router::Table(shape.dmodk(m.links(), t)),
+            RouteMode::Ecmp => Router::Spread(Box::new(Spread::new(m.links(), t, shape, ECMP_KEY))),
+            RouteMode::Random => {
+                let key = RngStreams::new(cfg.seed)
+                    .stream("routing.choice")
+                    .random::<u64>();
+                Router::Spread(Box::new(Spread::new(m.links(), t, shape, key)))
+            }
+            _ => return m,
+        };
+        m.router = router;
     }
     m
 }
@@ -221,8 +241,9 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         return Err(NetConfigError::PacketSize(cfg.packet_bytes));
     }
     let r = cfg.routing;
-    if r == RouteMode::Dmodk && !matches!(machine.router, Router::FatTree(..)) {
-        return Err(NetConfigError::DmodkNeedsFatTree(machine.name().into()));
+    let fat_tree_routing = matches!(r, RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random);
+    if fat_tree_routing && !matches!(machine.router, Router::FatTree(..)) {
+        return Err(NetConfigError::NeedsFatTree(r, machine.name().into()));
     }
     if cfg.mode == Mode::Flow && r.per_packet() && r != RouteMode::MinimalAdaptive {
         return Err(NetConfigError::NeedsPacketMode(r));

@@ -491,7 +491,11 @@ impl PacketNet {
         let v = self.m.link(pk.link).to;
         let dst = self.msgs[pk.msg as usize].dst;
         let t = match (self.routing, self.m.torus()) {
-            (RouteMode::DimensionOrder, _) | (_, None) => return self.m.next_link(v, dst),
+            (RouteMode::DimensionOrder, _) => return self.m.next_link(v, dst),
+            (_, None) => {
+                let src = self.msgs[pk.msg as usize].src;
+                return self.m.next_link_from(v, src, dst);
+            }
             (RouteMode::MinimalAdaptive, Some(t)) => {
                 return adaptive::least_waiting(t, v, dst, |l| self.q[l as usize].waiting_bytes);
             }
@@ -522,7 +526,11 @@ impl PacketNet {
                         pk.via = i;
                     }
                 }
-                RouteMode::DimensionOrder | RouteMode::MinimalAdaptive | RouteMode::Dmodk => {}
+                RouteMode::DimensionOrder
+                | RouteMode::MinimalAdaptive
+                | RouteMode::Dmodk
+                | RouteMode::Ecmp
+                | RouteMode::Random => {}
             }
         }
         if pk.via == g {

@@ -1212,9 +1212,9 @@ fn tcp_window_caps_a_long_route() {
 /// D-mod-k every link carries one flow, so the permutation ends when a
 /// lone transfer would; under the default table (lowest link id) each
 /// leaf's four flows share its first up-link: 4 S / b plus the route's
-/// latency, the closed forms both ways.
+/// latency; under ECMP, three: 3 S / b. The closed forms both ways.
 #[test]
-fn dmodk_shift_permutation_meets_the_closed_forms() {
+fn fat_tree_shift_permutation_meets_the_closed_forms() {
     let xml = r#"<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
@@ -1249,6 +1249,14 @@ fn dmodk_shift_permutation_meets_the_closed_forms() {
         assert!(
             (got / want - 1.0).abs() < 0.02,
             "{mode:?}: {got} s, want {want} s"
+        );
+        // ECMP's hash puts three flows on some links (the platform
+        // tests count them): 3 S / b.
+        let want = 3.0 * serial + (lone.as_secs_f64() - serial);
+        let got = last(RouteMode::Ecmp).as_secs_f64();
+        assert!(
+            (got / want - 1.0).abs() < 0.02,
+            "{mode:?} ecmp: {got} s, want {want} s"
         );
     }
 }

@@ -469,12 +469,17 @@ fn path_names(m: &crate::Machine, s: u32, d: u32) -> Vec<String> {
         .collect()
 }
 
-fn dmodk(p: Platform) -> crate::Machine {
+fn routed(p: Platform, routing: crate::RouteMode, seed: u64) -> crate::Machine {
     let cfg = crate::NetConfig {
-        routing: crate::RouteMode::Dmodk,
+        routing,
+        seed,
         ..Default::default()
     };
     crate::config::routed(p.machine, &cfg)
+}
+
+fn dmodk(p: Platform) -> crate::Machine {
+    routed(p, crate::RouteMode::Dmodk, 1)
 }
 
 #[test]

@@ -25,6 +25,19 @@
 //! modulo `w[l] * p[l]`; netsim merges a level's `p` parallel cables into
 //! one, so the two agree when every `p` is 1.
 
+//!
+//! `routing = "ecmp"` and `"random"` spread by source and destination
+//! instead ([`Spread`]): the parent is `mix(key, s, d, l) mod w[l]`,
+//! `mix` SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable
+//! pseudorandom number generators", OOPSLA 2014) over the pair, the level
+//! and a key: for `ecmp` a fixed key (a switch's hash of the packet's
+//! addresses: the same pair always takes the same path, whatever the
+//! seed); for `random` a key drawn from stream `routing.choice` of the
+//! run's seed (a path drawn per pair, reproducible for a seed). A
+//! message's packets and a flow keep one path. The idle time of a
+//! transfer is computed on the default route, which has the same links'
+//! latencies on every up-path (the import gives every cable one latency).
+
 use crate::link::Link;
 
 use super::NextHopTable;
@@ -54,44 +67,117 @@ impl FatTreeShape {
         FatTreeShape { m, w, first }
     }
 
-    fn level(&self, v: u32) -> usize {
+    /// The level of vertex `v` (0 for hosts).
+    pub(crate) fn level(&self, v: u32) -> usize {
         self.first.iter().rposition(|&f| f <= v).unwrap()
     }
 
-    /// The D-mod-k table: `base` with every up-going entry replaced by
-    /// the link to parent `k` of the module docs.
-    pub(crate) fn dmodk(&self, links: &[Link], base: &NextHopTable) -> NextHopTable {
+    /// Every switch's up-links, parent `k` at index `k`
+    /// (`[v - hosts]`; empty at the top level).
+    fn parent_links(&self, links: &[Link]) -> Vec<Vec<u32>> {
         let hosts = self.first[1];
-        let levels = self.m.len();
-        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); *self.first.last().unwrap() as usize];
+        let end = *self.first.last().unwrap();
+        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); end as usize];
         for (id, l) in links.iter().enumerate() {
             out_links[l.from as usize].push(id as u32);
         }
-        let mut t = base.clone();
-        for l in 1..levels {
+        let mut parents = vec![Vec::new(); (end - hosts) as usize];
+        for l in 1..self.m.len() {
             // wb: w[0] * ... * w[l-1]; the parent index of node i is
             // (a / m[l]) * (wb * w[l]) + b + wb * k, a = i / wb, b = i % wb.
             let wb: u64 = self.w[..l].iter().product();
             for v in self.first[l]..self.first[l + 1] {
                 let i = (v - self.first[l]) as u64;
                 let (a, b) = (i / wb, i % wb);
+                parents[(v - hosts) as usize] = (0..self.w[l])
+                    .map(|k| {
+                        let parent = (a / self.m[l]) * (wb * self.w[l]) + b + wb * k;
+                        let pv = self.first[l + 1] + parent as u32;
+                        out_links[v as usize]
+                            .iter()
+                            .copied()
+                            .find(|&id| links[id as usize].to == pv)
+                            .expect("the FAT_TREE import cables every node to each of its parents")
+                    })
+                    .collect();
+            }
+        }
+        parents
+    }
+
+    /// Whether `link` goes up a level.
+    fn is_up(&self, links: &[Link], link: u32) -> bool {
+        let l = &links[link as usize];
+        self.level(l.to) == self.level(l.from) + 1
+    }
+
+    /// The D-mod-k table: `base` with every up-going entry replaced by
+    /// the link to parent `k` of the module docs.
+    pub(crate) fn dmodk(&self, links: &[Link], base: &NextHopTable) -> NextHopTable {
+        let hosts = self.first[1];
+        let parents = self.parent_links(links);
+        let mut t = base.clone();
+        for l in 1..self.m.len() {
+            let wb: u64 = self.w[..l].iter().product();
+            for v in self.first[l]..self.first[l + 1] {
                 for d in 0..hosts {
-                    let cur = base.next_link(v, d);
-                    if self.level(links[cur as usize].to) != l + 1 {
-                        continue;
+                    if self.is_up(links, base.next_link(v, d)) {
+                        let k = (d as u64 / wb) % self.w[l];
+                        t.set(v, d, parents[(v - hosts) as usize][k as usize]);
                     }
-                    let k = (d as u64 / wb) % self.w[l];
-                    let parent = (a / self.m[l]) * (wb * self.w[l]) + b + wb * k;
-                    let pv = self.first[l + 1] + parent as u32;
-                    let up = out_links[v as usize]
-                        .iter()
-                        .copied()
-                        .find(|&id| links[id as usize].to == pv)
-                        .expect("the FAT_TREE import cables every node to each of its parents");
-                    t.set(v, d, up);
                 }
             }
         }
         t
+    }
+}
+
+/// The up-link choice of `ecmp` and `random` (module docs).
+#[derive(Clone, Debug)]
+pub struct Spread {
+    base: NextHopTable,
+    shape: FatTreeShape,
+    /// `parents[v - hosts]`: switch `v`'s up-links, parent `k` at `k`.
+    parents: Vec<Vec<u32>>,
+    key: u64,
+}
+
+/// The fixed key of `ecmp`: SplitMix64's increment.
+pub const ECMP_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Spread {
+    /// The spread routing of a fat tree with default table `base`.
+    pub(crate) fn new(links: &[Link], base: &NextHopTable, shape: &FatTreeShape, key: u64) -> Self {
+        Spread {
+            base: base.clone(),
+            shape: shape.clone(),
+            parents: shape.parent_links(links),
+            key,
+        }
+    }
+
+    /// The default route's link (shortest-path table) from `v` to `dst`.
+    pub fn default_link(&self, v: u32, dst: u32) -> u32 {
+        self.base.next_link(v, dst)
+    }
+
+    /// The link switch `v` takes towards host `dst` for a transfer from
+    /// host `src`. `O(levels)`.
+    pub fn next_link(&self, links: &[Link], v: u32, src: u32, dst: u32) -> u32 {
+        let t = self.base.next_link(v, dst);
+        if !self.shape.is_up(links, t) {
+            return t;
+        }
+        let l = self.shape.level(v);
+        let ups = &self.parents[(v - self.shape.first[1]) as usize];
+        let h = mix(self.key ^ mix(((src as u64) << 32 | dst as u64) ^ mix(l as u64)));
+        ups[(h % ups.len() as u64) as usize]
     }
 }

@@ -14,6 +14,7 @@
 //! | minimal adaptive (torus, packet model) | [`adaptive`] | among the productive ports the output link with the fewest bytes waiting; ties to the first of +x, -x, +y, -y, +z, -z (with empty queues: the dimension-order port) |
 //! | O1TURN, Valiant, ROMM, UGAL (torus, packet model) | [`oblivious`] | a draw per packet at its source router from a named stream (an order, an intermediate router); each phase dimension order with the machine's tie rule; UGAL's queue comparison ties to the minimal route |
 //! | D-mod-k (SimGrid `FAT_TREE`, `routing = "dmodk"`) | [`fat_tree`] | up-port `floor(d / (w0 ... w(l-1))) mod w(l)` at level `l` for destination `d`; no tie |
+//! | ECMP, random (SimGrid `FAT_TREE`, `routing = "ecmp"`, `"random"`) | [`fat_tree`] | up-port `mix(key, s, d, l) mod w(l)`, the key fixed (ECMP) or drawn from stream `routing.choice` (random); no tie |
 //! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
 //!
 //! Minimal adaptive routing and the routings of [`oblivious`] are choices
@@ -62,6 +63,10 @@ pub enum Router {
     /// A fat tree's shortest-path table, with the shape that
     /// [`fat_tree`]'s D-mod-k table is computed from.
     FatTree(NextHopTable, fat_tree::FatTreeShape),
+    /// A fat tree under `ecmp` or `random`: the up-link a function of
+    /// (source, destination), [`crate::Machine::next_link_from`];
+    /// [`Router::next_link`] gives the default route.
+    Spread(Box<fat_tree::Spread>),
 }
 
 impl Router {
@@ -72,6 +77,7 @@ impl Router {
         match self {
             Router::DimensionOrder(t) => t.dor_next(v, dst),
             Router::Table(t) | Router::FatTree(t, _) => t.next_link(v, dst),
+            Router::Spread(s) => s.default_link(v, dst),
         }
     }
 
@@ -79,7 +85,7 @@ impl Router {
     pub fn torus(&self) -> Option<&TorusGeom> {
         match self {
             Router::DimensionOrder(t) => Some(t),
-            Router::Table(_) | Router::FatTree(..) => None,
+            Router::Table(_) | Router::FatTree(..) | Router::Spread(_) => None,
         }
     }
 }
