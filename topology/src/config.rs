@@ -45,11 +45,12 @@ pub enum Switching {
     StoreAndForward,
 }
 
-/// Routing choice on a torus (other machines always use their unique or
-/// tie-broken shortest path). Named `dimension-order` (alias `dor`),
-/// `adaptive` (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`,
-/// `valiant`, `romm` and `ugal`; each routing's tie rule and source are in
-/// [`crate::routing`].
+/// Routing choice on a torus or a SimGrid `FAT_TREE` (other machines
+/// always use their tie-broken shortest path, the default). Named
+/// `dimension-order` (alias `dor`; the default everywhere), `adaptive`
+/// (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`, `valiant`,
+/// `romm` and `ugal` on a torus; `dmodk`, `ecmp` and `random` on a fat
+/// tree. Each routing's tie rule and source are in [`crate::routing`].
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
 )]
@@ -91,8 +92,9 @@ pub enum RouteMode {
 }
 
 impl RouteMode {
-    /// Whether the packet model chooses the route per packet (anything
-    /// but dimension order).
+    /// Whether the packet model chooses the route per packet (the torus
+    /// routings but dimension order; a fat-tree routing is a function of
+    /// source and destination).
     pub fn per_packet(self) -> bool {
         !matches!(
             self,
@@ -110,7 +112,7 @@ pub struct NetConfig {
     pub packet_bytes: u64,
     /// Cut-through or store-and-forward (packet mode).
     pub switching: Switching,
-    /// Dimension-order or adaptive routing (torus, packet mode).
+    /// The routing ([`RouteMode`]: torus or SimGrid fat tree).
     pub routing: RouteMode,
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.
