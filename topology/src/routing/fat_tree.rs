@@ -32,8 +32,9 @@
 //! pseudorandom number generators", OOPSLA 2014) over the pair, the level
 //! and a key: for `ecmp` a fixed key (a switch's hash of the packet's
 //! addresses: the same pair always takes the same path, whatever the
-//! seed); for `random` a key drawn from stream `routing.choice` of the
-//! run's seed (a path drawn per pair, reproducible for a seed). A
+//! seed; per-flow hashing as RFC 2991 surveys it); for `random` a key
+//! drawn from stream `routing.choice` of the run's seed (a path drawn
+//! per pair, reproducible for a seed). A
 //! message's packets and a flow keep one path. The idle time of a
 //! transfer is computed on the default route, which has the same links'
 //! latencies on every up-path (the import gives every cable one latency).
