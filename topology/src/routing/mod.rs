@@ -30,10 +30,10 @@
 //! A new deterministic routing is a variant of [`Router`] holding what it
 //! needs (geometry, tables) and an arm in [`Router::next_link`]; its
 //! module states its tie rule, and the topology family that uses it
-//! passes it to the machine builder. A fat tree with ECMP is a table
-//! whose cells hold several equal-cost links, the choice among them a
-//! deterministic hash of (source, destination) so that a flow keeps one
-//! path. A per-packet routing through an intermediate or in a drawn
+//! passes it to the machine builder. A routing that needs the source as
+//! well (ECMP, random on a fat tree: [`fat_tree::Spread`]) answers
+//! through [`crate::Machine::next_link_from`], so that a flow and a
+//! message's packets keep one path. A per-packet routing through an intermediate or in a drawn
 //! order keeps its state in the packet model's packet and asks the
 //! geometry for the port towards the current target ([`oblivious`]);
 //! in the flow model it would route a flow the same way once (not yet
