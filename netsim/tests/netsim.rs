@@ -619,6 +619,54 @@ mod cli {
         assert_eq!(v["makespan_ps"], 500_000_000_000u64 + 3 * 347_827_587);
     }
 
+    /// The fat-tree routings from the command line (docs/SCENARIOS.md,
+    /// "Routings"): a shift permutation on a full-bisection SimGrid fat
+    /// tree puts one flow per link under D-mod-k, four on a leaf's first
+    /// up-link under the default table, three under ECMP; the makespans
+    /// scale so (within 2 %: the latencies do not scale).
+    #[test]
+    fn fat_tree_routings_on_a_shift() {
+        let (csv, xml) = (
+            example("traces/shift-16x256k.csv"),
+            example("platform/fat-tree.xml"),
+        );
+        let makespan = |routing: &str| {
+            let set = format!("transport.routing={routing}");
+            let v = json(&ok(&[
+                "replay",
+                &csv,
+                "--platform",
+                &xml,
+                "--mode",
+                "flow",
+                "--set",
+                &set,
+                "--json",
+            ]));
+            v["makespan_ps"].as_u64().unwrap() as f64
+        };
+        let d = makespan("dmodk");
+        let near = |x: f64, want: f64| (x / want - 1.0).abs() < 0.02;
+        assert!(near(makespan("dor"), 4.0 * d), "{}", makespan("dor"));
+        assert!(near(makespan("ecmp"), 3.0 * d), "{}", makespan("ecmp"));
+        // D-mod-k needs the fat tree: a flat cluster is bad input.
+        let flat = example("platform/cluster.xml");
+        let o = netsim(&[
+            "replay",
+            &example("platform/list.txt"),
+            "--platform",
+            &flat,
+            "--set",
+            "transport.routing=dmodk",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("dmodk routing needs a SimGrid FAT_TREE"),
+            "{err}"
+        );
+    }
+
     /// `--collectives` on `replay`, `run` and `sweep`: SimGrid's alltoall
     /// of 3 ranks runs as SMPI runs it (Open MPI's table: P = 3, 500
     /// elements = 4000 B < 8192: linear_sync, i.e. all at once), where

@@ -4,7 +4,10 @@
 //! checks a machine and a configuration must pass together.
 
 use crate::machine::{Machine, Sharing};
+use crate::routing::Router;
+use crate::routing::fat_tree::{ECMP_KEY, Spread};
 use clap::ValueEnum;
+use sim_core::rng::{Rng, RngStreams};
 use sim_core::{Bandwidth, Time};
 
 /// Default packet payload = 4096 B: the largest InfiniBand MTU, and a
@@ -71,11 +74,12 @@ pub enum Switching {
     StoreAndForward,
 }
 
-/// Routing choice on a torus (other machines always use their unique or
-/// tie-broken shortest path). Named `dimension-order` (alias `dor`),
-/// `adaptive` (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`,
-/// `valiant`, `romm` and `ugal`; each routing's tie rule and source are in
-/// [`crate::routing`].
+/// Routing choice on a torus or a SimGrid `FAT_TREE` (other machines
+/// always use their tie-broken shortest path, the default). Named
+/// `dimension-order` (alias `dor`; the default everywhere), `adaptive`
+/// (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`, `valiant`,
+/// `romm` and `ugal` on a torus; `dmodk`, `ecmp` and `random` on a fat
+/// tree. Each routing's tie rule and source are in [`crate::routing`].
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
 )]
@@ -105,13 +109,26 @@ pub enum RouteMode {
     /// Minimal or Valiant by the source router's queues (packet mode,
     /// torus).
     Ugal,
+    /// D-mod-k on a SimGrid `FAT_TREE` (both modes; one path per
+    /// destination, [`crate::routing::fat_tree`]).
+    Dmodk,
+    /// ECMP by a hash of (source, destination) on a SimGrid `FAT_TREE`
+    /// (both modes, [`crate::routing::fat_tree`]).
+    Ecmp,
+    /// A random up-path per (source, destination) on a SimGrid
+    /// `FAT_TREE`, from stream `routing.choice` (both modes).
+    Random,
 }
 
 impl RouteMode {
-    /// Whether the packet model chooses the route per packet (anything
-    /// but dimension order).
+    /// Whether the packet model chooses the route per packet (the torus
+    /// routings but dimension order; a fat-tree routing is a function of
+    /// source and destination).
     pub fn per_packet(self) -> bool {
-        self != RouteMode::DimensionOrder
+        !matches!(
+            self,
+            RouteMode::DimensionOrder | RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random
+        )
     }
 }
 
@@ -124,7 +141,7 @@ pub struct NetConfig {
     pub packet_bytes: u64,
     /// Cut-through or store-and-forward (packet mode).
     pub switching: Switching,
-    /// Dimension-order or adaptive routing (torus, packet mode).
+    /// The routing ([`RouteMode`]: torus or SimGrid fat tree).
     pub routing: RouteMode,
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.
@@ -194,6 +211,9 @@ pub enum NetConfigError {
     /// `packet_bytes` is zero or above `u32::MAX`.
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
+    /// D-mod-k, ECMP and random need a fat tree.
+    #[error("{0} routing needs a SimGrid FAT_TREE machine; `{1}` is not one")]
+    NeedsFatTree(RouteMode, String),
     /// A per-packet routing needs a torus.
     #[error("{0} routing needs a torus machine; `{1}` is not one")]
     RoutingNeedsTorus(RouteMode, String),
@@ -227,11 +247,35 @@ pub enum NetConfigError {
     },
 }
 
+/// The machine `cfg` routes on: `m` itself, or with its fat-tree table
+/// replaced by D-mod-k's or by the ECMP or random spread.
+pub(crate) fn routed(mut m: Machine, cfg: &NetConfig) -> Machine {
+    if let Router::FatTree(t, shape) = &m.router {
+        let router = match cfg.routing {
+            RouteMode::Dmodk => Router::Table(shape.dmodk(m.links(), t)),
+            RouteMode::Ecmp => Router::Spread(Box::new(Spread::new(m.links(), t, shape, ECMP_KEY))),
+            RouteMode::Random => {
+                let key = RngStreams::new(cfg.seed)
+                    .stream("routing.choice")
+                    .random::<u64>();
+                Router::Spread(Box::new(Spread::new(m.links(), t, shape, key)))
+            }
+            _ => return m,
+        };
+        m.router = router;
+    }
+    m
+}
+
 pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigError> {
     if cfg.packet_bytes == 0 || cfg.packet_bytes > u32::MAX as u64 {
         return Err(NetConfigError::PacketSize(cfg.packet_bytes));
     }
     let r = cfg.routing;
+    let fat_tree_routing = matches!(r, RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random);
+    if fat_tree_routing && !matches!(machine.router, Router::FatTree(..)) {
+        return Err(NetConfigError::NeedsFatTree(r, machine.name().into()));
+    }
     if cfg.mode == Mode::Flow && r.per_packet() && r != RouteMode::MinimalAdaptive {
         return Err(NetConfigError::NeedsPacketMode(r));
     }

@@ -408,13 +408,27 @@ impl Machine {
         self.router.next_link(v, dst)
     }
 
+    /// [`Machine::next_link`] for a transfer from host `src`: the same
+    /// link, except on a fat tree routed by `ecmp` or `random`, whose
+    /// up-link depends on the source too. `O(levels)` there, else `O(1)`.
+    #[inline]
+    pub fn next_link_from(&self, v: u32, src: u32, dst: u32) -> u32 {
+        match &self.router {
+            Router::Spread(s) if v >= self.hosts => {
+                assert_ne!(v, dst, "packet already at its destination");
+                s.next_link(&self.links, v, src, dst)
+            }
+            _ => self.next_link(v, dst),
+        }
+    }
+
     /// Appends the links of the deterministic route from `src` to `dst`
     /// (injection link first, ejection link last) to `out`; returns the
     /// sum of their latencies. `O(route)`.
     pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<u32>) -> Time {
         let (mut v, mut lat) = (src.0, Time::ZERO);
         while v != dst.0 {
-            let l = self.next_link(v, dst.0);
+            let l = self.next_link_from(v, src.0, dst.0);
             out.push(l);
             let h = self.heads[l as usize];
             lat += h.latency;

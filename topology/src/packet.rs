@@ -185,6 +185,7 @@ impl PacketNet {
     /// A packet network over `m`.
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
+        let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         let mut link_dim = Vec::new();
         if let Some(t) = m.torus() {
@@ -490,7 +491,11 @@ impl PacketNet {
         let v = self.m.link(pk.link).to;
         let dst = self.msgs[pk.msg as usize].dst;
         let t = match (self.routing, self.m.torus()) {
-            (RouteMode::DimensionOrder, _) | (_, None) => return self.m.next_link(v, dst),
+            (RouteMode::DimensionOrder, _) => return self.m.next_link(v, dst),
+            (_, None) => {
+                let src = self.msgs[pk.msg as usize].src;
+                return self.m.next_link_from(v, src, dst);
+            }
             (RouteMode::MinimalAdaptive, Some(t)) => {
                 return adaptive::least_waiting(t, v, dst, |l| self.q[l as usize].waiting_bytes);
             }
@@ -521,7 +526,11 @@ impl PacketNet {
                         pk.via = i;
                     }
                 }
-                RouteMode::DimensionOrder | RouteMode::MinimalAdaptive => {}
+                RouteMode::DimensionOrder
+                | RouteMode::MinimalAdaptive
+                | RouteMode::Dmodk
+                | RouteMode::Ecmp
+                | RouteMode::Random => {}
             }
         }
         if pk.via == g {

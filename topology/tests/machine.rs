@@ -1204,3 +1204,59 @@ fn tcp_window_caps_a_long_route() {
         assert_eq!(at[0], want, "{cfg:?}");
     }
 }
+
+// ------------------------------------------------------ fat-tree routing
+
+/// A shift permutation (host s to s + 4 mod 16, S bytes each) on a
+/// full-bisection SimGrid fat tree XGFT(2; 4,4; 1,4), 1 GB/s links. Under
+/// D-mod-k every link carries one flow, so the permutation ends when a
+/// lone transfer would; under the default table (lowest link id) each
+/// leaf's four flows share its first up-link: 4 S / b plus the route's
+/// latency; under ECMP, three: 3 S / b. The closed forms both ways.
+#[test]
+fn fat_tree_shift_permutation_meets_the_closed_forms() {
+    let xml = r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<cluster id="ft" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us"
+  topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"/>
+</platform>
+"#;
+    let machine = || topology::platform::parse("ft.xml", xml).unwrap().machine;
+    let s: u64 = 256 << 10;
+    let shift: Vec<Transfer> = (0..16)
+        .map(|i| tr(i, (i + 4) % 16, s, i as usize))
+        .collect();
+    for mode in [Mode::Flow, Mode::Packet] {
+        let net = |routing| {
+            let cfg = NetConfig {
+                routing,
+                ..NetConfig::with_mode(mode)
+            };
+            Network::new(machine(), cfg).unwrap()
+        };
+        let last = |routing| {
+            let (at, _, _) = run(net(routing), &at0(shift.clone()));
+            at.into_iter().max().unwrap()
+        };
+        let (lone, _, _) = run(net(RouteMode::Dmodk), &at0(vec![tr(0, 4, s, 0)]));
+        let lone = lone[0];
+        assert_eq!(last(RouteMode::Dmodk), lone, "{mode:?}");
+        // The default: four flows on one 1 GB/s up-link.
+        let serial = s as f64 / 1e9;
+        let want = 4.0 * serial + (lone.as_secs_f64() - serial);
+        let got = last(RouteMode::DimensionOrder).as_secs_f64();
+        assert!(
+            (got / want - 1.0).abs() < 0.02,
+            "{mode:?}: {got} s, want {want} s"
+        );
+        // ECMP's hash puts three flows on some links (the platform
+        // tests count them): 3 S / b.
+        let want = 3.0 * serial + (lone.as_secs_f64() - serial);
+        let got = last(RouteMode::Ecmp).as_secs_f64();
+        assert!(
+            (got / want - 1.0).abs() < 0.02,
+            "{mode:?} ecmp: {got} s, want {want} s"
+        );
+    }
+}

@@ -299,6 +299,7 @@ impl FlowNet {
     /// A flow network over `m`.
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
+        let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         Ok(FlowNet {
             asym: m.sharing == Sharing::Asymmetric,

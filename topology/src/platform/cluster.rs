@@ -4,6 +4,8 @@ use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::routing::Router;
+use crate::routing::fat_tree::FatTreeShape;
 use crate::torus::TorusParams;
 use crate::torus_geom::TieRule;
 use roxmltree::Node;
@@ -330,7 +332,12 @@ impl<'i> Cx<'_, 'i> {
             }
             below = here;
         }
-        self.build(c, b, vec![speed; names.len()])
+        let mut p = self.build(c, b, vec![speed; names.len()])?;
+        if let Router::Table(t) = &p.machine.router {
+            let shape = FatTreeShape::new(m, w, &counts);
+            p.machine.router = Router::FatTree(t.clone(), shape);
+        }
+        Ok(p)
     }
 }
 

@@ -460,3 +460,82 @@ fn hosts_keep_their_own_speeds() {
     );
     assert_eq!((p.host_speed, p.host_speeds), (Some(1e9), vec![1e9; 3]));
 }
+
+/// The vertices a route passes (after the source host).
+fn path_names(m: &crate::Machine, s: u32, d: u32) -> Vec<String> {
+    m.route(NodeId(s), NodeId(d))
+        .iter()
+        .map(|&l| m.vertices()[m.link(l).to as usize].name.clone())
+        .collect()
+}
+
+fn routed(p: Platform, routing: crate::RouteMode, seed: u64) -> crate::Machine {
+    let cfg = crate::NetConfig {
+        routing,
+        seed,
+        ..Default::default()
+    };
+    crate::config::routed(p.machine, &cfg)
+}
+
+fn dmodk(p: Platform) -> crate::Machine {
+    routed(p, crate::RouteMode::Dmodk, 1)
+}
+
+#[test]
+fn dmodk_routes_are_the_hand_computed_ones() {
+    // XGFT(3; 4,4,2; 1,2,2): level-1 switch up-port d mod 2, level 2
+    // up-port (d / 2) mod 2 (fat_tree module docs). Host 0 to 31: L1-0
+    // takes parent 1 (L2-1); L2-1 (a = 0, b = 1) takes parent
+    // 0 * 4 + 1 + 2 * 1 = 3; down through L2-3 and L1-7 (31 / 4 = 7).
+    let tree = r#"<cluster id="ft" prefix="h" suffix="" radical="0-31" speed="1Gf" bw="1GBps"
+             lat="1us" topology="FAT_TREE" topo_parameters="3;4,4,2;1,2,2;1,1,1"/>"#;
+    let m = dmodk(import(tree));
+    let names = |s, d| path_names(&m, s, d).join(" ");
+    assert_eq!(names(0, 31), "ft-L1-0 ft-L2-1 ft-L3-3 ft-L2-3 ft-L1-7 h31");
+    // 2 to 17: 17 mod 2 = 1, (17 / 2) mod 2 = 0: L2-1, then L3-1.
+    assert_eq!(names(2, 17), "ft-L1-0 ft-L2-1 ft-L3-1 ft-L2-3 ft-L1-4 h17");
+    // The default table's tie rule takes the first parent every time.
+    let m = import(tree).machine;
+    assert_eq!(
+        path_names(&m, 0, 31).join(" "),
+        "ft-L1-0 ft-L2-0 ft-L3-0 ft-L2-2 ft-L1-7 h31"
+    );
+}
+
+#[test]
+fn dmodk_routes_a_shift_without_contention_where_the_default_does_not() {
+    // Full bisection XGFT(2; 4,4; 1,4): the shift d = s + 4 mod 16. D-mod-k
+    // gives leaf up-link k to the one source of the leaf whose
+    // destination is k mod 4: every link carries one flow. The default
+    // table sends each leaf's four flows up its first link.
+    let tree = r#"<cluster id="ft" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps"
+             lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"/>"#;
+    let max_load = |m: &crate::Machine| {
+        let mut load = vec![0u32; m.links().len()];
+        for s in 0..16 {
+            for l in m.route(NodeId(s), NodeId((s + 4) % 16)) {
+                load[l as usize] += 1;
+            }
+        }
+        *load.iter().max().unwrap()
+    };
+    assert_eq!(max_load(&dmodk(import(tree))), 1);
+    assert_eq!(max_load(&import(tree).machine), 4);
+}
+
+#[test]
+fn dmodk_needs_a_fat_tree() {
+    let p = import(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>"#,
+    );
+    let cfg = crate::NetConfig {
+        routing: crate::RouteMode::Dmodk,
+        ..Default::default()
+    };
+    let e = crate::PacketNet::new(p.machine, cfg)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("dmodk routing needs a SimGrid FAT_TREE"), "{e}");
+}

@@ -13,6 +13,8 @@
 //! | dimension order (torus) | [`dimension_order`] | x, then y, then z, each the shorter way round its ring; at an exact half-ring tie the positive way (+x, +y, +z), or as the machine's `TieRule` says (always negative; SimGrid's: positive except from coordinate k/2) |
 //! | minimal adaptive (torus, packet model) | [`adaptive`] | among the productive ports the output link with the fewest bytes waiting; ties to the first of +x, -x, +y, -y, +z, -z (with empty queues: the dimension-order port) |
 //! | O1TURN, Valiant, ROMM, UGAL (torus, packet model) | [`oblivious`] | a draw per packet at its source router from a named stream (an order, an intermediate router); each phase dimension order with the machine's tie rule; UGAL's queue comparison ties to the minimal route |
+//! | D-mod-k (SimGrid `FAT_TREE`, `routing = "dmodk"`) | [`fat_tree`] | up-port `floor(d / (w0 ... w(l-1))) mod w(l)` at level `l` for destination `d`; no tie |
+//! | ECMP, random (SimGrid `FAT_TREE`, `routing = "ecmp"`, `"random"`) | [`fat_tree`] | up-port `mix(key, s, d, l) mod w(l)`, the key fixed (ECMP) or drawn from stream `routing.choice` (random); no tie |
 //! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
 //!
 //! Minimal adaptive routing and the routings of [`oblivious`] are choices
@@ -28,10 +30,10 @@
 //! A new deterministic routing is a variant of [`Router`] holding what it
 //! needs (geometry, tables) and an arm in [`Router::next_link`]; its
 //! module states its tie rule, and the topology family that uses it
-//! passes it to the machine builder. A fat tree with ECMP is a table
-//! whose cells hold several equal-cost links, the choice among them a
-//! deterministic hash of (source, destination) so that a flow keeps one
-//! path. A per-packet routing through an intermediate or in a drawn
+//! passes it to the machine builder. A routing that needs the source as
+//! well (ECMP, random on a fat tree: [`fat_tree::Spread`]) answers
+//! through [`crate::Machine::next_link_from`], so that a flow and a
+//! message's packets keep one path. A per-packet routing through an intermediate or in a drawn
 //! order keeps its state in the packet model's packet and asks the
 //! geometry for the port towards the current target ([`oblivious`]);
 //! in the flow model it would route a flow the same way once (not yet
@@ -41,6 +43,7 @@
 
 pub mod adaptive;
 pub mod dimension_order;
+pub mod fat_tree;
 pub mod oblivious;
 pub mod table;
 
@@ -57,6 +60,13 @@ pub enum Router {
     DimensionOrder(TorusGeom),
     /// Shortest paths from a next-hop table.
     Table(NextHopTable),
+    /// A fat tree's shortest-path table, with the shape that
+    /// [`fat_tree`]'s D-mod-k table is computed from.
+    FatTree(NextHopTable, fat_tree::FatTreeShape),
+    /// A fat tree under `ecmp` or `random`: the up-link a function of
+    /// (source, destination), [`crate::Machine::next_link_from`];
+    /// [`Router::next_link`] gives the default route.
+    Spread(Box<fat_tree::Spread>),
 }
 
 impl Router {
@@ -66,7 +76,8 @@ impl Router {
     pub fn next_link(&self, v: u32, dst: u32) -> u32 {
         match self {
             Router::DimensionOrder(t) => t.dor_next(v, dst),
-            Router::Table(t) => t.next_link(v, dst),
+            Router::Table(t) | Router::FatTree(t, _) => t.next_link(v, dst),
+            Router::Spread(s) => s.default_link(v, dst),
         }
     }
 
@@ -74,7 +85,7 @@ impl Router {
     pub fn torus(&self) -> Option<&TorusGeom> {
         match self {
             Router::DimensionOrder(t) => Some(t),
-            Router::Table(_) => None,
+            Router::Table(_) | Router::FatTree(..) | Router::Spread(_) => None,
         }
     }
 }

@@ -109,6 +109,11 @@ impl NextHopTable {
         NextHopTable { hosts, next: table }
     }
 
+    /// Routes `v` towards host `dst` by `link`.
+    pub(crate) fn set(&mut self, v: u32, dst: u32, link: u32) {
+        self.next[((v - self.hosts) * self.hosts + dst) as usize] = link;
+    }
+
     /// The link router or switch vertex `v` takes towards host `dst`.
     #[inline]
     pub fn next_link(&self, v: u32, dst: u32) -> u32 {

@@ -1,0 +1,184 @@
+//! Fat-tree routing: D-mod-k on the extended generalized fat tree that a
+//! SimGrid `FAT_TREE` cluster describes.
+//!
+//! The machine's default router is the shortest-path table
+//! ([`super::table`]), whose tie rule (lowest link id) sends every
+//! destination through the first parent. With `[transport] routing =
+//! "dmodk"` the transport replaces it by this table: going down there is
+//! one shortest path; going up, a switch at level `l` (hosts are level 0)
+//! with `w[l]` parents takes parent number
+//!
+//! ```text
+//! k = floor(d / (w[0] * w[1] * ... * w[l-1])) mod w[l]
+//! ```
+//!
+//! for destination host `d` (parents numbered as the `FAT_TREE` import
+//! numbers them, the topmost digit of the parent's index): every
+//! destination owns one path down from the top, so that a shift
+//! permutation on a full-bisection tree puts one flow on each link
+//! (`dmodk_routes_a_shift_without_contention_where_the_default_does_not`
+//! in the platform tests). **Tie rule**: none needed; the route is a
+//! function of `d` and the switch alone. **Source**: SimGrid's own
+//! fat-tree routing, `src/kernel/routing/FatTreeZone.cpp`,
+//! `FatTreeZone::get_local_route` (its up part, commented "as in
+//! d-mod-k"), which divides by `w[i] * p[i]` per level and takes the port
+//! modulo `w[l] * p[l]`; netsim merges a level's `p` parallel cables into
+//! one, so the two agree when every `p` is 1.
+
+//!
+//! `routing = "ecmp"` and `"random"` spread by source and destination
+//! instead ([`Spread`]): the parent is `mix(key, s, d, l) mod w[l]`,
+//! `mix` SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable
+//! pseudorandom number generators", OOPSLA 2014) over the pair, the level
+//! and a key: for `ecmp` a fixed key (a switch's hash of the packet's
+//! addresses: the same pair always takes the same path, whatever the
+//! seed; per-flow hashing as RFC 2991 surveys it); for `random` a key
+//! drawn from stream `routing.choice` of the run's seed (a path drawn
+//! per pair, reproducible for a seed). A
+//! message's packets and a flow keep one path. The idle time of a
+//! transfer is computed on the default route, which has the same links'
+//! latencies on every up-path (the import gives every cable one latency).
+
+use crate::link::Link;
+
+use super::NextHopTable;
+
+/// The shape of an extended generalized fat tree XGFT(L; m; w): `m[l]`
+/// children per level-`l+1` switch, `w[l]` parents per level-`l` node
+/// (`w[0] = 1`: a host has one cable), as the SimGrid `FAT_TREE` import
+/// builds it (hosts, then the switches of level 1, 2, ... in index
+/// order).
+#[derive(Clone, Debug)]
+pub struct FatTreeShape {
+    /// Children per switch, level 1 first.
+    pub m: Vec<u64>,
+    /// Parents per node, level 0 (hosts) first.
+    pub w: Vec<u64>,
+    /// First vertex of each level (0 for hosts), and one past the last.
+    pub(crate) first: Vec<u32>,
+}
+
+impl FatTreeShape {
+    /// The shape of `m` and `w`, with `counts[l]` nodes at level `l`.
+    pub(crate) fn new(m: Vec<u64>, w: Vec<u64>, counts: &[u64]) -> Self {
+        let mut first = vec![0u32];
+        for &c in counts {
+            first.push(first.last().unwrap() + c as u32);
+        }
+        FatTreeShape { m, w, first }
+    }
+
+    /// The level of vertex `v` (0 for hosts).
+    pub(crate) fn level(&self, v: u32) -> usize {
+        self.first.iter().rposition(|&f| f <= v).unwrap()
+    }
+
+    /// Every switch's up-links, parent `k` at index `k`
+    /// (`[v - hosts]`; empty at the top level).
+    fn parent_links(&self, links: &[Link]) -> Vec<Vec<u32>> {
+        let hosts = self.first[1];
+        let end = *self.first.last().unwrap();
+        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); end as usize];
+        for (id, l) in links.iter().enumerate() {
+            out_links[l.from as usize].push(id as u32);
+        }
+        let mut parents = vec![Vec::new(); (end - hosts) as usize];
+        for l in 1..self.m.len() {
+            // wb: w[0] * ... * w[l-1]; the parent index of node i is
+            // (a / m[l]) * (wb * w[l]) + b + wb * k, a = i / wb, b = i % wb.
+            let wb: u64 = self.w[..l].iter().product();
+            for v in self.first[l]..self.first[l + 1] {
+                let i = (v - self.first[l]) as u64;
+                let (a, b) = (i / wb, i % wb);
+                parents[(v - hosts) as usize] = (0..self.w[l])
+                    .map(|k| {
+                        let parent = (a / self.m[l]) * (wb * self.w[l]) + b + wb * k;
+                        let pv = self.first[l + 1] + parent as u32;
+                        out_links[v as usize]
+                            .iter()
+                            .copied()
+                            .find(|&id| links[id as usize].to == pv)
+                            .expect("the FAT_TREE import cables every node to each of its parents")
+                    })
+                    .collect();
+            }
+        }
+        parents
+    }
+
+    /// Whether `link` goes up a level.
+    fn is_up(&self, links: &[Link], link: u32) -> bool {
+        let l = &links[link as usize];
+        self.level(l.to) == self.level(l.from) + 1
+    }
+
+    /// The D-mod-k table: `base` with every up-going entry replaced by
+    /// the link to parent `k` of the module docs.
+    pub(crate) fn dmodk(&self, links: &[Link], base: &NextHopTable) -> NextHopTable {
+        let hosts = self.first[1];
+        let parents = self.parent_links(links);
+        let mut t = base.clone();
+        for l in 1..self.m.len() {
+            let wb: u64 = self.w[..l].iter().product();
+            for v in self.first[l]..self.first[l + 1] {
+                for d in 0..hosts {
+                    if self.is_up(links, base.next_link(v, d)) {
+                        let k = (d as u64 / wb) % self.w[l];
+                        t.set(v, d, parents[(v - hosts) as usize][k as usize]);
+                    }
+                }
+            }
+        }
+        t
+    }
+}
+
+/// The up-link choice of `ecmp` and `random` (module docs).
+#[derive(Clone, Debug)]
+pub struct Spread {
+    base: NextHopTable,
+    shape: FatTreeShape,
+    /// `parents[v - hosts]`: switch `v`'s up-links, parent `k` at `k`.
+    parents: Vec<Vec<u32>>,
+    key: u64,
+}
+
+/// The fixed key of `ecmp`: SplitMix64's increment.
+pub const ECMP_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Spread {
+    /// The spread routing of a fat tree with default table `base`.
+    pub(crate) fn new(links: &[Link], base: &NextHopTable, shape: &FatTreeShape, key: u64) -> Self {
+        Spread {
+            base: base.clone(),
+            shape: shape.clone(),
+            parents: shape.parent_links(links),
+            key,
+        }
+    }
+
+    /// The default route's link (shortest-path table) from `v` to `dst`.
+    pub fn default_link(&self, v: u32, dst: u32) -> u32 {
+        self.base.next_link(v, dst)
+    }
+
+    /// The link switch `v` takes towards host `dst` for a transfer from
+    /// host `src`. `O(levels)`.
+    pub fn next_link(&self, links: &[Link], v: u32, src: u32, dst: u32) -> u32 {
+        let t = self.base.next_link(v, dst);
+        if !self.shape.is_up(links, t) {
+            return t;
+        }
+        let l = self.shape.level(v);
+        let ups = &self.parents[(v - self.shape.first[1]) as usize];
+        let h = mix(self.key ^ mix(((src as u64) << 32 | dst as u64) ^ mix(l as u64)));
+        ups[(h % ups.len() as u64) as usize]
+    }
+}
