@@ -248,11 +248,15 @@ pub enum NetConfigError {
 }
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table
-/// replaced by D-mod-k's or by the ECMP or random spread.
+/// replaced by D-mod-k's (also the default, `dimension-order`: SimGrid
+/// routes its `FAT_TREE` so, `FatTreeZone::get_local_route`) or by the
+/// ECMP or random spread.
 pub(crate) fn routed(mut m: Machine, cfg: &NetConfig) -> Machine {
     if let Router::FatTree(t, shape) = &m.router {
         let router = match cfg.routing {
-            RouteMode::Dmodk => Router::Table(shape.dmodk(m.links(), t)),
+            RouteMode::Dmodk | RouteMode::DimensionOrder => {
+                Router::Table(shape.dmodk(m.links(), t))
+            }
             RouteMode::Ecmp => Router::Spread(Box::new(Spread::new(m.links(), t, shape, ECMP_KEY))),
             RouteMode::Random => {
                 let key = RngStreams::new(cfg.seed)

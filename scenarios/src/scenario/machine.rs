@@ -504,7 +504,8 @@ type FieldErr<'a> = &'a dyn Fn(&str, String) -> ScenarioError;
 
 impl TorusSpec {
     fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
-        let mut tp = TorusParams::blue_waters_dims(self.dims.unwrap_or(topology::torus::BLUE_WATERS_DIMS));
+        let mut tp =
+            TorusParams::blue_waters_dims(self.dims.unwrap_or(topology::torus::BLUE_WATERS_DIMS));
         if let Some(v) = self.nodes_per_router {
             tp.nodes_per_router = v;
         }

@@ -1,10 +1,10 @@
 //! Fat-tree routing: D-mod-k on the extended generalized fat tree that a
 //! SimGrid `FAT_TREE` cluster describes.
 //!
-//! The machine's default router is the shortest-path table
-//! ([`super::table`]), whose tie rule (lowest link id) sends every
-//! destination through the first parent. With `[transport] routing =
-//! "dmodk"` the transport replaces it by this table: going down there is
+//! The import builds the shortest-path table ([`super::table`]), whose
+//! tie rule (lowest link id) sends every destination through the first
+//! parent; the transport replaces it by this table by default (and with
+//! `[transport] routing = "dmodk"`), as SimGrid routes: going down there is
 //! one shortest path; going up, a switch at level `l` (hosts are level 0)
 //! with `w[l]` parents takes parent number
 //!
