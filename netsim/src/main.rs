@@ -520,7 +520,10 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
         scenario,
         train: trained,
         held,
-    } = fit::fit_split(&text, &name, locality, &o, train.as_ref()).map_err(|e| match e {
+    } = fit::fit_split(&text, &name, locality, &o, |m| {
+        train.as_ref().is_none_or(|t| t.contains(m))
+    })
+    .map_err(|e| match e {
         Failure::Input(m) => (2, m),
         Failure::Rejected(m) => (1, m),
     })?;

@@ -935,24 +935,22 @@ pub fn fit_file(
     locality: Option<Locality>,
     o: &FitOptions,
 ) -> Result<(Fit, String), Failure> {
-    fit_split(text, source, locality, o, None).map(|s| (s.fit, s.scenario))
+    fit_split(text, source, locality, o, |_| true).map(|s| (s.fit, s.scenario))
 }
 
-/// [`fit_file`] on the rows of `train` only (all rows when `None`);
-/// returns the other selected rows too (`netsim fit --predict`).
+/// [`fit_file`] on the selected rows that `train` accepts; returns the
+/// other selected rows too (`netsim fit --predict`, whose `TrainSet`
+/// says which rows train).
 pub fn fit_split(
     text: &str,
     source: &str,
     locality: Option<Locality>,
     o: &FitOptions,
-    train: Option<&crate::predict::TrainSet>,
+    train: impl Fn(&Measurement) -> bool,
 ) -> Result<Split, Failure> {
     let rows = read_csv(text, source, locality).map_err(Failure::Input)?;
     let rows = select(rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
-    let (rows, held): (Vec<_>, Vec<_>) = match train {
-        None => (rows, Vec::new()),
-        Some(t) => rows.into_iter().partition(|r| t.contains(r)),
-    };
+    let (rows, held): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| train(r));
     let f = fit_rows(&rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
     let scenario = f.to_scenario(source);
     check_scenario(&scenario, "the fitted scenario", Path::new(".")).map_err(|e| {

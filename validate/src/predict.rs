@@ -561,13 +561,9 @@ mod tests {
             scenario,
             held: rest,
             train: train_rows,
-        } = fit::fit_split(
-            &csv,
-            "sim.csv",
-            None,
-            &fit::FitOptions::default(),
-            Some(&train),
-        )
+        } = fit::fit_split(&csv, "sim.csv", None, &fit::FitOptions::default(), |m| {
+            train.contains(m)
+        })
         .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(rest.len(), held.len());
         // 8 B: each arrival leaving k receives posted holds the receiver's
