@@ -169,7 +169,6 @@ pub struct PacketNet {
     q: Vec<LinkQ>,
     nic: Vec<VecDeque<u32>>,
     stats: StatsCollector,
-    delivered: u64,
 }
 
 impl PacketNet {
@@ -215,7 +214,6 @@ impl PacketNet {
             q: vec![LinkQ::default(); nl],
             nic: vec![VecDeque::new(); m.nodes() as usize],
             stats: StatsCollector::new(nl),
-            delivered: 0,
             m,
         })
     }
@@ -241,14 +239,6 @@ impl PacketNet {
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         self.stats.report(self.m.links(), elapsed, false)
-    }
-    /// Messages delivered so far.
-    pub fn delivered(&self) -> u64 {
-        self.delivered
-    }
-    /// Messages in flight.
-    pub fn in_flight(&self) -> usize {
-        self.msgs.len() - self.free_msgs.len()
     }
 
     /// When packet `k` of message `m` is ready at the NIC.
@@ -666,7 +656,6 @@ impl Transport for PacketNet {
                         token: m.token,
                         at: sched.now(),
                     });
-                    self.delivered += 1;
                     self.free_msgs.push(mi);
                 }
             }

@@ -355,17 +355,6 @@ impl FlowNet {
             rate_changes: self.rate_changes,
         }
     }
-    /// Current rate of every flow in progress, as (token, bytes/s), in
-    /// flow-slot order (for tests and reports).
-    pub fn rates(&self) -> Vec<(u64, f64)> {
-        self.flows
-            .iter()
-            .zip(&self.scratch)
-            .filter(|(f, _)| f.live)
-            .map(|(f, sc)| (f.token, sc.rate))
-            .collect()
-    }
-
     /// Flow `f`'s route (from the solvers' copy).
     #[inline]
     fn route(&self, f: u32) -> &[u32] {
