@@ -40,44 +40,6 @@ pub struct StreamFit {
     pub points: usize,
 }
 
-/// The host costs of one locality and protocol, from that protocol's
-/// in-order HVPP streams: the time per message `tau` of a stream (half
-/// the slope of `T(n)`, n messages each way) is the port's time per
-/// message, `g + (s - 1) G` (LogGP's g and G; Bienz et al. 2018 eq. 2
-/// bounds a process's stream by the same kind of rate), `G` from two
-/// stream sizes of the protocol or else the wire's `1 / R_b`; each
-/// side's CPU cost per message `o` is kept within it so that the CPUs do
-/// not slow the stream: `o = min(tau - gamma - s / R_b, (alpha - gamma)
-/// / 2)` (both sides, not below 0), the rest of alpha the latency `L`
-/// (`rest = "L"`, the calibration contract). Written to the protocol's
-/// cell.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostFit {
-    /// Locality name.
-    pub locality: String,
-    /// The benchmark the streams come from.
-    pub kind: Kind,
-    /// The stream sizes (bytes), ascending; `tau` is the first's.
-    pub sizes: Vec<u64>,
-    /// Time per message of the smallest size's stream (s).
-    pub tau: f64,
-    /// The port's gap `g`: `tau` less the port's per-byte time (s).
-    pub g: f64,
-    /// The port's cost per byte `G` (s/B), when two sizes determine it.
-    pub gap_per_byte: Option<f64>,
-    /// CPU cost per message, each side (s).
-    pub o: f64,
-    /// The receiver's CPU cost per receive still posted when an arrival
-    /// is handled (`o_inflight`, s), 0 where the streams show none
-    /// ([`stream_costs`]).
-    pub inflight: f64,
-    /// Points of the stream fits.
-    pub points: usize,
-    /// The protocol (0 short, 1 eager, 2 rendezvous): the cell these
-    /// costs are written to.
-    pub protocol: usize,
-}
-
 /// A median per measurement unit.
 #[derive(Clone, Debug)]
 pub(super) struct Unit {
