@@ -1,86 +1,34 @@
 //! `netsim fit`: fit the MPI layer's parameters to measured timings and
 //! print them as a scenario that `netsim run` accepts.
 //!
-//! # Input
-//!
-//! CSV (read with the `csv` crate; `#` starts a comment line) with a
-//! header naming at least `kind`, `size` and `seconds`, any order, other
-//! columns ignored. The rows of `netsim calibrate`'s benchmark
-//! (`calibrate/README.md`) have exactly this form:
-//!
-//! | column | values |
-//! |---|---|
-//! | `kind` | `pingpong`, `hvpp-paper`, `hvpp-posted`, `hvpp-unexpected`, `msgrate` |
-//! | `size` | message size (bytes) |
-//! | `seconds` | pingpong: one-way time; hvpp-*: the whole exchange of `n` messages each way; msgrate: time per window |
-//! | `n` | messages each way (hvpp-*), windows timed (msgrate), 1 (pingpong); needed for hvpp and msgrate rows |
-//! | `order` | `in`/`in-order` or `rev`/`reversed` (hvpp rows); `-` or empty otherwise |
-//! | `window` | messages per window (msgrate rows) |
-//! | `locality` | `same_socket`, `same_node`, `other_node`; or `--locality` for rows without one. Never a silent default |
-//! | `state` | placement state of the probe (`near`, `far`, `-`): data that mix states need `--state` |
-//! | `library` | the MPI library: data that mix libraries need `--library` |
-//!
-//! Rows repeated for one measurement unit (same kind, locality, size, n,
-//! order, window) are combined by their median.
+//! The input (CSV rows of `netsim calibrate`'s benchmark, combined per
+//! measurement unit by their median) is described in [`input`]'s doc.
 //!
 //! # Method
 //!
-//! * **Postal segments**, per locality, from the ping-pong rows (Bienz et
-//!   al. eq. 1, `seeds/000_...`): the points sorted by size are cut into
-//!   consecutive segments, each fitted by weighted least squares
-//!   `T = alpha + s / R_b` with weights `1 / T^2` (relative error, since
-//!   sizes span decades), under `alpha >= alpha_min` (the match cost the
-//!   simulator charges, so that the calibration contract can hold) and
-//!   `1 / R_b >= 0`; a segment whose free fit breaks a bound is refitted
-//!   on the bound, and the report says so. For every number of segments
-//!   `k` up to `--max-segments`, dynamic programming finds the cuts with
-//!   the least total weighted squared error `SSE_k`; the `k` kept
-//!   minimizes the BIC-like criterion
-//!   `m ln(max(SSE_k / m, floor^2)) + (3 k - 1) ln m` (m points; each
-//!   segment has two parameters and each cut one; `floor` = 0.5 % is the
-//!   smallest relative noise believed, so exact synthetic data do not
-//!   split further; a segment has at least three points). A switch point
-//!   is reported with the two measured sizes that bracket it.
-//! * **Protocols**: the MPI layer has three protocols (short, eager,
-//!   rendezvous). `map_protocols` is the one place that maps segments
-//!   onto them: up to three segments map directly (one: every protocol
-//!   gets it; two: no short protocol); more are replaced by the best
-//!   three-segment fit of the same points, with a warning naming the
-//!   switch points the model cannot express.
-//! * **Queue search**, per HVPP kind and size: for every `n >= 2` measured
-//!   both in order and reversed, the excess `T_rev - T_in`. In each of the
-//!   two directions the reversed receives visit `n (n + 1) / 2` queue
-//!   elements against `n` in order (posted queue in `hvpp-posted`,
-//!   unexpected queue in `hvpp-unexpected`, a mix in `hvpp-paper`), so the
-//!   excess is `gamma n (n - 1)`; `gamma` is its least-squares slope
-//!   through the origin, and the growth exponent of the excess (slope of
-//!   log excess against log n) is reported. A pair whose reversed time is
-//!   below the in-order time by more than `--noise` contradicts the
-//!   model: when half or more of a kind and size's pairs do, an error
-//!   names the rows (a hashed matcher, or the order column swapped);
-//!   fewer are noise, left out with a note. The printed `gamma` comes
-//!   from `hvpp-posted`, else `hvpp-paper`, else `hvpp-unexpected`, at
-//!   the smallest size, as a cost per element by queue position
-//!   ([`fit_bands`]: `gamma` and `gamma_*_bands`); the others are
-//!   reported.
-//! * **Host costs** per locality and protocol ([`HostFit`]), from that
-//!   protocol's own in-order streams of `hvpp-posted` (else
-//!   `hvpp-paper`): the time per message `tau` (half the slope of
-//!   `T(n)`, `n` messages each way, relative weights) is the port's
-//!   `g + (s - 1) G` (LogGP's g and G, Alexandrov et al.; Bienz et al.
-//!   2018 eq. 2 bounds a process's stream the same way), `G` from two
-//!   stream sizes of the protocol, else the wire's `1 / R_b`; each
-//!   side's CPU cost `o = min(tau - gamma, (alpha - gamma) / 2)` keeps
-//!   the CPUs within the stream's pace, and the rest of the alpha is the
-//!   latency `L` (`rest = "L"`: the ping-pong stays exact by the
-//!   calibration contract). A stream that grows as `n^2` gives the
-//!   receives in flight their cost ([`stream_costs`], `o_inflight`). A
+//! * **Postal segments** per locality from the ping-pong rows (Bienz et
+//!   al. eq. 1): weighted least squares `T = alpha + s / R_b` (weights
+//!   `1 / T^2`) on consecutive segments, `alpha` at least the match cost
+//!   (the calibration contract); the number of segments by dynamic
+//!   programming and a BIC-like criterion with a 0.5 % noise floor
+//!   ([`fit_postal`]); switch points reported with the sizes that
+//!   bracket them.
+//! * **Protocols**: `map_protocols` is the one place that maps the
+//!   segments onto short, eager and rendezvous (more than three: the
+//!   best three-segment fit, with a warning naming what it cannot say).
+//! * **Queue search** per HVPP kind and size from the excess `T_rev -
+//!   T_in = gamma n (n - 1)` of the pairs measured both ways, as a cost
+//!   per element by queue position (`fit_gamma`, [`fit_bands`]);
+//!   reversed faster than in order beyond `--noise` in half the pairs is
+//!   an error naming the rows.
+//! * **Host costs** per locality and protocol from the protocol's own
+//!   in-order posted streams ([`HostFit`]: `g`, `G`, `o`, and
+//!   `o_inflight` where a stream grows as `n^2`, [`stream_costs`]); a
 //!   protocol without a stream keeps the max-rate costs.
-//! * **Unexpected path** ([`fit_copy_rate`]): the per-message difference
-//!   of in-order `hvpp-unexpected` and `hvpp-posted` streams at their two
-//!   smallest common sizes is `unexpected_cost + s /
-//!   unexpected_copy_rate`; without such data the eager `R_b` and no
-//!   fixed cost are written, and the scenario says so.
+//! * **Unexpected path** ([`fit_copy_rate`]): `unexpected_cost + s /
+//!   unexpected_copy_rate` from `hvpp-unexpected` against `hvpp-posted`
+//!   streams; without them the eager `R_b` and no fixed cost, said in
+//!   the scenario.
 //! * Reported: the in-order stream slope of every HVPP kind and the
 //!   message rate.
 
@@ -91,7 +39,7 @@ use scenarios::scenario::ScenarioFile;
 use sim_core::{Bandwidth, Time};
 use topology::Locality;
 
-mod input;
+pub mod input;
 pub use input::*;
 
 // ------------------------------------------------------------ line fits

@@ -1,5 +1,28 @@
 //! The input of the fit: the CSV's rows ([`Measurement`], [`read_csv`])
 //! and which of them a fit uses ([`FitOptions`], [`select`]).
+//!
+//! # The CSV
+//!
+//! CSV (read with the `csv` crate; `#` starts a comment line) with a
+//! header naming at least `kind`, `size` and `seconds`, any order, other
+//! columns ignored. The rows of `netsim calibrate`'s benchmark
+//! (`calibrate/README.md`) have exactly this form:
+//!
+//! | column | values |
+//! |---|---|
+//! | `kind` | `pingpong`, `hvpp-paper`, `hvpp-posted`, `hvpp-unexpected`, `msgrate` |
+//! | `size` | message size (bytes) |
+//! | `seconds` | pingpong: one-way time; hvpp-*: the whole exchange of `n` messages each way; msgrate: time per window |
+//! | `n` | messages each way (hvpp-*), windows timed (msgrate), 1 (pingpong); needed for hvpp and msgrate rows |
+//! | `order` | `in`/`in-order` or `rev`/`reversed` (hvpp rows); `-` or empty otherwise |
+//! | `window` | messages per window (msgrate rows) |
+//! | `locality` | `same_socket`, `same_node`, `other_node`; or `--locality` for rows without one. Never a silent default |
+//! | `state` | placement state of the probe (`near`, `far`, `-`): data that mix states need `--state` |
+//! | `library` | the MPI library: data that mix libraries need `--library` |
+//!
+//! Rows repeated for one measurement unit (same kind, locality, size, n,
+//! order, window) are combined by their median.
+//!
 
 use super::*;
 

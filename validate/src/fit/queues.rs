@@ -83,6 +83,20 @@ pub(super) fn units(rows: &[Measurement]) -> BTreeMap<UnitKey, Unit> {
 }
 
 /// Queue-search fits, in-order streams, and notes on pairs left out.
+///
+/// For every `n >= 2` measured both in order and reversed, the excess
+/// `T_rev - T_in`: in each of the two directions the reversed receives
+/// visit `n (n + 1) / 2` queue elements against `n` in order (posted
+/// queue in `hvpp-posted`, unexpected queue in `hvpp-unexpected`, a mix
+/// in `hvpp-paper`), so the excess is `gamma n (n - 1)`; `gamma` is its
+/// least-squares slope through the origin, and the growth exponent of
+/// the excess (slope of log excess against log n) is reported. A pair
+/// whose reversed time is below the in-order time by more than `noise`
+/// contradicts the model: when half or more of a kind and size's pairs
+/// do, an error names the rows (a hashed matcher, or the order column
+/// swapped); fewer are noise, left out with a note. The printed `gamma`
+/// comes from `hvpp-posted`, else `hvpp-paper`, else `hvpp-unexpected`,
+/// at the smallest size ([`fit_bands`]).
 pub(super) type QueueFits = (Vec<GammaFit>, Vec<StreamFit>, Vec<String>);
 
 pub(super) fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<QueueFits, String> {

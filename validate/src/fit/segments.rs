@@ -151,7 +151,20 @@ pub struct PostalFit {
     pub notes: Vec<String>,
 }
 
-/// Fits one locality's ping-pong points (sorted, distinct sizes).
+/// Fits one locality's ping-pong points (sorted, distinct sizes; Bienz
+/// et al. eq. 1): the points are cut into consecutive segments, each
+/// fitted by weighted least squares `T = alpha + s / R_b` with weights
+/// `1 / T^2` (relative error, since sizes span decades), under `alpha >=
+/// alpha_min` (the match cost the simulator charges, so that the
+/// calibration contract can hold) and `1 / R_b >= 0`; a segment whose
+/// free fit breaks a bound is refitted on the bound, and the report says
+/// so. For every number of segments `k` up to `--max-segments`, dynamic
+/// programming finds the cuts with the least total weighted squared
+/// error `SSE_k`; the `k` kept minimizes the BIC-like criterion
+/// `m ln(max(SSE_k / m, floor^2)) + (3 k - 1) ln m` (m points; each
+/// segment has two parameters and each cut one; `floor` = 0.5 % is the
+/// smallest relative noise believed, so exact synthetic data do not
+/// split further; a segment has at least three points).
 pub fn fit_postal(
     locality: Locality,
     points: &[(u64, f64)],
