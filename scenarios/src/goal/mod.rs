@@ -28,7 +28,6 @@
 //! Comments are `// ...` and `/* ... */`.
 //!
 //! # Execution: a graph, as LogGOPSim runs it
-//!
 //! Each rank's stream is a graph program ([`mpi_layer::OpStream::is_graph`]): the MPI
 //! layer runs every operation whose dependencies are met at once,
 //! nonblocking (`send` as `Isend`, `recv` as `Irecv`, `calc n` as
@@ -40,61 +39,24 @@
 //! sends are handed out before receives before computations, in file
 //! order within each kind (LogGOPSim sorts its newly free operations by
 //! type). A message is handled at the receiver on the CPU and interface
-//! of the sender's indices, as in LogGOPSim. [`mpi_layer::OpStream::next_op`] gives
-//! the operations in one order the graph allows, as if each completed when
-//! handed out (for tools; a run uses the graph).
+//! of the sender's indices, as in LogGOPSim.
 //!
 //! # Streaming
-//!
 //! [`GoalSchedule::open`] reads the text once: it checks every line (an
-//! error names `file:line`), resolves the labels, and writes each item as
-//! a compact record (`compiled`: 4 to 8 bytes for Schedgen's lines of 20
-//! to 35) to an unlinked temporary file (in `$TMPDIR`, else `/tmp`; a
-//! quarter to a third of the text's size for Schedgen's files, which a
-//! tmpfs holds in memory); per rank block it records where
-//! its records are, its *look-ahead* `D` (the largest distance, in items,
-//! from an operation's definition to the last dependency line that names
-//! it, either side) and its *last root* (the last operation no line makes
-//! depend on anything). A rank's stream then reads its records as the
-//! rank advances: first up to the last root plus `D` (every operation free
-//! at the start is known, and what it may depend on), and when an
-//! operation starts, up to it plus `D` (every line naming it has been
-//! read). An operation is handed out only when its dependencies are met
-//! and the block has been read `D` items past it, so no later line can
-//! still add a dependency. Memory per rank is the live window: the
-//! operations read and not yet completed and the dependencies among them;
-//! idle, a rank holds under 100 bytes. Schedgen's output has `D` of a few
-//! items; a file whose dependencies reach far back degrades toward
-//! holding its block (correct, just more memory). Streams read with
-//! positioned reads (`pread`) from the one shared file; what a stream read
-//! past what it needed is kept for its next read while all streams
-//! together keep at most 32 MiB (`stream::KEEP_BUDGET / P` each, at most
-//! 4 KiB): 1024 ranks read their long blocks in 4 KiB chunks, each byte
-//! once, and a million ranks keep nothing between reads. A dependency
-//! cycle is reported when a rank has nothing in flight and nothing ready,
-//! at the first operation that never ran.
-//!
-//! A text of 8 MiB or more is scanned in two parts at once, cut at a
-//! `rank` line after its middle (`scan`: the same records and errors as
-//! one scan; `netsim compile` of the all-to-all below in 0.12-0.13 s
-//! against 0.16-0.19 s).
-//!
-//! The text is read once, not twice: the streams used to lex their
-//! blocks again and keep label tables (on an all-to-all, P = 1024, 105 MB
-//! of text, the run took 15.4 G instructions, of which 4.4 G lexing;
-//! with the records, 11.9 G, callgrind). Lines are read in place in the
-//! scan's buffer, Schedgen's usual spellings by a quick path
-//! (`lex::next_line`) and everything else by the full scanner.
-//!
-//! # Compiled schedules
-//!
+//! error names `file:line`), resolves the labels and writes each item as
+//! a compact record to an unlinked temporary file, with per rank block
+//! its *look-ahead* `D` (the largest distance, in items, from an
+//! operation to the last dependency line naming it) and its last root. A
+//! rank's stream reads its records as it advances, and hands an
+//! operation out only when its dependencies are met and the block has
+//! been read `D` items past it, so no later line can still add one.
+//! Memory per rank is the live window (under 100 bytes idle). A
+//! dependency cycle is reported at the first operation that never ran.
 //! [`GoalSchedule::compile`] (`netsim compile`) keeps the records in a
-//! file with the index ([`COMPILED_MAGIC`], `compiled`), as LogGOPSim's
-//! `txt2bin` keeps its binary schedule: [`GoalSchedule::open`] recognizes
-//! it by its first bytes and runs it without reading the text, with the
-//! same operations, order and origins (the text's lines). Its records are
-//! checked as they are read; a damaged file is an error naming it and the
-//! byte. On the all-to-all above: 26.7 MB, 8.5 G instructions a run.
+//! file ([`COMPILED_MAGIC`]) that `open` runs without the text, as
+//! LogGOPSim's `txt2bin` does; a damaged file is an error naming the
+//! byte. How the reading is budgeted and what it costs:
+//! `docs/perf/2026-11-26-goal-streaming-notes.md`.
 
 mod compiled;
 mod lex;
