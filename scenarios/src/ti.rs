@@ -17,84 +17,21 @@
 //! [`TiTrace::open`] tells a shared trace from a list file by the first
 //! field of the first non-blank line: a rank number or a path.
 //!
-//! # Actions (SimGrid 3.32 `src/smpi/internals/smpi_replay.cpp`)
+//! # Actions and requests
 //!
-//! Counts are in elements of a datatype: the default datatype is MPI_BYTE
-//! (1 byte) unless the rank's `init` action has an argument (`init 1`),
-//! which makes it MPI_DOUBLE (8 bytes), SimGrid's rule for MPE-produced
-//! traces. Optional trailing datatype fields are SimGrid datatype ids
-//! (`0` MPI_DOUBLE, `1` MPI_INT, `2` MPI_CHAR, `3` MPI_SHORT, `4` MPI_LONG,
-//! `5` MPI_FLOAT, `6` MPI_BYTE, ... `59` MPI_COUNT, and `-1` for a derived
-//! datatype; see [`simgrid_datatype_size`]).
-//! `n` below is the number of ranks.
-//!
-//! | action | fields after the name | operations |
-//! |---|---|---|
-//! | `init` | `[any]` | none; sets the default datatype |
-//! | `finalize`, `comm_size N`, `comm_split`, `comm_dup`, `location f l` | | none (SimGrid does nothing either) (1) |
-//! | `send`/`isend` | `dst tag count [dt]` | `Send` / `Isend` |
-//! | `recv`/`irecv` | `src tag count [dt]` | `Recv` / `Irecv` |
-//! | `test` | `src dst tag` | `Test` |
-//! | `wait` | `src dst tag` | `Wait` |
-//! | `waitall` | `[count]` (ignored, as SimGrid's replay does) | `WaitallPending` |
-//! | `sendRecv` | `sendcount dst recvcount src [dt1 [dt2]]` | `Sendrecv`, tag 0 both ways |
-//! | `compute` | `flops` | `Compute` (flops / host speed) |
-//! | `sleep` | `seconds` | `Sleep` |
-//! | `barrier` | | `Barrier` |
-//! | `bcast` | `count [root [dt]]` | `Bcast` |
-//! | `reduce` | `count flops [root [dt]]` | `Reduce`, `Compute` |
-//! | `allreduce` | `count flops [dt]` | `Allreduce`, `Compute` |
-//! | `scan`/`exscan` | `count flops [dt]` | `Scan`, `Compute` |
-//! | `alltoall` | `sendcount recvcount [dt1 [dt2]]` | `Alltoall` |
-//! | `alltoallv` | `sendbuf sendcounts[n] recvbuf recvcounts[n] [dt1 dt2]` | `Alltoallv` |
-//! | `gather` | `sendcount recvcount [root [dt1 [dt2]]]` | `Gather` |
-//! | `scatter` | `sendcount recvcount [root [dt1 [dt2]]]` | `Scatter` |
-//! | `allgather` | `sendcount recvcount [dt1 [dt2]]` | `Allgather` |
-//! | `gatherv` | `sendcount recvcounts[n] [root [dt1 [dt2]]]` | `Gatherv` |
-//! | `scatterv` | `sendcounts[n] recvcount [root [dt1 dt2]]` | `Scatterv` |
-//! | `allgatherv` | `sendcount recvcounts[n] [dt] [displs[n]]` | `Allgatherv` |
-//! | `reducescatter` | `recvcounts[n] flops [dt]` | `ReduceScatter`, `Compute` |
-//!
-//! Blank lines and lines starting with `#` are skipped. The spellings are
-//! those SimGrid's tracer writes (`src/instr/instr_private.hpp`, the
-//! `TIData::print` methods) and its replay reads (the `*Parser::parse`
-//! methods); the i-collectives, `Ssend`, `waitAny` and the other actions
-//! the tracer writes but SimGrid's replay has no handler for are refused,
-//! as SimGrid's replay refuses them. Stricter than SimGrid, on input its
-//! tracer never writes: fields beyond an action's last are refused
-//! (SimGrid checks only the least number, except after `waitall`), and so
-//! is another rank's line in a per-rank file (SimGrid warns and skips it).
-//!
-//! (1) The TI format cannot build communicators: SimGrid's tracer writes
-//! `comm_split` and `comm_dup` with no color, key or new communicator,
-//! its replay (`action_comm_split`, `action_comm_dup`) only logs them,
-//! and every other action names no communicator (SimGrid replays all of
-//! them on `MPI_COMM_WORLD`). netsim does the same: a TI trace runs on
-//! `MPI_COMM_WORLD` only. Traces with communicators replay from DUMPI or
-//! the native format (`docs/DUMPI-COVERAGE.md`, `TRACE-FORMAT.md`).
-//!
-//! # Requests: how `wait` and `test` find theirs
-//!
-//! TI traces name no request handles. As SimGrid does, each rank keeps its
-//! pending `isend`/`irecv` requests under the key (sender, receiver, tag):
-//! `isend dst tag` files the request under (me, dst, tag), `irecv src tag`
-//! under (src, me, tag), and `wait src dst tag` / `test src dst tag` look the
-//! key up. The reader assigns [`ReqId`]s 1, 2, ... in posting order.
-//! Differences from SimGrid, both for robustness:
-//! - several pending requests under one key are kept in posting order and
-//!   `wait` takes the oldest (SimGrid's map keeps only the first and leaves
-//!   the others to the next `waitall`);
-//! - `test` leaves its request pending (the reader cannot know whether the
-//!   test will succeed in the replay), so a later `wait` on the same key
-//!   yields `Wait` on a request `Test` may already have completed: the MPI
-//!   layer must treat that `Wait` as returning at once (SimGrid stores a
-//!   null request for the same effect).
-//!
-//! As in SimGrid, a `wait` before any `isend`/`irecv` is an error, and a
-//! `wait` or `test` whose key has no pending request does nothing. `waitall`
-//! waits for every pending request and forgets them; at the end of a rank's
-//! trace a `WaitallPending` completes what is still pending (SimGrid's replay
-//! also waits for leftovers before finalizing).
+//! Every action SimGrid 3.32's replay reads (`smpi_replay.cpp`), with
+//! its fields and the operations it becomes, and how `wait` and `test`
+//! find their requests, is in `docs/TI-COVERAGE.md`. In short: counts
+//! are in elements of a datatype (MPI_BYTE unless `init 1` makes it
+//! MPI_DOUBLE; trailing datatype ids as SimGrid's, see
+//! [`simgrid_datatype_size`]); the spellings are those SimGrid's tracer
+//! writes; actions its replay has no handler for are refused, as are
+//! fields beyond an action's last and another rank's line in a per-rank
+//! file (stricter than SimGrid, on input its tracer never writes). A TI
+//! trace runs on `MPI_COMM_WORLD` only, as in SimGrid. Requests are kept
+//! per (sender, receiver, tag) as SimGrid keeps them, oldest first; the
+//! reader assigns [`ReqId`]s 1, 2, ... in posting order, and a rank's
+//! end waits for what is still pending.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
