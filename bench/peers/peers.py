@@ -745,9 +745,114 @@ def conformance(args):
         print(f"| {plat.name} | {verdict} | " + " | ".join(cells) + " |", flush=True)
 
 
+# ------------------------------------------------------------ collectives
+
+# SimGrid's `smpi/coll-selector` against the netsim selector that follows
+# the same library (docs/PEERS.md, "Collectives").
+COLL_SELECTORS = {"default": "smpi", "mpich": "mpich", "ompi": "openmpi"}
+# The flat cluster of the collectives comparison: 32 hosts on one switch.
+COLL_PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="flat" prefix="host-" suffix="" radical="0-31" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+"""
+
+
+def coll_traces(work):
+    """The TI traces of the comparison, as (name, ranks, list file):
+    every shared micro trace (one file for all ranks) split into per-rank
+    files, and `app-32ranks` (already per rank)."""
+    root = shared_dir() / "traces" / "simgrid-ti"
+    out = []
+    for f in sorted((root / "micro").glob("actions_*.txt")):
+        per = {}
+        for line in f.read_text().splitlines():
+            if line.strip():
+                per.setdefault(int(line.split()[0]), []).append(line)
+        d = work / f.stem
+        d.mkdir(parents=True, exist_ok=True)
+        for r, lines in per.items():
+            (d / f"rank{r}.txt").write_text("\n".join(lines) + "\n")
+        (d / "list.txt").write_text("".join(f"rank{r}.txt\n" for r in sorted(per)))
+        out.append((f.stem, len(per), d / "list.txt"))
+    app = root / "app-32ranks"
+    n = len(list(app.glob("ti_trace*.txt")))
+    d = work / "app-32ranks"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "list.txt").write_text("".join(f"{app / f'ti_trace{r}.txt'}\n" for r in range(n)))
+    out.append(("app-32ranks", n, d / "list.txt"))
+    return out
+
+
+def shared_dir():
+    """The shared data folder by the project's rule (scenarios/src/shared.rs):
+    $NETSIM_SHARED, else the first `D/shared` holding `traces` for D the
+    checkout or one of its parents."""
+    env = os.environ.get("NETSIM_SHARED")
+    if env:
+        return Path(env)
+    for d in [REPO, *REPO.parents]:
+        if (d / "shared" / "traces").is_dir():
+            return d / "shared"
+    sys.exit("no shared data: set NETSIM_SHARED")
+
+
+def coll_algorithms(report):
+    """`kind: algorithm` per collective kind of a netsim JSON report."""
+    seen = {}
+    for row in report.get("collectives", []):
+        seen.setdefault(row["kind"], []).append(row["algorithm"])
+    return "; ".join(f"{k}: {', '.join(dict.fromkeys(v))}" for k, v in seen.items()) or "none"
+
+
+def collectives(args):
+    """Every trace of coll_traces under SimGrid with each selector of
+    COLL_SELECTORS (or --selectors) and under netsim with the matching
+    `--collectives`, on COLL_PLATFORM with SIMGRID_CFG + SIMGRID_PRECISE;
+    prints one Markdown table per selector pair."""
+    netsim = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
+    if not args.netsim:
+        run(["cargo", "build", "--release", "--quiet"], cwd=REPO)
+    work = (Path(args.work).resolve() if args.work else REPO / "target" / "peers") / "collectives"
+    work.mkdir(parents=True, exist_ok=True)
+    plat = work / "platform.xml"
+    plat.write_text(COLL_PLATFORM)
+    (work / "hostfile").write_text("".join(f"host-{i}\n" for i in range(32)))
+    traces = coll_traces(work)
+    selectors = args.selectors or list(COLL_SELECTORS)
+    results = []
+    for sel in selectors:
+        ours = COLL_SELECTORS[sel]
+        print(f"\n### SimGrid `smpi/coll-selector:{sel}` against netsim `--collectives {ours}`\n")
+        print("| trace | ranks | SimGrid [s] | netsim [s] | difference | algorithms (netsim) |")
+        print("|---|---|---|---|---|---|")
+        for name, n, lst in traces:
+            cfg = [] if sel == "default" else [f"--cfg=smpi/coll-selector:{sel}"]
+            p = subprocess.run(["smpirun", "-np", str(n), "-platform", plat, "-hostfile", work / "hostfile",
+                                "-replay", lst, *SIMGRID_CFG, *SIMGRID_PRECISE, *cfg],
+                               cwd=lst.parent, capture_output=True, text=True)
+            sg = parse_simgrid(p.stdout + p.stderr) if p.returncode == 0 else None
+            r = subprocess.run([netsim, "replay", lst, "--platform", plat, "--mode", "flow", "--json",
+                                "--no-wall", "--quiet", "--collectives", ours],
+                               cwd=lst.parent, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"netsim failed on {name}: {r.stderr.strip()}")
+            rep = json.loads(r.stdout)
+            ns = rep["makespan_ps"]
+            algs = coll_algorithms(rep)
+            diff = (ns - sg) / sg if sg else float("nan")
+            sgs = f"{sg / 1e12:.9f}" if sg is not None else "failed"
+            print(f"| {name} | {n} | {sgs} | {ns / 1e12:.9f} | {diff * 100:+.2f} % | {algs} |", flush=True)
+            results.append({"selector": sel, "netsim_selector": ours, "trace": name, "ranks": n,
+                            "simgrid_ps": sg, "netsim_ps": ns, "difference": diff, "algorithms": algs})
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list", "conformance"])
+    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list", "conformance", "collectives"])
     ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
     ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
@@ -759,6 +864,8 @@ def main():
     ap.add_argument("--json", help="also write the rows as JSON to this file")
     ap.add_argument("--simgrid-precise", action="store_true",
                     help="run SimGrid with maxmin/precision 1e-12 and surf/precision 1e-15 (see README)")
+    ap.add_argument("--selectors", type=lambda s: s.split(","),
+                    help=f"collectives: SimGrid selectors to compare (default {','.join(COLL_SELECTORS)})")
     args = ap.parse_args()
     if args.command == "list":
         for c in CASES:
@@ -770,6 +877,9 @@ def main():
         return
     if args.command == "conformance":
         conformance(args)
+        return
+    if args.command == "collectives":
+        collectives(args)
         return
     run_cases(args)
 
