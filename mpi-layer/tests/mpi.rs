@@ -1626,11 +1626,13 @@ fn one_process_shares_its_rate_among_its_sends() {
     // CPU spends o_send = alpha + s/R_b - (wire + handshake + gamma) =
     // 1491.6 ns (derived) on each send before its RTS leaves (no g_cpu:
     // DMA moves the data): at 1491.6, 2983.2 and 4474.8 ns. The first CTS
-    // is back 2 L + gamma = 1008.4 ns later, at 2500 ns, and its data claim
-    // the port, which holds each g + (s - 1) G = 0 + ceil(65535 x 344 828
-    // fs) = 22 598.303 ns; the other two follow back to back. The last
-    // data then cross (L + s / R_b); the receivers spend o_recv = 0.
-    let first = Time::from_ns(2500);
+    // is back 2 L + gamma = 1008.4 ns later, at 2500 ns, while the CPU is
+    // in the second send's o_send: the one progress engine gets to it at
+    // 2983.2 ns, and its data claim the port, which holds each g + (s - 1)
+    // G = 0 + ceil(65535 x 344 828 fs) = 22 598.303 ns; the other two
+    // follow back to back. The last data then cross (L + s / R_b); the
+    // receivers spend o_recv = 0.
+    let first = Time::from_ps(2_983_200);
     let hold = Time::from_ps(22_598_303);
     let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
     assert_eq!(r.makespan, first + hold * 2 + L + xfer);

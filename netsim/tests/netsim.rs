@@ -288,8 +288,9 @@ mod cli {
     /// outputs of these very commands, `netsim run examples/halo-torus.toml
     /// --set transport.mode=M --set workload.iters=1 --set
     /// workload.dims=[4,2,2] --json --no-wall --timeline T --link-series
-    /// L --series-interval "5 us"` (taken again when the host model became
-    /// one progress engine per process, which moves every message).
+    /// L --series-interval "5 us"` (taken again when a rendezvous CTS
+    /// became work on its sender's progress engine, which moves every
+    /// rendezvous message).
     #[test]
     fn link_tracks_and_series_are_unchanged_through_the_seam() {
         let ex = example("halo-torus.toml");
@@ -297,13 +298,13 @@ mod cli {
         let expect = [
             (
                 "packet",
-                (107_429, 0xb082_e3a9_7c6d_02fc),
-                (14_129, 0xf14e_5ee5_4a4e_3421),
+                (106_356, 0x9292_8a71_851c_cc9f),
+                (13_955, 0xc8d6_bc8c_271e_521f),
             ),
             (
                 "flow",
-                (109_601, 0x292c_5ba3_3c34_fa3b),
-                (16_642, 0xaecf_f82d_b018_41b6),
+                (105_635, 0x6a73_f59c_d318_c5c8),
+                (16_498, 0x6153_7b13_abd2_4be5),
             ),
         ];
         for (mode, tl_want, ls_want) in expect {

@@ -7,8 +7,10 @@
 //! Everything that costs CPU time is a [`Job`]: a send's overhead, the
 //! handling of an arrived envelope or of rendezvous data (match search,
 //! receive overhead, per-byte work), a posted receive's search and copy,
-//! local computation, and the rank's program itself, which goes on only
-//! when the job it waits for has ended. A job is *ready* when the event
+//! a rendezvous CTS back at its sender (free, but it waits its turn, so
+//! the data leave only when the engine gets to it; on the NIC with
+//! `protocol_offload`), local computation, and the rank's program itself,
+//! which goes on only when the job it waits for has ended. A job is *ready* when the event
 //! that causes it happens, and a CPU serves ready jobs one at a time in
 //! the order they became ready (FIFO among equal times), never reserving
 //! time for work that is not ready yet. A job that also needs the
@@ -38,6 +40,9 @@ pub(super) enum Job {
     Envelope(u32),
     /// Arrived rendezvous data of message `m`: the receive overhead.
     Data(u32),
+    /// The CTS of rendezvous message `m` is back at its sender: the
+    /// sender's progress engine sends the data when it gets to it.
+    Cts(u32),
     /// A receive posted by rank `r`: search `unexpected_msgs`, copy.
     Post(u32, PostedRecv),
     /// Local computation of rank `r`; completes request `req` if any
@@ -249,7 +254,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             if req != NONE && self.reqs[req as usize].graph != NONE {
                 let (owner, g) = (self.reqs[req as usize].owner, self.reqs[req as usize].graph);
                 if self.programs[owner as usize].started(g) {
-                    self.push_local(s, now, Loc::Graph(owner));
+                    self.visit(s, owner);
                 }
             }
         }
@@ -257,7 +262,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let kind = match job {
                 Job::Send(_) => Work::Send,
                 Job::Envelope(_) => Work::Envelope,
-                Job::Data(_) => Work::Data,
+                Job::Data(_) | Job::Cts(_) => Work::Data,
                 Job::Post(..) => Work::Post,
                 Job::Compute(..) | Job::Resume(_) => Work::Compute,
             };
@@ -320,7 +325,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     fn rank_of(&self, job: Job) -> u32 {
         match job {
-            Job::Send(m) => self.msgs[m as usize].src,
+            Job::Send(m) | Job::Cts(m) => self.msgs[m as usize].src,
             Job::Envelope(m) | Job::Data(m) => self.msgs[m as usize].dst,
             Job::Post(r, _) | Job::Compute(r, ..) | Job::Resume(r) => r,
         }
@@ -369,6 +374,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             Job::Post(r, p) => self.start_post(s.now(), r, p),
+            Job::Cts(m) => self.start_cts(s, m),
             Job::Compute(_, d, req) => Plan {
                 cpu: d,
                 delay: d,

@@ -66,10 +66,6 @@ pub(super) enum Loc {
     Depart(u32),
     /// The head of a rank's port queue leaves (rank, interface).
     Port(u32, u16),
-    /// A graph program's operation started or completed and its program
-    /// says that may have made operations ready (`OpStream::started`,
-    /// `completed`): the rank looks for them.
-    Graph(u32),
     /// A message's current leg reached the far end through shared memory
     /// (a pure delay, or a control message).
     Arrive(u32),
@@ -190,6 +186,11 @@ pub(super) struct LocalQueue {
     pub wakes: BinaryHeap<Reverse<Time>>,
     pub draining: bool,
     pub handled: u64,
+    /// Ranks of graph programs to visit once this instant's events are
+    /// done: an operation of theirs started or completed, and their
+    /// program says that may have made operations ready
+    /// (`OpStream::started`, `completed`).
+    pub visits: Vec<u32>,
 }
 
 impl LocalQueue {

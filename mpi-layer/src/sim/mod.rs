@@ -451,8 +451,27 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
-    /// Runs every local event due now, in key order, then makes sure a
-    /// wake is pending for the next one.
+    /// Graph program `r` looks for ready operations once the events of
+    /// this instant are done.
+    fn visit(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        let now = s.now();
+        let q = &mut self.local;
+        q.visits.push(r);
+        if !q.draining && q.wakes.peek().is_none_or(|w| w.0 > now) {
+            q.wakes.push(Reverse(now));
+            s.post_at(now, Ev::Wake);
+        }
+    }
+
+    /// Runs every local event due now, in push order; when none is left,
+    /// the graph programs' visits asked for meanwhile, in rank order, and
+    /// again until neither is left. Then makes sure a wake is pending for
+    /// the next event.
+    ///
+    /// Visits come last so that when an operation starts within its
+    /// instant does not depend on how many visits were asked for: a visit
+    /// that finds nothing changes nothing, and the ones that find
+    /// something run at the same point and in the same order.
     fn wake(&mut self, s: &mut Sch<'_, T::Event>) {
         let now = s.now();
         let popped = self.local.wakes.pop();
@@ -460,7 +479,21 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         self.local.draining = true;
         while self.error.is_none() {
             let Some(ev) = self.local.pop_due(now) else {
-                break;
+                if self.local.visits.is_empty() {
+                    break;
+                }
+                let mut v = std::mem::take(&mut self.local.visits);
+                v.sort_unstable();
+                v.dedup();
+                for &r in &v {
+                    self.local.handled += 1;
+                    self.graph_nudge(s, r);
+                }
+                v.clear();
+                if self.local.visits.is_empty() {
+                    self.local.visits = v;
+                }
+                continue;
             };
             self.local.handled += 1;
             match ev {
@@ -472,7 +505,6 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 Loc::Effects(end) => self.do_end(s, end),
                 Loc::Depart(m) => self.ready_to_leave(s, m),
                 Loc::Port(r, nic) => self.port_turn(s, r, nic),
-                Loc::Graph(r) => self.graph_nudge(s, r),
                 Loc::Arrive(m) => self.arrive(s, m),
                 Loc::Landed(m) => self.landed(s, m),
                 Loc::ShmDone(node, v) => self.shm_done(s, node, v),

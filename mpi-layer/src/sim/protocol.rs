@@ -485,8 +485,16 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             MsgState::Rts => self.landed(s, m),
+            MsgState::Cts if !self.params.protocol_offload => {
+                // Back at the sender: its progress engine sends the data
+                // when it gets to it.
+                let (src, cpu) = (msg.src, msg.cpu);
+                let id = self.cpu_of(src, cpu);
+                self.submit(s, id, Job::Cts(m), false);
+            }
             MsgState::Cts => {
-                // Back at the sender: the data claims the port and leaves.
+                // Back at the sender's NIC: the data claims the port and
+                // leaves.
                 msg.set_state(MsgState::Data);
                 self.ready_to_leave(s, m);
             }
@@ -689,6 +697,18 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         self.stats.control_messages += 1;
         let (d, src) = (self.msgs[m as usize].dst, self.msgs[m as usize].src);
         self.transmit(s, m, d, src, 0, false);
+    }
+
+    /// [`Job::Cts`] starts: the data claims the port and leaves. It costs
+    /// no CPU time, but waits its turn behind the work queued before it.
+    pub(super) fn start_cts(&mut self, s: &mut Sch<'_, T::Event>, m: u32) -> Plan {
+        self.msgs[m as usize].set_state(MsgState::Data);
+        self.ready_to_leave(s, m);
+        Plan {
+            cpu: Time::ZERO,
+            delay: Time::ZERO,
+            end: End::NOTHING,
+        }
     }
 
     /// Posts a receive at world rank `r` on its CPU `cpu` (see

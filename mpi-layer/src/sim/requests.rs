@@ -4,12 +4,11 @@
 
 use super::control::{Failed, Next, Resume, Run};
 use super::host::Job;
-use super::local::Loc;
 use super::{Ev, Sim};
 use crate::observe::Observer;
 use crate::op::{OpStream, Origin, ReqId};
 use rustc_hash::FxHashMap;
-use sim_core::{Schedule, Scheduler};
+use sim_core::Scheduler;
 use std::sync::Arc;
 use topology::Transport;
 
@@ -256,8 +255,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let look = self.programs[owner as usize].completed(g);
             self.ranks[owner as usize].graph_live -= 1;
             if look {
-                let now = s.now();
-                self.push_local(s, now, Loc::Graph(owner));
+                self.visit(s, owner);
             }
             return;
         }
