@@ -81,7 +81,7 @@ pub use op::{
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, OB1_HEADER_BYTES, Postal,
-    Progress, Protocol, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams,
+    Progress, Protocol, Rendezvous, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams,
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,

@@ -6,7 +6,7 @@
 //! and its source. Times are [`Time`] (integer picoseconds), rates
 //! [`Bandwidth`] (integer bytes per second).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim_core::{Bandwidth, PerByte, Time};
 use topology::Locality;
 
@@ -107,6 +107,28 @@ pub enum Progress {
         /// Progress engines per node (at least 1).
         engines: u16,
     },
+}
+
+/// Who moves a rendezvous message's data once the receiver has matched
+/// its RTS and answered with a CTS.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rendezvous {
+    /// The receiver pulls them: its answer reaches the sender's NIC, and
+    /// the data leave from there without the sender's CPU (an RDMA or
+    /// single-copy read: Open MPI 4.1 ob1's RGET,
+    /// `ompi/mca/pml/ob1/pml_ob1_recvreq.c`,
+    /// `mca_pml_ob1_recv_request_get_frag`; UCX 1.13's default
+    /// `UCX_RNDV_SCHEME=auto`, which picks `get_zcopy`). The default.
+    #[default]
+    Get,
+    /// The sender pushes them: the CTS is work on the sender's progress
+    /// engine, free but served in turn, so the data leave only when a
+    /// single-threaded engine gets to it (MPICH ch3's rendezvous over
+    /// TCP, `src/mpid/ch3/src/ch3u_rndv.c`,
+    /// `MPIDI_CH3_PktHandler_RndvClrToSend`, which sends the data from
+    /// the sender's progress loop).
+    Put,
 }
 
 /// Allreduce algorithm for large messages.
@@ -517,6 +539,10 @@ pub struct MpiParams {
     /// core) instead of the host (onload). Bridges et al. Section 3.
     /// Default false (onload).
     pub protocol_offload: bool,
+    /// Who moves rendezvous data after the CTS. Default
+    /// [`Rendezvous::Get`]; with `protocol_offload` the NIC handles the
+    /// CTS either way.
+    pub rendezvous: Rendezvous,
     /// Who runs MPI progress. Default [`Progress::OwnCore`].
     pub progress: Progress,
     /// Match-queue implementation. Default [`MatcherKind::Linear`].

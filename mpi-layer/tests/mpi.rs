@@ -1621,20 +1621,27 @@ fn one_process_shares_its_rate_among_its_sends() {
         .collect();
     let mut programs = vec![sender];
     programs.extend((1..=3).map(|_| vec![recv(0, 0)]));
-    let r = run(one_per_node(4), net(4), progs(programs), p).unwrap();
+    let r = run(one_per_node(4), net(4), progs(programs.clone()), p.clone()).unwrap();
     // Rendezvous between nodes (alpha 3 us, R_b 2.9e9 B/s): the sender's
     // CPU spends o_send = alpha + s/R_b - (wire + handshake + gamma) =
     // 1491.6 ns (derived) on each send before its RTS leaves (no g_cpu:
     // DMA moves the data): at 1491.6, 2983.2 and 4474.8 ns. The first CTS
-    // is back 2 L + gamma = 1008.4 ns later, at 2500 ns, while the CPU is
-    // in the second send's o_send: the one progress engine gets to it at
-    // 2983.2 ns, and its data claim the port, which holds each g + (s - 1)
-    // G = 0 + ceil(65535 x 344 828 fs) = 22 598.303 ns; the other two
-    // follow back to back. The last data then cross (L + s / R_b); the
-    // receivers spend o_recv = 0.
-    let first = Time::from_ps(2_983_200);
+    // is back 2 L + gamma = 1008.4 ns later, at 2500 ns, and its data claim
+    // the port, which holds each g + (s - 1) G = 0 + ceil(65535 x 344 828
+    // fs) = 22 598.303 ns; the other two follow back to back. The last
+    // data then cross (L + s / R_b); the receivers spend o_recv = 0.
+    let first = Time::from_ns(2500);
     let hold = Time::from_ps(22_598_303);
     let xfer = transfer_time(s, Bandwidth::bytes_per_sec(2_900_000_000));
+    assert_eq!(r.makespan, first + hold * 2 + L + xfer);
+    assert_eq!(r.finish[1], first + L + xfer);
+    // The sender pushes the data instead: the first CTS arrives while its
+    // CPU is in the second send's o_send, and its one progress engine gets
+    // to it at 2983.2 ns.
+    let mut put = p.clone();
+    put.rendezvous = mpi_layer::Rendezvous::Put;
+    let r = run(one_per_node(4), net(4), progs(programs), put).unwrap();
+    let first = Time::from_ps(2_983_200);
     assert_eq!(r.makespan, first + hold * 2 + L + xfer);
     assert_eq!(r.finish[1], first + L + xfer);
 }

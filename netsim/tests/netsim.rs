@@ -288,9 +288,8 @@ mod cli {
     /// outputs of these very commands, `netsim run examples/halo-torus.toml
     /// --set transport.mode=M --set workload.iters=1 --set
     /// workload.dims=[4,2,2] --json --no-wall --timeline T --link-series
-    /// L --series-interval "5 us"` (taken again when a rendezvous CTS
-    /// became work on its sender's progress engine, which moves every
-    /// rendezvous message).
+    /// L --series-interval "5 us"` (taken again when the host model became
+    /// one progress engine per process, which moves every message).
     #[test]
     fn link_tracks_and_series_are_unchanged_through_the_seam() {
         let ex = example("halo-torus.toml");
@@ -298,13 +297,13 @@ mod cli {
         let expect = [
             (
                 "packet",
-                (106_356, 0x9292_8a71_851c_cc9f),
-                (13_955, 0xc8d6_bc8c_271e_521f),
+                (107_429, 0xb082_e3a9_7c6d_02fc),
+                (14_129, 0xf14e_5ee5_4a4e_3421),
             ),
             (
                 "flow",
-                (105_635, 0x6a73_f59c_d318_c5c8),
-                (16_498, 0x6153_7b13_abd2_4be5),
+                (109_601, 0x292c_5ba3_3c34_fa3b),
+                (16_642, 0xaecf_f82d_b018_41b6),
             ),
         ];
         for (mode, tl_want, ls_want) in expect {
@@ -407,6 +406,44 @@ mod cli {
         assert!(links.contains("x links") && links.contains("injection"));
         let map = std::fs::read_to_string(d.join("halo-torus.svg")).unwrap();
         assert!(map.contains("z = 1") && map.contains("Busiest outgoing torus link per router"));
+    }
+
+    /// `[mpi] rendezvous`: a sender that pushes its rendezvous data
+    /// (`put`) serves each CTS on its progress engine in turn, so the
+    /// 16-rank halo (2 KiB-256 KiB faces, rendezvous above the eager
+    /// limit), whose ranks send while CTSs come back, finishes later than
+    /// when the receivers pull (`get`, the default); a misspelled value is
+    /// refused with the key named.
+    #[test]
+    fn rendezvous_put_serves_the_cts_on_the_sender() {
+        let ex = example("halo-torus.toml");
+        let run = |how: &str| {
+            let set = format!("mpi.rendezvous={how}");
+            json(&ok(&[
+                "run",
+                &ex,
+                "--set",
+                "workload.iters=1",
+                "--set",
+                &set,
+                "--json",
+                "--no-wall",
+            ]))["makespan_ps"]
+                .as_u64()
+                .unwrap()
+        };
+        let (get, put) = (run("get"), run("put"));
+        assert!(put > get, "put {put} ps, get {get} ps");
+        let out = netsim(&[
+            "run",
+            &ex,
+            "--set",
+            "workload.iters=1",
+            "--set",
+            "mpi.rendezvous=push",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("rendezvous"));
     }
 
     /// The seed facts of the host-model issues, through the public

@@ -7,13 +7,13 @@
 //! Everything that costs CPU time is a [`Job`]: a send's overhead, the
 //! handling of an arrived envelope or of rendezvous data (match search,
 //! receive overhead, per-byte work), a posted receive's search and copy,
-//! a rendezvous CTS back at its sender (free, but it waits its turn, so
-//! the data leave only when the engine gets to it; on the NIC with
-//! `protocol_offload`), local computation, and the rank's program itself,
-//! which goes on only when the job it waits for has ended. A job is *ready* when the event
-//! that causes it happens, and a CPU serves ready jobs one at a time in
-//! the order they became ready (FIFO among equal times), never reserving
-//! time for work that is not ready yet. A job that also needs the
+//! a rendezvous CTS back at a sender that pushes the data
+//! (`Rendezvous::Put`: free, but it waits its turn, so the data leave only
+//! when the engine gets to it), local computation, and the rank's program
+//! itself, which goes on only when the job it waits for has ended. A job
+//! is *ready* when the event that causes it happens, and a CPU serves
+//! ready jobs one at a time in the order they became ready (FIFO among
+//! equal times), never reserving time for work that is not ready yet. A job that also needs the
 //! receiving process's port while the port is still busy is set aside
 //! until the port is free, and others go first meanwhile (LogGOPSim's
 //! rule; Hoefler, Schneider and Lumsdaine, HPDC'10).

@@ -42,7 +42,7 @@ use super::{Ev, NetSched, RunError, Sim, Truncation};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};
 use crate::observe::{MessageStep, Observer, Queue, Search, Step};
 use crate::op::OpStream;
-use crate::params::{MatcherKind, Progress, Protocol, locality_index};
+use crate::params::{MatcherKind, Progress, Protocol, Rendezvous, locality_index};
 use serde::Serialize;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
 use topology::{Locality, Transfer, Transport};
@@ -485,7 +485,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 }
             }
             MsgState::Rts => self.landed(s, m),
-            MsgState::Cts if !self.params.protocol_offload => {
+            MsgState::Cts
+                if self.params.rendezvous == Rendezvous::Put && !self.params.protocol_offload =>
+            {
                 // Back at the sender: its progress engine sends the data
                 // when it gets to it.
                 let (src, cpu) = (msg.src, msg.cpu);

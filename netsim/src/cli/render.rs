@@ -451,7 +451,7 @@ fn mpi_lines(o: &mut String, preset: &mpi_layer::params::Preset) {
     }
     let _ = writeln!(
         o,
-        "  {pad:<16} gamma posted {} / unexpected {}, match_base {}, unexpected copy {}, pair window {}, node memory {} (copies {:?}), offload {}",
+        "  {pad:<16} gamma posted {} / unexpected {}, match_base {}, unexpected copy {}, pair window {}, node memory {} (copies {:?}), offload {}, rendezvous {:?}",
         p.gamma_posted.gamma,
         p.gamma_unexpected.gamma,
         p.match_base,
@@ -463,7 +463,8 @@ fn mpi_lines(o: &mut String, preset: &mpi_layer::params::Preset) {
             .memory_bandwidth
             .map_or("unlimited".to_string(), |r| r.to_string()),
         p.shm.copies,
-        p.protocol_offload
+        p.protocol_offload,
+        p.rendezvous
     );
     for (what, src) in preset.sources {
         let _ = writeln!(o, "  {pad:<16}   {what}: {src}");

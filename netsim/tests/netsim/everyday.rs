@@ -118,7 +118,7 @@ fn series_bins_above_the_memory_limit_are_refused() {
     fails(
         &netsim(&d, &args),
         2,
-        "the link series in bins of 1 ps needs about 190.32 GB, more than the 50 MB set by --max-memory; choose a wider --series-interval (at least 3.807 ns)",
+        "the link series in bins of 1 ps needs about 179.44 GB, more than the 50 MB set by --max-memory; choose a wider --series-interval (at least 3.589 ns)",
     );
     assert!(names(&d).is_empty(), "{:?}", names(&d));
 }

@@ -101,6 +101,8 @@ pub struct MpiSpec {
     pub pair_window: Option<Window>,
     /// Protocol overheads on the NIC.
     pub protocol_offload: Option<bool>,
+    /// Who moves rendezvous data after the CTS: `"get"` or `"put"`.
+    pub rendezvous: Option<mpi_layer::Rendezvous>,
     /// Progress engines per node; 0 = every rank on its own core.
     pub progress_engines: Option<u16>,
     /// Match-queue implementation.
@@ -773,6 +775,9 @@ impl Scenario {
         }
         if let Some(v) = m.protocol_offload {
             p.protocol_offload = v;
+        }
+        if let Some(v) = m.rendezvous {
+            p.rendezvous = v;
         }
         if let Some(v) = m.progress_engines {
             p.progress = if v == 0 {
