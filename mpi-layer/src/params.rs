@@ -118,8 +118,8 @@ pub enum Rendezvous {
     /// the data leave from there without the sender's CPU (an RDMA or
     /// single-copy read: Open MPI 4.1 ob1's RGET,
     /// `ompi/mca/pml/ob1/pml_ob1_recvreq.c`,
-    /// `mca_pml_ob1_recv_request_get_frag`; UCX 1.13's default
-    /// `UCX_RNDV_SCHEME=auto`, which picks `get_zcopy`). The default.
+    /// `mca_pml_ob1_recv_request_get_frag`; UCX's `get_zcopy` scheme,
+    /// `src/ucp/rndv/rndv.c`, `ucp_rndv_is_get_zcopy`). The default.
     #[default]
     Get,
     /// The sender pushes them: the CTS is work on the sender's progress
