@@ -14,6 +14,7 @@ use topology::Locality;
 /// (Bienz et al. 2018, Section 2: "short, eager, or rendezvous, based on
 /// message size").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// Data travels inside the envelope.
     Short,
@@ -31,6 +32,22 @@ impl Protocol {
     /// Index into per-protocol tables.
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// The one spelling in files, reports and messages: `short`, `eager`
+    /// or `rendezvous`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protocol::Short => "short",
+            Protocol::Eager => "eager",
+            Protocol::Rendezvous => "rendezvous",
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

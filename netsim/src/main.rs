@@ -489,7 +489,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     let name = a.csv.display().to_string();
     let locality = match &a.locality {
         None => None,
-        Some(l) => Some(fit::parse_locality(l).ok_or_else(|| {
+        Some(l) => Some(topology::Locality::from_name(l).ok_or_else(|| {
             (
                 2,
                 format!("--locality `{l}`: not same_socket, same_node or other_node"),

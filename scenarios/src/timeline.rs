@@ -23,11 +23,10 @@
 //! Both are deterministic: events come in simulation order. Schemas:
 //! `docs/OUTPUT.md`.
 
-use mpi_layer::{MessageStep, Observer, Op, Origin, Protocol, Step, Work};
+use mpi_layer::{MessageStep, Observer, Op, Origin, Step, Work};
 use rustc_hash::FxHashMap;
 use sim_core::Time;
 use std::io::{self, Write};
-use topology::Locality;
 
 /// Microseconds with picosecond digits, as trace-event `ts` and `dur`
 /// take them.
@@ -47,25 +46,6 @@ fn work_name(w: Work) -> &'static str {
         Work::Data => "rendezvous data (receive)",
         Work::Post => "post receive (search, copy)",
         Work::Compute => "compute",
-    }
-}
-
-/// `short`, `eager` or `rendezvous`.
-pub fn protocol_name(p: Protocol) -> &'static str {
-    match p {
-        Protocol::Short => "short",
-        Protocol::Eager => "eager",
-        Protocol::Rendezvous => "rendezvous",
-    }
-}
-
-/// `same_socket`, `same_node` or `other_node` (the scenario files'
-/// spelling).
-pub fn locality_name(l: Locality) -> &'static str {
-    match l {
-        Locality::SameSocket => "same_socket",
-        Locality::SameNode => "same_node",
-        Locality::OtherNode => "other_node",
     }
 }
 
@@ -343,8 +323,8 @@ impl<W: Write> Observer for MessageLog<W> {
                     f.seq.to_string(),
                     f.tag.to_string(),
                     f.bytes.to_string(),
-                    protocol_name(f.protocol).to_owned(),
-                    locality_name(f.locality).to_owned(),
+                    f.protocol.name().to_owned(),
+                    f.locality.name().to_owned(),
                     ps(matches!(f.step, Step::Posted { .. }).then_some(f.at)),
                     ps(row.departed),
                     ps(row.arrived),

@@ -19,6 +19,7 @@ pub struct ProcLoc {
 
 /// The locality of two processes, which selects the MPI parameter set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Locality {
     /// Same node, same socket.
     SameSocket,
@@ -26,6 +27,36 @@ pub enum Locality {
     SameNode,
     /// Different nodes: the message crosses the network.
     OtherNode,
+}
+
+impl Locality {
+    /// All localities, in table order (nearest first).
+    pub const ALL: [Locality; 3] = [
+        Locality::SameSocket,
+        Locality::SameNode,
+        Locality::OtherNode,
+    ];
+
+    /// The one spelling in files, reports and messages: `same_socket`,
+    /// `same_node` or `other_node`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Locality::SameSocket => "same_socket",
+            Locality::SameNode => "same_node",
+            Locality::OtherNode => "other_node",
+        }
+    }
+
+    /// The locality spelled `name`, if any.
+    pub fn from_name(name: &str) -> Option<Locality> {
+        Locality::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl std::fmt::Display for Locality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The location of every process, indexed by process number (MPI rank in

@@ -340,7 +340,7 @@ pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
                 } else {
                     Kind::HvppPaper
                 },
-                locality: parse_locality(&s.locality)
+                locality: Locality::from_name(&s.locality)
                     .ok_or_else(|| format!("sample {i}: locality `{}`", s.locality))?,
                 size: s.size,
                 n: s.n,

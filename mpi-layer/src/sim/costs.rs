@@ -65,7 +65,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         .wire_rate(proto, loc)
                         .map_err(|message| ConfigError::Invalid {
                             name: "host.recv_cpu_per_byte",
-                            message: format!("{proto:?}, {loc:?}: {message}"),
+                            message: format!("{proto}, {loc}: {message}"),
                         })?;
                 let copies = params.shm.copies[proto.index()].max(1) as u64;
                 if let (Some(mem), Some(w), false) = (
@@ -79,7 +79,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         return Err(ConfigError::Invalid {
                             name: "shm.memory_bandwidth",
                             message: format!(
-                                "{mem} is below {copies} copies at the wire rate {w} of {proto:?}, {loc:?}: \
+                                "{mem} is below {copies} copies at the wire rate {w} of {proto}, {loc}: \
                                  a single message could not take alpha + s / R_b"
                             ),
                         });

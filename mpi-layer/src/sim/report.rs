@@ -101,7 +101,7 @@ pub enum ConfigError {
     /// handshake, the match and the given host costs) takes longer than
     /// `alpha + s / R_b`.
     #[error(
-        "postal[{protocol:?}][{locality:?}]: alpha = {alpha} with R_b = {rate} gives {target} \
+        "mpi.postal.{locality}.{protocol}: alpha = {alpha} with R_b = {rate} gives {target} \
          for {bytes} B, but the wire, handshake, match and the given host costs alone take \
          {needed}; raise alpha, lower the given o_send/o_recv/L, or lower the transport latency"
     )]

@@ -11,10 +11,11 @@
 use super::{Bytes, Dur, Limit, Rate, Scenario, ScenarioError, ScenarioFile};
 use mpi_layer::{
     AllreduceLarge, CollKind, HostCosts, MAX_OVERRIDES, MatcherKind, MpiParams, Override, Postal,
-    Progress, Rest, Selector,
+    Progress, Protocol, Rest, Selector,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{PerByte, Time, units};
+use topology::Locality;
 
 /// MPI parameter presets (also `--mpi` of `netsim replay`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
@@ -525,8 +526,16 @@ pub enum AllreduceName {
     Ring,
 }
 
-const LOCALITY_KEYS: [&str; 3] = ["same_socket", "same_node", "other_node"];
-const PROTOCOL_KEYS: [&str; 3] = ["short", "eager", "rendezvous"];
+const LOCALITY_KEYS: [&str; 3] = [
+    Locality::SameSocket.name(),
+    Locality::SameNode.name(),
+    Locality::OtherNode.name(),
+];
+const PROTOCOL_KEYS: [&str; 3] = [
+    Protocol::Short.name(),
+    Protocol::Eager.name(),
+    Protocol::Rendezvous.name(),
+];
 
 /// Applies `c` to `h`; `at` names the table for errors.
 fn apply_host(

@@ -2,9 +2,9 @@
 //! `docs/OUTPUT.md`), built from the MPI layer's results and the
 //! transport's per-link statistics.
 
-use mpi_layer::RunResults;
+use mpi_layer::{Protocol, RunResults};
 use serde::Serialize;
-use topology::{LinkClass, LinkStat};
+use topology::{LinkClass, LinkStat, Locality};
 
 use topology::Mode;
 
@@ -298,9 +298,6 @@ fn search_stats(h: &sim_core::stats::LogHistogram) -> SearchStats {
     }
 }
 
-const PROTOCOL_NAMES: [&str; 3] = ["short", "eager", "rendezvous"];
-const LOCALITY_NAMES: [&str; 3] = ["same_socket", "same_node", "other_node"];
-
 impl Report {
     pub(super) fn new(
         s: &Setup,
@@ -319,8 +316,8 @@ impl Report {
         let traffic = (0..3)
             .flat_map(|p| {
                 (0..3).map(move |l| TrafficRow {
-                    protocol: PROTOCOL_NAMES[p],
-                    locality: LOCALITY_NAMES[l],
+                    protocol: Protocol::ALL[p].name(),
+                    locality: Locality::ALL[l].name(),
                     messages: r.traffic[p][l].messages,
                     bytes: r.traffic[p][l].bytes,
                 })

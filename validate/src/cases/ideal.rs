@@ -69,22 +69,6 @@ fn pair(l: Locality) -> Placement {
     Placement::from_locs(vec![loc(0, 0, 0), b])
 }
 
-fn protocol_name(p: Protocol) -> &'static str {
-    match p {
-        Protocol::Short => "short",
-        Protocol::Eager => "eager",
-        Protocol::Rendezvous => "rendezvous",
-    }
-}
-
-fn locality_name(l: Locality) -> &'static str {
-    match l {
-        Locality::SameSocket => "intra-socket",
-        Locality::SameNode => "intra-node",
-        Locality::OtherNode => "inter-node",
-    }
-}
-
 /// Relative error at most 1e-6, or within the simulator's 1 ps resolution.
 const PS_EXACT: Check = Check::Exact {
     tol: 1e-6,
@@ -133,7 +117,7 @@ fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 fig_model[li].push((s as f64, model));
                 rows.push(Row::new(
                     "postal",
-                    format!("postal {} {} {s} B", protocol_name(proto), locality_name(l)),
+                    format!("postal {} {} {s} B", proto.name(), l.name()),
                     one_way,
                     model,
                     "s",
@@ -172,7 +156,7 @@ fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
                     "postal",
                     format!(
                         "postal {} inter-node {s} B, Blue Waters torus, 1 hop, {mode:?}",
-                        protocol_name(proto)
+                        proto.name()
                     ),
                     r.finish[0].as_secs_f64() / (2 * reps) as f64,
                     bienz::postal(pp.alpha, pp.rate, s),

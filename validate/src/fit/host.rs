@@ -57,7 +57,7 @@ pub(super) fn fit_host(
 ) -> Vec<HostFit> {
     let mut out = Vec::new();
     for pf in postal {
-        let Some(loc) = parse_locality(&pf.locality) else {
+        let Some(loc) = Locality::from_name(&pf.locality) else {
             continue;
         };
         let streams = [Kind::HvppPosted, Kind::HvppPaper].iter().find_map(|&k| {

@@ -89,25 +89,6 @@ pub enum Order {
     Rev,
 }
 
-/// The name of a locality in scenario files and CSV.
-pub fn locality_name(l: Locality) -> &'static str {
-    match l {
-        Locality::SameSocket => "same_socket",
-        Locality::SameNode => "same_node",
-        Locality::OtherNode => "other_node",
-    }
-}
-
-/// Reads a locality name.
-pub fn parse_locality(s: &str) -> Option<Locality> {
-    match s {
-        "same_socket" => Some(Locality::SameSocket),
-        "same_node" => Some(Locality::SameNode),
-        "other_node" => Some(Locality::OtherNode),
-        _ => None,
-    }
-}
-
 /// One row of the CSV.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {
@@ -248,7 +229,7 @@ pub fn read_csv(
                      other_node) or --locality"
                 )
             })?,
-            l => parse_locality(l).ok_or_else(|| {
+            l => Locality::from_name(l).ok_or_else(|| {
                 format!(
                     "{at}: column `locality`: `{l}` is not same_socket, same_node or other_node"
                 )

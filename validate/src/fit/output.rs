@@ -2,8 +2,13 @@
 //! human report.
 
 use super::*;
+use mpi_layer::Protocol;
 
-const PROTOCOLS: [&str; 3] = ["short", "eager", "rendezvous"];
+const PROTOCOLS: [&str; 3] = [
+    Protocol::Short.name(),
+    Protocol::Eager.name(),
+    Protocol::Rendezvous.name(),
+];
 
 /// Seconds as an exact picosecond time string for scenario files.
 pub fn format_secs(s: f64) -> String {
@@ -257,7 +262,7 @@ impl Fit {
         if let Some(pf) = self
             .postal
             .iter()
-            .find(|p| p.locality == locality_name(self.mapped_locality()))
+            .find(|p| p.locality == self.mapped_locality().name())
         {
             let eager = Self::cell(pf, 1);
             match &self.copy_rate {

@@ -171,7 +171,7 @@ pub fn fit_postal(
     max_segments: usize,
     alpha_min: f64,
 ) -> Result<PostalFit, String> {
-    let name = locality_name(locality);
+    let name = locality.name();
     if points.len() < 2 {
         return Err(format!(
             "{name}: need ping-pong times at two sizes at least, got {}",
