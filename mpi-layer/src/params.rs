@@ -148,8 +148,10 @@ pub enum Rendezvous {
     Put,
 }
 
-/// Allreduce algorithm for large messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Allreduce algorithm for large messages (`rabenseifner` or `ring` in
+/// scenario files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all(deserialize = "lowercase"))]
 pub enum AllreduceLarge {
     /// Reduce-scatter by recursive halving, then allgather by recursive
     /// doubling (Rabenseifner; Thakur et al. 2005).
@@ -212,26 +214,30 @@ impl Default for CollectiveParams {
 
 /// Which term of a single message's time is derived from the postal
 /// `alpha + s / R_b`, so that the calibration contract holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Rest {
     /// LogGP's latency `L` is what is left of `alpha + s / R_b` after
     /// `o_send`, the wire, the rendezvous handshake, the match and the
     /// receive side (`o_recv` and its per-byte cost). The default: the
     /// unexplained part of alpha becomes a pure delay.
+    #[serde(rename(deserialize = "L"))]
     Latency,
     /// `o_recv` is what is left (with `L` as given): the unexplained part
     /// of alpha occupies the receiving CPU.
+    #[serde(rename(deserialize = "o_recv"))]
     RecvOverhead,
     /// `o_send` is what is left (with `L` and `o_recv` as given): the
     /// unexplained part of alpha occupies the sending CPU, the process's
     /// one progress engine, where the max-rate model (Bienz et al. eq. 2)
     /// charges it: `alpha` per message *sent*.
+    #[serde(rename(deserialize = "o_send"))]
     SendOverhead,
     /// Nothing is derived: `L`, `o_send`, `o_recv` are as given (the LogGP
     /// form). `alpha` and `R_b` then do not enter the timing; the message's
     /// bytes are carried by the receive side's per-byte cost
     /// `max(O_recv, G_recv)` and the transfer is limited only by the
     /// machine.
+    #[serde(rename(deserialize = "none"))]
     None,
 }
 

@@ -224,23 +224,6 @@ impl<'de> Deserialize<'de> for GapPerByteSpec {
     }
 }
 
-/// Which term is derived.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-pub enum RestName {
-    /// [`Rest::Latency`].
-    #[serde(rename = "L")]
-    Latency,
-    /// [`Rest::RecvOverhead`].
-    #[serde(rename = "o_recv")]
-    RecvOverhead,
-    /// [`Rest::SendOverhead`].
-    #[serde(rename = "o_send")]
-    SendOverhead,
-    /// [`Rest::None`].
-    #[serde(rename = "none")]
-    None,
-}
-
 /// One cell's LogGP costs, LogGP's names as keys.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -254,7 +237,7 @@ pub struct HostCell {
     pub L: Option<Dur>,
     /// Which of `L`, `o_recv`, `o_send` is derived: `"L"`, `"o_recv"`,
     /// `"o_send"` or `"none"`.
-    pub rest: Option<RestName>,
+    pub rest: Option<Rest>,
     /// `g`: a time or `"alpha"`.
     pub g: Option<GapSpec>,
     /// `g_cpu`: a time or `"alpha"`.
@@ -414,7 +397,7 @@ pub struct CollectivesSpec {
     /// Allreduce recursive doubling up to this size.
     pub allreduce_short_max: Option<Bytes>,
     /// `rabenseifner` or `ring`.
-    pub allreduce_large: Option<AllreduceName>,
+    pub allreduce_large: Option<AllreduceLarge>,
     /// Allgather ring from this total size.
     pub allgather_long_min: Option<Bytes>,
     /// Alltoall Bruck up to this size.
@@ -516,16 +499,6 @@ fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, String> {
     Ok(o)
 }
 
-/// Large-allreduce algorithm names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AllreduceName {
-    /// Rabenseifner.
-    Rabenseifner,
-    /// Ring.
-    Ring,
-}
-
 const LOCALITY_KEYS: [&str; 3] = [
     Locality::SameSocket.name(),
     Locality::SameNode.name(),
@@ -545,12 +518,7 @@ fn apply_host(
     src: &ScenarioFile,
 ) -> Result<(), ScenarioError> {
     if let Some(r) = c.rest {
-        h.rest = match r {
-            RestName::Latency => Rest::Latency,
-            RestName::RecvOverhead => Rest::RecvOverhead,
-            RestName::SendOverhead => Rest::SendOverhead,
-            RestName::None => Rest::None,
-        };
+        h.rest = r;
     }
     let derived = |key: &str| {
         src.err(
@@ -902,10 +870,7 @@ impl Scenario {
                 cp.allreduce_short_max = v.0;
             }
             if let Some(v) = c.allreduce_large {
-                cp.allreduce_large = match v {
-                    AllreduceName::Rabenseifner => AllreduceLarge::Rabenseifner,
-                    AllreduceName::Ring => AllreduceLarge::Ring,
-                };
+                cp.allreduce_large = v;
             }
             if let Some(v) = c.allgather_long_min {
                 cp.allgather_long_min = v.0;
