@@ -230,19 +230,32 @@ impl Scenario {
         progress: impl FnMut(Time, u64),
         obs: O,
     ) -> (Result<Outcome, ScenarioError>, Option<O>) {
-        let mut back = None;
-        let r = self.build_and_run(file, progress_every, progress, obs, &mut back);
-        (r, back)
+        let ready = match self.prepare(file) {
+            Ok(Prepared::Run(r)) => r,
+            Ok(Prepared::Done(outcome)) => return (Ok(*outcome), None),
+            Err(e) => return (Err(e), None),
+        };
+        let Ready {
+            params,
+            placement,
+            net,
+            streams,
+            setup,
+        } = *ready;
+        let wall = std::time::Instant::now();
+        let sim = match Simulation::with_observer(placement, net, streams, params, obs) {
+            Ok(sim) => sim,
+            Err(e) => return (Err(file.plain(e.to_string())), None),
+        };
+        let (outcome, net, obs) = sim.run_full(progress_every, progress);
+        let wall_s = wall.elapsed().as_secs_f64();
+        (self.finish(file, setup, outcome, &net, wall_s), Some(obs))
     }
 
-    fn build_and_run<O: Observer>(
-        &self,
-        file: &ScenarioFile,
-        progress_every: u64,
-        progress: impl FnMut(Time, u64),
-        obs: O,
-        back: &mut Option<O>,
-    ) -> Result<Outcome, ScenarioError> {
+    /// Every build step before the run: the MPI parameters, the programs,
+    /// the machine, the placement and the transport (or, for a synthetic
+    /// workload, its whole run).
+    fn prepare(&self, file: &ScenarioFile) -> Result<Prepared, ScenarioError> {
         if let WorkloadSpec::Synthetic {
             pattern,
             load,
@@ -266,7 +279,9 @@ impl Scenario {
                 hotspot_fraction,
                 seed: self.seed,
             };
-            return self.run_synthetic(file, &p, load == Load::Saturation);
+            return self
+                .run_synthetic(file, &p, load == Load::Saturation)
+                .map(|o| Prepared::Done(Box::new(o)));
         }
         let params = self.mpi_params(file)?;
         let platform = self.machine.platform(file, &self.base_dir)?;
@@ -356,12 +371,25 @@ impl Scenario {
             platform_notes,
         };
         let net = transport(file, machine, cfg)?;
-        let wall = std::time::Instant::now();
-        let sim = Simulation::with_observer(placement, net, progs.streams, params, obs)
-            .map_err(|e| file.plain(e.to_string()))?;
-        let (outcome, net, obs) = sim.run_full(progress_every, progress);
-        *back = Some(obs);
-        let wall_s = wall.elapsed().as_secs_f64();
+        Ok(Prepared::Run(Box::new(Ready {
+            params,
+            placement,
+            net,
+            streams: progs.streams,
+            setup,
+        })))
+    }
+
+    /// The run's results (or its error) and the transport after it, as
+    /// the [`Outcome`] with its report.
+    fn finish(
+        &self,
+        file: &ScenarioFile,
+        setup: Setup,
+        outcome: Result<mpi_layer::RunResults, RunError>,
+        net: &Network,
+        wall_s: f64,
+    ) -> Result<Outcome, ScenarioError> {
         let results = outcome.map_err(|e| ScenarioError {
             deadlock: matches!(e, RunError::Deadlock(_)),
             ..file.plain(run_error_text(&e))
@@ -520,6 +548,23 @@ impl Scenario {
 }
 
 /// The transport over the built machine (the ideal network ignores `cfg`).
+/// What [`Scenario::prepare`] builds.
+enum Prepared {
+    /// A simulation ready to run.
+    Run(Box<Ready>),
+    /// A workload that ran without the MPI layer (synthetic traffic).
+    Done(Box<Outcome>),
+}
+
+/// The parts of an MPI simulation, built and checked.
+struct Ready {
+    params: mpi_layer::MpiParams,
+    placement: topology::Placement,
+    net: Network,
+    streams: Vec<crate::trace::BoxedStream>,
+    setup: Setup,
+}
+
 fn transport(
     file: &ScenarioFile,
     machine: BuiltMachine,
