@@ -31,6 +31,7 @@ mod ranks;
 mod report;
 mod requests;
 mod shm;
+mod topo;
 
 pub use protocol::MsgState;
 pub use report::{
@@ -292,7 +293,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             comms: vec![Comm {
                 size: n as u32,
                 members: Vec::new(),
-                topo: comms::Topo::None,
+                topo: topo::Topo::None,
             }],
             creates: FxHashMap::default(),
             group_creates: FxHashMap::default(),
