@@ -45,6 +45,7 @@ use topology::{IdealNetwork, Mode, NetConfig, Network};
 
 use crate::synthetic::Load;
 
+mod collectives;
 mod error;
 mod machine;
 mod mpi;
@@ -54,6 +55,7 @@ mod quantity;
 mod report;
 mod spec;
 
+pub use collectives::*;
 use error::toml_error;
 pub use error::{ScenarioError, ScenarioFile};
 use machine::{BuiltMachine, Fabric};
@@ -123,7 +125,7 @@ pub fn from_table(
         sc = Some(toml::from_str(&src.text).map_err(|e| toml_error(&src.name, &src.text, &e))?);
     }
     let mut t = table.clone();
-    mpi::collectives_as_table(&mut t);
+    collectives::collectives_as_table(&mut t);
     for (p, v) in overrides {
         crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e))?;
     }
