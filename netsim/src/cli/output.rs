@@ -177,6 +177,22 @@ pub fn on_signals() {
     });
 }
 
+/// Writes `text` to standard output. A reader that went away (`netsim
+/// ... | head`) ends the output quietly instead of panicking as `print!`
+/// does on a closed pipe; any other failure (a full disk) is an error,
+/// exit 2.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("netsim: error: cannot write the output: {e}");
+            std::process::exit(super::error::EXIT_INPUT.into());
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
