@@ -21,7 +21,7 @@
 //! network's nodes, in node order: `node` (one each), `router` (2, as a
 //! Gemini's), `block` (16, as 2x2x2 Geminis' nodes), `half` (two halves).
 
-use super::suite::{Counted, amg, halo27, ideal, per_gemini, timed};
+use super::workloads::{Counted, amg, halo27, ideal, per_gemini, timed};
 use mpi_layer::MpiParams;
 use scenarios::workloads::{Collective, collective, grid_dims, random_pairs};
 use sim_core::{Bandwidth, EventId, Schedule, Time};

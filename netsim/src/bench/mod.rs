@@ -12,6 +12,7 @@ use topology::Mode;
 pub mod lookahead;
 pub mod net;
 pub mod suite;
+mod workloads;
 
 pub use suite::SuiteArgs;
 
