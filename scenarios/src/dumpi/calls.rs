@@ -22,11 +22,12 @@ pub(crate) enum Val {
 }
 
 impl Val {
-    /// The integer (0 for an array or a skipped field).
+    /// The integer. The call table fixes which field is an integer, so
+    /// another kind here is a bug of the table, not of the trace.
     pub(crate) fn i(&self) -> i64 {
         match self {
             Val::I(v) => *v,
-            _ => 0,
+            other => unreachable!("the call table reads {other:?} as an integer"),
         }
     }
     /// The array (empty for an integer or a skipped field).

@@ -327,6 +327,42 @@ mod tests {
     use super::*;
     use mpi_layer::{CommId, ReqId, Source, TagSel};
 
+    /// Every function with a fixed layout maps a record of its layout's
+    /// kinds (every integer 2, which is `MPI_COMM_WORLD`, a rank and a
+    /// count; arrays `[2, 2]`; both forms of the version-dependent array
+    /// fields) without reading a field as the wrong kind, which would
+    /// panic; most such records map.
+    #[test]
+    fn every_layout_maps_without_a_wrong_field_kind() {
+        use super::calls::{Val, layout, recorded_call, role};
+        let (mut checked, mut mapped) = (0, 0);
+        for f in 0..NUM_FUNCTIONS {
+            let spec = layout(f);
+            if spec == "?" || spec == "g" {
+                continue;
+            }
+            for old in [false, true] {
+                let vals: Vec<Val> = spec
+                    .bytes()
+                    .map(|c| match c {
+                        b'i' | b's' | b'b' => Val::I(2),
+                        b'A' | b'R' | b'D' => Val::A(vec![2, 2]),
+                        b'Y' | b'Z' if old => Val::I(2),
+                        b'Y' | b'Z' => Val::A(vec![2, 2]),
+                        b'G' => Val::G(vec![vec![0, 1, 1]]),
+                        _ => Val::Skip,
+                    })
+                    .collect();
+                mapped += usize::from(recorded_call(role(f), &vals).is_ok());
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 200 && mapped > checked,
+            "{mapped} of {checked} layouts"
+        );
+    }
+
     pub(super) fn label(name: &str) -> u16 {
         (0..NUM_FUNCTIONS)
             .find(|&f| function_name(f) == name)
