@@ -118,6 +118,24 @@ mod cli {
         );
         let ops = evs.iter().filter(|e| e["cat"] == "op").count();
         assert_eq!(ops, 8, "2 ranks x (send, recv) x 2 sizes");
+        // One arrow per message, from its send's post on the sender's
+        // track to its receive's completion on the receiver's: the first
+        // from rank 0 at 0 to rank 1 at 2.306154 us, as the record says.
+        let flows: Vec<_> = evs.iter().filter(|e| e["cat"] == "message").collect();
+        assert_eq!(flows.len(), 8, "4 messages, a start and an end each");
+        let first = flows.iter().find(|e| e["ph"] == "s").unwrap();
+        let end = flows
+            .iter()
+            .find(|e| e["ph"] == "f" && e["id"] == first["id"])
+            .unwrap();
+        assert_eq!(
+            (first["tid"].as_u64(), first["ts"].as_f64()),
+            (Some(0), Some(0.0))
+        );
+        assert_eq!(
+            (end["tid"].as_u64(), end["ts"].as_f64()),
+            (Some(1), Some(2.306154))
+        );
         // A deadlocked run still writes its timeline, up to the deadlock.
         let t = d.join("dl.txt");
         std::fs::write(&t, "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n").unwrap();
@@ -145,9 +163,10 @@ mod cli {
     /// `traceEvents` array of objects with a known `ph`; complete events
     /// (`X`) with a name, non-negative `ts` and `dur` and integer `pid` and
     /// `tid`; instants (`i`) with a name, `ts` and scope `t`/`p`/`g`;
-    /// counters (`C`) with a name, `ts` and numeric `args`; metadata (`M`)
-    /// naming a process or thread; and every thread an event lands on
-    /// named by metadata. Returns the events.
+    /// counters (`C`) with a name, `ts` and numeric `args`; flow starts
+    /// and ends (`s`, `f`) paired by `id`; metadata (`M`) naming a process
+    /// or thread; and every thread an event lands on named by metadata.
+    /// Returns the events.
     fn check_trace_event_format(text: &str) -> Vec<serde_json::Value> {
         let v = json(text);
         let evs = v["traceEvents"]
@@ -166,6 +185,7 @@ mod cli {
         };
         let mut named = std::collections::HashSet::new();
         let mut used = std::collections::HashSet::new();
+        let mut open = std::collections::HashSet::new();
         for e in &evs {
             let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no ph: {e}"));
             if ph != "M" {
@@ -198,11 +218,24 @@ mod cli {
                         named.insert((int(e, "pid"), int(e, "tid")));
                     }
                 }
+                // Flow events: a start and an end per id, on named
+                // threads, the end bound to its enclosing slice.
+                "s" | "f" => {
+                    let id = int(e, "id");
+                    used.insert((int(e, "pid"), int(e, "tid")));
+                    if ph == "s" {
+                        assert!(open.insert(id), "flow {id} started twice: {e}");
+                    } else {
+                        assert_eq!(e["bp"], "e", "{e}");
+                        assert!(open.remove(&id), "flow {id} ends unstarted: {e}");
+                    }
+                }
                 other => panic!("event type {other} is not one netsim writes: {e}"),
             }
         }
         let unnamed: Vec<_> = used.difference(&named).collect();
         assert!(unnamed.is_empty(), "threads without a name: {unnamed:?}");
+        assert!(open.is_empty(), "flows never ended: {open:?}");
         evs
     }
 
@@ -288,8 +321,8 @@ mod cli {
     /// outputs of these very commands, `netsim run examples/halo-torus.toml
     /// --set transport.mode=M --set workload.iters=1 --set
     /// workload.dims=[4,2,2] --json --no-wall --timeline T --link-series
-    /// L --series-interval "5 us"` (taken again when the host model became
-    /// one progress engine per process, which moves every message).
+    /// L --series-interval "5 us"` (the timeline's taken again when it
+    /// gained the messages' flow arrows; the series are unchanged).
     #[test]
     fn link_tracks_and_series_are_unchanged_through_the_seam() {
         let ex = example("halo-torus.toml");
@@ -297,12 +330,12 @@ mod cli {
         let expect = [
             (
                 "packet",
-                (107_429, 0xb082_e3a9_7c6d_02fc),
+                (130_481, 0xccc0_5ca9_0b62_feea),
                 (14_129, 0xf14e_5ee5_4a4e_3421),
             ),
             (
                 "flow",
-                (109_601, 0x292c_5ba3_3c34_fa3b),
+                (132_661, 0x215a_0a3a_449e_d37d),
                 (16_642, 0xaecf_f82d_b018_41b6),
             ),
         ];

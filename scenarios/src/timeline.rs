@@ -8,8 +8,9 @@
 //!   rank with its operations (instants) and the intervals its program
 //!   was blocked (named after the blocking operation), and one track per
 //!   CPU with the host work (send overheads, envelope handling with its
-//!   queue search, receive copies, computation). Times are microseconds
-//!   with picosecond digits.
+//!   queue search, receive copies, computation), and a flow arrow from
+//!   each message's send (when posted) to its receive (when complete).
+//!   Times are microseconds with picosecond digits.
 //! - The **message record** is a CSV with one row per message, written
 //!   when its receive completes: `src,dst,seq,tag,bytes,protocol,
 //!   locality,posted_ps,departed_ps,arrived_ps,matched_ps,visited,
@@ -59,6 +60,10 @@ pub struct Timeline<W: Write> {
     cpus_named: Vec<bool>,
     /// The latest time an event carried.
     last: Time,
+    /// The flow (send-to-receive arrow) of each message in flight, by
+    /// message number, and the next flow's id.
+    flows: FxHashMap<u32, u64>,
+    next_flow: u64,
     err: Option<io::Error>,
 }
 
@@ -76,6 +81,8 @@ impl<W: Write> Timeline<W> {
             ranks: Vec::new(),
             cpus_named: Vec::new(),
             last: Time::ZERO,
+            flows: FxHashMap::default(),
+            next_flow: 0,
             err: None,
         };
         t.raw("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n".into());
@@ -210,6 +217,29 @@ impl<W: Write> Observer for Timeline<W> {
     }
     fn resumed(&mut self, rank: u32, at: Time) {
         self.close_blocked(rank, at);
+    }
+    fn message(&mut self, m: &MessageStep) {
+        let (rank, ph, id) = match m.step {
+            Step::Posted { .. } => {
+                let id = self.next_flow;
+                self.next_flow += 1;
+                self.flows.insert(m.id, id);
+                (m.src, "\"ph\":\"s\"", id)
+            }
+            Step::Completed => match self.flows.remove(&m.id) {
+                Some(id) => (m.dst, "\"ph\":\"f\",\"bp\":\"e\"", id),
+                None => return,
+            },
+            _ => return,
+        };
+        self.last = self.last.max(m.at);
+        self.rank(rank);
+        self.event(format!(
+            "{{{ph},\"cat\":\"message\",\"pid\":{RANKS_PID},\"tid\":{rank},\"name\":\"message\",\"ts\":{},\"id\":{id},\"args\":{{\"bytes\":{},\"tag\":{}}}}}",
+            us(m.at),
+            m.bytes,
+            m.tag
+        ));
     }
     fn work(&mut self, server: u32, rank: u32, kind: Work, start: Time, end: Time) {
         self.last = self.last.max(end);
@@ -371,6 +401,9 @@ impl<W: Write> Observer for Tap<W> {
         }
     }
     fn message(&mut self, step: &MessageStep) {
+        if let Some(t) = &mut self.timeline {
+            t.message(step);
+        }
         if let Some(m) = &mut self.messages {
             m.message(step);
         }
