@@ -24,6 +24,8 @@
 //! - [`synthetic`]: open-loop synthetic traffic (Bernoulli injection of
 //!   packets by a pattern, straight into the transport, no MPI): latency,
 //!   accepted throughput and saturation;
+//! - [`reader`]: what every reader shares (the rank limit, per-rank
+//!   spans of a shared text trace), below the readers;
 //! - [`shared`]: where the shared data (seed workloads, recorded traces)
 //!   is found at run time;
 //!
@@ -61,6 +63,7 @@ pub mod goal;
 pub mod msglist;
 pub mod native;
 pub mod otf2;
+pub mod reader;
 pub mod recorded;
 pub mod scenario;
 pub mod shared;

@@ -69,9 +69,8 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::limits;
 use sim_core::time::Time;
 
+use crate::reader::{Span, check_rank, check_rank_files};
 use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
-use crate::ti::{Span, check_rank};
-use crate::trace::MAX_TRACE_RANKS;
 
 mod comms;
 
@@ -117,19 +116,7 @@ impl NativeTrace {
     /// One file per rank, without rank column: `paths[i]` is rank `i`'s.
     /// Every file must exist.
     pub fn from_rank_files(paths: Vec<PathBuf>) -> Result<NativeTrace, ProgramError> {
-        if let Some(p) = paths.get(MAX_TRACE_RANKS as usize) {
-            return Err(file_error(
-                p,
-                format!(
-                    "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
-                ),
-            ));
-        }
-        for p in &paths {
-            if !p.is_file() {
-                return Err(file_error(p, "per-rank trace file does not exist"));
-            }
-        }
+        check_rank_files(&paths)?;
         Ok(NativeTrace {
             num_ranks: paths.len() as u32,
             files: FilePool::new(paths),

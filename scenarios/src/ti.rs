@@ -41,10 +41,10 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use rustc_hash::FxHashMap;
 use sim_core::time::Time;
 
+use crate::reader::{MAX_TRACE_RANKS, Span, check_rank, check_rank_files, too_many_rank_files};
 use crate::text::{
     FilePool, Lines, PooledLines, error_at, file_error, parse_int, parse_nonneg_f64, path_name,
 };
-use crate::trace::MAX_TRACE_RANKS;
 
 /// Parameters of TI replay.
 #[derive(Clone, Debug, PartialEq)]
@@ -195,9 +195,7 @@ impl TiTrace {
                 Span::extend(&mut spans, r, &lines);
             } else {
                 if files.len() >= MAX_TRACE_RANKS as usize {
-                    return Err(lines.error(format!(
-                        "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
-                    )));
+                    return Err(lines.error(too_many_rank_files()));
                 }
                 files.push((lines.line, resolve(path, first_field)));
             }
@@ -235,19 +233,7 @@ impl TiTrace {
     /// Every file must exist (checked here, so a missing rank is reported
     /// before the replay starts).
     pub fn from_rank_files(paths: Vec<PathBuf>, config: TiConfig) -> Result<TiTrace, ProgramError> {
-        if let Some(p) = paths.get(MAX_TRACE_RANKS as usize) {
-            return Err(file_error(
-                p,
-                format!(
-                    "more than {MAX_TRACE_RANKS} per-rank files (the most ranks a trace may have)"
-                ),
-            ));
-        }
-        for p in &paths {
-            if !p.is_file() {
-                return Err(file_error(p, "per-rank trace file does not exist"));
-            }
-        }
+        check_rank_files(&paths)?;
         if let Some(p) = paths.first() {
             check_config(&config, p)?;
         }
@@ -315,38 +301,6 @@ fn check_config(config: &TiConfig, path: &Path) -> Result<(), ProgramError> {
         ));
     }
     Ok(())
-}
-
-/// Where one rank's lines lie in a shared trace: the byte range from its
-/// first line to the end of its last, and the first line's number (a
-/// rank without lines has an empty range). A stream reads only its span,
-/// so a trace written rank after rank is read once in all.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Span {
-    pub(crate) start: u64,
-    pub(crate) end: u64,
-    pub(crate) first_line: u64,
-}
-
-impl Span {
-    /// Adds the current line of `lines` to rank `r`'s span in `spans`.
-    pub(crate) fn extend(spans: &mut Vec<Span>, r: u32, lines: &Lines) {
-        let r = r as usize;
-        if spans.len() <= r {
-            spans.resize(r + 1, Span::default());
-        }
-        let s = &mut spans[r];
-        if s.first_line == 0 {
-            s.start = lines.start;
-            s.first_line = lines.line;
-        }
-        s.end = lines.next_offset();
-    }
-}
-
-/// Refuses a rank beyond [`MAX_TRACE_RANKS`].
-pub(crate) fn check_rank(r: u32) -> Result<(), String> {
-    sim_core::limits::check_rank(r.into())
 }
 
 /// The first field of an action line, `None` for blank and `#` lines.

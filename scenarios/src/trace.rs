@@ -83,11 +83,6 @@ pub struct TraceConfig {
     pub msglist: MessageListConfig,
 }
 
-/// The most ranks a trace may have: netsim's one rank limit,
-/// [`sim_core::limits::MAX_RANKS`] (a larger rank in a trace is an error
-/// naming its line).
-pub const MAX_TRACE_RANKS: u32 = sim_core::limits::MAX_RANKS;
-
 /// A rank's program from any reader.
 pub type BoxedStream = Box<dyn OpStream>;
 

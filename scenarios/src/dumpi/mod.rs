@@ -64,9 +64,9 @@ use std::sync::{Arc, Mutex};
 use mpi_layer::{Op, OpStream, Origin, ProgramError, Rank};
 use sim_core::time::Time;
 
+use crate::reader::MAX_TRACE_RANKS;
 use crate::recorded::CallMapper;
 use crate::text::{FilePool, Lines, file_error, parse_int};
-use crate::trace::MAX_TRACE_RANKS;
 
 pub mod calls;
 pub mod coverage;

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use mpi_layer::{CommId, Rank};
 
+use crate::reader::MAX_TRACE_RANKS;
 use crate::recorded::Comm;
-use crate::trace::MAX_TRACE_RANKS;
 
 /// `OTF2_PARADIGM_MPI`.
 pub const PARADIGM_MPI: u8 = 4;
