@@ -232,10 +232,14 @@ mod tests {
             .skip(1)
             .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].trim())
             .collect();
-        for (name, x) in names.iter().zip(&text_x) {
-            if *name == "simulated" || *name == "model" {
-                assert!(*x > CHART_WIDTH as f64, "legend entry {name} at x = {x}");
-            }
+        let legend: Vec<(&&str, &f64)> = names
+            .iter()
+            .zip(&text_x)
+            .filter(|(n, _)| **n == "simulated" || **n == "model")
+            .collect();
+        assert_eq!(legend.len(), 2, "one legend entry per series");
+        for (name, x) in legend {
+            assert!(*x > CHART_WIDTH as f64, "legend entry {name} at x = {x}");
         }
         let circles = attr("<circle", "cx");
         assert_eq!(circles.len(), 4);
