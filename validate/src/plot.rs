@@ -50,6 +50,11 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(0x8c, 0x56, 0x4b),
 ];
 
+/// Width of the chart (axes, ticks and plot) in pixels.
+const CHART_WIDTH: u32 = 720;
+/// Width of the legend column right of the chart in pixels.
+const LEGEND_WIDTH: u32 = 300;
+
 /// Tick label: plain for moderate whole numbers, else one significant
 /// digit in scientific notation (log-axis ticks are powers of ten, and
 /// their float values print as `9.999999999e-6` otherwise).
@@ -94,9 +99,13 @@ impl Figure {
         let all = || self.series.iter().flat_map(|s| s.points.iter());
         let (x0, x1) = range(all().map(|p| p.0), self.log_x);
         let (y0, y1) = range(all().map(|p| p.1), self.log_y);
-        let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
+        let root = SVGBackend::new(path, (CHART_WIDTH + LEGEND_WIDTH, 480)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut b = ChartBuilder::on(&root);
+        // The legend has its own column right of the chart, so it never
+        // covers a point or a line.
+        let (chart, legend) = root.split_horizontally(CHART_WIDTH);
+        self.draw_legend(&legend).map_err(|e| err(&e))?;
+        let mut b = ChartBuilder::on(&chart);
         b.caption(&self.title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(44)
@@ -124,24 +133,12 @@ impl Figure {
                     match s.style {
                         Style::Line => c
                             .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                            .map_err(|e| err(&e))?
-                            .label(s.name.as_str())
-                            .legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                            }),
+                            .map_err(|e| err(&e))?,
                         Style::Points => c
                             .draw_series(pts.map(|p| Circle::new(p, 3, color.filled())))
-                            .map_err(|e| err(&e))?
-                            .label(s.name.as_str())
-                            .legend(move |(x, y)| Circle::new((x + 10, y), 3, color.filled())),
+                            .map_err(|e| err(&e))?,
                     };
                 }
-                c.configure_series_labels()
-                    .background_style(WHITE.mix(0.8))
-                    .border_style(BLACK)
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .draw()
-                    .map_err(|e| err(&e))?;
             }};
         }
         match (self.log_x, self.log_y) {
@@ -151,6 +148,27 @@ impl Figure {
             (false, false) => draw!(x0..x1, y0..y1),
         }
         root.present().map_err(|e| err(&e))?;
+        Ok(())
+    }
+
+    /// One legend entry per series (its marker, then its name), top down
+    /// from the height of the plot's top edge.
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        for (i, s) in self.series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let y = 60 + 20 * i as i32;
+            match s.style {
+                Style::Line => area.draw(&PathElement::new(
+                    vec![(8, y), (28, y)],
+                    color.stroke_width(2),
+                ))?,
+                Style::Points => area.draw(&Circle::new((18, y), 3, color.filled()))?,
+            }
+            area.draw(&Text::new(s.name.as_str(), (36, y - 7), ("sans-serif", 14)))?;
+        }
         Ok(())
     }
 }
@@ -197,6 +215,39 @@ mod tests {
             3 + 1,
             "three points and a legend marker"
         );
+        // The legend stands right of the chart: every legend name starts
+        // beyond the chart's width and every data point lies within it.
+        let attr = |tag: &str, name: &str| -> Vec<f64> {
+            svg.split(tag)
+                .skip(1)
+                .map(|t| {
+                    let v = t.split(&format!(" {name}=\"")).nth(1).unwrap();
+                    v[..v.find('"').unwrap()].parse().unwrap()
+                })
+                .collect()
+        };
+        let text_x = attr("<text", "x");
+        let names: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].trim())
+            .collect();
+        let legend: Vec<(&&str, &f64)> = names
+            .iter()
+            .zip(&text_x)
+            .filter(|(n, _)| **n == "simulated" || **n == "model")
+            .collect();
+        assert_eq!(legend.len(), 2, "one legend entry per series");
+        for (name, x) in legend {
+            assert!(*x > CHART_WIDTH as f64, "legend entry {name} at x = {x}");
+        }
+        let circles = attr("<circle", "cx");
+        assert_eq!(circles.len(), 4);
+        let data: Vec<f64> = circles
+            .into_iter()
+            .filter(|x| *x < CHART_WIDTH as f64)
+            .collect();
+        assert_eq!(data.len(), 3, "the three points inside the chart");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
