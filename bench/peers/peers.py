@@ -10,14 +10,18 @@ netsim, netsim packet, then the reverse order on the next repetition) so
 that a drift in the machine's speed hits both. A GOAL case also times
 LogGOPSim's converter txt2bin, whose binary is all LogGOPSim reads: its
 text row compares netsim from text with txt2bin plus LogGOPSim.
+BookSim2 (`booksim`) runs the open-loop synthetic patterns on the 8-ary
+n-cube against netsim's `kind = "synthetic"` with equal per-hop delays:
+zero-load latency and saturation throughput per routing and pattern.
 
   bench/peers/peers.py setup            # install SimGrid, build LogGOPSim
   bench/peers/peers.py run              # every default case
   bench/peers/peers.py run --only a2a-flat-512,allreduce-goal-65536
   bench/peers/peers.py run --big        # also the 1 M-rank GOAL cases
   bench/peers/peers.py list
+  bench/peers/peers.py booksim          # BookSim2: clone, build, compare
 
-Not part of CI: it installs packages, fetches LogGOPSim and runs for tens
+Not part of CI: it installs packages, fetches LogGOPSim (and BookSim2) and runs for tens
 of minutes. See README.md for the settings that make the physics equal.
 Nothing here is copied from the peers: they are fetched and built at run
 time into the cache folder.
