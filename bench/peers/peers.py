@@ -1027,7 +1027,7 @@ def booksim(args):
     work = (Path(args.work).resolve() if args.work else REPO / "target" / "peers") / "booksim"
     work.mkdir(parents=True, exist_ok=True)
     log = work / "peers.log"
-    cubes = [(8, 2)] + ([(8, 3)] if args.big else [])
+    cubes = [(8, n) for n in (args.cubes or ([2, 3] if args.big else [2]))]
     routings = args.routings or BS_DEFAULT_ROUTINGS
     unknown = set(routings) - set(BS_ROUTINGS) | set(args.patterns or []) - set(BS_PATTERNS)
     if unknown:
@@ -1114,6 +1114,8 @@ def main():
                          f"(default {','.join(BS_DEFAULT_ROUTINGS)})")
     ap.add_argument("--patterns", type=lambda s: s.split(","),
                     help=f"booksim: patterns to run (default {','.join(BS_PATTERNS)})")
+    ap.add_argument("--cubes", type=lambda s: [int(x) for x in s.split(",")],
+                    help="booksim: dimensions n of the 8-ary n-cubes to run (default 2; --big: 2,3)")
     ap.add_argument("--booksim-buffers", type=lambda s: [int(x) for x in s.split(",")],
                     help=f"booksim: BookSim vc_buf_size values, flits (default {','.join(map(str, BS_BUFFERS))})")
     ap.add_argument("--booksim-set", action="append",
