@@ -1086,10 +1086,36 @@ def booksim(args):
                 print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {row['booksim_zero_load_cycles']:.2f} "
                       f"| {row['netsim_zero_load_cycles']:.2f} | {ideal} | {sats} | {row['netsim_saturation']:.3f} "
                       f"| {bws} | {ns_wall:.2f} |", flush=True)
+    curve = []
+    if args.curve:
+        print("\n| torus | routing | pattern | load | BookSim latency [cycles] | netsim latency [cycles] "
+              "| difference |")
+        print("|---|---|---|---|---|---|---|")
+        for k, n in cubes:
+            d = work / f"{k}-ary-{n}-cube"
+            for routing in routings:
+                for pattern in patterns:
+                    if pattern == "transpose" and (k ** n).bit_length() % 2 == 0:
+                        continue
+                    for lam in args.curve:
+                        cfg = d / f"booksim-{routing}-{pattern}-curve.cfg"
+                        booksim_config(cfg, k, n, routing, pattern, lam, buffers[0], extra)
+                        out, _, _ = timed([binary, cfg.name], d, log, may_fail=True)
+                        ok, acc, bl = parse_booksim(out)
+                        sc = d / f"netsim-{routing}-{pattern}-curve.toml"
+                        netsim_synthetic_toml(sc, k, n, routing, pattern, lam)
+                        out, _, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+                        nl = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+                        bls = f"{bl:.2f}" if ok else "unstable"
+                        diff = f"{(nl - bl) / bl * 100:+.1f} %" if ok else "-"
+                        curve.append({"k": k, "n": n, "routing": routing, "pattern": pattern, "load": lam,
+                                      "booksim_cycles": bl if ok else None, "netsim_cycles": nl})
+                        print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {lam} | {bls} | {nl:.2f} | {diff} |",
+                              flush=True)
     l1 = load()
     print(f"\nload average at end {l1[0]:.2f} {l1[1]:.2f} {l1[2]:.2f}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results}, indent=1))
+        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results, "curve": curve}, indent=1))
 
 
 def main():
@@ -1116,6 +1142,8 @@ def main():
                     help=f"booksim: patterns to run (default {','.join(BS_PATTERNS)})")
     ap.add_argument("--cubes", type=lambda s: [int(x) for x in s.split(",")],
                     help="booksim: dimensions n of the 8-ary n-cubes to run (default 2; --big: 2,3)")
+    ap.add_argument("--curve", type=lambda s: [float(x) for x in s.split(",")],
+                    help="booksim: also the mean latency of both at these loads (BookSim at the first buffer size)")
     ap.add_argument("--booksim-buffers", type=lambda s: [int(x) for x in s.split(",")],
                     help=f"booksim: BookSim vc_buf_size values, flits (default {','.join(map(str, BS_BUFFERS))})")
     ap.add_argument("--booksim-set", action="append",
