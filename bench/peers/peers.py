@@ -868,10 +868,11 @@ BOOKSIM_COMMIT = "28f43299f1706a3160ffac721ca461d74eb6e618"
 # ROMM, O1TURN (xy_yx) and UGAL exist for the mesh, flattened butterfly or
 # dragonfly only.
 BS_ROUTINGS = {"dor": "dim_order", "valiant": "valiant", "min-adaptive": "min_adapt"}
-# Run by default: BookSim's `valiant_torus` fails its assertion `ring_part
-# == 1` (routefunc.cpp) on the first packet that goes on in a dimension
-# (dor_next_torus sets the ring partition only on a turn, and valiant_torus
-# leaves it uninitialised), so Valiant runs only with --routings valiant.
+# The routings run by default. Valiant runs only with --routings valiant:
+# BookSim's `valiant_torus` fails its assertion `ring_part == 1`
+# (routefunc.cpp) on the first packet that goes on in a dimension
+# (dor_next_torus sets the ring partition only on a turn, and
+# valiant_torus leaves it uninitialised).
 BS_DEFAULT_ROUTINGS = ["dor", "min-adaptive"]
 # netsim's pattern name -> BookSim's `traffic`.
 BS_PATTERNS = {"uniform": "uniform", "transpose": "transpose", "bit-complement": "bitcomp",
@@ -960,6 +961,7 @@ def parse_booksim(out):
 
 
 def netsim_synthetic_toml(path, k, n, routing, pattern, load, measure=4000):
+    """netsim's scenario equal to booksim_config's (module constants above)."""
     dims = [k] * n + [1] * (3 - n)
     bw = f"{BS_PACKET_B * 1000 // BS_CYCLE_PS} GB/s"
     path.write_text(
@@ -1014,11 +1016,28 @@ def ideal_throughput(k, n, routing, pattern):
     return table[pattern]
 
 
+def bs_cases(cubes, routings, patterns):
+    """(k, n, routing, pattern) of every case; transpose needs an even
+    number of address bits (BookSim and netsim both refuse it otherwise)."""
+    for k, n in cubes:
+        bits = (k ** n).bit_length() - 1
+        for routing in routings:
+            for pattern in patterns:
+                if pattern != "transpose" or bits % 2 == 0:
+                    yield k, n, routing, pattern
+
+
 def booksim(args):
-    """Every routing of BS_ROUTINGS and pattern of BS_PATTERNS on an 8-ary
-    2-cube (and 3-cube with --big) under BookSim2 and netsim with equal
-    per-hop delays: zero-load latency and saturation throughput, with
-    the wall time of each; prints a Markdown table (docs/PEERS.md)."""
+    """The routings (BS_DEFAULT_ROUTINGS) and patterns (BS_PATTERNS) on the
+    8-ary n-cubes of --cubes under BookSim2 and netsim with equal per-hop
+    delays: zero-load latency and saturation throughput, with the wall
+    time of each; with --curve also the mean latency at given loads.
+    Prints Markdown tables (docs/PEERS.md)."""
+    routings = args.routings or BS_DEFAULT_ROUTINGS
+    patterns = args.patterns or list(BS_PATTERNS)
+    unknown = set(routings) - set(BS_ROUTINGS) | set(patterns) - set(BS_PATTERNS)
+    if unknown:
+        sys.exit(f"booksim: unknown routing or pattern: {', '.join(sorted(unknown))}")
     cache = cache_dir(args)
     binary = booksim_binary(args, cache)
     netsim = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
@@ -1028,11 +1047,6 @@ def booksim(args):
     work.mkdir(parents=True, exist_ok=True)
     log = work / "peers.log"
     cubes = [(8, n) for n in (args.cubes or ([2, 3] if args.big else [2]))]
-    routings = args.routings or BS_DEFAULT_ROUTINGS
-    unknown = set(routings) - set(BS_ROUTINGS) | set(args.patterns or []) - set(BS_PATTERNS)
-    if unknown:
-        sys.exit(f"booksim: unknown routing or pattern: {', '.join(sorted(unknown))}")
-    patterns = args.patterns or list(BS_PATTERNS)
     buffers = args.booksim_buffers or BS_BUFFERS
     extra = args.booksim_set or []
     l0 = load()
@@ -1045,82 +1059,77 @@ def booksim(args):
           f"{bufs} | netsim sat. (unbounded) | {walls} | netsim wall [s] |")
     print("|---|---|---|---|---|---|" + "---|" * (2 * len(buffers) + 2))
     results = []
-    for k, n in cubes:
+    for k, n, routing, pattern in bs_cases(cubes, routings, patterns):
         d = work / f"{k}-ary-{n}-cube"
         d.mkdir(parents=True, exist_ok=True)
-        for routing in routings:
-            for pattern in patterns:
-                if pattern == "transpose" and (k ** n).bit_length() % 2 == 0:
-                    continue  # odd number of address bits: neither has transpose
-                row = {"k": k, "n": n, "routing": routing, "pattern": pattern}
-                # Zero-load latency.
-                cfg = d / f"booksim-{routing}-{pattern}-zero.cfg"
-                booksim_config(cfg, k, n, routing, pattern, BS_ZERO_LOAD, buffers[0], extra, sample=5000)
-                out, bz_wall, _ = timed([binary, cfg.name], d, log, may_fail=True)
-                ok, _, lat = parse_booksim(out)
-                if not ok:
-                    sys.exit(f"BookSim did not converge (or failed) at load {BS_ZERO_LOAD}: see {log}")
-                row["booksim_zero_load_cycles"] = lat
-                sc = d / f"netsim-{routing}-{pattern}-zero.toml"
-                netsim_synthetic_toml(sc, k, n, routing, pattern, BS_ZERO_LOAD, measure=20000)
-                out, nz_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
-                row["netsim_zero_load_cycles"] = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
-                row["booksim_zero_load_wall_s"], row["netsim_zero_load_wall_s"] = bz_wall, nz_wall
-                # Saturation.
-                for buf in buffers:
-                    sat, w, runs = booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra)
-                    row[f"booksim_saturation_buf{buf}"] = sat
-                    row[f"booksim_wall_s_buf{buf}"] = w
-                    row[f"booksim_runs_buf{buf}"] = runs
-                sc = d / f"netsim-{routing}-{pattern}-sat.toml"
-                netsim_synthetic_toml(sc, k, n, routing, pattern, "saturation")
-                out, ns_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
-                row["netsim_saturation"] = json.loads(out)["synthetic"]["saturation"]
-                row["netsim_wall_s"] = ns_wall
-                row["ideal"] = ideal_throughput(k, n, routing, pattern)
-                results.append(row)
-                ideal = f"{row['ideal']:.3f}" if row["ideal"] is not None else "-"
-                sats = " | ".join(f"{row[f'booksim_saturation_buf{b}']:.3f}" for b in buffers)
-                bws = " | ".join(f"{row[f'booksim_wall_s_buf{b}']:.2f} ({row[f'booksim_runs_buf{b}']} runs)"
-                                 for b in buffers)
-                print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {row['booksim_zero_load_cycles']:.2f} "
-                      f"| {row['netsim_zero_load_cycles']:.2f} | {ideal} | {sats} | {row['netsim_saturation']:.3f} "
-                      f"| {bws} | {ns_wall:.2f} |", flush=True)
+        row = {"k": k, "n": n, "routing": routing, "pattern": pattern}
+        # Zero-load latency.
+        cfg = d / f"booksim-{routing}-{pattern}-zero.cfg"
+        booksim_config(cfg, k, n, routing, pattern, BS_ZERO_LOAD, buffers[0], extra, sample=5000)
+        out, bz_wall, _ = timed([binary, cfg.name], d, log, may_fail=True)
+        ok, _, lat = parse_booksim(out)
+        if not ok:
+            sys.exit(f"BookSim did not converge (or failed) at load {BS_ZERO_LOAD}: see {log}")
+        row["booksim_zero_load_cycles"] = lat
+        sc = d / f"netsim-{routing}-{pattern}-zero.toml"
+        netsim_synthetic_toml(sc, k, n, routing, pattern, BS_ZERO_LOAD, measure=20000)
+        out, nz_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+        row["netsim_zero_load_cycles"] = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+        row["booksim_zero_load_wall_s"], row["netsim_zero_load_wall_s"] = bz_wall, nz_wall
+        # Saturation.
+        for buf in buffers:
+            sat, w, runs = booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra)
+            row[f"booksim_saturation_buf{buf}"] = sat
+            row[f"booksim_wall_s_buf{buf}"] = w
+            row[f"booksim_runs_buf{buf}"] = runs
+        sc = d / f"netsim-{routing}-{pattern}-sat.toml"
+        netsim_synthetic_toml(sc, k, n, routing, pattern, "saturation")
+        out, ns_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+        row["netsim_saturation"] = json.loads(out)["synthetic"]["saturation"]
+        row["netsim_wall_s"] = ns_wall
+        row["ideal"] = ideal_throughput(k, n, routing, pattern)
+        results.append(row)
+        ideal = f"{row['ideal']:.3f}" if row["ideal"] is not None else "-"
+        sats = " | ".join(f"{row[f'booksim_saturation_buf{b}']:.3f}" for b in buffers)
+        bws = " | ".join(f"{row[f'booksim_wall_s_buf{b}']:.2f} ({row[f'booksim_runs_buf{b}']} runs)"
+                         for b in buffers)
+        print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {row['booksim_zero_load_cycles']:.2f} "
+              f"| {row['netsim_zero_load_cycles']:.2f} | {ideal} | {sats} | {row['netsim_saturation']:.3f} "
+              f"| {bws} | {ns_wall:.2f} |", flush=True)
     curve = []
     if args.curve:
         print("\n| torus | routing | pattern | load | BookSim latency [cycles] | netsim latency [cycles] "
               "| difference |")
         print("|---|---|---|---|---|---|---|")
-        for k, n in cubes:
+        for k, n, routing, pattern in bs_cases(cubes, routings, patterns):
             d = work / f"{k}-ary-{n}-cube"
-            for routing in routings:
-                for pattern in patterns:
-                    if pattern == "transpose" and (k ** n).bit_length() % 2 == 0:
-                        continue
-                    for lam in args.curve:
-                        cfg = d / f"booksim-{routing}-{pattern}-curve.cfg"
-                        booksim_config(cfg, k, n, routing, pattern, lam, buffers[0], extra)
-                        out, _, _ = timed([binary, cfg.name], d, log, may_fail=True)
-                        ok, acc, bl = parse_booksim(out)
-                        sc = d / f"netsim-{routing}-{pattern}-curve.toml"
-                        netsim_synthetic_toml(sc, k, n, routing, pattern, lam)
-                        out, _, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
-                        nl = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
-                        bls = f"{bl:.2f}" if ok else "unstable"
-                        diff = f"{(nl - bl) / bl * 100:+.1f} %" if ok else "-"
-                        curve.append({"k": k, "n": n, "routing": routing, "pattern": pattern, "load": lam,
-                                      "booksim_cycles": bl if ok else None, "netsim_cycles": nl})
-                        print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {lam} | {bls} | {nl:.2f} | {diff} |",
-                              flush=True)
+            d.mkdir(parents=True, exist_ok=True)
+            for lam in args.curve:
+                cfg = d / f"booksim-{routing}-{pattern}-curve.cfg"
+                booksim_config(cfg, k, n, routing, pattern, lam, buffers[0], extra)
+                out, _, _ = timed([binary, cfg.name], d, log, may_fail=True)
+                ok, _, bl = parse_booksim(out)
+                sc = d / f"netsim-{routing}-{pattern}-curve.toml"
+                netsim_synthetic_toml(sc, k, n, routing, pattern, lam)
+                out, _, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+                nl = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+                bls = f"{bl:.2f}" if ok else "unstable"
+                diff = f"{(nl - bl) / bl * 100:+.1f} %" if ok else "-"
+                curve.append({"k": k, "n": n, "routing": routing, "pattern": pattern, "load": lam,
+                              "booksim_cycles": bl if ok else None, "netsim_cycles": nl})
+                print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {lam} | {bls} | {nl:.2f} | {diff} |",
+                      flush=True)
     l1 = load()
     print(f"\nload average at end {l1[0]:.2f} {l1[1]:.2f} {l1[2]:.2f}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results, "curve": curve}, indent=1))
+        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results, "curve": curve},
+                                              indent=1))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list", "conformance", "collectives", "booksim"])
+    ap.add_argument("command", nargs="?", default="run",
+                    choices=["setup", "run", "list", "conformance", "collectives", "booksim"])
     ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
     ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
