@@ -10,14 +10,18 @@ netsim, netsim packet, then the reverse order on the next repetition) so
 that a drift in the machine's speed hits both. A GOAL case also times
 LogGOPSim's converter txt2bin, whose binary is all LogGOPSim reads: its
 text row compares netsim from text with txt2bin plus LogGOPSim.
+BookSim2 (`booksim`) runs the open-loop synthetic patterns on the 8-ary
+n-cube against netsim's `kind = "synthetic"` with equal per-hop delays:
+zero-load latency and saturation throughput per routing and pattern.
 
   bench/peers/peers.py setup            # install SimGrid, build LogGOPSim
   bench/peers/peers.py run              # every default case
   bench/peers/peers.py run --only a2a-flat-512,allreduce-goal-65536
   bench/peers/peers.py run --big        # also the 1 M-rank GOAL cases
   bench/peers/peers.py list
+  bench/peers/peers.py booksim          # BookSim2: clone, build, compare
 
-Not part of CI: it installs packages, fetches LogGOPSim and runs for tens
+Not part of CI: it installs packages, fetches LogGOPSim (and BookSim2) and runs for tens
 of minutes. See README.md for the settings that make the physics equal.
 Nothing here is copied from the peers: they are fetched and built at run
 time into the cache folder.
@@ -432,15 +436,18 @@ def setup(args):
 # -------------------------------------------------------------------- runs
 
 
-def timed(cmd, cwd, log):
-    """Runs cmd under /usr/bin/time; returns (stdout, wall [s], peak [MiB])."""
+def timed(cmd, cwd, log, may_fail=False):
+    """Runs cmd under /usr/bin/time; returns (stdout, wall [s], peak [MiB]).
+    A non-zero exit raises unless `may_fail` (BookSim's exit status is
+    -1 after a converged run and 0 after an unstable one: its output
+    says which)."""
     tfile = cwd / ".time"
     full = ["/usr/bin/time", "-o", str(tfile), "-f", "%e %M"] + [str(c) for c in cmd]
     with open(log, "a") as lf:
         lf.write("+ " + " ".join(full) + "\n")
         p = subprocess.run(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         lf.write(p.stdout)
-    if p.returncode != 0:
+    if p.returncode != 0 and not may_fail:
         raise RuntimeError(f"{cmd[0]} failed ({p.returncode}); see {log}")
     wall, kib = tfile.read_text().split()[-2:]
     return p.stdout, float(wall), int(kib) / 1024.0
@@ -850,9 +857,279 @@ def collectives(args):
         Path(args.json).write_text(json.dumps(results, indent=1))
 
 
+# ---------------------------------------------------------------- BookSim2
+
+BOOKSIM_URL = "https://github.com/booksim/booksim2"
+# The commit the results in docs/PEERS.md were measured with.
+BOOKSIM_COMMIT = "28f43299f1706a3160ffac721ca461d74eb6e618"
+
+# netsim's routing name -> BookSim's torus routing function (BookSim
+# appends "_torus"). Both have no other torus routing in common: BookSim's
+# ROMM, O1TURN (xy_yx) and UGAL exist for the mesh, flattened butterfly or
+# dragonfly only.
+BS_ROUTINGS = {"dor": "dim_order", "valiant": "valiant", "min-adaptive": "min_adapt"}
+# The routings run by default. Valiant runs only with --routings valiant:
+# BookSim's `valiant_torus` fails its assertion `ring_part == 1`
+# (routefunc.cpp) on the first packet that goes on in a dimension
+# (dor_next_torus sets the ring partition only on a turn, and
+# valiant_torus leaves it uninitialised).
+BS_DEFAULT_ROUTINGS = ["dor", "min-adaptive"]
+# netsim's pattern name -> BookSim's `traffic`.
+BS_PATTERNS = {"uniform": "uniform", "transpose": "transpose", "bit-complement": "bitcomp",
+               "tornado": "tornado"}
+
+# BookSim's input-queued router at its defaults, one-flit packets: a
+# packet's head takes routing_delay + vc_alloc_delay + sw_alloc_delay +
+# st_final_delay = 4 cycles through every router and 2 cycles on a torus
+# channel (networks/kncube.cpp, `_BuildNet`: latency 2 with
+# use_noc_latency, the wrap-around's length), 1 on the injection and
+# ejection channels: 7 + 6 H cycles for H channel hops at zero load
+# (measured: 19 for neighbour, H = 2; 43 for tornado, H = 6). netsim's
+# cut-through packet model charges 2 nic_latency + H hop_latency +
+# P / b at zero load (topology/src/packet.rs), so with one cycle = 1 ns
+# = one 64-byte packet on every 64 GB/s link (injection and ejection
+# too: BookSim's channels all carry one flit per cycle) the two are equal
+# with hop_latency = 6 ns, nic_latency = 3 ns.
+BS_CYCLE_PS = 1000
+BS_PACKET_B = 64
+BS_HOP_CYCLES = 6
+BS_NIC_CYCLES = 3
+# BookSim's buffers: 4 VCs (valiant_torus and min_adapt_torus need them;
+# dim_order_torus splits them between its two dateline classes) of
+# `vc_buf_size` flits per input port; `BS_BUFFERS` are the sizes run (8 is
+# BookSim's default; 64 stands in for netsim's unbounded queues).
+BS_VCS = 4
+BS_BUFFERS = (8, 64)
+# Sampling: BookSim's defaults (3 warm-up samples of `sample_period` =
+# 1000 cycles, then samples until latency and throughput change by less
+# than 5 %, at most 10 in all); netsim 2000 warm-up and 4000 measured
+# cycles.
+BS_SAMPLE = 1000
+# The saturation search (as netsim's `load = "saturation"`,
+# scenarios/src/synthetic.rs `saturation`): load 1 (the injection
+# channel's rate), then 8 bisection steps; a load is sustained when the
+# run converges and accepts within 1 % of the offered load.
+BS_SAT_STEPS = 8
+# Zero-load latency: both at 1 % of capacity, 20 000 measured cycles.
+BS_ZERO_LOAD = 0.01
+
+
+def booksim_binary(args, cache):
+    """Clones BookSim2 (pinned commit) into the cache and builds it with its
+    own Makefile (needs flex, bison, g++); returns the binary."""
+    src = cache / "booksim2"
+    binary = src / "src" / "booksim"
+    if not (src / ".git").exists():
+        url = args.booksim_git or os.environ.get("BOOKSIM_GIT") or BOOKSIM_URL
+        run(["git", "clone", "-q", url, src])
+    head = subprocess.run(["git", "-C", src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if head != BOOKSIM_COMMIT:
+        run(["git", "-C", src, "checkout", "-q", BOOKSIM_COMMIT])
+    if not binary.exists():
+        for tool in ("flex", "bison", "g++", "make"):
+            if shutil.which(tool) is None:
+                sys.exit(f"BookSim2 needs {tool} (apt-get install flex bison g++ make)")
+        run(["make", "-C", src / "src"], stdout=subprocess.DEVNULL)
+    return binary
+
+
+def booksim_config(path, k, n, routing, pattern, load, buf, extra=(), sample=BS_SAMPLE):
+    """A BookSim config; `extra` are `key=value` settings appended (they
+    override the ones above)."""
+    path.write_text(
+        f"topology = torus;\nk = {k};\nn = {n};\n"
+        f"routing_function = {BS_ROUTINGS[routing]};\n"
+        f"num_vcs = {BS_VCS};\nvc_buf_size = {buf};\n"
+        f"traffic = {BS_PATTERNS[pattern]};\n"
+        f"injection_rate = {load!r};\ninjection_rate_uses_flits = 1;\npacket_size = 1;\n"
+        f"sample_period = {sample};\nwarmup_periods = 3;\nmax_samples = 10;\nseed = 1;\n"
+        + "".join(f"{e.partition('=')[0].strip()} = {e.partition('=')[2].strip()};\n" for e in extra))
+
+
+def parse_booksim(out):
+    """(converged, accepted flits per node per cycle, mean packet latency
+    [cycles]) from BookSim's overall statistics."""
+    if "Simulation unstable" in out or "Overall Traffic Statistics" not in out:
+        return False, None, None
+    tail = out.split("Overall Traffic Statistics", 1)[1]
+    val = {}
+    for line in tail.splitlines():
+        for key in ("Packet latency average", "Accepted flit rate average"):
+            if line.startswith(key + " ="):
+                val[key] = float(line.split("=")[1].split()[0])
+    return True, val["Accepted flit rate average"], val["Packet latency average"]
+
+
+def netsim_synthetic_toml(path, k, n, routing, pattern, load, measure=4000):
+    """netsim's scenario equal to booksim_config's (module constants above)."""
+    dims = [k] * n + [1] * (3 - n)
+    bw = f"{BS_PACKET_B * 1000 // BS_CYCLE_PS} GB/s"
+    path.write_text(
+        "seed = 1\n\n[machine]\npreset = \"blue-waters\"\n"
+        f"dims = {dims}\nnodes_per_router = 1\n"
+        f'link_bandwidth = "{bw}"\ninjection = "{bw}"\nejection = "{bw}"\n'
+        f'hop_latency = "{BS_HOP_CYCLES * BS_CYCLE_PS} ps"\nnic_latency = "{BS_NIC_CYCLES * BS_CYCLE_PS} ps"\n'
+        'tie = "parity"\n\n'
+        f'[transport]\nmode = "packet"\npacket_size = "{BS_PACKET_B} B"\nrouting = "{routing}"\n\n'
+        f'[workload]\nkind = "synthetic"\npattern = "{pattern}"\n'
+        f"load = {json.dumps(load)}\n"
+        f"warmup_cycles = 2000\nmeasure_cycles = {measure}\n")
+
+
+def booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra):
+    """BookSim's saturation by netsim's search; returns (saturation,
+    summed wall [s], runs)."""
+    wall = 0.0
+    runs = 0
+
+    def sustained(load):
+        nonlocal wall, runs
+        cfg = d / f"booksim-{routing}-{pattern}-buf{buf}.cfg"
+        booksim_config(cfg, k, n, routing, pattern, load, buf, extra)
+        out, w, _ = timed([binary, cfg.name], d, log, may_fail=True)
+        wall += w
+        runs += 1
+        ok, acc, _ = parse_booksim(out)
+        return ok and acc >= 0.99 * load
+
+    if sustained(1.0):
+        return 1.0, wall, runs
+    lo, hi = 0.0, 1.0
+    for _ in range(BS_SAT_STEPS):
+        mid = (lo + hi) / 2
+        if sustained(mid):
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2, wall, runs
+
+
+def ideal_throughput(k, n, routing, pattern):
+    """Dally & Towles's ideal throughput (fraction of capacity) on a k-ary
+    n-cube with k = 8 as docs/SCENARIOS.md derives it ("Ideal
+    throughput"), ties split evenly; None where not derived there."""
+    if routing == "valiant":
+        return (k ** n) / (2 * (k ** n - 1)) if pattern == "uniform" else 0.5
+    table = {"uniform": 1.0, "tornado": 1 / 3, "bit-complement": 0.5}
+    if pattern == "transpose":
+        return 0.25 if routing == "dor" else None
+    return table[pattern]
+
+
+def bs_cases(cubes, routings, patterns):
+    """(k, n, routing, pattern) of every case; transpose needs an even
+    number of address bits (BookSim and netsim both refuse it otherwise)."""
+    for k, n in cubes:
+        bits = (k ** n).bit_length() - 1
+        for routing in routings:
+            for pattern in patterns:
+                if pattern != "transpose" or bits % 2 == 0:
+                    yield k, n, routing, pattern
+
+
+def booksim(args):
+    """The routings (BS_DEFAULT_ROUTINGS) and patterns (BS_PATTERNS) on the
+    8-ary n-cubes of --cubes under BookSim2 and netsim with equal per-hop
+    delays: zero-load latency and saturation throughput, with the wall
+    time of each; with --curve also the mean latency at given loads.
+    Prints Markdown tables (docs/PEERS.md)."""
+    routings = args.routings or BS_DEFAULT_ROUTINGS
+    patterns = args.patterns or list(BS_PATTERNS)
+    unknown = set(routings) - set(BS_ROUTINGS) | set(patterns) - set(BS_PATTERNS)
+    if unknown:
+        sys.exit(f"booksim: unknown routing or pattern: {', '.join(sorted(unknown))}")
+    cache = cache_dir(args)
+    binary = booksim_binary(args, cache)
+    netsim = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
+    if not args.netsim:
+        run(["cargo", "build", "--release", "--quiet", "-p", "netsim"], cwd=REPO)
+    work = (Path(args.work).resolve() if args.work else REPO / "target" / "peers") / "booksim"
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "peers.log"
+    cubes = [(8, n) for n in (args.cubes or ([2, 3] if args.big else [2]))]
+    buffers = args.booksim_buffers or BS_BUFFERS
+    extra = args.booksim_set or []
+    l0 = load()
+    print(f"# BookSim2 {BOOKSIM_COMMIT[:8]} vs netsim, {time.strftime('%Y-%m-%d %H:%M')}, load average at "
+          f"start {l0[0]:.2f} {l0[1]:.2f} {l0[2]:.2f}; 1 cycle = {BS_CYCLE_PS} ps, BookSim {BS_VCS} VCs"
+          + (f", BookSim also {' '.join(extra)}" if extra else ""))
+    bufs = " | ".join(f"BookSim sat. (buf {b})" for b in buffers)
+    walls = " | ".join(f"BookSim wall [s] (buf {b})" for b in buffers)
+    print(f"| torus | routing | pattern | zero-load BookSim [cycles] | zero-load netsim [cycles] | ideal | "
+          f"{bufs} | netsim sat. (unbounded) | {walls} | netsim wall [s] |")
+    print("|---|---|---|---|---|---|" + "---|" * (2 * len(buffers) + 2))
+    results = []
+    for k, n, routing, pattern in bs_cases(cubes, routings, patterns):
+        d = work / f"{k}-ary-{n}-cube"
+        d.mkdir(parents=True, exist_ok=True)
+        row = {"k": k, "n": n, "routing": routing, "pattern": pattern}
+        # Zero-load latency.
+        cfg = d / f"booksim-{routing}-{pattern}-zero.cfg"
+        booksim_config(cfg, k, n, routing, pattern, BS_ZERO_LOAD, buffers[0], extra, sample=5000)
+        out, bz_wall, _ = timed([binary, cfg.name], d, log, may_fail=True)
+        ok, _, lat = parse_booksim(out)
+        if not ok:
+            sys.exit(f"BookSim did not converge (or failed) at load {BS_ZERO_LOAD}: see {log}")
+        row["booksim_zero_load_cycles"] = lat
+        sc = d / f"netsim-{routing}-{pattern}-zero.toml"
+        netsim_synthetic_toml(sc, k, n, routing, pattern, BS_ZERO_LOAD, measure=20000)
+        out, nz_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+        row["netsim_zero_load_cycles"] = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+        row["booksim_zero_load_wall_s"], row["netsim_zero_load_wall_s"] = bz_wall, nz_wall
+        # Saturation.
+        for buf in buffers:
+            sat, w, runs = booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra)
+            row[f"booksim_saturation_buf{buf}"] = sat
+            row[f"booksim_wall_s_buf{buf}"] = w
+            row[f"booksim_runs_buf{buf}"] = runs
+        sc = d / f"netsim-{routing}-{pattern}-sat.toml"
+        netsim_synthetic_toml(sc, k, n, routing, pattern, "saturation")
+        out, ns_wall, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+        row["netsim_saturation"] = json.loads(out)["synthetic"]["saturation"]
+        row["netsim_wall_s"] = ns_wall
+        row["ideal"] = ideal_throughput(k, n, routing, pattern)
+        results.append(row)
+        ideal = f"{row['ideal']:.3f}" if row["ideal"] is not None else "-"
+        sats = " | ".join(f"{row[f'booksim_saturation_buf{b}']:.3f}" for b in buffers)
+        bws = " | ".join(f"{row[f'booksim_wall_s_buf{b}']:.2f} ({row[f'booksim_runs_buf{b}']} runs)"
+                         for b in buffers)
+        print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {row['booksim_zero_load_cycles']:.2f} "
+              f"| {row['netsim_zero_load_cycles']:.2f} | {ideal} | {sats} | {row['netsim_saturation']:.3f} "
+              f"| {bws} | {ns_wall:.2f} |", flush=True)
+    curve = []
+    if args.curve:
+        print("\n| torus | routing | pattern | load | BookSim latency [cycles] | netsim latency [cycles] "
+              "| difference |")
+        print("|---|---|---|---|---|---|---|")
+        for k, n, routing, pattern in bs_cases(cubes, routings, patterns):
+            d = work / f"{k}-ary-{n}-cube"
+            d.mkdir(parents=True, exist_ok=True)
+            for lam in args.curve:
+                cfg = d / f"booksim-{routing}-{pattern}-curve.cfg"
+                booksim_config(cfg, k, n, routing, pattern, lam, buffers[0], extra)
+                out, _, _ = timed([binary, cfg.name], d, log, may_fail=True)
+                ok, _, bl = parse_booksim(out)
+                sc = d / f"netsim-{routing}-{pattern}-curve.toml"
+                netsim_synthetic_toml(sc, k, n, routing, pattern, lam)
+                out, _, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+                nl = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+                bls = f"{bl:.2f}" if ok else "unstable"
+                diff = f"{(nl - bl) / bl * 100:+.1f} %" if ok else "-"
+                curve.append({"k": k, "n": n, "routing": routing, "pattern": pattern, "load": lam,
+                              "booksim_cycles": bl if ok else None, "netsim_cycles": nl})
+                print(f"| {k}-ary {n}-cube | {routing} | {pattern} | {lam} | {bls} | {nl:.2f} | {diff} |",
+                      flush=True)
+    l1 = load()
+    print(f"\nload average at end {l1[0]:.2f} {l1[1]:.2f} {l1[2]:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results, "curve": curve},
+                                              indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="run", choices=["setup", "run", "list", "conformance", "collectives"])
+    ap.add_argument("command", nargs="?", default="run",
+                    choices=["setup", "run", "list", "conformance", "collectives", "booksim"])
     ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
     ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
@@ -866,6 +1143,20 @@ def main():
                     help="run SimGrid with maxmin/precision 1e-12 and surf/precision 1e-15 (see README)")
     ap.add_argument("--selectors", type=lambda s: s.split(","),
                     help=f"collectives: SimGrid selectors to compare (default {','.join(COLL_SELECTORS)})")
+    ap.add_argument("--booksim-git", help=f"clone BookSim2 from here (default {BOOKSIM_URL}, or $BOOKSIM_GIT)")
+    ap.add_argument("--routings", type=lambda s: s.split(","),
+                    help=f"booksim: routings to run, of {','.join(BS_ROUTINGS)} "
+                         f"(default {','.join(BS_DEFAULT_ROUTINGS)})")
+    ap.add_argument("--patterns", type=lambda s: s.split(","),
+                    help=f"booksim: patterns to run (default {','.join(BS_PATTERNS)})")
+    ap.add_argument("--cubes", type=lambda s: [int(x) for x in s.split(",")],
+                    help="booksim: dimensions n of the 8-ary n-cubes to run (default 2; --big: 2,3)")
+    ap.add_argument("--curve", type=lambda s: [float(x) for x in s.split(",")],
+                    help="booksim: also the mean latency of both at these loads (BookSim at the first buffer size)")
+    ap.add_argument("--booksim-buffers", type=lambda s: [int(x) for x in s.split(",")],
+                    help=f"booksim: BookSim vc_buf_size values, flits (default {','.join(map(str, BS_BUFFERS))})")
+    ap.add_argument("--booksim-set", action="append",
+                    help="booksim: an extra BookSim setting key=value (repeatable), e.g. internal_speedup=2.0")
     args = ap.parse_args()
     if args.command == "list":
         for c in CASES:
@@ -880,6 +1171,9 @@ def main():
         return
     if args.command == "collectives":
         collectives(args)
+        return
+    if args.command == "booksim":
+        booksim(args)
         return
     run_cases(args)
 
