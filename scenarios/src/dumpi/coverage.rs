@@ -2,7 +2,7 @@
 //! ignored (and why), or rejected (and why). `docs/DUMPI-COVERAGE.md` is
 //! this table in words; a test keeps the two in step.
 
-use super::calls::{Role, layout, role};
+use super::table::{Role, layout, role};
 use super::{NUM_FUNCTIONS, function_name};
 
 /// What the replay does with a function's records.

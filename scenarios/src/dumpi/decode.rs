@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex};
 use mpi_layer::ProgramError;
 
 use super::Clock;
-use super::calls::{NUM_FUNCTIONS, Role, Val, function_name, layout, role};
+use super::calls::Val;
+use super::table::{NUM_FUNCTIONS, Role, function_name, layout, role};
 use crate::text::{FilePool, PooledReader, error_at, file_error, path_name};
 
 const FUNCTION_ENTER: u16 = 291;

@@ -71,6 +71,7 @@ use crate::text::{FilePool, Lines, file_error, parse_int};
 pub mod calls;
 pub mod coverage;
 mod decode;
+mod table;
 
 pub use calls::{NUM_FUNCTIONS, function_name};
 pub use decode::DEFAULT_DATATYPE_SIZES;
@@ -288,7 +289,7 @@ impl OpStream for DumpiStream {
             let mut ops = Vec::new();
             if rec.label < NUM_FUNCTIONS {
                 self.decoded[rec.label] += 1;
-                let call = calls::recorded_call(calls::role(rec.label), &rec.args)
+                let call = calls::recorded_call(table::role(rec.label), &rec.args)
                     .map_err(|m| self.file.err(m))?;
                 self.calls
                     .ops(call, &mut ops)
@@ -334,7 +335,8 @@ mod tests {
     /// panic; most such records map.
     #[test]
     fn every_layout_maps_without_a_wrong_field_kind() {
-        use super::calls::{Val, layout, recorded_call, role};
+        use super::calls::{Val, recorded_call};
+        use super::table::{layout, role};
         let (mut checked, mut mapped) = (0, 0);
         for f in 0..NUM_FUNCTIONS {
             let spec = layout(f);
