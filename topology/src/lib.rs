@@ -81,8 +81,8 @@ pub mod torus_geom;
 pub mod transport;
 
 pub use config::{
-    DEFAULT_PACKET_BYTES, Mode, ModeChoice, NetConfig, NetConfigError, RouteMode,
-    SIMGRID_TCP_GAMMA, Switching,
+    DEFAULT_PACKET_BYTES, DEFAULT_VC_BUFFER, Mode, ModeChoice, NetConfig, NetConfigError,
+    RouteMode, SIMGRID_TCP_GAMMA, Switching,
 };
 pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
