@@ -239,8 +239,9 @@ pub enum NetConfigError {
     #[error("{0} routing cannot be combined with asymmetric sharing")]
     RoutingWithAsymmetric(RouteMode),
     /// Bubble flow control keeps only dimension-order routing
-    /// deadlock-free; the per-packet routings need virtual channels
-    /// (`vcs`, at least the number given).
+    /// deadlock-free; the per-packet routings need virtual channels, and
+    /// any routing given channels on a torus needs its classes (`vcs`,
+    /// at least the number given).
     #[error(
         "{0} routing with backpressure needs at least {1} virtual channels (`[transport] vcs`), got {2}"
     )]
@@ -332,10 +333,11 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         });
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
-        if r.per_packet() {
+        // Dimension order without channels has the bubble rule.
+        if r.per_packet() || cfg.vcs > 0 {
             let need = machine
                 .torus()
-                .map_or(2, |t| crate::packet::vc::classes(r, t));
+                .map_or(1, |t| crate::packet::vc::classes(r, t));
             if cfg.vcs < need {
                 return Err(NetConfigError::RoutingWithBackpressure(r, need, cfg.vcs));
             }
