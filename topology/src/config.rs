@@ -247,9 +247,9 @@ pub enum NetConfigError {
     )]
     RoutingWithBackpressure(RouteMode, u32, u32),
     /// `vcs` without backpressure (buffers unbounded: nothing to
-    /// allocate), or `vc_buffer` smaller than one packet.
+    /// allocate), above 255, or `vc_buffer` smaller than one packet.
     #[error(
-        "virtual channels need `backpressure = true` and `vc_buffer` of at least one packet ({packet} B); got vcs = {vcs}, vc_buffer = {vc_buffer} B"
+        "virtual channels need `backpressure = true`, at most 255 of them and `vc_buffer` of at least one packet ({packet} B); got vcs = {vcs}, vc_buffer = {vc_buffer} B"
     )]
     BadVirtualChannels {
         /// `vcs`.

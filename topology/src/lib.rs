@@ -41,7 +41,7 @@
 //! simulation exactly.
 //!
 //! Packet mode optionally bounds link buffers with backpressure (bubble
-//! flow control on the torus); see [`packet`].
+//! flow control on the torus, or virtual channels); see [`packet`].
 
 #![warn(missing_docs)]
 
