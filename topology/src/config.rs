@@ -170,8 +170,9 @@ pub struct NetConfig {
 /// Default buffer of one virtual channel: two packets of
 /// [`DEFAULT_PACKET_BYTES`] (8 KiB), the least that lets a channel
 /// accept a packet while it forwards another (Dally & Towles,
-/// *Principles and Practices of Interconnection Networks*, Sec. 13.3:
-/// credits must cover the round trip to stream at full rate).
+/// *Principles and Practices of Interconnection Networks*, Ch. 13,
+/// credit-based flow control: credits must cover the round trip to
+/// stream at full rate).
 pub const DEFAULT_VC_BUFFER: u64 = 2 * DEFAULT_PACKET_BYTES;
 
 /// SimGrid's default TCP window, `network/TCP-gamma` = 4 MiB

@@ -186,7 +186,7 @@ pub struct PacketNet {
     /// in the test that shows it matters.
     vcs: u32,
     vc_slots: u64,
-    vocc: Vec<u64>,
+    vocc: Vec<u32>,
     dateline: bool,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
@@ -336,7 +336,7 @@ impl PacketNet {
                 if self.vcs > 0 {
                     let v = self.pick_vc(p, l).expect("admitted with a free channel");
                     if !pk.res {
-                        self.vocc[(l * self.vcs) as usize + v as usize] += 1;
+                        self.vocc[l as usize * self.vcs as usize + v as usize] += 1;
                     }
                     let pk = &mut self.pkts[p as usize];
                     pk.vc = v;
@@ -486,7 +486,7 @@ impl PacketNet {
     /// blocked on that buffer.
     fn release(&mut self, sched: &mut impl Schedule<PacketEvent>, prev: u32, vc: u8) {
         if self.vcs > 0 {
-            self.vocc[(prev * self.vcs) as usize + vc as usize] -= 1;
+            self.vocc[prev as usize * self.vcs as usize + vc as usize] -= 1;
         } else {
             self.q[prev as usize].occ -= 1;
         }

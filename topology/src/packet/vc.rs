@@ -13,14 +13,14 @@
 //! it takes the lower class (dateline bit 0, the crossing link included),
 //! the upper one after (bit 1); this breaks every ring's cycle (Dally &
 //! Towles, *Principles and Practices of Interconnection Networks*,
-//! Sec. 14.2, the dateline). A routing's class is `2 * stage + bit`:
+//! Ch. 14, deadlock avoidance by resource classes and the dateline). A routing's class is `2 * stage + bit`:
 //!
 //! | routing | stages | least `vcs` |
 //! |---|---|---|
 //! | dimension order | one | 2 |
-//! | Valiant, ROMM, UGAL | to the intermediate, then to the destination (Dally & Towles Sec. 14.2: one class per phase) | 4 |
+//! | Valiant, ROMM, UGAL | to the intermediate, then to the destination (Dally & Towles Ch. 14: one class per phase) | 4 |
 //! | O1TURN | the position of the link's dimension in the packet's order (Seo et al., ISCA 2005, one set of channels per order's phase) | 2 per dimension of size > 1 |
-//! | minimal adaptive | channels 0 and 1 are the escape network (dimension order with the dateline), 2 and up adaptive (Duato's protocol: Dally & Towles Sec. 14.3.2; Duato, IEEE TPDS 4(12), 1993) | 3 |
+//! | minimal adaptive | channels 0 and 1 are the escape network (dimension order with the dateline), 2 and up adaptive (Duato's protocol: Dally & Towles Sec. 14.3; Duato, IEEE TPDS 4(12), 1993) | 3 |
 //!
 //! Every stage moves in dimension order within its class pair, so the
 //! channel dependency graph is acyclic (Dally & Seitz's condition) and
@@ -56,7 +56,7 @@ pub fn classes(r: RouteMode, t: &TorusGeom) -> u32 {
 impl PacketNet {
     #[inline]
     fn vc_free(&self, l: u32, v: u32) -> bool {
-        self.vocc[(l * self.vcs + v) as usize] < self.vc_slots
+        (self.vocc[l as usize * self.vcs as usize + v as usize] as u64) < self.vc_slots
     }
 
     /// Whether injection link `l` has a channel with a free slot.
@@ -155,7 +155,7 @@ impl PacketNet {
         let pk = &mut self.pkts[p as usize];
         match best {
             Some((l, c, _)) => {
-                self.vocc[(l * self.vcs + c) as usize] += 1;
+                self.vocc[l as usize * self.vcs as usize + c as usize] += 1;
                 pk.vc = c as u8;
                 pk.res = true;
                 l
