@@ -146,6 +146,13 @@ pub struct NetConfig {
     /// Finite link buffers with backpressure (packet mode; see
     /// [`crate::packet`]). Default off: unbounded queues.
     pub backpressure: bool,
+    /// Virtual channels per router-bound link with backpressure
+    /// ([`crate::packet`], "Virtual channels"); 0 (default) keeps the
+    /// model without them (bubble flow control, dimension order only).
+    pub vcs: u32,
+    /// Buffer of each virtual channel \[bytes\], counted in whole
+    /// packets; default [`DEFAULT_VC_BUFFER`]. Used only when `vcs > 0`.
+    pub vc_buffer: u64,
     /// TCP window bound \[bytes\]: a message's rate is at most
     /// `tcp_window / (2 x route latency)` (none on a route of zero
     /// latency), in both transport modes. SimGrid's CM02 model bounds
@@ -160,6 +167,14 @@ pub struct NetConfig {
     pub seed: u64,
 }
 
+/// Default buffer of one virtual channel: two packets of
+/// [`DEFAULT_PACKET_BYTES`] (8 KiB), the least that lets a channel
+/// accept a packet while it forwards another (Dally & Towles,
+/// *Principles and Practices of Interconnection Networks*, Ch. 13,
+/// credit-based flow control: credits must cover the round trip to
+/// stream at full rate).
+pub const DEFAULT_VC_BUFFER: u64 = 2 * DEFAULT_PACKET_BYTES;
+
 /// SimGrid's default TCP window, `network/TCP-gamma` = 4 MiB
 /// (`src/kernel/resource/NetworkModel.cpp`, `cfg_tcp_gamma`).
 pub const SIMGRID_TCP_GAMMA: u64 = 4 * 1024 * 1024;
@@ -172,6 +187,8 @@ impl Default for NetConfig {
             switching: Switching::CutThrough,
             routing: RouteMode::DimensionOrder,
             backpressure: false,
+            vcs: 0,
+            vc_buffer: DEFAULT_VC_BUFFER,
             tcp_window: None,
             seed: 1,
         }
@@ -222,11 +239,27 @@ pub enum NetConfigError {
     /// follow.
     #[error("{0} routing cannot be combined with asymmetric sharing")]
     RoutingWithAsymmetric(RouteMode),
-    /// Bubble flow control keeps dimension-order routing deadlock-free;
-    /// the per-packet routings turn between dimensions in any order and
-    /// would need escape virtual channels, which the model does not have.
-    #[error("{0} routing cannot be combined with backpressure (no virtual channels)")]
-    RoutingWithBackpressure(RouteMode),
+    /// Bubble flow control keeps only dimension-order routing
+    /// deadlock-free; the per-packet routings need virtual channels, and
+    /// any routing given channels on a torus needs its classes (`vcs`,
+    /// at least the number given).
+    #[error(
+        "{0} routing with backpressure needs at least {1} virtual channels (`[transport] vcs`), got {2}"
+    )]
+    RoutingWithBackpressure(RouteMode, u32, u32),
+    /// `vcs` without backpressure (buffers unbounded: nothing to
+    /// allocate), above 255, or `vc_buffer` smaller than one packet.
+    #[error(
+        "virtual channels need `backpressure = true`, at most 255 of them and `vc_buffer` of at least one packet ({packet} B); got vcs = {vcs}, vc_buffer = {vc_buffer} B"
+    )]
+    BadVirtualChannels {
+        /// `vcs`.
+        vcs: u32,
+        /// `vc_buffer` \[bytes\].
+        vc_buffer: u64,
+        /// The packet \[bytes\].
+        packet: u64,
+    },
     /// The flow model routes a flow once, by the machine's route; only
     /// minimal adaptive falls back to it (as documented), the others are
     /// refused rather than silently replaced.
@@ -291,12 +324,33 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
             return Err(NetConfigError::RoutingWithAsymmetric(r));
         }
     }
+    if cfg.vcs > 0
+        && (!cfg.backpressure || cfg.vc_buffer < cfg.packet_bytes || cfg.vcs > u8::MAX as u32)
+    {
+        return Err(NetConfigError::BadVirtualChannels {
+            vcs: cfg.vcs,
+            vc_buffer: cfg.vc_buffer,
+            packet: cfg.packet_bytes,
+        });
+    }
     if cfg.mode == Mode::Packet && cfg.backpressure {
-        if r.per_packet() {
-            return Err(NetConfigError::RoutingWithBackpressure(r));
+        // Dimension order without channels has the bubble rule.
+        if r.per_packet() || cfg.vcs > 0 {
+            let need = machine
+                .torus()
+                .map_or(1, |t| crate::packet::vc::classes(r, t));
+            if cfg.vcs < need {
+                return Err(NetConfigError::RoutingWithBackpressure(r, need, cfg.vcs));
+            }
         }
         let need = 2 * cfg.packet_bytes;
-        for (i, l) in machine.links().iter().enumerate() {
+        // With virtual channels the links' own buffers are not used.
+        let links = if cfg.vcs > 0 {
+            &[][..]
+        } else {
+            machine.links()
+        };
+        for (i, l) in links.iter().enumerate() {
             if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
                 return Err(NetConfigError::BufferTooSmall {
                     link: i as u32,

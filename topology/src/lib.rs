@@ -41,7 +41,7 @@
 //! simulation exactly.
 //!
 //! Packet mode optionally bounds link buffers with backpressure (bubble
-//! flow control on the torus); see [`packet`].
+//! flow control on the torus, or virtual channels); see [`packet`].
 
 #![warn(missing_docs)]
 
@@ -81,8 +81,8 @@ pub mod torus_geom;
 pub mod transport;
 
 pub use config::{
-    DEFAULT_PACKET_BYTES, Mode, ModeChoice, NetConfig, NetConfigError, RouteMode,
-    SIMGRID_TCP_GAMMA, Switching,
+    DEFAULT_PACKET_BYTES, DEFAULT_VC_BUFFER, Mode, ModeChoice, NetConfig, NetConfigError,
+    RouteMode, SIMGRID_TCP_GAMMA, Switching,
 };
 pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};

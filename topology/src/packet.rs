@@ -55,8 +55,17 @@
 //! that waits to enter (in a router they sit at different input ports).
 //! This keeps dimension-order routing deadlock-free; machine files with
 //! cyclic shortest paths get no such guarantee, and per-packet routings
-//! are refused with backpressure (they need escape virtual channels).
+//! need virtual channels.
 //! `idle_time` stays exact while a lone message never fills a buffer.
+//!
+//! # Virtual channels
+//!
+//! With `vcs > 0` ([`NetConfig::vcs`], backpressure on) every
+//! router-bound link has that many channels of `vc_buffer` bytes each in
+//! place of its one `buffer`, and the bubble rule is off: a dateline per
+//! ring and one class per routing phase (or Duato's escape channels for
+//! minimal adaptive routing) keep every torus routing deadlock-free
+//! ([`vc`] states the classes and the allocation rule).
 
 use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, window_cap};
 use crate::idle::{packet_idle_time, packetize, route_latency};
@@ -68,6 +77,8 @@ use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::rng::{Rng, RngStreams, SimRng};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::collections::VecDeque;
+
+pub mod vc;
 
 const NONE: u32 = u32::MAX;
 const NODIM: u8 = u8::MAX;
@@ -121,6 +132,13 @@ struct Pkt {
     order: u8,
     /// The source router has made its per-packet choice.
     chosen: bool,
+    /// Virtual channels ([`vc`]): the channel on `link` (reserved ahead
+    /// when `res`), the one on `prev`, and whether the packet has
+    /// passed its intermediate router (its second phase).
+    vc: u8,
+    pvc: u8,
+    res: bool,
+    phase2: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -160,8 +178,16 @@ pub struct PacketNet {
     asym: bool,
     bp: bool,
     /// Torus dimension of each router link (`NODIM` otherwise), for the
-    /// bubble rule.
+    /// bubble rule, and its port (`2 * dim + sign`) for the dateline.
     link_dim: Vec<u8>,
+    link_port: Vec<u8>,
+    /// Virtual channels per router-bound link (0: none), their slots
+    /// \[packets\] and occupancy (`link * vcs + vc`); `dateline` off only
+    /// in the test that shows it matters.
+    vcs: u32,
+    vc_slots: u64,
+    vocc: Vec<u32>,
+    dateline: bool,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     pkts: Vec<Pkt>,
@@ -187,13 +213,16 @@ impl PacketNet {
         let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         let mut link_dim = Vec::new();
+        let mut link_port = Vec::new();
         if let Some(t) = m.torus() {
             link_dim = vec![NODIM; nl];
+            link_port = vec![NODIM; nl];
             let routers = m.vertices().len() as u32 - m.nodes();
             for g in 0..routers {
                 for port in 0..6 {
                     if let Some(l) = t.port_link(g, port) {
                         link_dim[l as usize] = (port / 2) as u8;
+                        link_port[l as usize] = port as u8;
                     }
                 }
             }
@@ -202,6 +231,11 @@ impl PacketNet {
             tcp_window: cfg.tcp_window,
             bp: cfg.backpressure,
             link_dim,
+            link_port,
+            vcs: cfg.vcs,
+            vc_slots: cfg.vc_buffer / cfg.packet_bytes,
+            vocc: vec![0; nl * cfg.vcs as usize],
+            dateline: true,
             packet: cfg.packet_bytes,
             ct: cfg.switching == Switching::CutThrough,
             routing: cfg.routing,
@@ -299,12 +333,22 @@ impl PacketNet {
         }
         if self.bp {
             if link.to >= self.m.nodes() {
-                self.q[l as usize].occ += 1;
+                if self.vcs > 0 {
+                    let v = self.pick_vc(p, l).expect("admitted with a free channel");
+                    if !pk.res {
+                        self.vocc[l as usize * self.vcs as usize + v as usize] += 1;
+                    }
+                    let pk = &mut self.pkts[p as usize];
+                    pk.vc = v;
+                    pk.res = false;
+                } else {
+                    self.q[l as usize].occ += 1;
+                }
             }
             // Last, once this link's state is complete: the wake-up may
             // run back round a ring to this very link.
             if pk.prev != NONE {
-                self.release(sched, pk.prev);
+                self.release(sched, pk.prev, pk.pvc);
             }
         }
     }
@@ -316,7 +360,12 @@ impl PacketNet {
             return;
         };
         let inj = self.m.injection_link(NodeId(h));
-        if !self.fits(inj, NONE) {
+        let fits = if self.vcs > 0 {
+            self.vc_any_free(inj)
+        } else {
+            self.fits(inj, NONE)
+        };
+        if !fits {
             self.q[inj as usize].blocked = true;
             return;
         }
@@ -349,6 +398,10 @@ impl PacketNet {
             via: NONE,
             order: 0,
             chosen: false,
+            vc: 0,
+            pvc: 0,
+            res: false,
+            phase2: false,
         });
         self.start_service(sched, inj, p);
         if more {
@@ -400,7 +453,10 @@ impl PacketNet {
                 self.pull_nic(sched, from);
             } else if let Some(&p) = q.fifo.front() {
                 let mut pick = Some(0);
-                if !self.fits(l, self.pkts[p as usize].prev) {
+                if self.vcs > 0 {
+                    // Each packet waits for its own channels only.
+                    pick = q.fifo.iter().position(|&x| self.pick_vc(x, l).is_some());
+                } else if !self.fits(l, self.pkts[p as usize].prev) {
                     // The bubble rule holds only if packets already in
                     // the ring are not stuck behind one waiting to enter
                     // it (real routers queue them at different input
@@ -428,9 +484,13 @@ impl PacketNet {
 
     /// A packet left the buffer of link `prev`: wake `prev` if it was
     /// blocked on that buffer.
-    fn release(&mut self, sched: &mut impl Schedule<PacketEvent>, prev: u32) {
+    fn release(&mut self, sched: &mut impl Schedule<PacketEvent>, prev: u32, vc: u8) {
+        if self.vcs > 0 {
+            self.vocc[prev as usize * self.vcs as usize + vc as usize] -= 1;
+        } else {
+            self.q[prev as usize].occ -= 1;
+        }
         let q = &mut self.q[prev as usize];
-        q.occ -= 1;
         if q.blocked {
             q.blocked = false;
             self.kick(sched, prev);
@@ -477,6 +537,9 @@ impl PacketNet {
     /// draw is made at the packet's source router.
     #[inline]
     fn choose(&mut self, p: u32) -> u32 {
+        if self.vcs > 0 && self.routing == RouteMode::MinimalAdaptive && self.m.torus().is_some() {
+            return self.adaptive_vc(p);
+        }
         let pk = self.pkts[p as usize];
         let v = self.m.link(pk.link).to;
         let dst = self.msgs[pk.msg as usize].dst;
@@ -525,6 +588,7 @@ impl PacketNet {
         }
         if pk.via == g {
             pk.via = NONE;
+            pk.phase2 = true;
         }
         let target = if pk.via == NONE { home } else { pk.via };
         match t.port_towards(g, target, ORDERS[pk.order as usize]) {
@@ -611,6 +675,7 @@ impl Transport for PacketNet {
                 let nl = self.choose(p);
                 self.pkts[p as usize].link = nl;
                 self.pkts[p as usize].prev = pk.link;
+                self.pkts[p as usize].pvc = pk.vc;
                 let now = sched.now();
                 if self.asym && pk.first {
                     self.q[nl as usize].active += 1;
@@ -619,7 +684,11 @@ impl Transport for PacketNet {
                 if !q.free_pending
                     && q.free_at <= now
                     && q.fifo.is_empty()
-                    && self.fits(nl, pk.link)
+                    && if self.vcs > 0 {
+                        self.pick_vc(p, nl).is_some()
+                    } else {
+                        self.fits(nl, pk.link)
+                    }
                 {
                     self.start_service(sched, nl, p);
                 } else {

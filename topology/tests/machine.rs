@@ -1255,3 +1255,136 @@ fn fat_tree_shift_permutation_meets_the_closed_forms() {
         );
     }
 }
+
+// ------------------------------------------------------ virtual channels
+
+/// A `dims` torus, one node per router, every link 1 GB/s.
+fn one_per_router(dims: [u32; 3]) -> topology::Machine {
+    let mut p = TorusParams::blue_waters_dims(dims);
+    p.nodes_per_router = 1;
+    p.link_bandwidth = [bw(1_000_000_000); 3];
+    p.injection = bw(1_000_000_000);
+    p.ejection = bw(1_000_000_000);
+    p.build().unwrap()
+}
+
+/// Every node sends `per_node` messages of one to three packets at
+/// once, so that its NIC injects at its full rate (100 % load) until
+/// all are out: to its tornado partner (`x + ceil(k / 2) - 1` in every
+/// dimension) or, with `uniform`, to a node drawn uniformly.
+fn saturating(dims: [u32; 3], per_node: usize, uniform: bool) -> Vec<(Time, Transfer)> {
+    let n: u32 = dims.iter().product();
+    let mut rng = RngStreams::new(7).stream("pattern");
+    let mut ts = Vec::new();
+    for k in 0..per_node {
+        for src in 0..n {
+            let dst = if uniform {
+                (src + sim_core::rand::Rng::random_range(&mut rng, 1..n)) % n
+            } else {
+                let mut c = [
+                    src % dims[0],
+                    src / dims[0] % dims[1],
+                    src / dims[0] / dims[1],
+                ];
+                for d in 0..3 {
+                    c[d] = (c[d] + dims[d].div_ceil(2) - 1) % dims[d];
+                }
+                c[0] + dims[0] * (c[1] + dims[1] * c[2])
+            };
+            if dst != src {
+                let bytes = topology::DEFAULT_PACKET_BYTES * (1 + (k % 3) as u64);
+                ts.push((Time::ZERO, tr(src, dst, bytes, ts.len())));
+            }
+        }
+    }
+    ts
+}
+
+const TORUS_ROUTINGS: [RouteMode; 6] = [
+    RouteMode::DimensionOrder,
+    RouteMode::O1turn,
+    RouteMode::Valiant,
+    RouteMode::Romm,
+    RouteMode::MinimalAdaptive,
+    RouteMode::Ugal,
+];
+
+fn with_vcs(routing: RouteMode, vcs: u32, vc_packets: u64) -> NetConfig {
+    NetConfig {
+        routing,
+        vcs,
+        vc_buffer: vc_packets * topology::DEFAULT_PACKET_BYTES,
+        ..backpressure()
+    }
+}
+
+#[test]
+fn every_torus_routing_drains_with_finite_virtual_channels() {
+    // Tornado and uniform traffic at full injection rate on a ring of 8
+    // and a 4-ary 2-cube, channels of one and of two packets, each
+    // routing with the least channels it needs: every message arrives
+    // (run() checks), where the ring without a dateline deadlocks
+    // (packet::vc's unit test).
+    for dims in [[8, 1, 1], [4, 4, 1]] {
+        let m = one_per_router(dims);
+        for uniform in [false, true] {
+            let ts = saturating(dims, 64, uniform);
+            for r in TORUS_ROUTINGS {
+                let need = match r {
+                    RouteMode::DimensionOrder => 2,
+                    RouteMode::MinimalAdaptive => 3,
+                    RouteMode::O1turn => 2 * dims.iter().filter(|&&k| k > 1).count() as u32,
+                    _ => 4,
+                };
+                for slots in [1, 2] {
+                    let cfg = with_vcs(r, need, slots);
+                    let (at, _, _) = run(Network::new(m.clone(), cfg).unwrap(), &ts);
+                    if r == RouteMode::DimensionOrder {
+                        // Same routes: finite buffers can only slow the
+                        // whole down.
+                        let free = Network::new(m.clone(), NetConfig::with_mode(Mode::Packet));
+                        let free = run(free.unwrap(), &ts).0;
+                        let last = |v: &[Time]| *v.iter().max().unwrap();
+                        assert!(last(&at) >= last(&free), "{dims:?}");
+                    }
+                }
+                // One channel fewer is refused, not left to deadlock.
+                assert!(Network::new(m.clone(), with_vcs(r, need - 1, 1)).is_err());
+            }
+        }
+    }
+}
+
+#[test]
+fn virtual_channel_runs_are_deterministic() {
+    let m = one_per_router([4, 4, 1]);
+    let ts = saturating([4, 4, 1], 12, true);
+    for r in [
+        RouteMode::Valiant,
+        RouteMode::MinimalAdaptive,
+        RouteMode::Ugal,
+    ] {
+        let cfg = with_vcs(r, 6, 1);
+        let a = run(Network::new(m.clone(), cfg).unwrap(), &ts);
+        let b = run(Network::new(m.clone(), cfg).unwrap(), &ts);
+        assert_eq!(a.0, b.0, "{r}");
+        assert_eq!(a.2, b.2, "{r}");
+    }
+}
+
+#[test]
+fn virtual_channels_are_checked() {
+    let m = one_per_router([4, 4, 1]);
+    // Without backpressure (nothing to allocate), smaller than a packet.
+    let no_bp = NetConfig {
+        vcs: 2,
+        ..NetConfig::with_mode(Mode::Packet)
+    };
+    assert!(Network::new(m.clone(), no_bp).is_err());
+    assert!(Network::new(m.clone(), with_vcs(RouteMode::DimensionOrder, 2, 0)).is_err());
+    // vcs = 0 keeps today's refusal of per-packet routings.
+    let e = Network::new(m, with_vcs(RouteMode::Valiant, 0, 1))
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("at least 4 virtual channels"), "{e}");
+}

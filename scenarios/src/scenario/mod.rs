@@ -541,6 +541,8 @@ impl Scenario {
             switching: t.switching.unwrap_or_default(),
             routing: t.routing.unwrap_or_default(),
             backpressure: t.backpressure.unwrap_or(false),
+            vcs: t.vcs.unwrap_or(0),
+            vc_buffer: t.vc_buffer.map_or(topology::DEFAULT_VC_BUFFER, |b| b.0),
             tcp_window: t
                 .tcp_window
                 .map_or(platform_window, |b| (b.0 > 0).then_some(b.0)),

@@ -65,6 +65,13 @@ pub struct TransportSpec {
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
+    /// Virtual channels per router-bound link (`topology::NetConfig::vcs`,
+    /// needs `backpressure`); default 0 (none: bubble flow control,
+    /// dimension order only).
+    pub vcs: Option<u32>,
+    /// Buffer of each virtual channel; default 8192 B
+    /// (`topology::DEFAULT_VC_BUFFER`).
+    pub vc_buffer: Option<Bytes>,
     /// TCP window bound (`topology::NetConfig::tcp_window`): a message's
     /// rate is at most `tcp_window / (2 x route latency)`; `"0 B"` turns
     /// it off. Default off, except on a SimGrid platform, where it is

@@ -10,9 +10,10 @@
 //! message follows its dimension-order route and `idle_time` stays exact
 //! while no packet of it waits.
 //!
-//! Not combined with backpressure (turns between dimensions in any order
-//! would need escape virtual channels) nor with asymmetric sharing; the
-//! configuration check refuses both ([`crate::config`]).
+//! With backpressure it needs virtual channels: dimension-order escape
+//! channels and adaptive ones (Duato's protocol, [`crate::packet::vc`]).
+//! Not combined with asymmetric sharing; the configuration check refuses
+//! it ([`crate::config`]).
 
 use crate::torus_geom::TorusGeom;
 

@@ -11,7 +11,8 @@
 //! Deterministic and minimal; the torus machine's route for every
 //! transport (the flow model's one path per flow, `idle_time`, the packet
 //! model unless adaptive routing is on). Deadlock-free with bubble flow
-//! control ([`crate::packet`], backpressure).
+//! control ([`crate::packet`], backpressure) or with two virtual channels
+//! split at a dateline per ring ([`crate::packet::vc`]).
 
 use crate::torus_geom::TorusGeom;
 
