@@ -233,6 +233,13 @@ pub enum CollAlg {
     /// a linear gatherv to rank 0, then a bcast of all the blocks by the
     /// algorithm Open MPI's fixed rules pick for that size.
     AllgathervDefault,
+    /// Allgatherv, neighbour exchange (P even): step 0 trades this rank's
+    /// block with neighbour 0 (even ranks: `r + 1`, odd: `r - 1`); step
+    /// `i` then trades with neighbour `i mod 2` the pair of blocks it got
+    /// at step `i - 1` for the pair starting `2` further along (per-rank
+    /// sizes; Open MPI's `ompi_coll_base_allgatherv_intra_neighborexchange`,
+    /// `coll_base_allgatherv.c`).
+    AllgathervNeighborExchange,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -420,6 +427,7 @@ impl CollAlg {
                 | CollAlg::ReduceScatterNonoverlapping
                 | CollAlg::ReduceScatterButterfly
                 | CollAlg::AllgathervDefault
+                | CollAlg::AllgathervNeighborExchange
         )
     }
 }
@@ -1290,6 +1298,42 @@ impl CollRun {
                 send(out, peer, s.saturating_mul(blocks));
                 recv(out, peer, s.saturating_mul(blocks));
             }
+            CollAlg::AllgathervNeighborExchange => {
+                if p <= 1 || k >= p / 2 {
+                    return None;
+                }
+                debug_assert!(p % 2 == 0, "neighbour exchange needs an even P");
+                let even = me % 2 == 0;
+                let (n0, n1) = if even { (right, left) } else { (left, right) };
+                // `recv_data_from` before any step: the first block of
+                // the pair this rank holds after step 0.
+                let base = if even { me } else { left };
+                // The pair received at step i >= 1 starts 2 blocks
+                // further per step of the same parity so far (even ranks
+                // up on neighbour 0, down on 1; odd ranks the reverse).
+                let from = |i: u32| {
+                    if i == 0 {
+                        return base;
+                    }
+                    let parity = i % 2;
+                    let n = if parity == 1 { i.div_ceil(2) } else { i / 2 };
+                    let shift = (2 * n as u64 % p as u64) as u32;
+                    if (parity == 0) == even {
+                        (base + shift) % p
+                    } else {
+                        (base + p - shift) % p
+                    }
+                };
+                let pair = |b: u32| count(b).saturating_add(count((b + 1) % p));
+                if k == 0 {
+                    send(out, n0, count(me));
+                    recv(out, n0, count(n0));
+                } else {
+                    let peer = if k % 2 == 0 { n0 } else { n1 };
+                    send(out, peer, pair(from(k - 1)));
+                    recv(out, peer, pair(from(k)));
+                }
+            }
             CollAlg::BarrierTree => {
                 if p <= 1 || k >= 2 * lg {
                     return None;
@@ -1691,6 +1735,17 @@ mod tests {
             // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
             // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
             (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+            // Neighbour exchange allgatherv, P = 4: blocks 1 + 2 + 3 + 4
+            // B in step 0, pairs of 3 and 7 B in step 1; every rank gets
+            // the 3 blocks not its own once (P = 6: 6 x 21 - 21 B).
+            (AllgathervNeighborExchange, v(vec![1, 2, 3, 4]), 4, 8, 30),
+            (
+                AllgathervNeighborExchange,
+                v(vec![1, 2, 3, 4, 5, 6]),
+                6,
+                18,
+                105,
+            ),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];
@@ -1720,5 +1775,72 @@ mod tests {
             r.step += 1;
         }
         assert_eq!(ops, [(false, 0), (true, 5)]);
+    }
+
+    /// Every step of every rank of `alg` on `op`, as (send, peer, bytes).
+    fn schedule(alg: CollAlg, op: &Op, p: u32) -> Vec<Vec<Vec<(bool, u32, u64)>>> {
+        let c = if alg.reads_counts() {
+            counts(op)
+        } else {
+            NO_COUNTS
+        };
+        let mut out = vec![];
+        (0..p)
+            .map(|me| {
+                let mut r = CollRun::new(alg, op, p, me);
+                let mut steps = vec![];
+                while r.plan(c, &mut out).is_some() {
+                    steps.push(out.iter().map(|o| (o.send, o.peer, o.bytes)).collect());
+                    r.step += 1;
+                }
+                steps
+            })
+            .collect()
+    }
+
+    #[test]
+    fn allgatherv_neighbor_exchange_by_hand_and_moves_each_block_once() {
+        // Block i is 2^i bytes, so a message's size names its blocks.
+        let p = 6;
+        let op = Op::Allgatherv {
+            counts: (0..p).map(|i| 1u64 << i).collect(),
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::AllgathervNeighborExchange, &op, p);
+        // Rank 0 (Open MPI's comment in coll_base_allgatherv.c): block 0
+        // to 1 for block 1; blocks 0-1 to 5 for 4-5; 4-5 to 1 for 2-3.
+        let rank0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 1, 1), (false, 1, 2)],
+            vec![(true, 5, 3), (false, 5, 48)],
+            vec![(true, 1, 48), (false, 1, 12)],
+        ];
+        assert_eq!(s[0], rank0);
+        // Rank 3 (odd): block 3 to 2 for 2; 2-3 to 4 for 4-5; 4-5 to 2
+        // for 0-1.
+        let rank3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 2, 8), (false, 2, 4)],
+            vec![(true, 4, 12), (false, 4, 48)],
+            vec![(true, 2, 48), (false, 2, 3)],
+        ];
+        assert_eq!(s[3], rank3);
+        // Every rank sends only blocks it holds and ends with every block
+        // exactly once.
+        for (me, steps) in s.iter().enumerate() {
+            let mut have = 1u64 << me;
+            for step in steps {
+                for &(send, _, b) in step {
+                    if send {
+                        assert_eq!(b & have, b, "rank {me} sends {b:#b} holding {have:#b}");
+                    }
+                }
+                for &(send, _, b) in step {
+                    if !send {
+                        assert_eq!(b & have, 0, "rank {me} gets {b:#b} twice");
+                        have |= b;
+                    }
+                }
+            }
+            assert_eq!(have, (1 << p) - 1, "rank {me}");
+        }
     }
 }

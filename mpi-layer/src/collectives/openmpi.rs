@@ -481,9 +481,13 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     AllgathervBruck,
                     "openmpi allgatherv_intra_dec_fixed: 2 bruck",
                 ),
+                4 if p % 2 == 0 => c(
+                    AllgathervNeighborExchange,
+                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor",
+                ),
                 4 => c(
                     AllgathervRing,
-                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor, not built: ring stands in",
+                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor, odd P: ring",
                 ),
                 5 => c(
                     AllgathervRing,
@@ -740,6 +744,14 @@ mod tests {
         // 8 <= P < 16: per rank < 1024 default, else bruck.
         assert_eq!(pick(agv(1023), 12), AllgathervDefault);
         assert_eq!(pick(agv(1024), 12), AllgathervBruck);
+        // 3 <= P < 8: per rank 256 to 4095 neighbor (ring on odd P).
+        let agv = |per: u64, p: usize| Op::Allgatherv {
+            counts: vec![per; p],
+            comm: W,
+        };
+        assert_eq!(pick(agv(1000, 6), 6), AllgathervNeighborExchange);
+        assert_eq!(pick(agv(1000, 5), 5), AllgathervRing);
+        assert_eq!(pick(agv(255, 6), 6), AllgathervDefault);
         let (root, bytes, comm) = (0, 100, W);
         assert_eq!(pick(Op::Gather { root, bytes, comm }, 5), GatherBinomial);
         assert_eq!(pick(Op::Scatter { root, bytes, comm }, 5), ScatterBinomial);

@@ -260,6 +260,7 @@ impl CollKind {
                 ("recursive_doubling", AllgathervRecursiveDoubling),
                 ("bruck", AllgathervBruck),
                 ("default", AllgathervDefault),
+                ("neighbor_exchange", AllgathervNeighborExchange),
             ],
             CollKind::Alltoall => &[
                 ("pairwise", AlltoallPairwise),
@@ -309,7 +310,10 @@ impl CollAlg {
     /// XOR pairings need a power of two, the neighbour exchange an even
     /// size.
     pub fn fits(self, p: u32) -> bool {
-        if self == CollAlg::AllgatherNeighborExchange {
+        if matches!(
+            self,
+            CollAlg::AllgatherNeighborExchange | CollAlg::AllgathervNeighborExchange
+        ) {
             return p % 2 == 0;
         }
         !matches!(

@@ -444,3 +444,25 @@ fn open_mpi_default_allgatherv_gathers_then_broadcasts() {
     assert_eq!(r.finish, ns(&[1400, 2600, 3700]));
     assert_eq!(r.bytes(), 16 + 2 * 24);
 }
+
+#[test]
+fn neighbor_exchange_allgatherv_takes_p_over_2_exchanges() {
+    // P = 6: 3 exchanges of one lone message each way (o, L, o: 1.2 us
+    // per step), against P - 1 = 5 for the ring (6.0 us).
+    let op = Op::Allgatherv {
+        counts: vec![8, 16, 8, 16, 8, 16],
+        comm: W,
+    };
+    let r = with(6, CollAlg::AllgathervNeighborExchange, op.clone());
+    assert_eq!(r.finish, ns(&[3600; 6]));
+    assert_eq!((r.messages(), r.bytes()), (18, 6 * 72 - 72));
+    let r = with(6, CollAlg::AllgathervRing, op.clone());
+    assert_eq!(r.makespan, Time::from_ns(6000));
+    // Open MPI's rules pick it for 3 <= P < 8 and 256 to 4095 B per rank.
+    let op = Op::Allgatherv {
+        counts: vec![1000; 6],
+        comm: W,
+    };
+    let r = go(6, op, params(Selector::Openmpi));
+    assert_eq!(r.makespan, Time::from_ns(3600));
+}
