@@ -134,9 +134,14 @@ pub enum CollAlg {
     /// `MPIR_Allgather_intra_brucks`).
     AllgatherBruck,
     /// Bcast, binomial scatter of `ceil(s/P)`-byte chunks then recursive
-    /// doubling allgather: step j exchanges `2^j` chunks with `vr ^ 2^j`
-    /// (P a power of two; MPICH's
-    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`).
+    /// doubling allgather: level j exchanges the chunks of this rank's
+    /// subtree of `2^j` with `vr ^ 2^j` (MPICH's
+    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`, which
+    /// MPICH runs on powers of two only). Off powers of two, where the
+    /// partner subtree is partial, `j` recursive halving steps (distance
+    /// `2^(j-1)` first) hand its chunks to the ranks that had no partner
+    /// (Open MPI's `ompi_coll_base_bcast_intra_scatter_allgather`,
+    /// `coll_base_bcast.c`).
     BcastScatterRdAllgather,
     /// Reduce, Rabenseifner: the first `2 rem` ranks fold pairwise (odd
     /// to even), recursive halving reduce-scatter among `2^floor(log2 P)`
@@ -961,13 +966,47 @@ impl CollRun {
                             chunk.saturating_mul(d.min(p - vr) as u64),
                         );
                     }
-                } else if k < 2 * lg {
-                    let j = k - lg;
-                    let b = chunk.saturating_mul(1 << j);
-                    send(out, real(vr ^ (1 << j)), b);
-                    recv(out, real(vr ^ (1 << j)), b);
                 } else {
-                    return None;
+                    // Allgather level j (mask 2^j): the exchange step,
+                    // then, off powers of two, j recursive halving steps.
+                    let pow2 = p.is_power_of_two();
+                    let (mut j, mut sub) = (0, k - lg);
+                    loop {
+                        if j >= lg {
+                            return None;
+                        }
+                        let len = if pow2 { 1 } else { 1 + j };
+                        if sub < len {
+                            break;
+                        }
+                        sub -= len;
+                        j += 1;
+                    }
+                    let mask = 1u32 << j;
+                    let tree = vr & !(mask - 1);
+                    let vremote = vr ^ mask;
+                    let rtree = vremote & !(mask - 1);
+                    // A subtree's blocks, once its ranks all hold them.
+                    let held = |root: u32| chunk.saturating_mul(mask.min(p - root) as u64);
+                    if sub == 0 {
+                        if vremote < p {
+                            send(out, real(vremote), held(tree));
+                            recv(out, real(vremote), held(rtree));
+                        }
+                    } else if rtree + mask > p && p > tree + mask {
+                        // The partner subtree is partial: its `n` blocks
+                        // spread to the ranks that had no partner.
+                        let n = p - tree - mask;
+                        let m = mask >> sub;
+                        let t = vr & !(2 * m - 1);
+                        let vrem = vr ^ m;
+                        let b = chunk.saturating_mul(n as u64);
+                        if vrem > vr && vr < t + n && vrem >= t + n {
+                            send(out, real(vrem), b);
+                        } else if vrem < vr && vrem < t + n && vr >= t + n {
+                            recv(out, real(vrem), b);
+                        }
+                    }
                 }
             }
             CollAlg::ReduceScatterGather => {
@@ -1668,6 +1707,10 @@ mod tests {
             // P = 8, 1 B chunks: scatter 4 + 2 x 2 + 4 x 1 B; exchanges
             // of 1, 2, 4 B by all 8.
             (BcastScatterRdAllgather, bc(8), 8, 31, 68),
+            // P = 6, 10 B chunks: scatter 20 + 20 + 3 x 10 B; exchanges
+            // of 10 B by all 6, of 20 B by 0-3, of 40 (0, 1 to 4, 5) and
+            // 20 B back; then 0 and 1 hand 2 and 3 the 20 B of 4-5.
+            (BcastScatterRdAllgather, bc(60), 6, 21, 370),
             // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
             (ReduceScatterGather, red(0, 16), 4, 11, 64),
             // P = 5, root 1 folded away: fold 16 B, halving as above,
@@ -1841,6 +1884,72 @@ mod tests {
                 }
             }
             assert_eq!(have, (1 << p) - 1, "rank {me}");
+        }
+    }
+
+    #[test]
+    fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
+        // P = 6, root 2, 10 B chunks: relative rank v is rank v + 2.
+        let op = Op::Bcast {
+            root: 2,
+            bytes: 60,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastScatterRdAllgather, &op, 6);
+        let v = |x: u32| (x + 2) % 6;
+        // Scatter (3 steps), level 0 (1), level 1 (2), level 2 (3).
+        for steps in &s {
+            assert_eq!(steps.len(), 9);
+        }
+        // v0: 20 B to v4, 20 B to v2, 10 B to v1; trades 10 B with v1,
+        // 20 B with v2 (then idles), 40 B for 20 with v4, then hands v2
+        // the 20 B of v4-v5.
+        let v0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, v(4), 20)],
+            vec![(true, v(2), 20)],
+            vec![(true, v(1), 10)],
+            vec![(true, v(1), 10), (false, v(1), 10)],
+            vec![(true, v(2), 20), (false, v(2), 20)],
+            vec![],
+            vec![(true, v(4), 40), (false, v(4), 20)],
+            vec![(true, v(2), 20)],
+            vec![],
+        ];
+        assert_eq!(s[v(0) as usize], v0);
+        // v3: its chunk from v2, trades with v2 and v1, no partner at
+        // level 2 (v7), gets v4-v5's chunks from v1.
+        let v3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![],
+            vec![],
+            vec![(false, v(2), 10)],
+            vec![(true, v(2), 10), (false, v(2), 10)],
+            vec![(true, v(1), 20), (false, v(1), 20)],
+            vec![],
+            vec![],
+            vec![(false, v(1), 20)],
+            vec![],
+        ];
+        assert_eq!(s[v(3) as usize], v3);
+        // P = 5, root 0, 1 B chunks: level 2 pairs only v0 with v4,
+        // whose 1 chunk then goes v0 -> v2 (distance 2), v0 -> v1 and
+        // v2 -> v3 (distance 1); level 1 has no fill (v4's partner
+        // subtree is empty).
+        let op = Op::Bcast {
+            root: 0,
+            bytes: 5,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastScatterRdAllgather, &op, 5);
+        assert_eq!(s[4][5], vec![]);
+        assert_eq!(s[0][6], vec![(true, 4, 4), (false, 4, 1)]);
+        assert_eq!(s[0][7], vec![(true, 2, 1)]);
+        assert_eq!(s[0][8], vec![(true, 1, 1)]);
+        assert_eq!(s[2][8], vec![(true, 3, 1)]);
+        assert_eq!(s[3][8], vec![(false, 2, 1)]);
+        // Every rank receives the 4 chunks it lacks at least once.
+        for (me, steps) in s.iter().enumerate().skip(1) {
+            let got: u64 = steps.iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
+            assert!(got >= 4, "rank {me} gets {got} B");
         }
     }
 }

@@ -536,7 +536,6 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
 pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
-    let pow2 = p.is_power_of_two();
     match lookup(&BCAST, p, bytes) {
         1 => c(BcastLinear, "openmpi bcast_intra_dec_fixed: 1 basic_linear"),
         2 | 3 => c(
@@ -561,13 +560,9 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             BcastLinear,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, count < size: basic_linear",
         ),
-        _ if pow2 => c(
+        _ => c(
             BcastScatterRdAllgather,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather",
-        ),
-        _ => c(
-            BcastScatterAllgather,
-            "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, P not a power of two: not built, ring allgather stands in",
         ),
     }
 }
@@ -676,7 +671,7 @@ mod tests {
             (b(7), 12, BcastKnomial),
             (b(8), 12, BcastBinaryTree),
             (b(1 << 20), 16, BcastScatterRdAllgather),
-            (b(1 << 20), 17, BcastScatterAllgather),
+            (b(1 << 20), 17, BcastScatterRdAllgather),
             // P >= 4096 from 262144 B: scatter_allgather, which runs
             // basic_linear when its 32768 doubles are fewer than P.
             (b(262_144), 4096, BcastScatterRdAllgather),

@@ -320,7 +320,6 @@ impl CollAlg {
             self,
             CollAlg::AllgatherRecursiveDoubling
                 | CollAlg::AlltoallPairwiseXor
-                | CollAlg::BcastScatterRdAllgather
                 | CollAlg::AllgathervRecursiveDoubling
         ) || p.is_power_of_two()
     }

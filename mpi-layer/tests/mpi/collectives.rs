@@ -466,3 +466,22 @@ fn neighbor_exchange_allgatherv_takes_p_over_2_exchanges() {
     let r = go(6, op, params(Selector::Openmpi));
     assert_eq!(r.makespan, Time::from_ns(3600));
 }
+
+#[test]
+fn open_mpi_scatter_allgather_fills_in_off_powers_of_two() {
+    // P = 3, 1 B chunks. Rank 0 sends to 2 (0-0.1 us) and 1 (0.1-0.2):
+    // 2 has its chunk at 1.2, 1 at 1.3. Level 0: 0 and 1 trade (0 sends
+    // 0.2-0.3, 1 sends 1.3-1.4 and receives 1.4-1.5; 0 receives
+    // 2.4-2.5). Level 1: 2 sends at 1.2-1.3; 0 first receives it (there
+    // since 2.3) 2.5-2.6, then sends 2.6-2.7 (2 receives 3.7-3.8); then
+    // 0 hands 1 rank 2's chunk (2.7-2.8, received 3.8-3.9). Bytes:
+    // 1 + 1, 1 + 1, 2 + 1, 1.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 3,
+        comm: W,
+    };
+    let r = with(3, CollAlg::BcastScatterRdAllgather, b);
+    assert_eq!(r.finish, ns(&[2800, 3900, 3800]));
+    assert_eq!((r.messages(), r.bytes()), (7, 8));
+}
