@@ -245,6 +245,15 @@ pub enum CollAlg {
     /// sizes; Open MPI's `ompi_coll_base_allgatherv_intra_neighborexchange`,
     /// `coll_base_allgatherv.c`).
     AllgathervNeighborExchange,
+    /// Gather, linear with synchronisation: the root takes the ranks in
+    /// order; step `2j` it sends the `j`-th non-root a zero-byte message,
+    /// step `2j + 1` that rank sends its first segment; a last step
+    /// carries every rank's second segment. Open MPI's fixed rules pass
+    /// a segment size of 0, so the first segment is the whole block and
+    /// the second has zero bytes (Open MPI's
+    /// `ompi_coll_base_gather_intra_linear_sync`, `coll_base_gather.c`,
+    /// and `COLL_BASE_COMPUTED_SEGCOUNT`).
+    GatherLinearSync,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -1337,6 +1346,39 @@ impl CollRun {
                 send(out, peer, s.saturating_mul(blocks));
                 recv(out, peer, s.saturating_mul(blocks));
             }
+            CollAlg::GatherLinearSync => {
+                let others = p.saturating_sub(1);
+                if p <= 1 || k > 2 * others {
+                    return None;
+                }
+                let root = self.root;
+                let last = k == 2 * others;
+                if me == root {
+                    if last {
+                        for r in (0..p).filter(|&r| r != root) {
+                            recv(out, r, 0);
+                        }
+                    } else {
+                        // The (k / 2)-th non-root in rank order.
+                        let j = k / 2;
+                        let peer = if j < root { j } else { j + 1 };
+                        if k % 2 == 0 {
+                            send(out, peer, 0);
+                        } else {
+                            recv(out, peer, s);
+                        }
+                    }
+                } else if last {
+                    send(out, root, 0);
+                } else {
+                    let j = if me < root { me } else { me - 1 };
+                    if k == 2 * j {
+                        recv(out, root, 0);
+                    } else if k == 2 * j + 1 {
+                        send(out, root, s);
+                    }
+                }
+            }
             CollAlg::AllgathervNeighborExchange => {
                 if p <= 1 || k >= p / 2 {
                     return None;
@@ -1754,6 +1796,11 @@ mod tests {
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
         ];
+        let red_g = |root, bytes| Op::Gather {
+            root,
+            bytes,
+            comm: w,
+        };
         let more = [
             // k-nomial, radix 4, P = 6: 0 -> 4, 0 -> 1, 2, 3, 4 -> 5.
             (BcastKnomial, rootb(1), 6, 5, 50),
@@ -1789,6 +1836,10 @@ mod tests {
                 18,
                 105,
             ),
+            // Linear sync gather, P = 5, root 3, 4 B: 4 zero-byte syncs,
+            // 4 blocks, 4 zero-byte second segments.
+            (GatherLinearSync, red_g(3, 4), 5, 12, 16),
+            (GatherLinearSync, red_g(0, 4), 1, 0, 0),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];
@@ -1951,5 +2002,32 @@ mod tests {
             let got: u64 = steps.iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
             assert!(got >= 4, "rank {me} gets {got} B");
         }
+    }
+
+    #[test]
+    fn open_mpi_linear_sync_gather_by_hand() {
+        // P = 3, root 1, 8 B: rank 0 first, then rank 2.
+        let op = Op::Gather {
+            root: 1,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::GatherLinearSync, &op, 3);
+        let root: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 0, 0)],
+            vec![(false, 0, 8)],
+            vec![(true, 2, 0)],
+            vec![(false, 2, 8)],
+            vec![(false, 0, 0), (false, 2, 0)],
+        ];
+        assert_eq!(s[1], root);
+        let r2: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![],
+            vec![],
+            vec![(false, 1, 0)],
+            vec![(true, 1, 8)],
+            vec![(true, 1, 0)],
+        ];
+        assert_eq!(s[2], r2);
     }
 }

@@ -503,8 +503,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                 "openmpi gather_intra_dec_fixed: 1 basic_linear",
             ),
             _ => c(
-                GatherLinear,
-                "openmpi gather_intra_dec_fixed: 3 linear_sync, not built: basic_linear stands in",
+                GatherLinearSync,
+                "openmpi gather_intra_dec_fixed: 3 linear_sync (segment size 0: the block whole)",
             ),
         },
         Op::Scatter { bytes, .. } => match lookup(&SCATTER, p, *bytes) {
@@ -749,6 +749,12 @@ mod tests {
         assert_eq!(pick(agv(255, 6), 6), AllgathervDefault);
         let (root, bytes, comm) = (0, 100, W);
         assert_eq!(pick(Op::Gather { root, bytes, comm }, 5), GatherBinomial);
+        // P < 4 below 2 B and 4 <= P < 8 from 262144 B: linear_sync.
+        let g = |bytes| Op::Gather { root, bytes, comm };
+        assert_eq!(pick(g(1), 3), GatherLinearSync);
+        assert_eq!(pick(g(2), 3), GatherLinear);
+        assert_eq!(pick(g(262_144), 5), GatherLinearSync);
+        assert_eq!(pick(g(262_143), 5), GatherLinear);
         assert_eq!(pick(Op::Scatter { root, bytes, comm }, 5), ScatterBinomial);
         let sc = Op::Scan {
             bytes,

@@ -243,7 +243,11 @@ impl CollKind {
                 ("recursive_doubling_exchange", ScanRecursiveDoublingExchange),
                 ("chain", ScanChain),
             ],
-            CollKind::Gather => &[("binomial", GatherBinomial), ("linear", GatherLinear)],
+            CollKind::Gather => &[
+                ("binomial", GatherBinomial),
+                ("linear", GatherLinear),
+                ("linear_sync", GatherLinearSync),
+            ],
             CollKind::Gatherv => &[("linear", GathervLinear)],
             CollKind::Scatter => &[("binomial", ScatterBinomial), ("linear", ScatterLinear)],
             CollKind::Scatterv => &[("linear", ScattervLinear)],

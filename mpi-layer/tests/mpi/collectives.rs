@@ -485,3 +485,24 @@ fn open_mpi_scatter_allgather_fills_in_off_powers_of_two() {
     assert_eq!(r.finish, ns(&[2800, 3900, 3800]));
     assert_eq!((r.messages(), r.bytes()), (7, 8));
 }
+
+#[test]
+fn open_mpi_linear_sync_gather_takes_the_ranks_one_at_a_time() {
+    // P = 3, root 0, 8 B: per non-root a sync (root sends o, the rank
+    // receives o after L) and its block back (o, L, o): 2.4 us. Rank 1's
+    // block is in at 2.4 us; its zero-byte second segment (sent
+    // 1.3-1.4) arrives at 2.4 and takes the root's core 2.4-2.5, so the
+    // sync to rank 2 leaves 2.5-2.6, its block is in at 4.9 and its
+    // second segment (sent 3.8-3.9) is received 4.9-5.0. Open MPI picks
+    // it below 2 B on P < 4.
+    let g = |bytes| Op::Gather {
+        root: 0,
+        bytes,
+        comm: W,
+    };
+    let r = with(3, CollAlg::GatherLinearSync, g(8));
+    assert_eq!(r.finish, ns(&[5000, 1400, 3900]));
+    assert_eq!((r.messages(), r.bytes()), (6, 16));
+    let r = go(3, g(1), params(Selector::Openmpi));
+    assert_eq!(r.finish, ns(&[5000, 1400, 3900]));
+}
