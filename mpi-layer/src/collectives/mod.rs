@@ -254,6 +254,15 @@ pub enum CollAlg {
     /// `ompi_coll_base_gather_intra_linear_sync`, `coll_base_gather.c`,
     /// and `COLL_BASE_COMPUTED_SEGCOUNT`).
     GatherLinearSync,
+    /// Bcast, split binary tree: the tree of [`CollAlg::BcastBinaryTree`]
+    /// carries the first `ceil(count / 2)` elements down the left subtree
+    /// (odd relative ranks) and the rest down the right (even), then
+    /// relative rank `v` trades halves with `v + 1` (odd `v`) or `v - 1`
+    /// (even); on even P the root sends the last rank the second half.
+    /// Open MPI's fixed rules pass a segment size of 0: one segment per
+    /// half (Open MPI's `ompi_coll_base_bcast_intra_split_bintree`,
+    /// `coll_base_bcast.c`; fewer than 2 elements run the chain).
+    BcastSplitBinaryTree,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -1242,21 +1251,47 @@ impl CollRun {
                     }
                 }
             }
-            CollAlg::BcastBinaryTree | CollAlg::ReduceBinaryTree => {
+            CollAlg::BcastBinaryTree
+            | CollAlg::ReduceBinaryTree
+            | CollAlg::BcastSplitBinaryTree => {
                 // Level of relative rank v: floor(log2(v + 1)).
                 let level = |v: u32| 31 - (v + 1).leading_zeros();
                 let deepest = level(p - 1);
+                let split = self.alg == CollAlg::BcastSplitBinaryTree;
+                // Split: the odd relative ranks (the left subtree) carry
+                // the first half, ceil(count / 2) elements.
+                let h0 = (s / ELEMENT_BYTES)
+                    .div_ceil(2)
+                    .saturating_mul(ELEMENT_BYTES)
+                    .min(s);
+                let half = |v: u32| if v % 2 == 1 { h0 } else { s - h0 };
+                let s_to = |v: u32| if split { half(v) } else { s };
+                if split && k == deepest && p > 1 {
+                    // Each rank trades its half with its pair in the
+                    // other subtree; on even P the root sends the last
+                    // rank (left subtree, no pair) the second half.
+                    if p % 2 == 0 && vr == 0 {
+                        send(out, real(p - 1), s - h0);
+                    } else if p % 2 == 0 && vr == p - 1 {
+                        recv(out, real(0), s - h0);
+                    } else if vr != 0 {
+                        let pair = if vr % 2 == 1 { vr + 1 } else { vr - 1 };
+                        send(out, real(pair), half(vr));
+                        recv(out, real(pair), half(pair));
+                    }
+                    return Some(0);
+                }
                 if k >= deepest {
                     return None;
                 }
-                let bcast = self.alg == CollAlg::BcastBinaryTree;
+                let bcast = self.alg != CollAlg::ReduceBinaryTree;
                 // The parents' level this step: top down, or bottom up.
                 let l = if bcast { k } else { deepest - 1 - k };
                 let (lv, d) = (level(vr), 1u32 << l);
                 if lv == l {
                     for child in [vr + d, vr + 2 * d].into_iter().filter(|&c| c < p) {
                         if bcast {
-                            send(out, real(child), s);
+                            send(out, real(child), s_to(child));
                         } else {
                             recv(out, real(child), s);
                             reduce += s;
@@ -1270,7 +1305,7 @@ impl CollRun {
                         vr - 2 * d
                     };
                     if bcast {
-                        recv(out, real(parent), s);
+                        recv(out, real(parent), s_to(vr));
                     } else {
                         send(out, real(parent), s);
                     }
@@ -1796,6 +1831,11 @@ mod tests {
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
         ];
+        let bc16 = |root| Op::Bcast {
+            root,
+            bytes: 16,
+            comm: w,
+        };
         let red_g = |root, bytes| Op::Gather {
             root,
             bytes,
@@ -1836,6 +1876,11 @@ mod tests {
                 18,
                 105,
             ),
+            // Split binary tree, 16 B (2 elements): P - 1 tree messages
+            // of 8 B, then P = 7: 6 ranks trade 8 B; P = 6: 4 trade, the
+            // root sends rank 5 relative 8 B.
+            (BcastSplitBinaryTree, bc16(2), 7, 12, 96),
+            (BcastSplitBinaryTree, bc16(0), 6, 10, 80),
             // Linear sync gather, P = 5, root 3, 4 B: 4 zero-byte syncs,
             // 4 blocks, 4 zero-byte second segments.
             (GatherLinearSync, red_g(3, 4), 5, 12, 16),
@@ -2029,5 +2074,53 @@ mod tests {
             vec![(true, 1, 0)],
         ];
         assert_eq!(s[2], r2);
+    }
+
+    #[test]
+    fn open_mpi_split_binary_tree_by_hand() {
+        // P = 6, root 1, 24 B (3 elements): left half 16 B (relative 1,
+        // 3, 5), right 8 B (relative 2, 4). Tree: v0 -> v1, v2; v1 -> v3,
+        // v5; v2 -> v4. Then v1 <-> v2, v3 <-> v4, v0 -> v5.
+        let op = Op::Bcast {
+            root: 1,
+            bytes: 24,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastSplitBinaryTree, &op, 6);
+        let v = |x: u32| (x + 1) % 6;
+        let at = |x: u32| &s[v(x) as usize];
+        assert_eq!(
+            *at(0),
+            vec![
+                vec![(true, v(1), 16), (true, v(2), 8)],
+                vec![],
+                vec![(true, v(5), 8)],
+            ]
+        );
+        assert_eq!(
+            *at(1),
+            vec![
+                vec![(false, v(0), 16)],
+                vec![(true, v(3), 16), (true, v(5), 16)],
+                vec![(true, v(2), 16), (false, v(2), 8)],
+            ]
+        );
+        assert_eq!(
+            *at(4),
+            vec![
+                vec![],
+                vec![(false, v(2), 8)],
+                vec![(true, v(3), 8), (false, v(3), 16)],
+            ]
+        );
+        assert_eq!(
+            *at(5),
+            vec![vec![], vec![(false, v(1), 16)], vec![(false, v(0), 8)]]
+        );
+        // Every non-root receives 24 B in all.
+        for x in 1..6 {
+            let got: u64 = at(x).iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
+            assert_eq!(got, 24, "v{x}");
+        }
     }
 }

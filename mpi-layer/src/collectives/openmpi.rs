@@ -542,9 +542,13 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
         ),
+        4 if bytes / super::ELEMENT_BYTES < 2 => c(
+            BcastChain,
+            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, count < 2: chain",
+        ),
         4 => c(
-            BcastBinaryTree,
-            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, not built: binary_tree stands in",
+            BcastSplitBinaryTree,
+            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree (segment size 0: one segment per half)",
         ),
         5 => c(
             BcastBinaryTree,
@@ -670,6 +674,9 @@ mod tests {
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.
             (b(7), 12, BcastKnomial),
             (b(8), 12, BcastBinaryTree),
+            // 512 <= P < 1024: 16384 to 32767 B split_binary_tree.
+            (b(20_000), 600, BcastSplitBinaryTree),
+            (b(16_383), 600, BcastKnomial),
             (b(1 << 20), 16, BcastScatterRdAllgather),
             (b(1 << 20), 17, BcastScatterRdAllgather),
             // P >= 4096 from 262144 B: scatter_allgather, which runs

@@ -220,6 +220,7 @@ impl CollKind {
                 ("linear", BcastLinear),
                 ("chain", BcastChain),
                 ("binary_tree", BcastBinaryTree),
+                ("split_binary_tree", BcastSplitBinaryTree),
                 ("knomial", BcastKnomial),
             ],
             CollKind::Reduce => &[

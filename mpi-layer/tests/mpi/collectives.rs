@@ -506,3 +506,19 @@ fn open_mpi_linear_sync_gather_takes_the_ranks_one_at_a_time() {
     let r = go(3, g(1), params(Selector::Openmpi));
     assert_eq!(r.finish, ns(&[5000, 1400, 3900]));
 }
+
+#[test]
+fn open_mpi_split_binary_tree_trades_halves() {
+    // P = 3, 16 B: the root sends 8 B to 1 (0-0.1 us) and 8 B to 2
+    // (0.1-0.2); 1 has its half at 1.2, 2 at 1.3. They trade: 1 sends
+    // 1.2-1.3 (in at 2.3), 2 sends 1.3-1.4 (in at 2.4); 2 receives
+    // 2.3-2.4, 1 receives 2.4-2.5.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 16,
+        comm: W,
+    };
+    let r = with(3, CollAlg::BcastSplitBinaryTree, b);
+    assert_eq!(r.finish, ns(&[200, 2500, 2400]));
+    assert_eq!((r.messages(), r.bytes()), (4, 32));
+}
