@@ -263,6 +263,17 @@ pub enum CollAlg {
     /// half (Open MPI's `ompi_coll_base_bcast_intra_split_bintree`,
     /// `coll_base_bcast.c`; fewer than 2 elements run the chain).
     BcastSplitBinaryTree,
+    /// Reduce, in-order binary tree rooted at rank `P - 1`: the subtree
+    /// of `n` ranks ending at rank `r` has its right child's subtree on
+    /// the first `n / 2` ranks and its left child `r - 1` on the rest
+    /// (`n = 2`: the left child only); a node whose subtree holds `n`
+    /// ranks sends its `s` to its parent at step `floor(log2 n)`, and the
+    /// parent reduces each child's `s`. When the root is not `P - 1`, a
+    /// last step sends it the result. Open MPI's fixed rules pass a
+    /// segment size of 0: one segment (Open MPI's
+    /// `ompi_coll_base_reduce_intra_in_order_binary`, `coll_base_reduce.c`,
+    /// tree of `ompi_coll_base_topo_build_in_order_bintree`).
+    ReduceInOrderBinary,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -424,6 +435,8 @@ impl CollAlg {
             CollAlg::ReduceBinaryTree => 31 - p.max(1).leading_zeros(),
             CollAlg::ReduceBinomial => ceil_log2(p),
             CollAlg::ReduceScatterGather => 2 * l + 2,
+            // Composites reduce to rank 0, which is not the tree's root.
+            CollAlg::ReduceInOrderBinary => l + u32::from(p > 1),
             _ => 1,
         }
     }
@@ -509,8 +522,9 @@ impl CollRun {
     /// (the rank idles in it). O(1) per step except: the linear
     /// v-collectives' root step and the block sums of the recursive
     /// halving and butterfly reduce_scatters (O(P)), the v-allgathers'
-    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's
-    /// (O(log P)).
+    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's and
+    /// the in-order binary reduce's (O(log P)); Open MPI's scatter-allgather
+    /// bcast finds its level in O(log P).
     pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
         let (counts, recv_counts) = counts;
@@ -1381,6 +1395,51 @@ impl CollRun {
                 send(out, peer, s.saturating_mul(blocks));
                 recv(out, peer, s.saturating_mul(blocks));
             }
+            CollAlg::ReduceInOrderBinary => {
+                let top = 31 - p.max(1).leading_zeros();
+                let io_root = p.saturating_sub(1);
+                if k > top || (k == top && self.root == io_root) {
+                    return None;
+                }
+                if k == top {
+                    if me == io_root {
+                        send(out, self.root, s);
+                    } else if me == self.root {
+                        recv(out, io_root, s);
+                    }
+                    return Some(0);
+                }
+                // A subtree (first rank, size) and its children's:
+                // (right, left).
+                let kids = |lo: u32, n: u32| match n {
+                    0 | 1 => (None, None),
+                    2 => (None, Some((lo, 1))),
+                    _ => (Some((lo, n / 2)), Some((lo + n / 2, n - n / 2 - 1))),
+                };
+                let (mut lo, mut n) = (0, p);
+                let mut parent = None;
+                while me != lo + n - 1 {
+                    parent = Some(lo + n - 1);
+                    (lo, n) = match kids(lo, n) {
+                        (Some((rlo, rn)), _) if me < rlo + rn => (rlo, rn),
+                        (_, Some(left)) => left,
+                        _ => unreachable!("rank {me} lies in its subtree"),
+                    };
+                }
+                let height = |n: u32| 31 - n.leading_zeros();
+                let (right, left) = kids(lo, n);
+                for (clo, cn) in [left, right].into_iter().flatten() {
+                    if height(cn) == k {
+                        recv(out, clo + cn - 1, s);
+                        reduce += s;
+                    }
+                }
+                if let Some(up) = parent
+                    && height(n) == k
+                {
+                    send(out, up, s);
+                }
+            }
             CollAlg::GatherLinearSync => {
                 let others = p.saturating_sub(1);
                 if p <= 1 || k > 2 * others {
@@ -1881,6 +1940,15 @@ mod tests {
             // root sends rank 5 relative 8 B.
             (BcastSplitBinaryTree, bc16(2), 7, 12, 96),
             (BcastSplitBinaryTree, bc16(0), 6, 10, 80),
+            // In-order binary, P - 1 tree messages of 4 B, and one more
+            // when the root is not P - 1.
+            (ReduceInOrderBinary, red(4, 4), 5, 4, 16),
+            (ReduceInOrderBinary, red(0, 4), 6, 6, 24),
+            (ReduceInOrderBinary, red(0, 4), 1, 0, 0),
+            // Open MPI's allreduce, P = 300, 10000 B: the in-order binary
+            // reduce to 0 (299 + 1 messages), then the k-nomial bcast
+            // (299).
+            (AllreduceNonoverlapping, ar(10_000), 300, 599, 5_990_000),
             // Linear sync gather, P = 5, root 3, 4 B: 4 zero-byte syncs,
             // 4 blocks, 4 zero-byte second segments.
             (GatherLinearSync, red_g(3, 4), 5, 12, 16),
@@ -2122,5 +2190,54 @@ mod tests {
             let got: u64 = at(x).iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
             assert_eq!(got, 24, "v{x}");
         }
+    }
+
+    #[test]
+    fn open_mpi_in_order_binary_tree_by_hand() {
+        // P = 7 (tree of coll_base_topo.c): 6 has right child 2 (ranks
+        // 0-2) and left child 5 (3-5); 2 has 0 and 1; 5 has 3 and 4.
+        // Leaves send at step 0, 2 and 5 at step 1; root 1 gets the
+        // result from 6 at step 2.
+        let op = Op::Reduce {
+            root: 1,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceInOrderBinary, &op, 7);
+        type Steps = Vec<Vec<(bool, u32, u64)>>;
+        let want: [Steps; 7] = [
+            vec![vec![(true, 2, 8)], vec![], vec![]],
+            vec![vec![(true, 2, 8)], vec![], vec![(false, 6, 8)]],
+            vec![
+                vec![(false, 1, 8), (false, 0, 8)],
+                vec![(true, 6, 8)],
+                vec![],
+            ],
+            vec![vec![(true, 5, 8)], vec![], vec![]],
+            vec![vec![(true, 5, 8)], vec![], vec![]],
+            vec![
+                vec![(false, 4, 8), (false, 3, 8)],
+                vec![(true, 6, 8)],
+                vec![],
+            ],
+            vec![
+                vec![],
+                vec![(false, 5, 8), (false, 2, 8)],
+                vec![(true, 1, 8)],
+            ],
+        ];
+        for (r, w) in want.iter().enumerate() {
+            assert_eq!(&s[r], w, "rank {r}");
+        }
+        // P = 4: 3 has right child 1 (0-1, which has left child 0) and
+        // left child 2: 0 and 2 send at step 0, 1 at step 1.
+        let op = Op::Reduce {
+            root: 3,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceInOrderBinary, &op, 4);
+        assert_eq!(s[3], vec![vec![(false, 2, 8)], vec![(false, 1, 8)]]);
+        assert_eq!(s[1], vec![vec![(false, 0, 8)], vec![(true, 3, 8)]]);
     }
 }

@@ -585,8 +585,8 @@ pub(super) fn reduce(p: u32, bytes: u64) -> Choice {
         4 => c(ReduceBinaryTree, "openmpi reduce_intra_dec_fixed: 4 binary"),
         5 => c(ReduceBinomial, "openmpi reduce_intra_dec_fixed: 5 binomial"),
         6 => c(
-            ReduceBinaryTree,
-            "openmpi reduce_intra_dec_fixed: 6 in-order_binary, not built: binary stands in",
+            ReduceInOrderBinary,
+            "openmpi reduce_intra_dec_fixed: 6 in-order_binary (segment size 0: one segment)",
         ),
         _ => c(
             ReduceScatterGather,
@@ -674,6 +674,9 @@ mod tests {
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.
             (b(7), 12, BcastKnomial),
             (b(8), 12, BcastBinaryTree),
+            // reduce, 256 <= P < 512: 8192 to 16383 B in-order binary.
+            (r(10_000), 300, ReduceInOrderBinary),
+            (r(8191), 300, ReduceBinomial),
             // 512 <= P < 1024: 16384 to 32767 B split_binary_tree.
             (b(20_000), 600, BcastSplitBinaryTree),
             (b(16_383), 600, BcastKnomial),

@@ -229,6 +229,7 @@ impl CollKind {
                 ("reduce_scatter_gather", ReduceScatterGather),
                 ("chain", ReduceChain),
                 ("binary_tree", ReduceBinaryTree),
+                ("in_order_binary", ReduceInOrderBinary),
             ],
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),

@@ -522,3 +522,20 @@ fn open_mpi_split_binary_tree_trades_halves() {
     assert_eq!(r.finish, ns(&[200, 2500, 2400]));
     assert_eq!((r.messages(), r.bytes()), (4, 32));
 }
+
+#[test]
+fn open_mpi_in_order_binary_reduce_ends_at_the_last_rank() {
+    // P = 4, root 0, 8 B (reducing 8 B takes 4 ns): 0 sends to 1 and 2
+    // to 3 (0-0.1 us); 1 receives 1.1-1.2, reduces to 1.204, sends to 3
+    // 1.204-1.304; 3 receives 2 at 1.1-1.2 (reduced 1.204) and 1 at
+    // 2.304-2.404 (reduced 2.408), then sends the result to the root
+    // 2.408-2.508, which receives it 3.508-3.608.
+    let op = Op::Reduce {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceInOrderBinary, op);
+    assert_eq!(r.finish, ns(&[3608, 1304, 100, 2508]));
+    assert_eq!((r.messages(), r.bytes()), (4, 32));
+}
