@@ -274,6 +274,15 @@ pub enum CollAlg {
     /// `ompi_coll_base_reduce_intra_in_order_binary`, `coll_base_reduce.c`,
     /// tree of `ompi_coll_base_topo_build_in_order_bintree`).
     ReduceInOrderBinary,
+    /// Reduce_scatter, recursive doubling: level `i` trades with
+    /// `r ^ 2^i` every block outside the sender's subtree of `2^i`
+    /// ranks (the receiver's outside the partner's); off powers of two,
+    /// where the partner subtree is partial, `i` recursive halving steps
+    /// hand what was received to the ranks that had no partner; the
+    /// level's reduction follows its last step (SimGrid's
+    /// `reduce_scatter__mpich_rdb`, `reduce_scatter-mpich.cpp`, after
+    /// MPICH's `MPIR_Reduce_scatter_intra_recursive_doubling`).
+    ReduceScatterRecursiveDoubling,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -464,6 +473,7 @@ impl CollAlg {
                 | CollAlg::ReduceScatterButterfly
                 | CollAlg::AllgathervDefault
                 | CollAlg::AllgathervNeighborExchange
+                | CollAlg::ReduceScatterRecursiveDoubling
         )
     }
 }
@@ -1395,6 +1405,69 @@ impl CollRun {
                 send(out, peer, s.saturating_mul(blocks));
                 recv(out, peer, s.saturating_mul(blocks));
             }
+            CollAlg::ReduceScatterRecursiveDoubling => {
+                if p <= 1 {
+                    return None;
+                }
+                // Level j: its exchange step, then, off powers of two,
+                // j recursive halving steps.
+                let len = |j: u32| if p.is_power_of_two() { 1 } else { 1 + j };
+                let (mut j, mut sub) = (0, k);
+                while j < lg && sub >= len(j) {
+                    sub -= len(j);
+                    j += 1;
+                }
+                if j >= lg {
+                    return None;
+                }
+                let mask = 1u32 << j;
+                let tree = me & !(mask - 1);
+                let dst = me ^ mask;
+                let dtree = dst & !(mask - 1);
+                let all = (0..p).map(count).fold(0u64, u64::saturating_add);
+                let outside = |root: u32| {
+                    let inside = (root.min(p)..root.saturating_add(mask).min(p))
+                        .map(count)
+                        .fold(0u64, u64::saturating_add);
+                    all - inside
+                };
+                // Step `q` of the halving: Some((send, peer)).
+                let fill = |q: u32| {
+                    let partial = dtree + mask > p && p > tree + mask;
+                    if !partial {
+                        return None;
+                    }
+                    let n = p - tree - mask;
+                    let m = mask >> q;
+                    let t = me & !(2 * m - 1);
+                    let d = me ^ m;
+                    if d > me && me < t + n && d >= t + n {
+                        Some((true, d))
+                    } else if d < me && d < t + n && me >= t + n {
+                        Some((false, d))
+                    } else {
+                        None
+                    }
+                };
+                if sub == 0 {
+                    if dst < p {
+                        send(out, dst, outside(tree));
+                        recv(out, dst, outside(dtree));
+                    }
+                } else if let Some((is_send, d)) = fill(sub) {
+                    out.push(P2p {
+                        send: is_send,
+                        peer: d,
+                        bytes: outside(dtree),
+                    });
+                }
+                if sub + 1 == len(j) {
+                    let got = dst < p || (1..len(j)).any(|q| matches!(fill(q), Some((false, _))));
+                    if got {
+                        reduce = outside(dtree);
+                    }
+                }
+            }
             CollAlg::ReduceInOrderBinary => {
                 let top = 31 - p.max(1).leading_zeros();
                 let io_root = p.saturating_sub(1);
@@ -1949,6 +2022,24 @@ mod tests {
             // reduce to 0 (299 + 1 messages), then the k-nomial bcast
             // (299).
             (AllreduceNonoverlapping, ar(10_000), 300, 599, 5_990_000),
+            // Recursive doubling reduce_scatter, P = 5, blocks 1..5 (15
+            // B): level 0 trades 14/13 and 12/11 B, level 1 12/8 B twice,
+            // level 2 5/10 B, then rank 0's 10 B go to 2, 1, and 2 to 3.
+            (
+                ReduceScatterRecursiveDoubling,
+                rs(vec![1, 2, 3, 4, 5]),
+                5,
+                13,
+                135,
+            ),
+            // P = 4, blocks 1..4 (10 B): 9/8, 7/6 B, then 7/3 B twice.
+            (
+                ReduceScatterRecursiveDoubling,
+                rs(vec![1, 2, 3, 4]),
+                4,
+                8,
+                50,
+            ),
             // Linear sync gather, P = 5, root 3, 4 B: 4 zero-byte syncs,
             // 4 blocks, 4 zero-byte second segments.
             (GatherLinearSync, red_g(3, 4), 5, 12, 16),
@@ -2239,5 +2330,47 @@ mod tests {
         let s = schedule(CollAlg::ReduceInOrderBinary, &op, 4);
         assert_eq!(s[3], vec![vec![(false, 2, 8)], vec![(false, 1, 8)]]);
         assert_eq!(s[1], vec![vec![(false, 0, 8)], vec![(true, 3, 8)]]);
+    }
+
+    #[test]
+    fn smpi_mpich_rdb_reduce_scatter_by_hand() {
+        let op = Op::ReduceScatter {
+            counts: vec![1, 2, 3, 4, 5],
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceScatterRecursiveDoubling, &op, 5);
+        // Rank 0: levels of 1, 2 and 3 steps.
+        let r0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 1, 14), (false, 1, 13)],
+            vec![(true, 2, 12), (false, 2, 8)],
+            vec![],
+            vec![(true, 4, 5), (false, 4, 10)],
+            vec![(true, 2, 10)],
+            vec![(true, 1, 10)],
+        ];
+        assert_eq!(s[0], r0);
+        let r3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 2, 11), (false, 2, 12)],
+            vec![(true, 1, 8), (false, 1, 12)],
+            vec![],
+            vec![],
+            vec![],
+            vec![(false, 2, 10)],
+        ];
+        assert_eq!(s[3], r3);
+        // Reductions follow each level's last step: rank 0 reduces 13,
+        // 8 and 10 B; rank 3 (no partner at level 2) 12, 12 and 10.
+        let reduced = |me| {
+            let mut r = CollRun::new(CollAlg::ReduceScatterRecursiveDoubling, &op, 5, me);
+            let mut out = vec![];
+            let mut v = vec![];
+            while let Some(b) = r.plan(counts(&op), &mut out) {
+                v.push(b);
+                r.step += 1;
+            }
+            v
+        };
+        assert_eq!(reduced(0), [13, 0, 8, 0, 0, 10]);
+        assert_eq!(reduced(3), [12, 0, 12, 0, 0, 10]);
     }
 }

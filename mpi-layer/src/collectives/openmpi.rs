@@ -8,8 +8,9 @@
 //! the tables transcribed below ([`Row`]) for a commutative operator (a
 //! trace does not record it). The fixed rules pass no segment size, so
 //! the pipelined and tree algorithms run unsegmented, which netsim's
-//! algorithms do. A table's cell that names an algorithm netsim does not
-//! have runs a named stand-in, and the rule says so (`not built`).
+//! algorithms do. Where Open MPI itself switches algorithm (odd P for
+//! the neighbour exchanges, too few elements for scatter_allgather and
+//! split_binary_tree), the rule names the one it runs.
 //! `gatherv`, `scatterv`, `scan` and `exscan` have no `coll/tuned`
 //! decision: `coll/basic` runs them (linear, and a chain for the scans).
 

@@ -285,6 +285,7 @@ impl CollKind {
                 ("pairwise", ReduceScatterPairwise),
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
                 ("recursive_halving", ReduceScatterRecursiveHalving),
+                ("recursive_doubling", ReduceScatterRecursiveDoubling),
                 ("nonoverlapping", ReduceScatterNonoverlapping),
                 ("butterfly", ReduceScatterButterfly),
             ],
@@ -562,7 +563,7 @@ fn smpi(op: &Op, p: u32) -> Choice {
         // all blocks to rank 0 then `colls::scatterv`; otherwise
         // `reduce_scatter__mpich` (smpi_mpich_selector.cpp): pairwise
         // above 524288 (summed counts; here bytes), recursive doubling
-        // below, which netsim does not have yet: pairwise stands in.
+        // below.
         Op::ReduceScatter { counts, .. } => {
             if counts.windows(2).all(|w| w[0] == w[1]) {
                 c(
@@ -576,8 +577,8 @@ fn smpi(op: &Op, p: u32) -> Choice {
                 )
             } else {
                 c(
-                    ReduceScatterPairwise,
-                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total <= 524288: mpich_rdb, not built; pairwise stands in",
+                    ReduceScatterRecursiveDoubling,
+                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total <= 524288: reduce_scatter__mpich_rdb",
                 )
             }
         }

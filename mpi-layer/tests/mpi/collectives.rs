@@ -539,3 +539,37 @@ fn open_mpi_in_order_binary_reduce_ends_at_the_last_rank() {
     assert_eq!(r.finish, ns(&[3608, 1304, 100, 2508]));
     assert_eq!((r.messages(), r.bytes()), (4, 32));
 }
+
+#[test]
+fn recursive_doubling_reduce_scatter_takes_log_p_exchanges() {
+    // P = 4, 8 B blocks: level 0 trades the 24 B outside the own block
+    // (o, L, o: 1.2 us) and reduces them (12 ns), level 1 the 16 B
+    // outside the own pair (1.212-2.412) and reduces them (8 ns):
+    // 2.420 us on every rank, against 3 pairwise steps.
+    let op = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterRecursiveDoubling, op);
+    assert_eq!(r.finish, ns(&[2420; 4]));
+    assert_eq!((r.messages(), r.bytes()), (8, 4 * (24 + 16)));
+}
+
+#[test]
+fn smpi_runs_mpich_rdb_for_small_unequal_blocks() {
+    // Blocks 8, 8, 8, 16 B (40 B <= 524288): SMPI's reduce_scatter__mpich
+    // runs recursive doubling. Level 0: 0 and 1 trade 32 B, 2 sends 32 B
+    // and gets 24 B, 3 the reverse; all in by 1.2 us, reduced by 1.216
+    // (32 B) or 1.212 (24 B). Level 1: 0 and 1 send the 24 B outside
+    // their pair and get 16 B, 2 and 3 the reverse: 0 gets 2's (sent
+    // 1.212-1.312) at 2.312-2.412 and reduces 16 B (2.420); 1 gets 3's
+    // (sent 1.216-1.316) at 2.316-2.416 (2.424); 2 and 3 receive
+    // 2.316-2.416 and reduce 24 B (2.428).
+    let rs = Op::ReduceScatter {
+        counts: vec![8, 8, 8, 16],
+        comm: W,
+    };
+    let r = go(4, rs, params(Selector::Smpi));
+    assert_eq!(r.finish, ns(&[2420, 2424, 2428, 2428]));
+    assert_eq!((r.messages(), r.bytes()), (8, 200));
+}
