@@ -362,6 +362,46 @@ fn count_bit(p: u64, k: u32) -> u64 {
     full + rem
 }
 
+/// Level and step within it of step `k` of a recursive doubling over
+/// `p` ranks whose level `j` has, off powers of two, `j` recursive
+/// halving steps after its exchange (MPICH's and Open MPI's fill-in for
+/// the ranks without a partner): `(j, step in level, steps in level)`.
+fn rd_level(p: u32, k: u32) -> Option<(u32, u32, u32)> {
+    let len = |j: u32| if p.is_power_of_two() { 1 } else { 1 + j };
+    let (mut j, mut sub) = (0, k);
+    while j < ceil_log2(p) {
+        if sub < len(j) {
+            return Some((j, sub, len(j)));
+        }
+        sub -= len(j);
+        j += 1;
+    }
+    None
+}
+
+/// Halving step `q` (1-based) of level `mask` for rank `me` of `p`:
+/// `Some((send, peer))` when its subtree's partner subtree is partial
+/// and this rank hands the partner's data on or receives it (the
+/// `nprocs_completed` loop of MPICH's recursive doubling).
+fn rd_fill(me: u32, p: u32, mask: u32, q: u32) -> Option<(bool, u32)> {
+    let tree = me & !(mask - 1);
+    let dtree = (me ^ mask) & !(mask - 1);
+    if dtree + mask <= p || p <= tree + mask {
+        return None;
+    }
+    let n = p - tree - mask;
+    let m = mask >> q;
+    let t = me & !(2 * m - 1);
+    let d = me ^ m;
+    if d > me && me < t + n && d >= t + n {
+        Some((true, d))
+    } else if d < me && d < t + n && me >= t + n {
+        Some((false, d))
+    } else {
+        None
+    }
+}
+
 /// netsim's own choice of the algorithm of a collective operation (the
 /// [`Selector::Netsim`] rules; [`select`] applies the scenario's
 /// selector); `None` for operations that are not collectives. `p` is the
@@ -1011,19 +1051,7 @@ impl CollRun {
                 } else {
                     // Allgather level j (mask 2^j): the exchange step,
                     // then, off powers of two, j recursive halving steps.
-                    let pow2 = p.is_power_of_two();
-                    let (mut j, mut sub) = (0, k - lg);
-                    loop {
-                        if j >= lg {
-                            return None;
-                        }
-                        let len = if pow2 { 1 } else { 1 + j };
-                        if sub < len {
-                            break;
-                        }
-                        sub -= len;
-                        j += 1;
-                    }
+                    let (j, sub, _) = rd_level(p, k - lg)?;
                     let mask = 1u32 << j;
                     let tree = vr & !(mask - 1);
                     let vremote = vr ^ mask;
@@ -1035,19 +1063,14 @@ impl CollRun {
                             send(out, real(vremote), held(tree));
                             recv(out, real(vremote), held(rtree));
                         }
-                    } else if rtree + mask > p && p > tree + mask {
-                        // The partner subtree is partial: its `n` blocks
+                    } else if let Some((is_send, v)) = rd_fill(vr, p, mask, sub) {
+                        // The partner subtree's `p - tree - mask` chunks
                         // spread to the ranks that had no partner.
-                        let n = p - tree - mask;
-                        let m = mask >> sub;
-                        let t = vr & !(2 * m - 1);
-                        let vrem = vr ^ m;
-                        let b = chunk.saturating_mul(n as u64);
-                        if vrem > vr && vr < t + n && vrem >= t + n {
-                            send(out, real(vrem), b);
-                        } else if vrem < vr && vrem < t + n && vr >= t + n {
-                            recv(out, real(vrem), b);
-                        }
+                        out.push(P2p {
+                            send: is_send,
+                            peer: real(v),
+                            bytes: chunk.saturating_mul(u64::from(p - tree - mask)),
+                        });
                     }
                 }
             }
@@ -1409,17 +1432,7 @@ impl CollRun {
                 if p <= 1 {
                     return None;
                 }
-                // Level j: its exchange step, then, off powers of two,
-                // j recursive halving steps.
-                let len = |j: u32| if p.is_power_of_two() { 1 } else { 1 + j };
-                let (mut j, mut sub) = (0, k);
-                while j < lg && sub >= len(j) {
-                    sub -= len(j);
-                    j += 1;
-                }
-                if j >= lg {
-                    return None;
-                }
+                let (j, sub, len) = rd_level(p, k)?;
                 let mask = 1u32 << j;
                 let tree = me & !(mask - 1);
                 let dst = me ^ mask;
@@ -1431,24 +1444,7 @@ impl CollRun {
                         .fold(0u64, u64::saturating_add);
                     all - inside
                 };
-                // Step `q` of the halving: Some((send, peer)).
-                let fill = |q: u32| {
-                    let partial = dtree + mask > p && p > tree + mask;
-                    if !partial {
-                        return None;
-                    }
-                    let n = p - tree - mask;
-                    let m = mask >> q;
-                    let t = me & !(2 * m - 1);
-                    let d = me ^ m;
-                    if d > me && me < t + n && d >= t + n {
-                        Some((true, d))
-                    } else if d < me && d < t + n && me >= t + n {
-                        Some((false, d))
-                    } else {
-                        None
-                    }
-                };
+                let fill = |q: u32| rd_fill(me, p, mask, q);
                 if sub == 0 {
                     if dst < p {
                         send(out, dst, outside(tree));
@@ -1461,8 +1457,8 @@ impl CollRun {
                         bytes: outside(dtree),
                     });
                 }
-                if sub + 1 == len(j) {
-                    let got = dst < p || (1..len(j)).any(|q| matches!(fill(q), Some((false, _))));
+                if sub + 1 == len {
+                    let got = dst < p || (1..len).any(|q| matches!(fill(q), Some((false, _))));
                     if got {
                         reduce = outside(dtree);
                     }
