@@ -134,9 +134,14 @@ pub enum CollAlg {
     /// `MPIR_Allgather_intra_brucks`).
     AllgatherBruck,
     /// Bcast, binomial scatter of `ceil(s/P)`-byte chunks then recursive
-    /// doubling allgather: step j exchanges `2^j` chunks with `vr ^ 2^j`
-    /// (P a power of two; MPICH's
-    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`).
+    /// doubling allgather: level j exchanges the chunks of this rank's
+    /// subtree of `2^j` with `vr ^ 2^j` (MPICH's
+    /// `MPIR_Bcast_intra_scatter_recursive_doubling_allgather`, which
+    /// MPICH runs on powers of two only). Off powers of two, where the
+    /// partner subtree is partial, `j` recursive halving steps (distance
+    /// `2^(j-1)` first) hand its chunks to the ranks that had no partner
+    /// (Open MPI's `ompi_coll_base_bcast_intra_scatter_allgather`,
+    /// `coll_base_bcast.c`).
     BcastScatterRdAllgather,
     /// Reduce, Rabenseifner: the first `2 rem` ranks fold pairwise (odd
     /// to even), recursive halving reduce-scatter among `2^floor(log2 P)`
@@ -233,6 +238,51 @@ pub enum CollAlg {
     /// a linear gatherv to rank 0, then a bcast of all the blocks by the
     /// algorithm Open MPI's fixed rules pick for that size.
     AllgathervDefault,
+    /// Allgatherv, neighbour exchange (P even): step 0 trades this rank's
+    /// block with neighbour 0 (even ranks: `r + 1`, odd: `r - 1`); step
+    /// `i` then trades with neighbour `i mod 2` the pair of blocks it got
+    /// at step `i - 1` for the pair starting `2` further along (per-rank
+    /// sizes; Open MPI's `ompi_coll_base_allgatherv_intra_neighborexchange`,
+    /// `coll_base_allgatherv.c`).
+    AllgathervNeighborExchange,
+    /// Gather, linear with synchronisation: the root takes the ranks in
+    /// order; step `2j` it sends the `j`-th non-root a zero-byte message,
+    /// step `2j + 1` that rank sends its first segment; a last step
+    /// carries every rank's second segment. Open MPI's fixed rules pass
+    /// a segment size of 0, so the first segment is the whole block and
+    /// the second has zero bytes (Open MPI's
+    /// `ompi_coll_base_gather_intra_linear_sync`, `coll_base_gather.c`,
+    /// and `COLL_BASE_COMPUTED_SEGCOUNT`).
+    GatherLinearSync,
+    /// Bcast, split binary tree: the tree of [`CollAlg::BcastBinaryTree`]
+    /// carries the first `ceil(count / 2)` elements down the left subtree
+    /// (odd relative ranks) and the rest down the right (even), then
+    /// relative rank `v` trades halves with `v + 1` (odd `v`) or `v - 1`
+    /// (even); on even P the root sends the last rank the second half.
+    /// Open MPI's fixed rules pass a segment size of 0: one segment per
+    /// half (Open MPI's `ompi_coll_base_bcast_intra_split_bintree`,
+    /// `coll_base_bcast.c`; fewer than 2 elements run the chain).
+    BcastSplitBinaryTree,
+    /// Reduce, in-order binary tree rooted at rank `P - 1`: the subtree
+    /// of `n` ranks ending at rank `r` has its right child's subtree on
+    /// the first `n / 2` ranks and its left child `r - 1` on the rest
+    /// (`n = 2`: the left child only); a node whose subtree holds `n`
+    /// ranks sends its `s` to its parent at step `floor(log2 n)`, and the
+    /// parent reduces each child's `s`. When the root is not `P - 1`, a
+    /// last step sends it the result. Open MPI's fixed rules pass a
+    /// segment size of 0: one segment (Open MPI's
+    /// `ompi_coll_base_reduce_intra_in_order_binary`, `coll_base_reduce.c`,
+    /// tree of `ompi_coll_base_topo_build_in_order_bintree`).
+    ReduceInOrderBinary,
+    /// Reduce_scatter, recursive doubling: level `i` trades with
+    /// `r ^ 2^i` every block outside the sender's subtree of `2^i`
+    /// ranks (the receiver's outside the partner's); off powers of two,
+    /// where the partner subtree is partial, `i` recursive halving steps
+    /// hand what was received to the ranks that had no partner; the
+    /// level's reduction follows its last step (SimGrid's
+    /// `reduce_scatter__mpich_rdb`, `reduce_scatter-mpich.cpp`, after
+    /// MPICH's `MPIR_Reduce_scatter_intra_recursive_doubling`).
+    ReduceScatterRecursiveDoubling,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -310,6 +360,46 @@ fn count_bit(p: u64, k: u32) -> u64 {
     let full = (p >> (k + 1)) << k;
     let rem = (p % (2 * d)).saturating_sub(d);
     full + rem
+}
+
+/// Level and step within it of step `k` of a recursive doubling over
+/// `p` ranks whose level `j` has, off powers of two, `j` recursive
+/// halving steps after its exchange (MPICH's and Open MPI's fill-in for
+/// the ranks without a partner): `(j, step in level, steps in level)`.
+fn rd_level(p: u32, k: u32) -> Option<(u32, u32, u32)> {
+    let len = |j: u32| if p.is_power_of_two() { 1 } else { 1 + j };
+    let (mut j, mut sub) = (0, k);
+    while j < ceil_log2(p) {
+        if sub < len(j) {
+            return Some((j, sub, len(j)));
+        }
+        sub -= len(j);
+        j += 1;
+    }
+    None
+}
+
+/// Halving step `q` (1-based) of level `mask` for rank `me` of `p`:
+/// `Some((send, peer))` when its subtree's partner subtree is partial
+/// and this rank hands the partner's data on or receives it (the
+/// `nprocs_completed` loop of MPICH's recursive doubling).
+fn rd_fill(me: u32, p: u32, mask: u32, q: u32) -> Option<(bool, u32)> {
+    let tree = me & !(mask - 1);
+    let dtree = (me ^ mask) & !(mask - 1);
+    if dtree + mask <= p || p <= tree + mask {
+        return None;
+    }
+    let n = p - tree - mask;
+    let m = mask >> q;
+    let t = me & !(2 * m - 1);
+    let d = me ^ m;
+    if d > me && me < t + n && d >= t + n {
+        Some((true, d))
+    } else if d < me && d < t + n && me >= t + n {
+        Some((false, d))
+    } else {
+        None
+    }
 }
 
 /// netsim's own choice of the algorithm of a collective operation (the
@@ -394,6 +484,8 @@ impl CollAlg {
             CollAlg::ReduceBinaryTree => 31 - p.max(1).leading_zeros(),
             CollAlg::ReduceBinomial => ceil_log2(p),
             CollAlg::ReduceScatterGather => 2 * l + 2,
+            // Composites reduce to rank 0, which is not the tree's root.
+            CollAlg::ReduceInOrderBinary => l + u32::from(p > 1),
             _ => 1,
         }
     }
@@ -420,6 +512,8 @@ impl CollAlg {
                 | CollAlg::ReduceScatterNonoverlapping
                 | CollAlg::ReduceScatterButterfly
                 | CollAlg::AllgathervDefault
+                | CollAlg::AllgathervNeighborExchange
+                | CollAlg::ReduceScatterRecursiveDoubling
         )
     }
 }
@@ -478,8 +572,9 @@ impl CollRun {
     /// (the rank idles in it). O(1) per step except: the linear
     /// v-collectives' root step and the block sums of the recursive
     /// halving and butterfly reduce_scatters (O(P)), the v-allgathers'
-    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's
-    /// (O(log P)).
+    /// recursive doubling and Bruck steps (O(2^k)), the k-nomial bcast's and
+    /// the in-order binary reduce's (O(log P)); Open MPI's scatter-allgather
+    /// bcast finds its level in O(log P).
     pub fn plan(&self, counts: Counts<'_>, out: &mut Vec<P2p>) -> Option<u64> {
         out.clear();
         let (counts, recv_counts) = counts;
@@ -953,13 +1048,30 @@ impl CollRun {
                             chunk.saturating_mul(d.min(p - vr) as u64),
                         );
                     }
-                } else if k < 2 * lg {
-                    let j = k - lg;
-                    let b = chunk.saturating_mul(1 << j);
-                    send(out, real(vr ^ (1 << j)), b);
-                    recv(out, real(vr ^ (1 << j)), b);
                 } else {
-                    return None;
+                    // Allgather level j (mask 2^j): the exchange step,
+                    // then, off powers of two, j recursive halving steps.
+                    let (j, sub, _) = rd_level(p, k - lg)?;
+                    let mask = 1u32 << j;
+                    let tree = vr & !(mask - 1);
+                    let vremote = vr ^ mask;
+                    let rtree = vremote & !(mask - 1);
+                    // A subtree's blocks, once its ranks all hold them.
+                    let held = |root: u32| chunk.saturating_mul(mask.min(p - root) as u64);
+                    if sub == 0 {
+                        if vremote < p {
+                            send(out, real(vremote), held(tree));
+                            recv(out, real(vremote), held(rtree));
+                        }
+                    } else if let Some((is_send, v)) = rd_fill(vr, p, mask, sub) {
+                        // The partner subtree's `p - tree - mask` chunks
+                        // spread to the ranks that had no partner.
+                        out.push(P2p {
+                            send: is_send,
+                            peer: real(v),
+                            bytes: chunk.saturating_mul(u64::from(p - tree - mask)),
+                        });
+                    }
                 }
             }
             CollAlg::ReduceScatterGather => {
@@ -1186,21 +1298,47 @@ impl CollRun {
                     }
                 }
             }
-            CollAlg::BcastBinaryTree | CollAlg::ReduceBinaryTree => {
+            CollAlg::BcastBinaryTree
+            | CollAlg::ReduceBinaryTree
+            | CollAlg::BcastSplitBinaryTree => {
                 // Level of relative rank v: floor(log2(v + 1)).
                 let level = |v: u32| 31 - (v + 1).leading_zeros();
                 let deepest = level(p - 1);
+                let split = self.alg == CollAlg::BcastSplitBinaryTree;
+                // Split: the odd relative ranks (the left subtree) carry
+                // the first half, ceil(count / 2) elements.
+                let h0 = (s / ELEMENT_BYTES)
+                    .div_ceil(2)
+                    .saturating_mul(ELEMENT_BYTES)
+                    .min(s);
+                let half = |v: u32| if v % 2 == 1 { h0 } else { s - h0 };
+                let s_to = |v: u32| if split { half(v) } else { s };
+                if split && k == deepest && p > 1 {
+                    // Each rank trades its half with its pair in the
+                    // other subtree; on even P the root sends the last
+                    // rank (left subtree, no pair) the second half.
+                    if p % 2 == 0 && vr == 0 {
+                        send(out, real(p - 1), s - h0);
+                    } else if p % 2 == 0 && vr == p - 1 {
+                        recv(out, real(0), s - h0);
+                    } else if vr != 0 {
+                        let pair = if vr % 2 == 1 { vr + 1 } else { vr - 1 };
+                        send(out, real(pair), half(vr));
+                        recv(out, real(pair), half(pair));
+                    }
+                    return Some(0);
+                }
                 if k >= deepest {
                     return None;
                 }
-                let bcast = self.alg == CollAlg::BcastBinaryTree;
+                let bcast = self.alg != CollAlg::ReduceBinaryTree;
                 // The parents' level this step: top down, or bottom up.
                 let l = if bcast { k } else { deepest - 1 - k };
                 let (lv, d) = (level(vr), 1u32 << l);
                 if lv == l {
                     for child in [vr + d, vr + 2 * d].into_iter().filter(|&c| c < p) {
                         if bcast {
-                            send(out, real(child), s);
+                            send(out, real(child), s_to(child));
                         } else {
                             recv(out, real(child), s);
                             reduce += s;
@@ -1214,7 +1352,7 @@ impl CollRun {
                         vr - 2 * d
                     };
                     if bcast {
-                        recv(out, real(parent), s);
+                        recv(out, real(parent), s_to(vr));
                     } else {
                         send(out, real(parent), s);
                     }
@@ -1289,6 +1427,156 @@ impl CollRun {
                 };
                 send(out, peer, s.saturating_mul(blocks));
                 recv(out, peer, s.saturating_mul(blocks));
+            }
+            CollAlg::ReduceScatterRecursiveDoubling => {
+                if p <= 1 {
+                    return None;
+                }
+                let (j, sub, len) = rd_level(p, k)?;
+                let mask = 1u32 << j;
+                let tree = me & !(mask - 1);
+                let dst = me ^ mask;
+                let dtree = dst & !(mask - 1);
+                let all = (0..p).map(count).fold(0u64, u64::saturating_add);
+                let outside = |root: u32| {
+                    let inside = (root.min(p)..root.saturating_add(mask).min(p))
+                        .map(count)
+                        .fold(0u64, u64::saturating_add);
+                    all - inside
+                };
+                let fill = |q: u32| rd_fill(me, p, mask, q);
+                if sub == 0 {
+                    if dst < p {
+                        send(out, dst, outside(tree));
+                        recv(out, dst, outside(dtree));
+                    }
+                } else if let Some((is_send, d)) = fill(sub) {
+                    out.push(P2p {
+                        send: is_send,
+                        peer: d,
+                        bytes: outside(dtree),
+                    });
+                }
+                if sub + 1 == len {
+                    let got = dst < p || (1..len).any(|q| matches!(fill(q), Some((false, _))));
+                    if got {
+                        reduce = outside(dtree);
+                    }
+                }
+            }
+            CollAlg::ReduceInOrderBinary => {
+                let top = 31 - p.max(1).leading_zeros();
+                let io_root = p.saturating_sub(1);
+                if k > top || (k == top && self.root == io_root) {
+                    return None;
+                }
+                if k == top {
+                    if me == io_root {
+                        send(out, self.root, s);
+                    } else if me == self.root {
+                        recv(out, io_root, s);
+                    }
+                    return Some(0);
+                }
+                // A subtree (first rank, size) and its children's:
+                // (right, left).
+                let kids = |lo: u32, n: u32| match n {
+                    0 | 1 => (None, None),
+                    2 => (None, Some((lo, 1))),
+                    _ => (Some((lo, n / 2)), Some((lo + n / 2, n - n / 2 - 1))),
+                };
+                let (mut lo, mut n) = (0, p);
+                let mut parent = None;
+                while me != lo + n - 1 {
+                    parent = Some(lo + n - 1);
+                    (lo, n) = match kids(lo, n) {
+                        (Some((rlo, rn)), _) if me < rlo + rn => (rlo, rn),
+                        (_, Some(left)) => left,
+                        _ => unreachable!("rank {me} lies in its subtree"),
+                    };
+                }
+                let height = |n: u32| 31 - n.leading_zeros();
+                let (right, left) = kids(lo, n);
+                for (clo, cn) in [left, right].into_iter().flatten() {
+                    if height(cn) == k {
+                        recv(out, clo + cn - 1, s);
+                        reduce += s;
+                    }
+                }
+                if let Some(up) = parent
+                    && height(n) == k
+                {
+                    send(out, up, s);
+                }
+            }
+            CollAlg::GatherLinearSync => {
+                let others = p.saturating_sub(1);
+                if p <= 1 || k > 2 * others {
+                    return None;
+                }
+                let root = self.root;
+                let last = k == 2 * others;
+                if me == root {
+                    if last {
+                        for r in (0..p).filter(|&r| r != root) {
+                            recv(out, r, 0);
+                        }
+                    } else {
+                        // The (k / 2)-th non-root in rank order.
+                        let j = k / 2;
+                        let peer = if j < root { j } else { j + 1 };
+                        if k % 2 == 0 {
+                            send(out, peer, 0);
+                        } else {
+                            recv(out, peer, s);
+                        }
+                    }
+                } else if last {
+                    send(out, root, 0);
+                } else {
+                    let j = if me < root { me } else { me - 1 };
+                    if k == 2 * j {
+                        recv(out, root, 0);
+                    } else if k == 2 * j + 1 {
+                        send(out, root, s);
+                    }
+                }
+            }
+            CollAlg::AllgathervNeighborExchange => {
+                if p <= 1 || k >= p / 2 {
+                    return None;
+                }
+                debug_assert!(p % 2 == 0, "neighbour exchange needs an even P");
+                let even = me % 2 == 0;
+                let (n0, n1) = if even { (right, left) } else { (left, right) };
+                // `recv_data_from` before any step: the first block of
+                // the pair this rank holds after step 0.
+                let base = if even { me } else { left };
+                // The pair received at step i >= 1 starts 2 blocks
+                // further per step of the same parity so far (even ranks
+                // up on neighbour 0, down on 1; odd ranks the reverse).
+                let from = |i: u32| {
+                    if i == 0 {
+                        return base;
+                    }
+                    let parity = i % 2;
+                    let n = if parity == 1 { i.div_ceil(2) } else { i / 2 };
+                    let shift = (2 * n as u64 % p as u64) as u32;
+                    if (parity == 0) == even {
+                        (base + shift) % p
+                    } else {
+                        (base + p - shift) % p
+                    }
+                };
+                let pair = |b: u32| count(b).saturating_add(count((b + 1) % p));
+                if k == 0 {
+                    send(out, n0, count(me));
+                    recv(out, n0, count(n0));
+                } else {
+                    let peer = if k % 2 == 0 { n0 } else { n1 };
+                    send(out, peer, pair(from(k - 1)));
+                    recv(out, peer, pair(from(k)));
+                }
             }
             CollAlg::BarrierTree => {
                 if p <= 1 || k >= 2 * lg {
@@ -1624,6 +1912,10 @@ mod tests {
             // P = 8, 1 B chunks: scatter 4 + 2 x 2 + 4 x 1 B; exchanges
             // of 1, 2, 4 B by all 8.
             (BcastScatterRdAllgather, bc(8), 8, 31, 68),
+            // P = 6, 10 B chunks: scatter 20 + 20 + 3 x 10 B; exchanges
+            // of 10 B by all 6, of 20 B by 0-3, of 40 (0, 1 to 4, 5) and
+            // 20 B back; then 0 and 1 hand 2 and 3 the 20 B of 4-5.
+            (BcastScatterRdAllgather, bc(60), 6, 21, 370),
             // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
             (ReduceScatterGather, red(0, 16), 4, 11, 64),
             // P = 5, root 1 folded away: fold 16 B, halving as above,
@@ -1667,6 +1959,16 @@ mod tests {
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 6, 12, 0),
             (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
         ];
+        let bc16 = |root| Op::Bcast {
+            root,
+            bytes: 16,
+            comm: w,
+        };
+        let red_g = |root, bytes| Op::Gather {
+            root,
+            bytes,
+            comm: w,
+        };
         let more = [
             // k-nomial, radix 4, P = 6: 0 -> 4, 0 -> 1, 2, 3, 4 -> 5.
             (BcastKnomial, rootb(1), 6, 5, 50),
@@ -1691,6 +1993,53 @@ mod tests {
             // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
             // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
             (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+            // Neighbour exchange allgatherv, P = 4: blocks 1 + 2 + 3 + 4
+            // B in step 0, pairs of 3 and 7 B in step 1; every rank gets
+            // the 3 blocks not its own once (P = 6: 6 x 21 - 21 B).
+            (AllgathervNeighborExchange, v(vec![1, 2, 3, 4]), 4, 8, 30),
+            (
+                AllgathervNeighborExchange,
+                v(vec![1, 2, 3, 4, 5, 6]),
+                6,
+                18,
+                105,
+            ),
+            // Split binary tree, 16 B (2 elements): P - 1 tree messages
+            // of 8 B, then P = 7: 6 ranks trade 8 B; P = 6: 4 trade, the
+            // root sends rank 5 relative 8 B.
+            (BcastSplitBinaryTree, bc16(2), 7, 12, 96),
+            (BcastSplitBinaryTree, bc16(0), 6, 10, 80),
+            // In-order binary, P - 1 tree messages of 4 B, and one more
+            // when the root is not P - 1.
+            (ReduceInOrderBinary, red(4, 4), 5, 4, 16),
+            (ReduceInOrderBinary, red(0, 4), 6, 6, 24),
+            (ReduceInOrderBinary, red(0, 4), 1, 0, 0),
+            // Open MPI's allreduce, P = 300, 10000 B: the in-order binary
+            // reduce to 0 (299 + 1 messages), then the k-nomial bcast
+            // (299).
+            (AllreduceNonoverlapping, ar(10_000), 300, 599, 5_990_000),
+            // Recursive doubling reduce_scatter, P = 5, blocks 1..5 (15
+            // B): level 0 trades 14/13 and 12/11 B, level 1 12/8 B twice,
+            // level 2 5/10 B, then rank 0's 10 B go to 2, 1, and 2 to 3.
+            (
+                ReduceScatterRecursiveDoubling,
+                rs(vec![1, 2, 3, 4, 5]),
+                5,
+                13,
+                135,
+            ),
+            // P = 4, blocks 1..4 (10 B): 9/8, 7/6 B, then 7/3 B twice.
+            (
+                ReduceScatterRecursiveDoubling,
+                rs(vec![1, 2, 3, 4]),
+                4,
+                8,
+                50,
+            ),
+            // Linear sync gather, P = 5, root 3, 4 B: 4 zero-byte syncs,
+            // 4 blocks, 4 zero-byte second segments.
+            (GatherLinearSync, red_g(3, 4), 5, 12, 16),
+            (GatherLinearSync, red_g(0, 4), 1, 0, 0),
             // Tree barrier, P = 5: up 2 + 1 + 1, down the same.
             (BarrierTree, Op::Barrier { comm: w }, 5, 8, 0),
         ];
@@ -1720,5 +2069,304 @@ mod tests {
             r.step += 1;
         }
         assert_eq!(ops, [(false, 0), (true, 5)]);
+    }
+
+    /// Every step of every rank of `alg` on `op`, as (send, peer, bytes).
+    fn schedule(alg: CollAlg, op: &Op, p: u32) -> Vec<Vec<Vec<(bool, u32, u64)>>> {
+        let c = if alg.reads_counts() {
+            counts(op)
+        } else {
+            NO_COUNTS
+        };
+        let mut out = vec![];
+        (0..p)
+            .map(|me| {
+                let mut r = CollRun::new(alg, op, p, me);
+                let mut steps = vec![];
+                while r.plan(c, &mut out).is_some() {
+                    steps.push(out.iter().map(|o| (o.send, o.peer, o.bytes)).collect());
+                    r.step += 1;
+                }
+                steps
+            })
+            .collect()
+    }
+
+    #[test]
+    fn allgatherv_neighbor_exchange_by_hand_and_moves_each_block_once() {
+        // Block i is 2^i bytes, so a message's size names its blocks.
+        let p = 6;
+        let op = Op::Allgatherv {
+            counts: (0..p).map(|i| 1u64 << i).collect(),
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::AllgathervNeighborExchange, &op, p);
+        // Rank 0 (Open MPI's comment in coll_base_allgatherv.c): block 0
+        // to 1 for block 1; blocks 0-1 to 5 for 4-5; 4-5 to 1 for 2-3.
+        let rank0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 1, 1), (false, 1, 2)],
+            vec![(true, 5, 3), (false, 5, 48)],
+            vec![(true, 1, 48), (false, 1, 12)],
+        ];
+        assert_eq!(s[0], rank0);
+        // Rank 3 (odd): block 3 to 2 for 2; 2-3 to 4 for 4-5; 4-5 to 2
+        // for 0-1.
+        let rank3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 2, 8), (false, 2, 4)],
+            vec![(true, 4, 12), (false, 4, 48)],
+            vec![(true, 2, 48), (false, 2, 3)],
+        ];
+        assert_eq!(s[3], rank3);
+        // Every rank sends only blocks it holds and ends with every block
+        // exactly once.
+        for (me, steps) in s.iter().enumerate() {
+            let mut have = 1u64 << me;
+            for step in steps {
+                for &(send, _, b) in step {
+                    if send {
+                        assert_eq!(b & have, b, "rank {me} sends {b:#b} holding {have:#b}");
+                    }
+                }
+                for &(send, _, b) in step {
+                    if !send {
+                        assert_eq!(b & have, 0, "rank {me} gets {b:#b} twice");
+                        have |= b;
+                    }
+                }
+            }
+            assert_eq!(have, (1 << p) - 1, "rank {me}");
+        }
+    }
+
+    #[test]
+    fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
+        // P = 6, root 2, 10 B chunks: relative rank v is rank v + 2.
+        let op = Op::Bcast {
+            root: 2,
+            bytes: 60,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastScatterRdAllgather, &op, 6);
+        let v = |x: u32| (x + 2) % 6;
+        // Scatter (3 steps), level 0 (1), level 1 (2), level 2 (3).
+        for steps in &s {
+            assert_eq!(steps.len(), 9);
+        }
+        // v0: 20 B to v4, 20 B to v2, 10 B to v1; trades 10 B with v1,
+        // 20 B with v2 (then idles), 40 B for 20 with v4, then hands v2
+        // the 20 B of v4-v5.
+        let v0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, v(4), 20)],
+            vec![(true, v(2), 20)],
+            vec![(true, v(1), 10)],
+            vec![(true, v(1), 10), (false, v(1), 10)],
+            vec![(true, v(2), 20), (false, v(2), 20)],
+            vec![],
+            vec![(true, v(4), 40), (false, v(4), 20)],
+            vec![(true, v(2), 20)],
+            vec![],
+        ];
+        assert_eq!(s[v(0) as usize], v0);
+        // v3: its chunk from v2, trades with v2 and v1, no partner at
+        // level 2 (v7), gets v4-v5's chunks from v1.
+        let v3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![],
+            vec![],
+            vec![(false, v(2), 10)],
+            vec![(true, v(2), 10), (false, v(2), 10)],
+            vec![(true, v(1), 20), (false, v(1), 20)],
+            vec![],
+            vec![],
+            vec![(false, v(1), 20)],
+            vec![],
+        ];
+        assert_eq!(s[v(3) as usize], v3);
+        // P = 5, root 0, 1 B chunks: level 2 pairs only v0 with v4,
+        // whose 1 chunk then goes v0 -> v2 (distance 2), v0 -> v1 and
+        // v2 -> v3 (distance 1); level 1 has no fill (v4's partner
+        // subtree is empty).
+        let op = Op::Bcast {
+            root: 0,
+            bytes: 5,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastScatterRdAllgather, &op, 5);
+        assert_eq!(s[4][5], vec![]);
+        assert_eq!(s[0][6], vec![(true, 4, 4), (false, 4, 1)]);
+        assert_eq!(s[0][7], vec![(true, 2, 1)]);
+        assert_eq!(s[0][8], vec![(true, 1, 1)]);
+        assert_eq!(s[2][8], vec![(true, 3, 1)]);
+        assert_eq!(s[3][8], vec![(false, 2, 1)]);
+        // Every rank receives the 4 chunks it lacks at least once.
+        for (me, steps) in s.iter().enumerate().skip(1) {
+            let got: u64 = steps.iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
+            assert!(got >= 4, "rank {me} gets {got} B");
+        }
+    }
+
+    #[test]
+    fn open_mpi_linear_sync_gather_by_hand() {
+        // P = 3, root 1, 8 B: rank 0 first, then rank 2.
+        let op = Op::Gather {
+            root: 1,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::GatherLinearSync, &op, 3);
+        let root: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 0, 0)],
+            vec![(false, 0, 8)],
+            vec![(true, 2, 0)],
+            vec![(false, 2, 8)],
+            vec![(false, 0, 0), (false, 2, 0)],
+        ];
+        assert_eq!(s[1], root);
+        let r2: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![],
+            vec![],
+            vec![(false, 1, 0)],
+            vec![(true, 1, 8)],
+            vec![(true, 1, 0)],
+        ];
+        assert_eq!(s[2], r2);
+    }
+
+    #[test]
+    fn open_mpi_split_binary_tree_by_hand() {
+        // P = 6, root 1, 24 B (3 elements): left half 16 B (relative 1,
+        // 3, 5), right 8 B (relative 2, 4). Tree: v0 -> v1, v2; v1 -> v3,
+        // v5; v2 -> v4. Then v1 <-> v2, v3 <-> v4, v0 -> v5.
+        let op = Op::Bcast {
+            root: 1,
+            bytes: 24,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::BcastSplitBinaryTree, &op, 6);
+        let v = |x: u32| (x + 1) % 6;
+        let at = |x: u32| &s[v(x) as usize];
+        assert_eq!(
+            *at(0),
+            vec![
+                vec![(true, v(1), 16), (true, v(2), 8)],
+                vec![],
+                vec![(true, v(5), 8)],
+            ]
+        );
+        assert_eq!(
+            *at(1),
+            vec![
+                vec![(false, v(0), 16)],
+                vec![(true, v(3), 16), (true, v(5), 16)],
+                vec![(true, v(2), 16), (false, v(2), 8)],
+            ]
+        );
+        assert_eq!(
+            *at(4),
+            vec![
+                vec![],
+                vec![(false, v(2), 8)],
+                vec![(true, v(3), 8), (false, v(3), 16)],
+            ]
+        );
+        assert_eq!(
+            *at(5),
+            vec![vec![], vec![(false, v(1), 16)], vec![(false, v(0), 8)]]
+        );
+        // Every non-root receives 24 B in all.
+        for x in 1..6 {
+            let got: u64 = at(x).iter().flatten().filter(|o| !o.0).map(|o| o.2).sum();
+            assert_eq!(got, 24, "v{x}");
+        }
+    }
+
+    #[test]
+    fn open_mpi_in_order_binary_tree_by_hand() {
+        // P = 7 (tree of coll_base_topo.c): 6 has right child 2 (ranks
+        // 0-2) and left child 5 (3-5); 2 has 0 and 1; 5 has 3 and 4.
+        // Leaves send at step 0, 2 and 5 at step 1; root 1 gets the
+        // result from 6 at step 2.
+        let op = Op::Reduce {
+            root: 1,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceInOrderBinary, &op, 7);
+        type Steps = Vec<Vec<(bool, u32, u64)>>;
+        let want: [Steps; 7] = [
+            vec![vec![(true, 2, 8)], vec![], vec![]],
+            vec![vec![(true, 2, 8)], vec![], vec![(false, 6, 8)]],
+            vec![
+                vec![(false, 1, 8), (false, 0, 8)],
+                vec![(true, 6, 8)],
+                vec![],
+            ],
+            vec![vec![(true, 5, 8)], vec![], vec![]],
+            vec![vec![(true, 5, 8)], vec![], vec![]],
+            vec![
+                vec![(false, 4, 8), (false, 3, 8)],
+                vec![(true, 6, 8)],
+                vec![],
+            ],
+            vec![
+                vec![],
+                vec![(false, 5, 8), (false, 2, 8)],
+                vec![(true, 1, 8)],
+            ],
+        ];
+        for (r, w) in want.iter().enumerate() {
+            assert_eq!(&s[r], w, "rank {r}");
+        }
+        // P = 4: 3 has right child 1 (0-1, which has left child 0) and
+        // left child 2: 0 and 2 send at step 0, 1 at step 1.
+        let op = Op::Reduce {
+            root: 3,
+            bytes: 8,
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceInOrderBinary, &op, 4);
+        assert_eq!(s[3], vec![vec![(false, 2, 8)], vec![(false, 1, 8)]]);
+        assert_eq!(s[1], vec![vec![(false, 0, 8)], vec![(true, 3, 8)]]);
+    }
+
+    #[test]
+    fn smpi_mpich_rdb_reduce_scatter_by_hand() {
+        let op = Op::ReduceScatter {
+            counts: vec![1, 2, 3, 4, 5],
+            comm: crate::CommId::WORLD,
+        };
+        let s = schedule(CollAlg::ReduceScatterRecursiveDoubling, &op, 5);
+        // Rank 0: levels of 1, 2 and 3 steps.
+        let r0: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 1, 14), (false, 1, 13)],
+            vec![(true, 2, 12), (false, 2, 8)],
+            vec![],
+            vec![(true, 4, 5), (false, 4, 10)],
+            vec![(true, 2, 10)],
+            vec![(true, 1, 10)],
+        ];
+        assert_eq!(s[0], r0);
+        let r3: Vec<Vec<(bool, u32, u64)>> = vec![
+            vec![(true, 2, 11), (false, 2, 12)],
+            vec![(true, 1, 8), (false, 1, 12)],
+            vec![],
+            vec![],
+            vec![],
+            vec![(false, 2, 10)],
+        ];
+        assert_eq!(s[3], r3);
+        // Reductions follow each level's last step: rank 0 reduces 13,
+        // 8 and 10 B; rank 3 (no partner at level 2) 12, 12 and 10.
+        let reduced = |me| {
+            let mut r = CollRun::new(CollAlg::ReduceScatterRecursiveDoubling, &op, 5, me);
+            let mut out = vec![];
+            let mut v = vec![];
+            while let Some(b) = r.plan(counts(&op), &mut out) {
+                v.push(b);
+                r.step += 1;
+            }
+            v
+        };
+        assert_eq!(reduced(0), [13, 0, 8, 0, 0, 10]);
+        assert_eq!(reduced(3), [12, 0, 12, 0, 0, 10]);
     }
 }

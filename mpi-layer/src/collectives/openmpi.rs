@@ -8,8 +8,9 @@
 //! the tables transcribed below ([`Row`]) for a commutative operator (a
 //! trace does not record it). The fixed rules pass no segment size, so
 //! the pipelined and tree algorithms run unsegmented, which netsim's
-//! algorithms do. A table's cell that names an algorithm netsim does not
-//! have runs a named stand-in, and the rule says so (`not built`).
+//! algorithms do. Where Open MPI itself switches algorithm (odd P for
+//! the neighbour exchanges, too few elements for scatter_allgather and
+//! split_binary_tree), the rule names the one it runs.
 //! `gatherv`, `scatterv`, `scan` and `exscan` have no `coll/tuned`
 //! decision: `coll/basic` runs them (linear, and a chain for the scans).
 
@@ -481,9 +482,13 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     AllgathervBruck,
                     "openmpi allgatherv_intra_dec_fixed: 2 bruck",
                 ),
+                4 if p % 2 == 0 => c(
+                    AllgathervNeighborExchange,
+                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor",
+                ),
                 4 => c(
                     AllgathervRing,
-                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor, not built: ring stands in",
+                    "openmpi allgatherv_intra_dec_fixed: 4 neighbor, odd P: ring",
                 ),
                 5 => c(
                     AllgathervRing,
@@ -499,8 +504,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                 "openmpi gather_intra_dec_fixed: 1 basic_linear",
             ),
             _ => c(
-                GatherLinear,
-                "openmpi gather_intra_dec_fixed: 3 linear_sync, not built: basic_linear stands in",
+                GatherLinearSync,
+                "openmpi gather_intra_dec_fixed: 3 linear_sync (segment size 0: the block whole)",
             ),
         },
         Op::Scatter { bytes, .. } => match lookup(&SCATTER, p, *bytes) {
@@ -532,16 +537,19 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
 pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
-    let pow2 = p.is_power_of_two();
     match lookup(&BCAST, p, bytes) {
         1 => c(BcastLinear, "openmpi bcast_intra_dec_fixed: 1 basic_linear"),
         2 | 3 => c(
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
         ),
+        4 if bytes / super::ELEMENT_BYTES < 2 => c(
+            BcastChain,
+            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, count < 2: chain",
+        ),
         4 => c(
-            BcastBinaryTree,
-            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, not built: binary_tree stands in",
+            BcastSplitBinaryTree,
+            "openmpi bcast_intra_dec_fixed: 4 split_binary_tree (segment size 0: one segment per half)",
         ),
         5 => c(
             BcastBinaryTree,
@@ -557,13 +565,9 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             BcastLinear,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, count < size: basic_linear",
         ),
-        _ if pow2 => c(
+        _ => c(
             BcastScatterRdAllgather,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather",
-        ),
-        _ => c(
-            BcastScatterAllgather,
-            "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, P not a power of two: not built, ring allgather stands in",
         ),
     }
 }
@@ -582,8 +586,8 @@ pub(super) fn reduce(p: u32, bytes: u64) -> Choice {
         4 => c(ReduceBinaryTree, "openmpi reduce_intra_dec_fixed: 4 binary"),
         5 => c(ReduceBinomial, "openmpi reduce_intra_dec_fixed: 5 binomial"),
         6 => c(
-            ReduceBinaryTree,
-            "openmpi reduce_intra_dec_fixed: 6 in-order_binary, not built: binary stands in",
+            ReduceInOrderBinary,
+            "openmpi reduce_intra_dec_fixed: 6 in-order_binary (segment size 0: one segment)",
         ),
         _ => c(
             ReduceScatterGather,
@@ -671,8 +675,14 @@ mod tests {
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.
             (b(7), 12, BcastKnomial),
             (b(8), 12, BcastBinaryTree),
+            // reduce, 256 <= P < 512: 8192 to 16383 B in-order binary.
+            (r(10_000), 300, ReduceInOrderBinary),
+            (r(8191), 300, ReduceBinomial),
+            // 512 <= P < 1024: 16384 to 32767 B split_binary_tree.
+            (b(20_000), 600, BcastSplitBinaryTree),
+            (b(16_383), 600, BcastKnomial),
             (b(1 << 20), 16, BcastScatterRdAllgather),
-            (b(1 << 20), 17, BcastScatterAllgather),
+            (b(1 << 20), 17, BcastScatterRdAllgather),
             // P >= 4096 from 262144 B: scatter_allgather, which runs
             // basic_linear when its 32768 doubles are fewer than P.
             (b(262_144), 4096, BcastScatterRdAllgather),
@@ -740,8 +750,22 @@ mod tests {
         // 8 <= P < 16: per rank < 1024 default, else bruck.
         assert_eq!(pick(agv(1023), 12), AllgathervDefault);
         assert_eq!(pick(agv(1024), 12), AllgathervBruck);
+        // 3 <= P < 8: per rank 256 to 4095 neighbor (ring on odd P).
+        let agv = |per: u64, p: usize| Op::Allgatherv {
+            counts: vec![per; p],
+            comm: W,
+        };
+        assert_eq!(pick(agv(1000, 6), 6), AllgathervNeighborExchange);
+        assert_eq!(pick(agv(1000, 5), 5), AllgathervRing);
+        assert_eq!(pick(agv(255, 6), 6), AllgathervDefault);
         let (root, bytes, comm) = (0, 100, W);
         assert_eq!(pick(Op::Gather { root, bytes, comm }, 5), GatherBinomial);
+        // P < 4 below 2 B and 4 <= P < 8 from 262144 B: linear_sync.
+        let g = |bytes| Op::Gather { root, bytes, comm };
+        assert_eq!(pick(g(1), 3), GatherLinearSync);
+        assert_eq!(pick(g(2), 3), GatherLinear);
+        assert_eq!(pick(g(262_144), 5), GatherLinearSync);
+        assert_eq!(pick(g(262_143), 5), GatherLinear);
         assert_eq!(pick(Op::Scatter { root, bytes, comm }, 5), ScatterBinomial);
         let sc = Op::Scan {
             bytes,

@@ -220,6 +220,7 @@ impl CollKind {
                 ("linear", BcastLinear),
                 ("chain", BcastChain),
                 ("binary_tree", BcastBinaryTree),
+                ("split_binary_tree", BcastSplitBinaryTree),
                 ("knomial", BcastKnomial),
             ],
             CollKind::Reduce => &[
@@ -228,6 +229,7 @@ impl CollKind {
                 ("reduce_scatter_gather", ReduceScatterGather),
                 ("chain", ReduceChain),
                 ("binary_tree", ReduceBinaryTree),
+                ("in_order_binary", ReduceInOrderBinary),
             ],
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),
@@ -243,7 +245,11 @@ impl CollKind {
                 ("recursive_doubling_exchange", ScanRecursiveDoublingExchange),
                 ("chain", ScanChain),
             ],
-            CollKind::Gather => &[("binomial", GatherBinomial), ("linear", GatherLinear)],
+            CollKind::Gather => &[
+                ("binomial", GatherBinomial),
+                ("linear", GatherLinear),
+                ("linear_sync", GatherLinearSync),
+            ],
             CollKind::Gatherv => &[("linear", GathervLinear)],
             CollKind::Scatter => &[("binomial", ScatterBinomial), ("linear", ScatterLinear)],
             CollKind::Scatterv => &[("linear", ScattervLinear)],
@@ -260,6 +266,7 @@ impl CollKind {
                 ("recursive_doubling", AllgathervRecursiveDoubling),
                 ("bruck", AllgathervBruck),
                 ("default", AllgathervDefault),
+                ("neighbor_exchange", AllgathervNeighborExchange),
             ],
             CollKind::Alltoall => &[
                 ("pairwise", AlltoallPairwise),
@@ -278,6 +285,7 @@ impl CollKind {
                 ("pairwise", ReduceScatterPairwise),
                 ("reduce_scatterv", ReduceScatterReduceScatterv),
                 ("recursive_halving", ReduceScatterRecursiveHalving),
+                ("recursive_doubling", ReduceScatterRecursiveDoubling),
                 ("nonoverlapping", ReduceScatterNonoverlapping),
                 ("butterfly", ReduceScatterButterfly),
             ],
@@ -309,14 +317,16 @@ impl CollAlg {
     /// XOR pairings need a power of two, the neighbour exchange an even
     /// size.
     pub fn fits(self, p: u32) -> bool {
-        if self == CollAlg::AllgatherNeighborExchange {
+        if matches!(
+            self,
+            CollAlg::AllgatherNeighborExchange | CollAlg::AllgathervNeighborExchange
+        ) {
             return p % 2 == 0;
         }
         !matches!(
             self,
             CollAlg::AllgatherRecursiveDoubling
                 | CollAlg::AlltoallPairwiseXor
-                | CollAlg::BcastScatterRdAllgather
                 | CollAlg::AllgathervRecursiveDoubling
         ) || p.is_power_of_two()
     }
@@ -553,7 +563,7 @@ fn smpi(op: &Op, p: u32) -> Choice {
         // all blocks to rank 0 then `colls::scatterv`; otherwise
         // `reduce_scatter__mpich` (smpi_mpich_selector.cpp): pairwise
         // above 524288 (summed counts; here bytes), recursive doubling
-        // below, which netsim does not have yet: pairwise stands in.
+        // below.
         Op::ReduceScatter { counts, .. } => {
             if counts.windows(2).all(|w| w[0] == w[1]) {
                 c(
@@ -567,8 +577,8 @@ fn smpi(op: &Op, p: u32) -> Choice {
                 )
             } else {
                 c(
-                    ReduceScatterPairwise,
-                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total <= 524288: mpich_rdb, not built; pairwise stands in",
+                    ReduceScatterRecursiveDoubling,
+                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total <= 524288: reduce_scatter__mpich_rdb",
                 )
             }
         }

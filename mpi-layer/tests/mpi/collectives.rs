@@ -444,3 +444,132 @@ fn open_mpi_default_allgatherv_gathers_then_broadcasts() {
     assert_eq!(r.finish, ns(&[1400, 2600, 3700]));
     assert_eq!(r.bytes(), 16 + 2 * 24);
 }
+
+#[test]
+fn neighbor_exchange_allgatherv_takes_p_over_2_exchanges() {
+    // P = 6: 3 exchanges of one lone message each way (o, L, o: 1.2 us
+    // per step), against P - 1 = 5 for the ring (6.0 us).
+    let op = Op::Allgatherv {
+        counts: vec![8, 16, 8, 16, 8, 16],
+        comm: W,
+    };
+    let r = with(6, CollAlg::AllgathervNeighborExchange, op.clone());
+    assert_eq!(r.finish, ns(&[3600; 6]));
+    assert_eq!((r.messages(), r.bytes()), (18, 6 * 72 - 72));
+    let r = with(6, CollAlg::AllgathervRing, op.clone());
+    assert_eq!(r.makespan, Time::from_ns(6000));
+    // Open MPI's rules pick it for 3 <= P < 8 and 256 to 4095 B per rank.
+    let op = Op::Allgatherv {
+        counts: vec![1000; 6],
+        comm: W,
+    };
+    let r = go(6, op, params(Selector::Openmpi));
+    assert_eq!(r.makespan, Time::from_ns(3600));
+}
+
+#[test]
+fn open_mpi_scatter_allgather_fills_in_off_powers_of_two() {
+    // P = 3, 1 B chunks. Rank 0 sends to 2 (0-0.1 us) and 1 (0.1-0.2):
+    // 2 has its chunk at 1.2, 1 at 1.3. Level 0: 0 and 1 trade (0 sends
+    // 0.2-0.3, 1 sends 1.3-1.4 and receives 1.4-1.5; 0 receives
+    // 2.4-2.5). Level 1: 2 sends at 1.2-1.3; 0 first receives it (there
+    // since 2.3) 2.5-2.6, then sends 2.6-2.7 (2 receives 3.7-3.8); then
+    // 0 hands 1 rank 2's chunk (2.7-2.8, received 3.8-3.9). Bytes:
+    // 1 + 1, 1 + 1, 2 + 1, 1.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 3,
+        comm: W,
+    };
+    let r = with(3, CollAlg::BcastScatterRdAllgather, b);
+    assert_eq!(r.finish, ns(&[2800, 3900, 3800]));
+    assert_eq!((r.messages(), r.bytes()), (7, 8));
+}
+
+#[test]
+fn open_mpi_linear_sync_gather_takes_the_ranks_one_at_a_time() {
+    // P = 3, root 0, 8 B: per non-root a sync (root sends o, the rank
+    // receives o after L) and its block back (o, L, o): 2.4 us. Rank 1's
+    // block is in at 2.4 us; its zero-byte second segment (sent
+    // 1.3-1.4) arrives at 2.4 and takes the root's core 2.4-2.5, so the
+    // sync to rank 2 leaves 2.5-2.6, its block is in at 4.9 and its
+    // second segment (sent 3.8-3.9) is received 4.9-5.0. Open MPI picks
+    // it below 2 B on P < 4.
+    let g = |bytes| Op::Gather {
+        root: 0,
+        bytes,
+        comm: W,
+    };
+    let r = with(3, CollAlg::GatherLinearSync, g(8));
+    assert_eq!(r.finish, ns(&[5000, 1400, 3900]));
+    assert_eq!((r.messages(), r.bytes()), (6, 16));
+    let r = go(3, g(1), params(Selector::Openmpi));
+    assert_eq!(r.finish, ns(&[5000, 1400, 3900]));
+}
+
+#[test]
+fn open_mpi_split_binary_tree_trades_halves() {
+    // P = 3, 16 B: the root sends 8 B to 1 (0-0.1 us) and 8 B to 2
+    // (0.1-0.2); 1 has its half at 1.2, 2 at 1.3. They trade: 1 sends
+    // 1.2-1.3 (in at 2.3), 2 sends 1.3-1.4 (in at 2.4); 2 receives
+    // 2.3-2.4, 1 receives 2.4-2.5.
+    let b = Op::Bcast {
+        root: 0,
+        bytes: 16,
+        comm: W,
+    };
+    let r = with(3, CollAlg::BcastSplitBinaryTree, b);
+    assert_eq!(r.finish, ns(&[200, 2500, 2400]));
+    assert_eq!((r.messages(), r.bytes()), (4, 32));
+}
+
+#[test]
+fn open_mpi_in_order_binary_reduce_ends_at_the_last_rank() {
+    // P = 4, root 0, 8 B (reducing 8 B takes 4 ns): 0 sends to 1 and 2
+    // to 3 (0-0.1 us); 1 receives 1.1-1.2, reduces to 1.204, sends to 3
+    // 1.204-1.304; 3 receives 2 at 1.1-1.2 (reduced 1.204) and 1 at
+    // 2.304-2.404 (reduced 2.408), then sends the result to the root
+    // 2.408-2.508, which receives it 3.508-3.608.
+    let op = Op::Reduce {
+        root: 0,
+        bytes: 8,
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceInOrderBinary, op);
+    assert_eq!(r.finish, ns(&[3608, 1304, 100, 2508]));
+    assert_eq!((r.messages(), r.bytes()), (4, 32));
+}
+
+#[test]
+fn recursive_doubling_reduce_scatter_takes_log_p_exchanges() {
+    // P = 4, 8 B blocks: level 0 trades the 24 B outside the own block
+    // (o, L, o: 1.2 us) and reduces them (12 ns), level 1 the 16 B
+    // outside the own pair (1.212-2.412) and reduces them (8 ns):
+    // 2.420 us on every rank, against 3 pairwise steps.
+    let op = Op::ReduceScatter {
+        counts: vec![8; 4],
+        comm: W,
+    };
+    let r = with(4, CollAlg::ReduceScatterRecursiveDoubling, op);
+    assert_eq!(r.finish, ns(&[2420; 4]));
+    assert_eq!((r.messages(), r.bytes()), (8, 4 * (24 + 16)));
+}
+
+#[test]
+fn smpi_runs_mpich_rdb_for_small_unequal_blocks() {
+    // Blocks 8, 8, 8, 16 B (40 B <= 524288): SMPI's reduce_scatter__mpich
+    // runs recursive doubling. Level 0: 0 and 1 trade 32 B, 2 sends 32 B
+    // and gets 24 B, 3 the reverse; all in by 1.2 us, reduced by 1.216
+    // (32 B) or 1.212 (24 B). Level 1: 0 and 1 send the 24 B outside
+    // their pair and get 16 B, 2 and 3 the reverse: 0 gets 2's (sent
+    // 1.212-1.312) at 2.312-2.412 and reduces 16 B (2.420); 1 gets 3's
+    // (sent 1.216-1.316) at 2.316-2.416 (2.424); 2 and 3 receive
+    // 2.316-2.416 and reduce 24 B (2.428).
+    let rs = Op::ReduceScatter {
+        counts: vec![8, 8, 8, 16],
+        comm: W,
+    };
+    let r = go(4, rs, params(Selector::Smpi));
+    assert_eq!(r.finish, ns(&[2420, 2424, 2428, 2428]));
+    assert_eq!((r.messages(), r.bytes()), (8, 200));
+}
