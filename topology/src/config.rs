@@ -245,6 +245,13 @@ pub enum NetConfigError {
         /// Two packets \[bytes\].
         need: u64,
     },
+    /// Links that share one capacity (a SimGrid SHARED link carrying
+    /// both directions) are modelled by the flow model only, with fair
+    /// sharing.
+    #[error(
+        "{0}; the packet model and asymmetric sharing give each link direction its own queue and capacity: use flow mode (`--mode flow`, or `mode = \"flow\"` under `[transport]`) with fair sharing"
+    )]
+    SharedCapacity(String),
 }
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table
@@ -289,6 +296,11 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         }
         if machine.sharing == Sharing::Asymmetric {
             return Err(NetConfigError::RoutingWithAsymmetric(r));
+        }
+    }
+    if let Some(why) = machine.shared_capacity() {
+        if machine.sharing == Sharing::Asymmetric {
+            return Err(NetConfigError::SharedCapacity(why.into()));
         }
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
