@@ -488,6 +488,14 @@ fn a_shared_link_carrying_both_directions_is_one_capacity() {
         flow_times(floyd, &xfers),
         vec![Time::from_ps(16_200_256_000); 2]
     );
+    // A cluster's SHARED private links (50 us each, 100 us a route).
+    let cluster = import(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us" sharing_policy="SHARED"/>"#,
+    );
+    assert_eq!(
+        flow_times(cluster, &xfers),
+        vec![Time::from_ps(16_100_256_000); 2]
+    );
 }
 
 #[test]
