@@ -350,11 +350,12 @@ impl Machine {
     pub fn share_capacity(&mut self, groups: &[Vec<u32>], why: String) -> Result<(), MachineError> {
         let n = self.links.len() as u32;
         let mut resource: Vec<u32> = (0..n).collect();
+        let mut taken = vec![false; n as usize];
         for g in groups {
             let Some(&lo) = g.iter().min() else { continue };
             for &l in g {
                 let bad = l >= n
-                    || resource[l as usize] != l
+                    || std::mem::replace(&mut taken[l as usize], true)
                     || self.links[l as usize].bandwidth != self.links[lo as usize].bandwidth;
                 if bad {
                     return Err(MachineError::Graph(format!(
