@@ -17,6 +17,10 @@
 //!    re-rates the others);
 //! 4. otherwise flow.
 //!
+//! A machine whose links share one capacity (a SimGrid SHARED link
+//! carrying both directions) takes flow before rules 1-4
+//! ([`shared_capacity`]): the packet model refuses it.
+//!
 //! The choice depends only on the scenario, so a run stays
 //! deterministic; the report says which mode was chosen and why.
 
@@ -106,6 +110,15 @@ pub fn packet_only(cfg: &NetConfig) -> Option<Choice> {
         mode: Mode::Packet,
         why,
     })
+}
+
+/// Flow, for a machine whose links share one capacity (`why`, from
+/// `Machine::shared_capacity`): only the flow model has such resources.
+pub fn shared_capacity(why: &str) -> Choice {
+    Choice {
+        mode: Mode::Flow,
+        why: format!("{why}: only the flow model has one resource for several links"),
+    }
 }
 
 /// The rule of the module doc (after [`packet_only`]). `traffic`:

@@ -278,6 +278,13 @@ pub enum NetConfigError {
         /// Two packets \[bytes\].
         need: u64,
     },
+    /// Links that share one capacity (a SimGrid SHARED link carrying
+    /// both directions) are modelled by the flow model only, with fair
+    /// sharing.
+    #[error(
+        "{0}; the packet model and asymmetric sharing give each link direction its own queue and capacity: use flow mode (`--mode flow`, or `mode = \"flow\"` under `[transport]`) with fair sharing"
+    )]
+    SharedCapacity(String),
 }
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table
@@ -332,6 +339,11 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
             vc_buffer: cfg.vc_buffer,
             packet: cfg.packet_bytes,
         });
+    }
+    if let Some(why) = machine.shared_capacity() {
+        if machine.sharing == Sharing::Asymmetric {
+            return Err(NetConfigError::SharedCapacity(why.into()));
+        }
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
         // Dimension order without channels has the bubble rule.

@@ -146,6 +146,11 @@ impl MachineBuilder {
     pub fn cable(&mut self, a: VRef, b: VRef, fwd: LinkParams, back: LinkParams) {
         self.cables.push((a, b, fwd, back));
     }
+    /// Cables added so far: cable `c`'s two directions become links `2c`
+    /// (`a` to `b`) and `2c + 1`.
+    pub fn cables(&self) -> usize {
+        self.cables.len()
+    }
     /// Renames the machine.
     pub fn set_name(&mut self, name: impl Into<String>) {
         self.name = name.into();
@@ -270,6 +275,7 @@ impl MachineBuilder {
             graph,
             router,
             sharing,
+            shared: None,
         };
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
@@ -315,9 +321,60 @@ pub struct Machine {
     pub(crate) router: Router,
     /// How cable directions share bandwidth (see [`Sharing`]).
     pub sharing: Sharing,
+    /// Links that draw on one capacity (see [`Machine::share_capacity`]);
+    /// `None`: every link is its own.
+    pub(crate) shared: Option<SharedCapacity>,
+}
+
+/// Directed links that draw on one capacity resource: SimGrid's SHARED
+/// link carrying both directions of a host's traffic.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedCapacity {
+    /// Per link, the link whose capacity it draws on (the lowest id of
+    /// its group; itself when it is in none).
+    pub(crate) resource: Vec<u32>,
+    /// What the first group is, for the packet model's refusal.
+    pub(crate) why: String,
 }
 
 impl Machine {
+    /// Makes each group of `groups` one capacity resource in the flow
+    /// model: a flow crossing any of a group's links draws on the
+    /// bandwidth of the group's lowest link, once per flow however many
+    /// of the group's links its route crosses; its bytes and flow counts
+    /// are reported on that link, the others report none. The links of
+    /// a group must have one bandwidth. `why` names the first group (file,
+    /// line, link) for the packet model, which refuses such a machine.
+    /// Errors if a link id is out of range, a link is in two groups or a
+    /// group's bandwidths differ.
+    pub fn share_capacity(&mut self, groups: &[Vec<u32>], why: String) -> Result<(), MachineError> {
+        let n = self.links.len() as u32;
+        let mut resource: Vec<u32> = (0..n).collect();
+        let mut taken = vec![false; n as usize];
+        for g in groups {
+            let Some(&lo) = g.iter().min() else { continue };
+            for &l in g {
+                let bad = l >= n
+                    || std::mem::replace(&mut taken[l as usize], true)
+                    || self.links[l as usize].bandwidth != self.links[lo as usize].bandwidth;
+                if bad {
+                    return Err(MachineError::Graph(format!(
+                        "link {l} cannot share the capacity of link {lo}"
+                    )));
+                }
+                resource[l as usize] = lo;
+            }
+        }
+        if groups.iter().any(|g| g.len() > 1) {
+            self.shared = Some(SharedCapacity { resource, why });
+        }
+        Ok(())
+    }
+    /// Why links of this machine share one capacity (the first such
+    /// group), if any do: the packet model refuses such a machine.
+    pub fn shared_capacity(&self) -> Option<&str> {
+        self.shared.as_ref().map(|s| s.why.as_str())
+    }
     /// The machine's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -210,6 +210,9 @@ impl PacketNet {
     /// A packet network over `m`.
     pub fn new(m: Machine, cfg: NetConfig) -> Result<Self, NetConfigError> {
         check(&m, &cfg)?;
+        if let Some(why) = m.shared_capacity() {
+            return Err(NetConfigError::SharedCapacity(why.into()));
+        }
         let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         let mut link_dim = Vec::new();

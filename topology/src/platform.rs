@@ -15,8 +15,10 @@
 //!     of a route (the up direction takes the odd picosecond), and its
 //!     bandwidth is accepted only where it cannot limit (SHARED or
 //!     SPLITDUPLEX: at least the hosts' links together; FATPIPE: at least
-//!     one link). The hosts' links must be SPLITDUPLEX (SHARED shares a
-//!     host's sending and receiving, FATPIPE never shares: refused).
+//!     one link). The hosts' links are SPLITDUPLEX (a cable each way) or
+//!     SHARED (the host's cable is one capacity for what it sends and
+//!     receives, [`crate::Machine::share_capacity`], flow model only);
+//!     FATPIPE never shares: refused.
 //!     `limiter_link`, on every topology, is accepted where it cannot
 //!     limit a host's traffic in and out. `loopback_*` concern messages
 //!     within a host, which netsim's MPI layer moves through the node's
@@ -38,11 +40,13 @@
 //!   latency left of each route (the links in between, or a one-link
 //!   route counted twice) must be the same for every route and is split
 //!   over the cables; links in between must not be able to limit. A
-//!   SHARED link carrying both directions of a host's traffic, and a
-//!   FATPIPE one at a route's end, are refused (a cable shares each
-//!   direction on its own).
+//!   SHARED link carrying both directions of a host's traffic makes the
+//!   cables that stand for it one capacity (flow model only); a FATPIPE
+//!   one at a route's end is refused (a cable shares each direction).
 //! - `<zone routing="Floyd|Dijkstra">`: hosts, `<router>`s and one-link
-//!   routes as cables, routed by netsim's shortest paths (in hops).
+//!   routes as cables, routed by netsim's shortest paths (in hops); a
+//!   SHARED link of a symmetrical route is one capacity for its cable's
+//!   two directions (flow model only).
 //!
 //! Host speeds (`speed`, power state `pstate`) come back as
 //! [`Platform::host_speeds`] for the TI replay (each rank's `compute` at

@@ -353,15 +353,51 @@ fn bad_platform_limiter_that_could_limit_a_torus_host() {
     );
 }
 
+/// Two ranks exchanging 1e8 B at once over a Full zone's route `l1, l2`
+/// (125 MB/s, 10 us each), SHARED (SimGrid's default): both messages
+/// draw on each link, each at half its bandwidth. SimGrid 3.32 (equal
+/// physics, docs/PEERS.md): 1.600020256000 s = 20 us + 2 x (1e8 + 16) B
+/// / 125 MB/s. `auto` takes the flow model for it; the packet model
+/// refuses it (exit 2, naming the link).
 #[test]
-fn bad_platform_shared_link_both_ways() {
-    bad(
-        "shared",
-        &format!(
-            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"1GBps\"/><link id=\"l2\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
+fn a_shared_link_both_ways_is_one_capacity() {
+    let d = dir("shared");
+    std::fs::write(
+        d.join("x.xml"),
+        format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
         ),
-        "x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("t0.txt"),
+        "0 init\n0 irecv 1 0 1e8\n0 isend 1 0 1e8\n0 waitall\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("t1.txt"),
+        "1 init\n1 irecv 0 0 1e8\n1 isend 0 0 1e8\n1 waitall\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.txt"), "t0.txt\nt1.txt\n").unwrap();
+    let args = [
+        "replay",
+        "list.txt",
+        "--platform",
+        "x.xml",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(makespan_ps(&d, &args), 1_600_020_256_000);
+    let o = netsim(&d, &[&args[..], &["--mode", "packet"]].concat());
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let _ = std::fs::remove_dir_all(&d);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives"),
+        "{err}"
     );
+    assert!(err.contains("use flow mode"), "{err}");
 }
 
 /// SimGrid's TCP window (`network/TCP-gamma`, CM02) on a route of 2.5 ms:

@@ -340,6 +340,11 @@ impl Scenario {
         let mut cfg = self.net_config(platform_window);
         let packet_bytes = cfg.packet_bytes;
         let why = self.choose_mode(&mut cfg, || {
+            if let Fabric::Links(m) = &machine.fabric {
+                if let Some(why) = m.shared_capacity() {
+                    return crate::auto_mode::shared_capacity(why);
+                }
+            }
             crate::auto_mode::auto_mode(
                 progs.traffic,
                 matches!(machine.fabric, Fabric::Links(_)),

@@ -616,6 +616,18 @@ impl Transport for FlowNet {
         let mut route = std::mem::take(&mut self.flows[f as usize].route);
         route.clear();
         let lat = self.m.route_into(t.src, t.dst, &mut route);
+        if let Some(sh) = &self.m.shared {
+            // Each capacity resource once per flow, in route order.
+            let mut n = 0;
+            for i in 0..route.len() {
+                let r = sh.resource[route[i] as usize];
+                if !route[..n].contains(&r) {
+                    route[n] = r;
+                    n += 1;
+                }
+            }
+            route.truncate(n);
+        }
         let cap =
             window_cap(self.tcp_window, lat, t.rate_cap).map_or(f64::INFINITY, |c| c.as_f64());
         let mut at_cap = false;

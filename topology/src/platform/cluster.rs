@@ -8,6 +8,7 @@ use crate::routing::Router;
 use crate::routing::fat_tree::FatTreeShape;
 use crate::torus::TorusParams;
 use crate::torus_geom::TieRule;
+use crate::transport::NodeId;
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time, limits};
 
@@ -178,9 +179,6 @@ impl<'i> Cx<'_, 'i> {
         if policy == Policy::FatPipe {
             return Err(self.err(c, "<cluster sharing_policy=\"FATPIPE\">: private links that never share are not netsim's links (each direction is shared max-min); use SPLITDUPLEX".into()));
         }
-        if policy == Policy::Shared {
-            return Err(self.err(c, "<cluster sharing_policy=\"SHARED\">: SimGrid shares a host's one link between what it sends and what it receives; netsim's cables carry each direction on its own: use SPLITDUPLEX".into()));
-        }
         let n = names.len() as u64;
         limits::check_nodes(n).map_err(|m| self.err(c, m))?;
         if let Some(r) = c.attribute("router_id") {
@@ -220,7 +218,20 @@ impl<'i> Cx<'_, 'i> {
         for h in hosts {
             b.cable(h, sw, up, down);
         }
-        self.build(c, b, vec![speed; names.len()])
+        let mut p = self.build(c, b, vec![speed; names.len()])?;
+        if policy == Policy::Shared {
+            // A host's one SHARED link: what it sends and what it
+            // receives draw on one capacity (flow model only).
+            let m = &p.machine;
+            let groups: Vec<Vec<u32>> = (0..m.nodes())
+                .map(|h| vec![m.injection_link(NodeId(h)), m.ejection_link(NodeId(h))])
+                .collect();
+            let why = self.err(c, format!("<cluster id=\"{id}\" sharing_policy=\"SHARED\">: each host's private link is one capacity for what it sends and what it receives"));
+            p.machine
+                .share_capacity(&groups, why.to_string())
+                .map_err(|e| self.err(c, machine_msg(e)))?;
+        }
+        Ok(p)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -397,22 +397,116 @@ fn blank_lines_before_the_xml_declaration_keep_line_numbers() {
     assert_eq!(e.line, Some(5), "{e}");
 }
 
+/// Transfers `(src, dst, bytes)` all started at time 0 on `p` in the
+/// flow model; each one's delivery time.
+fn flow_times(p: Platform, transfers: &[(u32, u32, u64)]) -> Vec<Time> {
+    use crate::Transport;
+    use sim_core::{EventQueue, Scheduler};
+    let cfg = crate::NetConfig {
+        mode: crate::Mode::Flow,
+        ..Default::default()
+    };
+    let mut net = crate::flow::FlowNet::new(p.machine, cfg).unwrap();
+    let (mut q, mut out) = (EventQueue::new(), Vec::new());
+    for (i, &(src, dst, bytes)) in transfers.iter().enumerate() {
+        let t = crate::Transfer {
+            src: NodeId(src),
+            dst: NodeId(dst),
+            bytes,
+            rate_cap: None,
+            token: i as u64,
+        };
+        net.start(&mut Scheduler::new(&mut q, Time::ZERO), t, &mut out);
+    }
+    while let Some((at, _, ev)) = q.pop() {
+        net.handle(&mut Scheduler::new(&mut q, at), ev, &mut out);
+    }
+    let mut at = vec![Time::ZERO; transfers.len()];
+    for d in out {
+        at[d.token as usize] = d.at;
+    }
+    at
+}
+
+/// SimGrid's `two_hosts.xml` (link `1`: 125 MB/s, 100 us), SHARED, or
+/// SPLITDUPLEX (route `UP`, its symmetrical reverse `DOWN`).
+fn two_hosts(split: bool) -> Platform {
+    let (policy, dir) = if split {
+        (r#" sharing_policy="SPLITDUPLEX""#, r#" direction="UP""#)
+    } else {
+        ("", "")
+    };
+    import(&format!(
+        r#"<zone id="world" routing="Full"><host id="Tremblay" speed="25Mf"/><host id="Jupiter" speed="25Mf"/>
+<link id="1" bandwidth="125MBps" latency="100us"{policy}/>
+<route src="Tremblay" dst="Jupiter"><link_ctn id="1"{dir}/></route></zone>"#
+    ))
+}
+
 #[test]
-fn a_shared_link_carrying_both_directions_is_refused() {
-    // SimGrid's default policy: one resource for what `a` sends and
-    // receives; netsim's cables split the directions.
-    let e = error(
-        r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
-<link id="la" bandwidth="1GBps"/><link id="lb" bandwidth="1GBps"/>
-<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route></zone>"#,
+fn a_shared_link_carrying_both_directions_is_one_capacity() {
+    // An exchange of 1e6 B each way at once, as SMPI sends it: payload
+    // plus its 16-byte envelope (bench/peers/peers.py, SMPI_ENVELOPE),
+    // S = 1_000_016 B. CM02 with the equal-physics settings (bw-factor
+    // and lat-factor 1, no cross traffic, TCP window far above
+    // 125 MB/s x 2 x 100 us) is plain max-min over SimGrid's resources:
+    // - SHARED: one resource for both flows, each at B / 2:
+    //   lat + 2 S / B = 100 us + 2_000_032 B / 125e6 B/s
+    //   = 100 us + 16.000256 ms = 16.100256 ms (SimGrid 3.32's answer);
+    // - SPLITDUPLEX: one resource each way, each flow at B:
+    //   100 us + 1_000_016 / 125e6 s = 8.100128 ms.
+    let s = 1_000_016;
+    let xfers = [(0, 1, s), (1, 0, s)];
+    let shared = flow_times(two_hosts(false), &xfers);
+    assert_eq!(shared, vec![Time::from_ps(16_100_256_000); 2]);
+    let split = two_hosts(true);
+    assert!(split.machine.shared_capacity().is_none());
+    assert_eq!(
+        flow_times(split, &xfers),
+        vec![Time::from_ps(8_100_128_000); 2]
     );
-    assert!(e.contains("link `la` (line 5) is SHARED"), "{e}");
-    let e = error(
+    // One way alone is not slowed by the sharing.
+    assert_eq!(
+        flow_times(two_hosts(false), &xfers[..1]),
+        vec![Time::from_ps(8_100_128_000)]
+    );
+    // A Floyd zone's SHARED cables crossed both ways by a symmetrical
+    // route: one capacity each (latency 2 x 100 us).
+    let floyd = import(
         r#"<zone id="w" routing="Floyd"><host id="a" speed="1Gf"/><router id="r"/><host id="b" speed="1Gf"/>
-<link id="l1" bandwidth="1GBps"/><link id="l2" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
-<route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2" direction="UP"/></route></zone>"#,
+<link id="l1" bandwidth="125MBps" latency="100us"/><link id="l2" bandwidth="125MBps" latency="100us"/>
+<route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2"/></route></zone>"#,
     );
-    assert!(e.contains("link `l1` (line 5) is SHARED"), "{e}");
+    assert!(
+        floyd
+            .machine
+            .shared_capacity()
+            .unwrap()
+            .contains("link `l1`")
+    );
+    assert_eq!(
+        flow_times(floyd, &xfers),
+        vec![Time::from_ps(16_200_256_000); 2]
+    );
+    // A cluster's SHARED private links (50 us each, 100 us a route).
+    let cluster = import(
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us" sharing_policy="SHARED"/>"#,
+    );
+    assert_eq!(
+        flow_times(cluster, &xfers),
+        vec![Time::from_ps(16_100_256_000); 2]
+    );
+}
+
+#[test]
+fn the_packet_model_refuses_a_shared_capacity() {
+    let p = two_hosts(false);
+    let e = crate::packet::PacketNet::new(p.machine, crate::NetConfig::default())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.starts_with("p.xml:4: link `1` (line 5) is SHARED"), "{e}");
+    assert!(e.contains("use flow mode"), "{e}");
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! Zones of hosts, links and routes: Full (a star), Floyd and Dijkstra
 //! (a graph).
 
-use super::{Cx, Platform, Policy, SgLink, units};
+use super::{Cx, Platform, Policy, SgLink, machine_msg, units};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::transport::NodeId;
 use roxmltree::Node;
 use sim_core::{Time, limits};
 use std::collections::HashMap;
@@ -222,6 +223,10 @@ impl<'i> Cx<'_, 'i> {
         speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
         let mut used: HashMap<&str, Node> = HashMap::new();
+        // Each link's cable (its directions are links 2c and 2c + 1), and
+        // the SHARED cables crossed both ways: one capacity each.
+        let mut cable: HashMap<&str, u32> = HashMap::new();
+        let (mut shared, mut why) = (Vec::new(), None);
         for (src, dst, ls, r) in routes {
             let (a, bv) = (vref[src].0, vref[dst].0);
             if ls.len() != 1 {
@@ -238,12 +243,17 @@ impl<'i> Cx<'_, 'i> {
                 if first.range() != r.range() {
                     return Err(self.err(*r, format!("link `{id}` is in a second route (the first is on line {}); netsim's cables are one link each", self.line(*first))));
                 }
+                if l.policy == Policy::Shared && why.is_none() {
+                    why = Some(self.err(*r, format!("link `{id}` (line {}) is SHARED and this route is symmetrical: SimGrid shares the link between the two directions (one capacity for both)", l.line)).to_string());
+                }
                 if l.policy == Policy::Shared {
-                    return Err(self.err(*r, format!("link `{id}` (line {}) is SHARED and this route is symmetrical: SimGrid shares the link between the two directions, netsim's cables carry each direction on its own; declare it sharing_policy=\"SPLITDUPLEX\" if the directions are independent, or make the route symmetrical=\"NO\"", l.line)));
+                    let c = cable[id];
+                    shared.push(vec![2 * c, 2 * c + 1]);
                 }
                 continue; // the reverse of a symmetrical route
             }
             used.insert(id, *r);
+            cable.insert(id, b.cables() as u32);
             let p = LinkParams {
                 bandwidth: l.bw,
                 latency: l.lat,
@@ -251,7 +261,13 @@ impl<'i> Cx<'_, 'i> {
             };
             b.cable(a, bv, p, p);
         }
-        self.build(z, b, speeds)
+        let mut p = self.build(z, b, speeds)?;
+        if let Some(why) = why {
+            p.machine
+                .share_capacity(&shared, why)
+                .map_err(|e| self.err(z, machine_msg(e)))?;
+        }
+        Ok(p)
     }
 
     /// Full routing: a star, each host's cable up its routes' first link,
@@ -329,8 +345,9 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         // A SHARED link that ends a host's routes both ways is one
-        // resource for the host's sending and receiving in SimGrid; a
-        // netsim cable carries each direction on its own.
+        // resource for the host's sending and receiving in SimGrid: the
+        // cables that stand for it share one capacity (flow model only).
+        let mut both: Vec<((&str, u8), String)> = Vec::new();
         for (h, (u, d)) in up.iter().zip(&down).enumerate() {
             let (((id, dir), l), (end, dl)) = (u.expect("checked"), d.expect("checked"));
             if let Some((id, l)) = [(id, l), (end.0, dl)]
@@ -342,15 +359,16 @@ impl<'i> Cx<'_, 'i> {
                     l.line
                 )));
             }
-            if l.policy == Policy::Shared && (id, dir) == end {
+            if l.policy == Policy::Shared && (id, dir) == end && !both.iter().any(|b| b.0 == end) {
                 let name = vref
                     .iter()
                     .find(|(_, v)| v.0 == VRef::Host(h as u32))
                     .map_or("?", |(k, _)| *k);
-                return Err(self.err(z, format!(
-                    "link `{id}` (line {}) is SHARED and carries both what host `{name}` sends and what it receives; netsim's cables carry each direction on its own: declare it sharing_policy=\"SPLITDUPLEX\" (with link_ctn direction) if the two directions are independent",
+                let why = self.err(z, format!(
+                    "link `{id}` (line {}) is SHARED and carries both what host `{name}` sends and what it receives (one capacity for both directions)",
                     l.line
-                )));
+                ));
+                both.push((end, why.to_string()));
             }
         }
         // The latency each route has beyond its two ends must be one
@@ -430,6 +448,23 @@ impl<'i> Cx<'_, 'i> {
                 },
             );
         }
-        self.build(z, b, speeds)
+        let mut p = self.build(z, b, speeds)?;
+        if let Some((_, why)) = both.first() {
+            let m = &p.machine;
+            let groups: Vec<Vec<u32>> = both
+                .iter()
+                .map(|(k, _)| {
+                    let ups = (0..n).filter(|&h| up[h].expect("checked").0 == *k);
+                    let downs = (0..n).filter(|&h| down[h].expect("checked").0 == *k);
+                    ups.map(|h| m.injection_link(NodeId(h as u32)))
+                        .chain(downs.map(|h| m.ejection_link(NodeId(h as u32))))
+                        .collect()
+                })
+                .collect();
+            p.machine
+                .share_capacity(&groups, why.clone())
+                .map_err(|e| self.err(z, machine_msg(e)))?;
+        }
+        Ok(p)
     }
 }
