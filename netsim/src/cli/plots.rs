@@ -413,3 +413,24 @@ impl WriteWhole for Figure {
         super::output::write_with(path, |tmp| self.write_svg(tmp))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::heat;
+
+    /// The ramp runs from light yellow to dark red and darkens at every
+    /// step of 1/16, so neighbouring values near the top differ too.
+    #[test]
+    fn heat_ramp_darkens_monotonically() {
+        let luma = |f: f64| {
+            let c = heat(f);
+            0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2)
+        };
+        assert_eq!(heat(0.0), plotters::style::RGBColor(0xff, 0xff, 0xcc));
+        assert_eq!(heat(1.0), plotters::style::RGBColor(0x80, 0x00, 0x26));
+        for k in 0..16 {
+            let (a, b) = (f64::from(k) / 16.0, f64::from(k + 1) / 16.0);
+            assert!(luma(b) < luma(a), "{a} -> {b}: {} -> {}", luma(a), luma(b));
+        }
+    }
+}
