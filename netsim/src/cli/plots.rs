@@ -181,7 +181,7 @@ fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
                 )))
                 .map_err(|e| err(&e))?;
                 if label {
-                    // White on the darker half of the ramp.
+                    // White on the dark end of the ramp, black elsewhere.
                     let ink = if top > 0.0 && u / top > 0.55 {
                         WHITE
                     } else {
