@@ -1328,3 +1328,5 @@ mod open_files;
 mod otf2;
 #[path = "netsim/platform.rs"]
 mod platform;
+#[path = "netsim/plot_layout.rs"]
+mod plot_layout;

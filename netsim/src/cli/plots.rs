@@ -103,12 +103,15 @@ pub fn torus_path(p: &Path) -> PathBuf {
 }
 
 /// Link utilization over the torus, laid out by coordinates: one panel
-/// per z plane, one cell per router at (x, y), shaded by the highest
-/// utilization of the router's outgoing router-to-router links (white 0,
-/// dark red the run's busiest link), with that percentage written in the
-/// cell when the grid is small enough to read it.
+/// per z plane, one cell per router at (x, y) with its coordinate ticked
+/// at the cell's centre, shaded by the highest utilization of the
+/// router's outgoing router-to-router links on [`heat`]'s ramp (light
+/// yellow 0, dark red the run's busiest link), with that percentage
+/// written in the cell when the grid is small enough to read it, and a
+/// colour bar labelled 0 % and the busiest link's percentage.
 fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
     use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let Some(li) = &o.links else {
         return Ok(());
     };
@@ -129,9 +132,11 @@ fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
     let label = nx * ny * nz <= 512;
     // Cells big enough for their label on small tori, small on big ones.
     let cell = if label { 48 } else { 14 };
+    // Room for the colour bar and its labels right of the panels.
+    let bar_w = 90;
     let (w, h) = (
-        (cols as u32 * (nx * cell + 60)).clamp(560, 3000),
-        (rows as u32 * (ny * cell + 60) + 40).clamp(240, 3000),
+        (cols as u32 * (nx * cell + 80) + bar_w).clamp(560, 3000),
+        (rows as u32 * (ny * cell + 80) + 40).clamp(260, 3000),
     );
     let root = SVGBackend::new(path, (w, h)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -144,54 +149,128 @@ fn torus_map(o: &Outcome, dims: [u32; 3], path: &Path) -> Result<(), String> {
             ("sans-serif", 15),
         )
         .map_err(|e| err(&e))?;
-    let shade = |u: f64| {
-        let f = if top > 0.0 { u / top } else { 0.0 };
-        RGBColor(
-            (255.0 - 100.0 * f) as u8,
-            (255.0 - 235.0 * f) as u8,
-            (255.0 - 235.0 * f) as u8,
-        )
-    };
-    for (z, panel) in root.split_evenly((rows, cols)).into_iter().enumerate() {
+    let (panels, bar) = root.split_horizontally(w - bar_w);
+    let shade = |u: f64| heat(if top > 0.0 { u / top } else { 0.0 });
+    let router = |v: &f64| format!("{}", v.floor());
+    for (z, panel) in panels.split_evenly((rows, cols)).into_iter().enumerate() {
         if z >= nz as usize {
             break;
         }
         let mut c = ChartBuilder::on(&panel)
             .caption(format!("z = {z}"), ("sans-serif", 12))
             .margin(6)
-            .x_label_area_size(18)
-            .y_label_area_size(22)
-            .build_cartesian_2d(0u32..nx, 0u32..ny)
+            .x_label_area_size(34)
+            .y_label_area_size(36)
+            .build_cartesian_2d(Routers(nx), Routers(ny))
             .map_err(|e| err(&e))?;
         c.configure_mesh()
             .disable_mesh()
             .x_desc("x")
             .y_desc("y")
-            .x_labels(nx.min(12) as usize)
-            .y_labels(ny.min(12) as usize)
+            .x_label_formatter(&router)
+            .y_label_formatter(&router)
             .draw()
             .map_err(|e| err(&e))?;
         for y in 0..ny {
             for x in 0..nx {
                 let u = util[idx([x, y, z as u32])];
+                let (x0, y0) = (f64::from(x), f64::from(y));
                 c.draw_series(std::iter::once(Rectangle::new(
-                    [(x, y), (x + 1, y + 1)],
+                    [(x0, y0), (x0 + 1.0, y0 + 1.0)],
                     shade(u).filled(),
                 )))
                 .map_err(|e| err(&e))?;
                 if label {
+                    // White on the dark end of the ramp, black elsewhere.
+                    let ink = if top > 0.0 && u / top > 0.55 {
+                        WHITE
+                    } else {
+                        BLACK
+                    };
                     c.draw_series(std::iter::once(Text::new(
                         format!("{:.0}", 100.0 * u),
-                        (x, y + 1),
-                        ("sans-serif", 12),
+                        (x0, y0 + 1.0),
+                        ("sans-serif", 12).into_font().color(&ink),
                     )))
                     .map_err(|e| err(&e))?;
                 }
             }
         }
     }
+    // The colour bar: the ramp bottom (0 %) to top (the busiest link).
+    let (_, bh) = bar.dim_in_pixel();
+    let (x0, x1, y_top, y_bot) = (10, 28, 40, bh as i32 - 40);
+    let steps = 64;
+    for i in 0..steps {
+        let lo = y_bot - (i * (y_bot - y_top)) / steps;
+        let hi = y_bot - ((i + 1) * (y_bot - y_top)) / steps;
+        let f = (f64::from(i) + 0.5) / f64::from(steps);
+        bar.draw(&Rectangle::new([(x0, hi), (x1, lo)], heat(f).filled()))
+            .map_err(|e| err(&e))?;
+    }
+    bar.draw(&Rectangle::new([(x0, y_top), (x1, y_bot)], BLACK))
+        .map_err(|e| err(&e))?;
+    let side =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (text, y) in [
+        (format!("{:.1} %", 100.0 * top), y_top),
+        ("0 %".to_string(), y_bot),
+    ] {
+        bar.draw(&Text::new(text, (x1 + 5, y), side.clone()))
+            .map_err(|e| err(&e))?;
+    }
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// One torus dimension of `n` routers as an axis: router `i` spans
+/// [i, i + 1) and is ticked at its centre i + 0.5 (at most 12 ticks).
+struct Routers(u32);
+
+impl plotters::coord::ranged1d::Ranged for Routers {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let f = v / f64::from(self.0.max(1));
+        limit.0 + (f * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _: H) -> Vec<f64> {
+        let step = self.0.div_ceil(12).max(1) as usize;
+        (0..self.0)
+            .step_by(step)
+            .map(|i| f64::from(i) + 0.5)
+            .collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..f64::from(self.0)
+    }
+}
+
+/// The heat-map colour of `f` in [0, 1]: ColorBrewer's sequential
+/// YlOrRd ramp (9 classes, light yellow -> orange -> dark red),
+/// interpolated linearly between its stops so that nearby values at the
+/// top still differ in colour.
+fn heat(f: f64) -> plotters::style::RGBColor {
+    const STOPS: [(u8, u8, u8); 9] = [
+        (0xff, 0xff, 0xcc),
+        (0xff, 0xed, 0xa0),
+        (0xfe, 0xd9, 0x76),
+        (0xfe, 0xb2, 0x4c),
+        (0xfd, 0x8d, 0x3c),
+        (0xfc, 0x4e, 0x2a),
+        (0xe3, 0x1a, 0x1c),
+        (0xbd, 0x00, 0x26),
+        (0x80, 0x00, 0x26),
+    ];
+    let t = f.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let k = (t.floor() as usize).min(STOPS.len() - 2);
+    let r = t - k as f64;
+    let (a, b) = (STOPS[k], STOPS[k + 1]);
+    let mix = |p: u8, q: u8| (f64::from(p) + (f64::from(q) - f64::from(p)) * r).round() as u8;
+    plotters::style::RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
 /// The value at a dotted path of a report (`makespan_s`,
@@ -332,5 +411,26 @@ trait WriteWhole {
 impl WriteWhole for Figure {
     fn write_svg_whole(&self, path: &Path) -> Result<(), String> {
         super::output::write_with(path, |tmp| self.write_svg(tmp))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heat;
+
+    /// The ramp runs from light yellow to dark red and darkens at every
+    /// step of 1/16, so neighbouring values near the top differ too.
+    #[test]
+    fn heat_ramp_darkens_monotonically() {
+        let luma = |f: f64| {
+            let c = heat(f);
+            0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2)
+        };
+        assert_eq!(heat(0.0), plotters::style::RGBColor(0xff, 0xff, 0xcc));
+        assert_eq!(heat(1.0), plotters::style::RGBColor(0x80, 0x00, 0x26));
+        for k in 0..16 {
+            let (a, b) = (f64::from(k) / 16.0, f64::from(k + 1) / 16.0);
+            assert!(luma(b) < luma(a), "{a} -> {b}: {} -> {}", luma(a), luma(b));
+        }
     }
 }
