@@ -84,11 +84,11 @@ impl<K, V> Default for ProbeMap<K, V> {
 impl<K: ProbeKey, V: Copy + Default> ProbeMap<K, V> {
     /// Entries in the map.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
@@ -119,22 +119,22 @@ impl<K: ProbeKey, V: Copy + Default> ProbeMap<K, V> {
         }
     }
 
-    pub fn get(&self, k: K) -> Option<&V> {
+    pub(crate) fn get(&self, k: K) -> Option<&V> {
         let i = self.find(k).ok()?;
         Some(&self.slots[i].1)
     }
 
-    pub fn get_mut(&mut self, k: K) -> Option<&mut V> {
+    pub(crate) fn get_mut(&mut self, k: K) -> Option<&mut V> {
         let i = self.find(k).ok()?;
         Some(&mut self.slots[i].1)
     }
 
-    pub fn contains_key(&self, k: K) -> bool {
+    pub(crate) fn contains_key(&self, k: K) -> bool {
         self.find(k).is_ok()
     }
 
     /// `k`'s value, inserted as `V::default()` if absent.
-    pub fn entry_default(&mut self, k: K) -> &mut V {
+    pub(crate) fn entry_default(&mut self, k: K) -> &mut V {
         let i = match self.find(k) {
             Ok(i) => i,
             Err(_) => self.put(k, V::default()),
@@ -143,7 +143,7 @@ impl<K: ProbeKey, V: Copy + Default> ProbeMap<K, V> {
     }
 
     /// Sets `k`'s value; returns the old one.
-    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+    pub(crate) fn insert(&mut self, k: K, v: V) -> Option<V> {
         match self.find(k) {
             Ok(i) => Some(std::mem::replace(&mut self.slots[i].1, v)),
             Err(_) => {
@@ -171,7 +171,7 @@ impl<K: ProbeKey, V: Copy + Default> ProbeMap<K, V> {
 
     /// Removes `k`; returns its value. The slots after it whose probe
     /// passed through its slot move back.
-    pub fn remove(&mut self, k: K) -> Option<V> {
+    pub(crate) fn remove(&mut self, k: K) -> Option<V> {
         let Ok(mut hole) = self.find(k) else {
             return None;
         };
@@ -197,7 +197,7 @@ impl<K: ProbeKey, V: Copy + Default> ProbeMap<K, V> {
     }
 
     /// Empties the map (keeping its room).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.slots.fill((K::VACANT, V::default()));
         self.len = 0;
     }

@@ -303,6 +303,12 @@ pub struct MessageListProgram {
     step: usize,
 }
 
+impl std::fmt::Debug for MessageListProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageListProgram").finish_non_exhaustive()
+    }
+}
+
 impl OpStream for MessageListProgram {
     fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
         let i = &*self.inner;

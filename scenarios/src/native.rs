@@ -165,6 +165,12 @@ pub struct NativeStream {
     num_ranks: u32,
 }
 
+impl std::fmt::Debug for NativeStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeStream").finish_non_exhaustive()
+    }
+}
+
 impl OpStream for NativeStream {
     fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
         while self.lines.advance()? {

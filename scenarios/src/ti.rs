@@ -334,6 +334,12 @@ pub struct TiStream {
     state: State,
 }
 
+impl std::fmt::Debug for TiStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TiStream").finish_non_exhaustive()
+    }
+}
+
 /// The replay state of one rank, apart from the file.
 struct State {
     rank: Rank,

@@ -67,6 +67,12 @@ pub struct Timeline<W: Write> {
     err: Option<io::Error>,
 }
 
+impl<W: Write> std::fmt::Debug for Timeline<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Timeline").finish_non_exhaustive()
+    }
+}
+
 /// Trace-event process ids of the groups of tracks.
 const RANKS_PID: u32 = 1;
 const CPUS_PID: u32 = 2;
@@ -278,6 +284,12 @@ pub struct MessageLog<W: Write> {
     err: Option<csv::Error>,
 }
 
+impl<W: Write> std::fmt::Debug for MessageLog<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageLog").finish_non_exhaustive()
+    }
+}
+
 impl<W: Write> MessageLog<W> {
     /// The header goes out at once.
     pub fn new(out: W) -> Self {
@@ -377,6 +389,12 @@ pub struct Tap<W: Write> {
     /// the timeline's link tracks and `--link-series`), if asked for;
     /// only then does the transport log them.
     pub links: Option<topology::SeriesBuilder>,
+}
+
+impl<W: Write> std::fmt::Debug for Tap<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tap").finish_non_exhaustive()
+    }
 }
 
 impl<W: Write> Observer for Tap<W> {

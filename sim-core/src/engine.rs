@@ -47,6 +47,12 @@ pub struct Scheduler<'a, E> {
     now: Time,
 }
 
+impl<'a, E> std::fmt::Debug for Scheduler<'a, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler").finish_non_exhaustive()
+    }
+}
+
 impl<'a, E> Scheduler<'a, E> {
     /// A scheduler over `queue` at time `now` (for driving models by hand in
     /// tests; the engine builds its own).
@@ -90,6 +96,12 @@ impl<E> Schedule<E> for Scheduler<'_, E> {
 pub struct Lift<'a, S, O, I> {
     inner: &'a mut S,
     _types: PhantomData<fn(I) -> O>,
+}
+
+impl<'a, S, O, I> std::fmt::Debug for Lift<'a, S, O, I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lift").finish_non_exhaustive()
+    }
 }
 
 impl<'a, S, O, I> Lift<'a, S, O, I>
@@ -152,6 +164,12 @@ pub struct Engine<E> {
     queue: EventQueue<E>,
     now: Time,
     events: u64,
+}
+
+impl<E> std::fmt::Debug for Engine<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
 }
 
 impl<E> Default for Engine<E> {

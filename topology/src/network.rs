@@ -27,6 +27,12 @@ pub enum Network {
     Ideal(IdealNetwork),
 }
 
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network").finish_non_exhaustive()
+    }
+}
+
 /// Events of a [`Network`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetEvent {

@@ -197,6 +197,12 @@ pub struct PacketNet {
     stats: StatsCollector,
 }
 
+impl std::fmt::Debug for PacketNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PacketNet").finish_non_exhaustive()
+    }
+}
+
 impl PacketNet {
     /// A message's pacing rate: `rate_cap` bounded by the TCP window
     /// ([`NetConfig::tcp_window`]) over its route's latency.

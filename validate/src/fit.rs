@@ -463,6 +463,12 @@ pub struct Split {
     pub held: Vec<Measurement>,
 }
 
+impl std::fmt::Debug for Split {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Split").finish_non_exhaustive()
+    }
+}
+
 impl Fit {
     /// The locality the fitted scenario's mapping reproduces: the most
     /// remote one measured.

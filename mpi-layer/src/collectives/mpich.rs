@@ -21,33 +21,33 @@ use crate::op::Op;
 pub const ELEMENT_BYTES: u64 = 8;
 
 /// `generic.json`, bcast: `comm_size<8`: binomial at every size.
-pub const BCAST_MIN_PROCS: u32 = 8;
+pub(super) const BCAST_MIN_PROCS: u32 = 8;
 /// `generic.json`, bcast: `avg_msg_size<=12288` \[bytes\]: binomial.
-pub const BCAST_SHORT_MAX: u64 = 12_288;
+pub(super) const BCAST_SHORT_MAX: u64 = 12_288;
 /// `generic.json`, bcast, `comm_size=pow2`: `avg_msg_size<=524288`
 /// \[bytes\]: scatter + recursive doubling allgather; above: ring.
-pub const BCAST_MEDIUM_MAX: u64 = 524_288;
+pub(super) const BCAST_MEDIUM_MAX: u64 = 524_288;
 /// `generic.json`, allreduce: `avg_msg_size<=8` \[bytes\]: recursive
 /// doubling.
-pub const ALLREDUCE_SHORT_MAX: u64 = 8;
+pub(super) const ALLREDUCE_SHORT_MAX: u64 = 8;
 /// `generic.json`, reduce: `avg_msg_size<=2048` \[bytes\]: binomial.
-pub const REDUCE_SHORT_MAX: u64 = 2048;
+pub(super) const REDUCE_SHORT_MAX: u64 = 2048;
 /// `generic.json`, allgather(v), `comm_size=pow2`: `total_msg_size<524288`
 /// \[bytes\]: recursive doubling; above: ring.
-pub const ALLGATHER_RD_BELOW: u64 = 524_288;
+pub(super) const ALLGATHER_RD_BELOW: u64 = 524_288;
 /// `generic.json`, allgather(v), other sizes: `total_msg_size<81920`
 /// \[bytes\]: Bruck; above: ring.
-pub const ALLGATHER_BRUCK_BELOW: u64 = 81_920;
+pub(super) const ALLGATHER_BRUCK_BELOW: u64 = 81_920;
 /// `generic.json`, alltoall: `comm_size<8`: no Bruck.
-pub const ALLTOALL_MIN_PROCS: u32 = 8;
+pub(super) const ALLTOALL_MIN_PROCS: u32 = 8;
 /// `generic.json`, alltoall: `avg_msg_size<=256` \[bytes per peer\]: Bruck.
-pub const ALLTOALL_SHORT_MAX: u64 = 256;
+pub(super) const ALLTOALL_SHORT_MAX: u64 = 256;
 /// `generic.json`, alltoall: `avg_msg_size<=32768` \[bytes per peer\]:
 /// scattered (throttled); above: pairwise.
-pub const ALLTOALL_MEDIUM_MAX: u64 = 32_768;
+pub(super) const ALLTOALL_MEDIUM_MAX: u64 = 32_768;
 /// `generic.json`, reduce_scatter, commutative: `total_msg_size<524288`
 /// \[bytes\]: recursive halving; above: pairwise.
-pub const REDUCE_SCATTER_HALVING_BELOW: u64 = 524_288;
+pub(super) const REDUCE_SCATTER_HALVING_BELOW: u64 = 524_288;
 
 /// The algorithm MPICH 4.1 runs for `op` on `p` ranks, and its rule.
 pub(super) fn mpich(op: &Op, p: u32) -> Choice {

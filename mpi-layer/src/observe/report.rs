@@ -47,6 +47,12 @@ pub struct ReportObserver {
     collectives: Tally,
 }
 
+impl std::fmt::Debug for ReportObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReportObserver").finish_non_exhaustive()
+    }
+}
+
 /// A rank that never finished, and the operation it started last.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiting {

@@ -16,7 +16,7 @@ use topology::{Locality, NodeId, Transport};
 /// picoseconds on every link, which leaves it a few picoseconds over
 /// `alpha + s / R_b`; that shortfall is clamped at run time (counted in
 /// `RunResults::calibration_clamped`), not a configuration error.
-pub const CALIBRATION_SLACK: Time = Time::from_ns(1);
+pub(super) const CALIBRATION_SLACK: Time = Time::from_ns(1);
 
 /// The per-message terms of one cell that do not depend on the message.
 #[derive(Clone, Copy, Debug)]

@@ -39,7 +39,7 @@ pub(super) struct End {
 }
 
 impl End {
-    pub const NOTHING: End = End {
+    pub(super) const NOTHING: End = End {
         complete: NONE,
         cts: NONE,
         resume: NONE,
@@ -194,7 +194,7 @@ pub(super) struct LocalQueue {
 }
 
 impl LocalQueue {
-    pub fn push(&mut self, t: Time, ev: Loc) {
+    pub(super) fn push(&mut self, t: Time, ev: Loc) {
         let t = t.as_ps();
         match &mut self.head {
             Some((h, b)) if *h == t => return b.push(ev, &mut self.spare),
@@ -222,7 +222,7 @@ impl LocalQueue {
     }
 
     /// The first event due at or before `now`.
-    pub fn pop_due(&mut self, now: Time) -> Option<Loc> {
+    pub(super) fn pop_due(&mut self, now: Time) -> Option<Loc> {
         loop {
             if let Some((h, b)) = &mut self.head {
                 if *h > now.as_ps() {
@@ -244,7 +244,7 @@ impl LocalQueue {
     }
 
     /// The time of the earliest pending event.
-    pub fn next_time(&mut self) -> Option<Time> {
+    pub(super) fn next_time(&mut self) -> Option<Time> {
         if let Some((h, b)) = &self.head {
             if !b.is_empty() {
                 return Some(Time::from_ps(*h));

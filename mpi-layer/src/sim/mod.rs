@@ -112,6 +112,12 @@ pub struct Simulation<T: Transport, S: OpStream, O: Observer = NoObserver> {
     engine: Engine<Ev<T::Event>>,
 }
 
+impl<T: Transport, S: OpStream, O: Observer> std::fmt::Debug for Simulation<T, S, O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation").finish_non_exhaustive()
+    }
+}
+
 /// A rank's timed region: the open pass (its begin time and where it
 /// began) and the passes so far.
 #[derive(Default)]

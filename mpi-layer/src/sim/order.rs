@@ -64,7 +64,7 @@ pub(super) struct Order {
 
 impl Order {
     /// For `ranks` receivers.
-    pub fn new(ranks: usize) -> Self {
+    pub(super) fn new(ranks: usize) -> Self {
         Order {
             slots: vec![FREE_SLOT; ranks],
             pairs: ProbeMap::default(),
@@ -76,7 +76,7 @@ impl Order {
     /// Message `m` of pair (`src`, `dst`) may leave under a window of
     /// `w`: `true` if a credit was free (it is taken), `false` if it waits
     /// (parked) for one.
-    pub fn take_credit(&mut self, src: u32, dst: u32, w: u32, m: u32) -> bool {
+    pub(super) fn take_credit(&mut self, src: u32, dst: u32, w: u32, m: u32) -> bool {
         let c = self.counters(src, dst);
         if c.out < w {
             c.out += 1;
@@ -90,7 +90,7 @@ impl Order {
     /// The receiver handled an envelope of pair (`src`, `dst`): its
     /// credit comes back. Returns the pair's oldest parked message, which
     /// takes it at once, if any.
-    pub fn credit_back(&mut self, src: u32, dst: u32) -> Option<u32> {
+    pub(super) fn credit_back(&mut self, src: u32, dst: u32) -> Option<u32> {
         if !self.parked.is_empty() {
             if let Some(q) = self.parked.get_mut(&(src, dst)) {
                 let next = q.pop_front();
@@ -131,7 +131,7 @@ impl Order {
     }
 
     /// The sequence number of a new message from `src` to `dst`.
-    pub fn next_seq(&mut self, src: u32, dst: u32) -> u32 {
+    pub(super) fn next_seq(&mut self, src: u32, dst: u32) -> u32 {
         let slot = &mut self.slots[dst as usize];
         let c = if slot.src == src {
             &mut slot.c
@@ -154,7 +154,7 @@ impl Order {
     /// arrived: appends to `out`, in order, the messages now released for
     /// matching (none if a predecessor is missing; `m` and the held
     /// successors it unblocks otherwise).
-    pub fn arrived(&mut self, src: u32, dst: u32, seq: u32, m: u32, out: &mut Vec<u32>) {
+    pub(super) fn arrived(&mut self, src: u32, dst: u32, seq: u32, m: u32, out: &mut Vec<u32>) {
         let key = (src, dst);
         if self.held.is_empty() || !self.held.contains_key(&key) {
             // Nothing held for the pair (the common case): one lookup.

@@ -86,7 +86,7 @@ pub(super) struct RankState {
 }
 
 impl RankState {
-    pub fn new(matcher: MatcherKind) -> Self {
+    pub(super) fn new(matcher: MatcherKind) -> Self {
         RankState {
             run: Run::Ready,
             active: false,

@@ -48,13 +48,13 @@ impl UserReqs {
         ((r, id / GROUP), (id % GROUP) as usize)
     }
 
-    pub fn get(&self, r: u32, id: u64) -> Option<u32> {
+    pub(super) fn get(&self, r: u32, id: u64) -> Option<u32> {
         let (k, i) = Self::split(r, id);
         let q = self.groups.get(k)?.0[i];
         (q != NO_REQ).then_some(q)
     }
 
-    pub fn contains(&self, r: u32, id: u64) -> bool {
+    pub(super) fn contains(&self, r: u32, id: u64) -> bool {
         self.get(r, id).is_some()
     }
 

@@ -38,7 +38,7 @@ pub(super) struct NodeMemory {
 
 impl NodeMemory {
     /// A memory of `bandwidth` bytes/s.
-    pub fn new(bandwidth: u64) -> Self {
+    pub(super) fn new(bandwidth: u64) -> Self {
         NodeMemory {
             bandwidth,
             copies: Vec::new(),
@@ -82,7 +82,13 @@ impl NodeMemory {
 
     /// Starts a copy of `bytes` for message `msg` at no more than `cap`
     /// bytes/s; returns the next completion to schedule.
-    pub fn start(&mut self, now: Time, msg: u32, bytes: u64, cap: u64) -> Option<(Time, u32)> {
+    pub(super) fn start(
+        &mut self,
+        now: Time,
+        msg: u32,
+        bytes: u64,
+        cap: u64,
+    ) -> Option<(Time, u32)> {
         self.advance(now);
         let c = Copy {
             msg,
@@ -99,7 +105,12 @@ impl NodeMemory {
     /// The completion event of `version` fired: pushes the finished copies'
     /// messages to `out` (in cap order) and returns the next completion;
     /// `None` and nothing done if the event is stale.
-    pub fn done(&mut self, now: Time, version: u32, out: &mut Vec<u32>) -> Option<(Time, u32)> {
+    pub(super) fn done(
+        &mut self,
+        now: Time,
+        version: u32,
+        out: &mut Vec<u32>,
+    ) -> Option<(Time, u32)> {
         if version != self.version {
             return None;
         }

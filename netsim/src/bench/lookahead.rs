@@ -33,12 +33,12 @@ use topology::{
 };
 
 /// The partition schemes measured.
-pub const SCHEMES: [&str; 4] = ["node", "router", "block", "half"];
+pub(crate) const SCHEMES: [&str; 4] = ["node", "router", "block", "half"];
 
 /// The workloads measured: the torus workloads of `netsim bench`, the
 /// bench's `allreduce` (ideal network; at P = 65 536 here) and the same
 /// allreduce on the packet model, one rank per Gemini of an 8x8x8 torus.
-pub const WORKLOADS: [&str; 7] = [
+pub(crate) const WORKLOADS: [&str; 7] = [
     "alltoall-torus",
     "halo27-512",
     "random-pairs",
@@ -49,11 +49,11 @@ pub const WORKLOADS: [&str; 7] = [
 ];
 
 /// Ranks of the `allreduce` lookahead workload (16 per node: 4096 nodes).
-pub const ALLREDUCE_RANKS: u32 = 65_536;
+pub(crate) const ALLREDUCE_RANKS: u32 = 65_536;
 
 /// Partition of the ideal network's `nodes` nodes under `scheme` (groups
 /// of consecutive nodes, see the module doc).
-pub fn node_partition(nodes: u32, scheme: &str) -> Vec<u32> {
+pub(crate) fn node_partition(nodes: u32, scheme: &str) -> Vec<u32> {
     let group = match scheme {
         "node" => 1,
         "router" => 2,
@@ -64,7 +64,7 @@ pub fn node_partition(nodes: u32, scheme: &str) -> Vec<u32> {
 }
 
 /// Partition of every vertex of `m` (a torus) under `scheme`.
-pub fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
+pub(crate) fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
     let t = m
         .torus()
         .ok_or_else(|| "the lookahead measurement needs a torus machine".to_string())?;
@@ -102,13 +102,13 @@ pub fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
 /// Distances (ps) of the events one run scheduled, split by whether they
 /// cross partitions.
 #[derive(Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     cross: Vec<u64>,
     local: u64,
 }
 
 /// The packet model, recording where its events go.
-pub struct Probe {
+pub(crate) struct Probe {
     net: PacketNet,
     part: Vec<u32>,
     cur: u32,
@@ -213,7 +213,7 @@ impl Transport for Probe {
 
 /// The ideal network, recording where its arrivals go: scheduled on the
 /// sending node's partition, handled on the receiving node's.
-pub struct IdealProbe {
+pub(crate) struct IdealProbe {
     net: IdealNetwork,
     part: Vec<u32>,
     tally: Rc<RefCell<Tally>>,
@@ -261,7 +261,7 @@ impl Transport for IdealProbe {
 
 /// One workload under one partition scheme: the run's figures and the
 /// distances of the events that crossed.
-pub struct Measured {
+pub(crate) struct Measured {
     /// Engine events of the whole run (MPI layer included).
     pub events: u64,
     /// Events the packet model scheduled.
@@ -292,7 +292,7 @@ fn probe_of(net: Network, scheme: &str) -> Result<(Probe, Rc<RefCell<Tally>>, u3
 }
 
 /// Runs `name` (one of [`WORKLOADS`]) in the packet model with `scheme`.
-pub fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
+pub(crate) fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
     let bw = MpiParams::blue_waters;
     let (pl, net, progs) = match name {
         "alltoall-torus" | "halo27-512" | "halo27" => {
@@ -371,7 +371,7 @@ fn finish(events: u64, makespan: Time, tally: Rc<RefCell<Tally>>, parts: u32) ->
 
 /// Counts of `sorted` distances (ps) per power-of-two bin of
 /// nanoseconds: bin 0 is `[0, 1)` ns, bin `k` is `[2^(k-1), 2^k)` ns.
-pub fn octaves(sorted: &[u64]) -> Vec<(u64, u64, u64)> {
+pub(crate) fn octaves(sorted: &[u64]) -> Vec<(u64, u64, u64)> {
     let mut bins: Vec<(u64, u64, u64)> = Vec::new();
     for &d in sorted {
         let k = 64 - (d / 1000).leading_zeros();
@@ -390,7 +390,11 @@ pub fn octaves(sorted: &[u64]) -> Vec<(u64, u64, u64)> {
 
 /// Prints one row per workload and scheme; with `histogram`, each row is
 /// followed by the distances' counts per power-of-two bin of nanoseconds.
-pub fn report(workloads: &[String], schemes: &[String], histogram: bool) -> Result<(), String> {
+pub(crate) fn report(
+    workloads: &[String],
+    schemes: &[String],
+    histogram: bool,
+) -> Result<(), String> {
     println!(
         "cross-partition event distances: packet model (cut-through, 4 KiB packets) on a Blue Waters torus; `allreduce`: the ideal network (500 ns, 100 GB/s)"
     );

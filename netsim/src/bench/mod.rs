@@ -9,15 +9,15 @@ use clap::Subcommand;
 use std::process::Command as Process;
 use topology::Mode;
 
-pub mod lookahead;
-pub mod net;
-pub mod suite;
+pub(crate) mod lookahead;
+pub(crate) mod net;
+pub(crate) mod suite;
 mod workloads;
 
-pub use suite::SuiteArgs;
+pub(crate) use suite::SuiteArgs;
 
 #[derive(Subcommand)]
-pub enum BenchCommand {
+pub(crate) enum BenchCommand {
     /// The hold model on the bare event engine: N pending events, each
     /// handled event schedules one more after an exponential delay
     /// (mean 1 us). Each N runs in a fresh process so its peak memory is
@@ -84,7 +84,7 @@ pub enum BenchCommand {
 
 /// `netsim bench [FLAGS] [SUBCOMMAND]`: without a subcommand, the fixed
 /// set of workloads ([`suite`]).
-pub fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
+pub(crate) fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
     let Some(cmd) = cmd else {
         return suite::run(args);
     };
@@ -229,7 +229,7 @@ fn net_bench(
 }
 
 /// Peak resident set size of this process \[KiB\] (Linux `VmHWM`).
-pub fn peak_rss_kib() -> Option<u64> {
+pub(crate) fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()

@@ -40,7 +40,7 @@ impl Model for Driver {
 }
 
 /// Figures of one run.
-pub struct NetRun {
+pub(crate) struct NetRun {
     pub messages: u64,
     pub events: u64,
     pub wall_secs: f64,
@@ -52,7 +52,7 @@ pub struct NetRun {
 
 /// Runs the permutation on a Blue Waters torus of `dims` in `mode`
 /// (`backpressure`: finite buffers, packet mode only).
-pub fn run_net(
+pub(crate) fn run_net(
     dims: [u32; 3],
     bytes: u64,
     seed: u64,

@@ -24,7 +24,7 @@ use topology::{Mode, Placement};
 
 /// Options of the suite (flags of `netsim bench` itself).
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct SuiteArgs {
+pub(crate) struct SuiteArgs {
     /// Run only these workloads (comma-separated names; `--list` shows them).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -163,7 +163,7 @@ const WORKLOADS: &[Workload] = &[
 ];
 
 /// Entry point of `netsim bench` without a subcommand.
-pub fn run(a: SuiteArgs) -> Result<(), String> {
+pub(crate) fn run(a: SuiteArgs) -> Result<(), String> {
     if let Some(name) = a.child.clone() {
         return child(&a, &name);
     }

@@ -3,18 +3,18 @@
 use scenarios::scenario::ScenarioError;
 
 /// Exit code: a validation row or a check failed.
-pub const EXIT_CHECK_FAILED: u8 = 1;
+pub(crate) const EXIT_CHECK_FAILED: u8 = 1;
 /// Exit code: bad input or configuration (a file, an option, a trace
 /// line, a limit), including a run stopped by an input error.
-pub const EXIT_INPUT: u8 = 2;
+pub(crate) const EXIT_INPUT: u8 = 2;
 /// Exit code: the simulation deadlocked (ranks blocked, nothing left to
 /// happen).
-pub const EXIT_DEADLOCK: u8 = 3;
+pub(super) const EXIT_DEADLOCK: u8 = 3;
 
 /// A command's error: the message and the exit code it maps to
 /// ([`EXIT_INPUT`] or [`EXIT_DEADLOCK`]).
 #[derive(Debug)]
-pub struct CliError {
+pub(crate) struct CliError {
     /// The process exit code.
     pub code: u8,
     /// What went wrong.

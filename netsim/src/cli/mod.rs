@@ -5,17 +5,17 @@
 //! SVG). Output schemas: `docs/OUTPUT.md`.
 
 mod error;
-pub mod output;
-pub mod plots;
-pub mod render;
+pub(crate) mod output;
+pub(crate) mod plots;
+pub(crate) mod render;
 mod set;
 mod sweep;
 
 use error::scenario_err;
-pub use error::{CliError, EXIT_CHECK_FAILED, EXIT_INPUT};
-pub use output::out;
+pub(crate) use error::{CliError, EXIT_CHECK_FAILED, EXIT_INPUT};
+pub(crate) use output::out;
 use set::{collectives_set, overrides};
-pub use sweep::{SweepArgs, sweep};
+pub(crate) use sweep::{SweepArgs, sweep};
 
 use clap::Args;
 use scenarios::goal::{GoalConfig, GoalSchedule};
@@ -30,7 +30,7 @@ use topology::ModeChoice;
 
 /// How a report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Human-readable table.
     Table,
     /// JSON document (`netsim-run/1`).
@@ -41,7 +41,7 @@ pub enum Format {
 
 /// Output options shared by `run` and `replay`.
 #[derive(Args, Debug)]
-pub struct OutputOpts {
+pub(crate) struct OutputOpts {
     /// Print the report as JSON (schema: docs/OUTPUT.md).
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -99,7 +99,7 @@ impl OutputOpts {
 
 /// `netsim run`.
 #[derive(Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The scenario file (TOML; format: docs/SCENARIOS.md).
     scenario: PathBuf,
     /// Collective algorithms as this library runs them: `netsim` (the
@@ -114,7 +114,7 @@ pub struct RunArgs {
 
 /// `netsim replay`.
 #[derive(Args, Debug)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// Trace format; default from the extension (.meta DUMPI, .otf2 OTF2,
     /// .goal GOAL, .csv message list, .trace native, else TI).
     #[arg(long, value_enum)]
@@ -167,7 +167,7 @@ pub struct ReplayArgs {
 
 /// `netsim compile`.
 #[derive(Args, Debug)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     /// The GOAL schedule (text).
     schedule: PathBuf,
     /// The compiled file to write (e.g. `schedule.goalc`).
@@ -176,7 +176,7 @@ pub struct CompileArgs {
 
 /// `netsim compile`: a GOAL schedule's compiled form, which `run` and
 /// `replay` open without reading the text again.
-pub fn compile(a: CompileArgs) -> Result<(), CliError> {
+pub(crate) fn compile(a: CompileArgs) -> Result<(), CliError> {
     let t = Instant::now();
     // The smallest `calc` unit: the runs check durations with their own.
     let config = GoalConfig {
@@ -417,7 +417,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), CliError> {
 }
 
 /// `netsim run`.
-pub fn run(a: RunArgs) -> Result<(), CliError> {
+pub(crate) fn run(a: RunArgs) -> Result<(), CliError> {
     let (src, table) = scenario::read_table(&a.scenario).map_err(scenario_err)?;
     let dir = a.scenario.parent().unwrap_or(Path::new(".")).to_path_buf();
     run_table(&src, &table, &a.out, &dir, a.collectives.as_deref())
@@ -425,7 +425,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
 
 /// `netsim replay`: the options become a scenario table with a `trace`
 /// workload, so `--set` reaches every scenario field.
-pub fn replay(a: ReplayArgs) -> Result<(), CliError> {
+pub(crate) fn replay(a: ReplayArgs) -> Result<(), CliError> {
     let mut t = Table::new();
     // Each option goes in as the value serde writes for it: the same
     // name a scenario file uses, since the types are the file's.
@@ -511,6 +511,6 @@ impl<T: serde::Serialize + ?Sized> ErasedValue for T {
 }
 
 /// `netsim presets`.
-pub fn presets() -> String {
+pub(crate) fn presets() -> String {
     render::presets()
 }

@@ -31,7 +31,7 @@ fn remove(p: &Path) {
 /// [`Partial::commit`] renames it to the target; dropped uncommitted, the
 /// temporary file is removed.
 #[derive(Debug)]
-pub struct Partial {
+pub(crate) struct Partial {
     tmp: PathBuf,
     target: PathBuf,
     done: bool,
@@ -42,7 +42,7 @@ impl Partial {
     /// signal; nothing is created yet. A target that exists and is not a
     /// regular file (a device such as /dev/null, a pipe, a symbolic link)
     /// is written in place: a rename would replace it.
-    pub fn new(target: &Path) -> Partial {
+    pub(crate) fn new(target: &Path) -> Partial {
         let in_place = std::fs::symlink_metadata(target).is_ok_and(|m| !m.is_file());
         if in_place {
             return Partial {
@@ -65,7 +65,7 @@ impl Partial {
 
     /// Files to be written into the folder `dir` together: a temporary
     /// folder inside it, whose files [`Partial::commit`] moves into `dir`.
-    pub fn folder(dir: &Path) -> Partial {
+    pub(crate) fn folder(dir: &Path) -> Partial {
         let tmp = dir.join(format!(".netsim-{}.part", std::process::id()));
         open_list().push((tmp.clone(), dir.to_path_buf()));
         Partial {
@@ -76,19 +76,19 @@ impl Partial {
     }
 
     /// The temporary path to write.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.tmp
     }
 
     /// Creates the temporary file, buffered.
-    pub fn create(&self) -> Result<std::io::BufWriter<std::fs::File>, String> {
+    pub(crate) fn create(&self) -> Result<std::io::BufWriter<std::fs::File>, String> {
         std::fs::File::create(&self.tmp)
             .map(std::io::BufWriter::new)
             .map_err(|e| format!("{}: {e}", self.target.display()))
     }
 
     /// Renames the complete file to its target.
-    pub fn commit(mut self) -> Result<(), String> {
+    pub(crate) fn commit(mut self) -> Result<(), String> {
         if self.tmp == self.target {
             return Ok(());
         }
@@ -126,7 +126,7 @@ impl Drop for Partial {
 }
 
 /// Writes `bytes` to `target` whole: a temporary file, then a rename.
-pub fn write(target: &Path, bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn write(target: &Path, bytes: &[u8]) -> Result<(), String> {
     write_with(target, |tmp| {
         std::fs::write(tmp, bytes).map_err(|e| format!("{}: {e}", target.display()))
     })
@@ -134,7 +134,7 @@ pub fn write(target: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Writes `target` whole by `f(temporary path)`: a temporary file, then a
 /// rename. Errors name the target, not the temporary file.
-pub fn write_with(
+pub(crate) fn write_with(
     target: &Path,
     f: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), String> {
@@ -150,7 +150,7 @@ pub fn write_with(
 
 /// On SIGINT or SIGTERM: removes the partial files, says so, and exits
 /// with 128 + the signal's number. Call once, at the start.
-pub fn on_signals() {
+pub(crate) fn on_signals() {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         return;
@@ -181,7 +181,7 @@ pub fn on_signals() {
 /// ... | head`) ends the output quietly instead of panicking as `print!`
 /// does on a closed pipe; any other failure (a full disk) is an error,
 /// exit 2.
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {

@@ -9,7 +9,7 @@ use topology::LinkClass;
 use validate::plot::{Figure, Series, Style};
 
 /// The link-figure path next to `p`: `FILE.svg` -> `FILE-links.svg`.
-pub fn links_path(p: &Path) -> PathBuf {
+pub(crate) fn links_path(p: &Path) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
     p.with_file_name(format!("{stem}-links.svg"))
 }
@@ -23,7 +23,7 @@ pub fn links_path(p: &Path) -> PathBuf {
 /// the x, y and z curves show at once which dimension is the bottleneck
 /// and how evenly the load spreads (a flat curve is balanced traffic; a
 /// few links at the top are hot spots, named in the report's link table).
-pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
     let r = &o.report;
     let fin: Vec<(f64, f64)> = r
         .finish
@@ -97,7 +97,7 @@ pub fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The torus-map path next to `p`: `FILE.svg` -> `FILE-torus.svg`.
-pub fn torus_path(p: &Path) -> PathBuf {
+pub(crate) fn torus_path(p: &Path) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
     p.with_file_name(format!("{stem}-torus.svg"))
 }
@@ -290,7 +290,7 @@ fn metric_of(v: &serde_json::Value, path: &str) -> Option<f64> {
 /// `FILE-by-<path>.svg`. Words on an axis are placed at 0, 1, 2, ... in
 /// sweep order; numbers (and sizes, times, rates with units) at their
 /// value, on a log axis when they span two decades. Returns the files.
-pub fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf>, String> {
     let Some(first) = rows.first() else {
         return Err("no rows to plot".into());
     };

@@ -63,7 +63,7 @@ fn synthetic_table(o: &mut String, s: &scenarios::synthetic::SyntheticReport, ev
 }
 
 /// The report as a table for a terminal.
-pub fn table(r: &Report) -> String {
+pub(crate) fn table(r: &Report) -> String {
     let mut o = String::new();
     let mode = if r.link_count == 0 {
         "contention-free wires".to_string()
@@ -249,7 +249,7 @@ where
 /// order: object keys by name, array elements by index
 /// (`finish.per_rank_ps.3`, `traffic.0.messages`). The one flattener
 /// behind both CSV forms and the sweep's `--metric` paths.
-pub fn leaves(v: &serde_json::Value) -> Vec<(String, &serde_json::Value)> {
+pub(crate) fn leaves(v: &serde_json::Value) -> Vec<(String, &serde_json::Value)> {
     fn walk<'a>(
         path: &mut String,
         v: &'a serde_json::Value,
@@ -291,7 +291,7 @@ fn leaf_text(v: &serde_json::Value) -> String {
 /// row; see docs/OUTPUT.md): every leaf of the JSON report, the section
 /// its top-level key (`run` for top-level values) and the key the rest
 /// of its dotted path.
-pub fn csv(r: &Report) -> Result<String, String> {
+pub(crate) fn csv(r: &Report) -> Result<String, String> {
     let json = serde_json::to_value(r).map_err(|e| e.to_string())?;
     let rows = leaves(&json).into_iter().map(|(path, v)| {
         let (section, key) = path.split_once('.').unwrap_or(("run", &path));
@@ -326,7 +326,7 @@ const SYNTHETIC_COLUMNS: [&str; 6] = [
 /// A sweep as CSV: one row per point, its axis values, then the main
 /// figures of its report ([`SWEEP_COLUMNS`], and [`SYNTHETIC_COLUMNS`]
 /// for synthetic traffic, named by their paths).
-pub fn sweep_csv(rows: &[Row]) -> Result<String, String> {
+pub(crate) fn sweep_csv(rows: &[Row]) -> Result<String, String> {
     let mut header = vec!["index".to_string()];
     let mut columns = SWEEP_COLUMNS.to_vec();
     if let Some(r) = rows.first() {
@@ -472,7 +472,7 @@ fn mpi_lines(o: &mut String, preset: &mpi_layer::params::Preset) {
 }
 
 /// `netsim presets`: machines and MPI presets with sources and key numbers.
-pub fn presets() -> String {
+pub(crate) fn presets() -> String {
     use topology::{ethernet, infiniband, torus};
     let mut o = String::new();
     let _ = writeln!(o, "Machines ([machine] preset = ...)");

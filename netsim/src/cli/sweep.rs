@@ -17,7 +17,7 @@ use toml::{Table, Value};
 /// `netsim sweep`.
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     #[command(subcommand)]
     merge: Option<SweepCommand>,
     /// The base scenario.
@@ -47,7 +47,7 @@ pub struct SweepArgs {
 
 /// Where a sweep's rows go, for `netsim sweep` and `netsim sweep merge`.
 #[derive(Args, Debug)]
-pub struct RowOutput {
+pub(super) struct RowOutput {
     /// Write the rows (JSON lines) here instead of standard output.
     #[arg(long, value_name = "FILE.jsonl")]
     out: Option<PathBuf>,
@@ -66,7 +66,7 @@ pub struct RowOutput {
 
 /// `netsim sweep merge`.
 #[derive(Subcommand, Debug)]
-pub enum SweepCommand {
+pub(super) enum SweepCommand {
     /// Join the JSON-lines outputs of a sweep's shards into the full sweep,
     /// in point order (checks every point is present once).
     Merge {
@@ -116,7 +116,7 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
 }
 
 /// `netsim sweep` and `netsim sweep merge`.
-pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
+pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepCommand::Merge { shards, rows: o }) = a.merge {
         let mut inputs = Vec::new();
         // `s*.jsonl --out sweep.jsonl` also matches the output of an

@@ -227,6 +227,12 @@ pub struct DumpiStream {
     done: bool,
 }
 
+impl std::fmt::Debug for DumpiStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DumpiStream").finish_non_exhaustive()
+    }
+}
+
 impl DumpiStream {
     /// Opens one rank's binary file; `num_ranks` bounds the ranks its
     /// records may name in `MPI_COMM_WORLD`.

@@ -174,6 +174,12 @@ pub struct GoalStream {
     live: Option<Live>,
 }
 
+impl std::fmt::Debug for GoalStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GoalStream").finish_non_exhaustive()
+    }
+}
+
 thread_local! {
     /// The read buffer of streams that keep nothing between reads.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };

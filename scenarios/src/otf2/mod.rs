@@ -93,6 +93,12 @@ pub struct Otf2Trace {
     archive: ffi::Opened,
 }
 
+impl std::fmt::Debug for Otf2Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Otf2Trace").finish_non_exhaustive()
+    }
+}
+
 impl Otf2Trace {
     /// Opens the archive whose anchor file is `anchor` and reads its
     /// global definitions; every rank's event file must exist.

@@ -186,6 +186,12 @@ pub struct RankStream<S> {
     done: bool,
 }
 
+impl<S> std::fmt::Debug for RankStream<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RankStream").finish_non_exhaustive()
+    }
+}
+
 /// The prelude's groups: `MPI_COMM_WORLD`'s, and the one being built.
 const WORLD_GROUP: GroupId = GroupId(1);
 const NEW_GROUP: GroupId = GroupId(2);
@@ -660,23 +666,23 @@ impl<S: EventSource> RankStream<S> {
 
 /// `OTF2_CollectiveOp` values.
 mod op {
-    pub const BARRIER: u8 = 0;
-    pub const BCAST: u8 = 1;
-    pub const GATHER: u8 = 2;
-    pub const GATHERV: u8 = 3;
-    pub const SCATTER: u8 = 4;
-    pub const SCATTERV: u8 = 5;
-    pub const ALLGATHER: u8 = 6;
-    pub const ALLGATHERV: u8 = 7;
-    pub const ALLTOALL: u8 = 8;
-    pub const ALLTOALLV: u8 = 9;
-    pub const ALLTOALLW: u8 = 10;
-    pub const ALLREDUCE: u8 = 11;
-    pub const REDUCE: u8 = 12;
-    pub const REDUCE_SCATTER: u8 = 13;
-    pub const SCAN: u8 = 14;
-    pub const EXSCAN: u8 = 15;
-    pub const REDUCE_SCATTER_BLOCK: u8 = 16;
+    pub(super) const BARRIER: u8 = 0;
+    pub(super) const BCAST: u8 = 1;
+    pub(super) const GATHER: u8 = 2;
+    pub(super) const GATHERV: u8 = 3;
+    pub(super) const SCATTER: u8 = 4;
+    pub(super) const SCATTERV: u8 = 5;
+    pub(super) const ALLGATHER: u8 = 6;
+    pub(super) const ALLGATHERV: u8 = 7;
+    pub(super) const ALLTOALL: u8 = 8;
+    pub(super) const ALLTOALLV: u8 = 9;
+    pub(super) const ALLTOALLW: u8 = 10;
+    pub(super) const ALLREDUCE: u8 = 11;
+    pub(super) const REDUCE: u8 = 12;
+    pub(super) const REDUCE_SCATTER: u8 = 13;
+    pub(super) const SCAN: u8 = 14;
+    pub(super) const EXSCAN: u8 = 15;
+    pub(super) const REDUCE_SCATTER_BLOCK: u8 = 16;
 }
 
 /// `total` split over `n` ranks as evenly as integers allow (the first

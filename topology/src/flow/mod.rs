@@ -279,6 +279,12 @@ pub struct FlowNet {
     rate_changes: u64,
 }
 
+impl std::fmt::Debug for FlowNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowNet").finish_non_exhaustive()
+    }
+}
+
 /// How many flows the rate updates touched.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct UpdateStats {

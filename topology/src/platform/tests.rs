@@ -502,8 +502,7 @@ fn a_shared_link_carrying_both_directions_is_one_capacity() {
 fn the_packet_model_refuses_a_shared_capacity() {
     let p = two_hosts(false);
     let e = crate::packet::PacketNet::new(p.machine, crate::NetConfig::default())
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(e.starts_with("p.xml:4: link `1` (line 5) is SHARED"), "{e}");
     assert!(e.contains("use flow mode"), "{e}");

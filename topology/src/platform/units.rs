@@ -89,7 +89,7 @@ fn names(units: &[(&str, f64)]) -> String {
 }
 
 /// A bandwidth: positive, whole bytes per second (rounded to nearest).
-pub fn rate(text: &str) -> Result<Bandwidth, String> {
+pub(super) fn rate(text: &str) -> Result<Bandwidth, String> {
     let (v, f) = split(text, RATE_UNITS).ok_or_else(|| {
         format!(
             "bandwidth `{text}`: expected a number and a unit ({})",
@@ -107,7 +107,7 @@ pub fn rate(text: &str) -> Result<Bandwidth, String> {
 
 /// A latency: non-negative, whole picoseconds (rounded to nearest), at
 /// most netsim's `MAX_DURATION`.
-pub fn time(text: &str) -> Result<Time, String> {
+pub(super) fn time(text: &str) -> Result<Time, String> {
     let (v, f) = split(text, TIME_UNITS).ok_or_else(|| {
         format!(
             "time `{text}`: expected a number and a unit ({})",
@@ -124,7 +124,7 @@ pub fn time(text: &str) -> Result<Time, String> {
 }
 
 /// A host speed in flop/s (the first power state of a list), positive.
-pub fn speed(text: &str) -> Result<f64, String> {
+pub(super) fn speed(text: &str) -> Result<f64, String> {
     let s = speeds(text)?[0];
     if s > 0.0 {
         Ok(s)
@@ -137,7 +137,7 @@ pub fn speed(text: &str) -> Result<f64, String> {
 
 /// A host's speeds in flop/s, one per power state (`"100Mf,50Mf"`); 0 is
 /// allowed (SimGrid's energy examples give a switched-off state `0f`).
-pub fn speeds(text: &str) -> Result<Vec<f64>, String> {
+pub(super) fn speeds(text: &str) -> Result<Vec<f64>, String> {
     text.split(',')
         .map(|one| {
             let (v, f) = split(one, SPEED_UNITS).ok_or_else(|| {

@@ -38,6 +38,12 @@ pub struct Case {
     pub run: fn(Opts<'_>) -> Result<Vec<Row>, String>,
 }
 
+impl std::fmt::Debug for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Case").finish_non_exhaustive()
+    }
+}
+
 /// Every case, in the order `netsim validate` runs them.
 pub fn all() -> Vec<Case> {
     let mut v = ideal::cases();

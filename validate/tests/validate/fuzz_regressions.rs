@@ -6,7 +6,7 @@
 //! `docs/FUZZING.md`.
 
 #[path = "../../../fuzz/src/lib.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unreachable_pub)]
 mod harness;
 
 use std::path::Path;
