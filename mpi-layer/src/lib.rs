@@ -57,7 +57,6 @@
 //! nothing. Bad programs, semantic errors and deadlocks end the run with
 //! a [`RunError`] naming the rank and the operation's origin.
 
-
 pub mod collectives;
 pub mod matching;
 pub mod observe;

@@ -55,7 +55,6 @@
 //! trace length. Bad input is an error value naming the file and line
 //! (text) or record and byte offset (binary); readers never panic on input.
 
-
 pub mod auto_mode;
 pub mod dumpi;
 pub mod goal;

@@ -25,7 +25,6 @@
 //! the same order, the same random numbers and the same statistics, on every
 //! platform.
 
-
 pub mod engine;
 pub mod hold;
 pub mod limits;

@@ -43,7 +43,6 @@
 //! Packet mode optionally bounds link buffers with backpressure (bubble
 //! flow control on the torus, or virtual channels); see [`packet`].
 
-
 /// `Display` for choice enums: the name clap's `ValueEnum` gives the
 /// variant, which their tests check is also serde's, so files, command
 /// lines and reports write one name.

@@ -11,7 +11,6 @@
 //! benchmark programs, is the `netsim` crate above this one; `netsim
 //! validate` and `netsim fit` are its commands on this library.
 
-
 pub mod calibrate;
 pub mod cases;
 pub mod fit;
