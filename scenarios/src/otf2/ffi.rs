@@ -553,7 +553,7 @@ unsafe extern "C" fn ev_coll_end(
 }
 
 /// How many events one read of a location's events decodes at most.
-pub const CHUNK: u64 = 4096;
+pub(super) const CHUNK: u64 = 4096;
 
 /// An open archive: the library's reader and, per rank, its event reader
 /// and the events decoded but not yet taken.
@@ -583,12 +583,12 @@ impl Drop for Archive {
 /// The definitions of the archive whose anchor file is `anchor`, and a
 /// function giving the event source of each rank (by location id, in the
 /// order `locations` will name them).
-pub struct Opened {
+pub(super) struct Opened {
     archive: Rc<RefCell<Archive>>,
 }
 
 /// Opens the archive and reads its global definitions.
-pub fn open(anchor: &Path) -> Result<(Opened, Definitions), String> {
+pub(super) fn open(anchor: &Path) -> Result<(Opened, Definitions), String> {
     register_error_callback();
     let c = CString::new(anchor.as_os_str().as_encoded_bytes())
         .map_err(|_| "the path contains a NUL byte".to_string())?;
@@ -647,7 +647,10 @@ impl Opened {
     /// one's local definitions (its mapping tables) first; returns one
     /// source per rank. An error in a location's local definitions comes
     /// with that location (`Some(l)`), to name its file.
-    pub fn sources(&self, locations: &[u64]) -> Result<Vec<Otf2Source>, (Option<u64>, String)> {
+    pub(super) fn sources(
+        &self,
+        locations: &[u64],
+    ) -> Result<Vec<Otf2Source>, (Option<u64>, String)> {
         let any = |e: String| (None, e);
         let mut a = self.archive.borrow_mut();
         let reader = a.reader;
@@ -727,6 +730,12 @@ impl Opened {
 pub struct Otf2Source {
     archive: Rc<RefCell<Archive>>,
     index: usize,
+}
+
+impl std::fmt::Debug for Otf2Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Otf2Source").finish_non_exhaustive()
+    }
 }
 
 impl EventSource for Otf2Source {
