@@ -4,15 +4,6 @@
 //! every [`Op`] exactly (see `scenarios/TRACE-FORMAT.md` for the full
 //! description and `scenarios/examples/native-ring.trace` for an example).
 //!
-//! ```text
-//! # ring exchange, 4 ranks, one file for all ranks (first column: rank)
-//! 0 irecv src=3 tag=7 bytes=1024 req=1
-//! 0 isend dst=1 tag=7 bytes=1024 req=2
-//! 0 waitall req=1,2
-//! 0 compute 2.5us
-//! 0 allreduce bytes=8
-//! ```
-//!
 //! - Blank lines and everything after `#` are ignored.
 //! - A file either holds one rank's operations (no rank column; see
 //!   [`NativeTrace::from_rank_files`]) or every rank's, each line starting

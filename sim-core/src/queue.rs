@@ -22,74 +22,14 @@
 //!
 //! # Implementation
 //!
-//! Entries are `(key, item)` with the key packed as `time << 64 | seq` in
-//! a `u128`, so one integer comparison orders them (tuple comparison was a
-//! fifth of the instructions of the hold benchmark). Two stores, one at a
-//! time:
-//!
-//! * **Small queues: a binary heap** (`std`'s), as long as at most 768
-//!   events are pending: it fits in the first-level caches, and nothing
-//!   beats it there (see `TO_RADIX` for what other limits cost).
-//! * **Large queues: a radix heap on the time** (Ahuja, Mehlhorn, Orlin
-//!   and Tarjan, J. ACM 1990). It remembers the time `last` of the last
-//!   event popped; a pending event at `t >= last` lives in bucket
-//!   `b(t) = bit length of (t XOR last)` (0 to 64), so bucket 0 (`front`)
-//!   holds the events at `last` itself and bucket `i` the times that
-//!   first differ from `last` at bit `i - 1`. Every time of bucket `i` is
-//!   smaller than every time of bucket `j > i`. Push is an append to a
-//!   vector; pop takes the front's first event or, when the front is
-//!   empty, the smallest non-empty bucket (a bit mask finds it), finds
-//!   its minimum time, makes that the new `last`, and redistributes the
-//!   bucket's events into lower buckets, in order. An event only ever
-//!   moves down, so at most 64 times, in practice a handful (its
-//!   distance to `last` halves with each move at least); the moves are
-//!   sequential appends, which is why this beats a binary heap once the
-//!   queue no longer fits in cache: a binary heap's pop is a path of
-//!   cache misses from the root to a leaf.
-//!
-//!   **Ties need no sorting**: within every bucket, events of equal time
-//!   lie in sequence order. An append carries the largest sequence number
-//!   yet; a redistribution moves a bucket in order into buckets that are
-//!   empty (they lie below the smallest non-empty one), and events of one
-//!   time always share a bucket. So the front, all at time `last`, is a
-//!   FIFO in sequence order, and many events at one instant (every rank
-//!   acting at a collective's step) cost no moves among themselves; a
-//!   radix heap on the whole `(time, seq)` key moved each of them once
-//!   per bit in which its sequence number differed.
-//!
-//!   Times below `last` (before the last pop; never through the engine)
-//!   go to the binary heap, which then pops first: they are smaller than
-//!   every bucket's. Below 512 live events the entries go back to the
-//!   binary heap; the gap keeps a queue that hovers near one size from
-//!   switching.
-//!
-//! Events with a handle ([`EventQueue::schedule`]) keep their payload in a
-//! slot table indexed by the handle; the store holds `(key, slot)`. A slot
-//! records the sequence number of its live key, so cancelling or
-//! rescheduling only changes the slot: the old entry becomes stale and is
-//! dropped when it reaches the front, or by a compaction once stale
-//! entries outnumber live ones. Events without a handle
-//! ([`EventQueue::post`]) carry their payload in the entry. The one cost
-//! of handles is the slot read at pop, a cache miss in a large queue; the
-//! slots of a small bucket about to be popped are read ahead, together
-//! (`WARM`), so that their misses overlap.
-//!
-//! The engine's run loop looks at the next time before every pop
-//! ([`EventQueue::front_time`]); that peek settles the smallest bucket,
-//! so the pop that follows takes bucket 0's entry without scanning the
-//! bucket a second time.
-//!
-//! Measured with the hold model (`netsim bench engine --child`, 5 M
-//! events per size, events per CPU second, median of 5 runs alternated
-//! with the previous build on the 2-core machine under a load of about 9,
-//! issue 13): posted / with handles, 10.2 M / 8.9 M with 1 000 pending
-//! (the binary heap, unchanged), 7.0 M / 5.1 M with 100 000 and 4.8 M /
-//! 3.5 M with 1 000 000, against 5.2 M / 3.6 M and 4.0 M / 2.8 M for the
-//! radix heap on the whole `(time, seq)` key in the same runs. That one
-//! had replaced `std`'s binary heap for posted events and the
-//! `priority-queue` crate's indexed heap for handles, which gave 1.0 M and
-//! 0.5 M with 1 000 000 pending (commit 3a9d8b9; the indexed heap hashed
-//! every handle).
+//! Keys are packed as `time << 64 | seq` in a `u128`. Up to 768 pending
+//! events live in `std`'s binary heap; beyond that, in a radix heap on
+//! the time (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 1990) whose
+//! buckets keep equal times in sequence order, so ties need no sorting;
+//! below 512 the entries go back to the heap. Events with a handle keep
+//! their payload in a slot table, and a cancel or move leaves a stale
+//! entry that is dropped later. The details and their measurements:
+//! `docs/perf/2026-11-26-event-queue-notes.md`.
 
 use crate::time::Time;
 use std::cmp::{Ordering, Reverse};

@@ -1,5 +1,5 @@
 //! The packet model: a message becomes packets that queue at every link
-//! direction on their way.
+//! direction on their way (one to three events per packet per link).
 //!
 //! # Servers
 //!
@@ -32,14 +32,7 @@
 //! messages currently crossing it (from the arrival of a message's first
 //! packet to the departure of its last); a direction crossed by `n`
 //! messages whose reverse direction is crossed by `n' > n` serves at
-//! `bandwidth * n / n'`, so every message on the cable gets
-//! `bandwidth / max(n, n')` as eq. 6 says.
-//!
-//! # Cost
-//!
-//! One to three events per packet per link (`Head`; `Free` only where
-//! packets wait or the asymmetric rule applies; `Deliver`); slabs with
-//! free lists and `VecDeque` queues: no allocation per event once warm.
+//! `bandwidth * n / n'`: every message gets `bandwidth / max(n, n')`.
 //!
 //! # Buffers
 //!
@@ -54,9 +47,8 @@
 //! BlueGene/L's torus), and a packet already in the ring may pass one
 //! that waits to enter (in a router they sit at different input ports).
 //! This keeps dimension-order routing deadlock-free; machine files with
-//! cyclic shortest paths get no such guarantee, and per-packet routings
-//! need virtual channels.
-//! `idle_time` stays exact while a lone message never fills a buffer.
+//! cyclic shortest paths get no such guarantee. `idle_time` stays exact
+//! while a lone message never fills a buffer.
 //!
 //! # Virtual channels
 //!

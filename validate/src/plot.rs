@@ -57,7 +57,7 @@ const LEGEND_WIDTH: u32 = 300;
 
 /// Tick label: plain for moderate whole numbers, else one significant
 /// digit in scientific notation (log-axis ticks are powers of ten, and
-/// their float values print as `9.999999999e-6` otherwise).
+/// their float values print with a tail of nines otherwise).
 fn tick(v: &f64) -> String {
     let a = v.abs();
     if a == 0.0 {
