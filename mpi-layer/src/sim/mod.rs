@@ -446,10 +446,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Schedules the layer's event `ev` at `t` (`t >= now`).
     fn push_local(&mut self, s: &mut Sch<'_, T::Event>, t: Time, ev: Loc) {
+        self.local.push(t, ev);
+        self.wake_at(s, t);
+    }
+
+    /// Makes sure a wake is pending at `t`, unless the running drain of
+    /// that instant takes what was queued for it.
+    fn wake_at(&mut self, s: &mut Sch<'_, T::Event>, t: Time) {
         let q = &mut self.local;
-        q.push(t, ev);
         if q.draining && t == s.now() {
-            // The running drain takes it.
             return;
         }
         if q.wakes.peek().is_none_or(|w| w.0 > t) {
@@ -461,13 +466,9 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// Graph program `r` looks for ready operations once the events of
     /// this instant are done.
     fn visit(&mut self, s: &mut Sch<'_, T::Event>, r: u32) {
+        self.local.visits.push(r);
         let now = s.now();
-        let q = &mut self.local;
-        q.visits.push(r);
-        if !q.draining && q.wakes.peek().is_none_or(|w| w.0 > now) {
-            q.wakes.push(Reverse(now));
-            s.post_at(now, Ev::Wake);
-        }
+        self.wake_at(s, now);
     }
 
     /// Runs every local event due now, in push order; when none is left,
