@@ -96,6 +96,20 @@ impl Fit {
     /// measured sizes. `netsim run` accepts it (checked by
     /// [`check_scenario`]).
     pub fn to_scenario(&self, source: &str) -> String {
+        let mut out = self.scenario_header(source);
+        out += &self.scenario_machine();
+        out += "\n[mpi]\npreset = \"blue-waters\"   # for what the data do not determine (above)\n";
+        out += &self.scenario_thresholds();
+        out += &self.scenario_queues();
+        out += &self.scenario_memory();
+        out += &self.scenario_postal();
+        out += &self.scenario_host();
+        out += &self.scenario_workload();
+        out
+    }
+
+    /// The opening comments: where the fit came from and what it leaves open.
+    fn scenario_header(&self, source: &str) -> String {
         let mut out = String::new();
         let label = [
             self.library.as_ref().map(|l| format!("library {l}")),
@@ -137,6 +151,12 @@ impl Fit {
         {
             out += &format!("# Note: {n}\n");
         }
+        out
+    }
+
+    /// `[machine]` and `[mapping]`: the most remote measured locality decides.
+    fn scenario_machine(&self) -> String {
+        let mut out = String::new();
         // Machine and mapping: the most remote measured locality decides.
         out += "\n[machine]\npreset = \"ideal\"\n";
         if self.localities.contains(&Locality::OtherNode) {
@@ -160,7 +180,12 @@ impl Fit {
         } else {
             out += "sockets = 1\n\n[mapping]\nppn = 2   # both ranks on one node and socket (same_socket)\n";
         }
-        out += "\n[mpi]\npreset = \"blue-waters\"   # for what the data do not determine (above)\n";
+        out
+    }
+
+    /// The protocol thresholds and the given isend eager limit.
+    fn scenario_thresholds(&self) -> String {
+        let mut out = String::new();
         if let Some((short_max, eager_max)) = self.thresholds() {
             let pf = self
                 .postal
@@ -196,6 +221,12 @@ impl Fit {
                 "isend_eager_max = {max}   # given (--isend-eager-max): streams above it fit the rendezvous cell\n"
             );
         }
+        out
+    }
+
+    /// Queue search: gamma and its bands, posted and unexpected.
+    fn scenario_queues(&self) -> String {
+        let mut out = String::new();
         if let (Some((g, e)), Some((kind, size))) = (self.gamma, self.gamma_source) {
             out += &format!(
                 "gamma = \"{}\"   # {} {size} B, {} (n, in, rev) pairs{}\n",
@@ -254,6 +285,12 @@ impl Fit {
                 None => {}
             }
         }
+        out
+    }
+
+    /// Memory path, pair window and the unexpected copy.
+    fn scenario_memory(&self) -> String {
+        let mut out = String::new();
         // The Blue Waters preset's node memory and pair window describe
         // that machine; here the fitted R_b hold the memory path, and a
         // stream is limited by the fitted gap, not by a window.
@@ -284,6 +321,12 @@ impl Fit {
                 }
             }
         }
+        out
+    }
+
+    /// One `[mpi.postal.<locality>]` table per fitted locality.
+    fn scenario_postal(&self) -> String {
+        let mut out = String::new();
         let min_ps = self.gamma.map_or(
             mpi_layer::MpiParams::blue_waters()
                 .gamma_posted
@@ -319,6 +362,12 @@ impl Fit {
                 );
             }
         }
+        out
+    }
+
+    /// The host costs of the measured streams.
+    fn scenario_host(&self) -> String {
+        let mut out = String::new();
         // The preset's own per-byte CPU cost is its R_b's, not these data's:
         // every cell's sender CPU holds a message alpha (g_cpu) and the
         // port carries the bytes at the fitted rate.
@@ -361,6 +410,12 @@ impl Fit {
                 rest.join(", ")
             );
         }
+        out
+    }
+
+    /// A ping-pong workload over the measured segments' ends.
+    fn scenario_workload(&self) -> String {
+        let mut out = String::new();
         // A workload that runs as is: ping-pong at a few measured sizes,
         // one per protocol segment and the extremes.
         let mut sizes: BTreeSet<u64> = BTreeSet::new();
