@@ -8,6 +8,8 @@ use super::{Case, Opts};
 use crate::models::bienz;
 use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
+use std::path::Path;
+
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
 use topology::{Mapping, Mode, NetConfig, Network, NodeId, Placement, TorusParams};
 
@@ -234,153 +236,213 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
                     wall
                 )),
             );
-            if level != whatif || kind != "spmv" {
-                continue;
+            if level == whatif && kind == "spmv" {
+                let phase = Phase {
+                    level,
+                    kind,
+                    path: &path,
+                    cfg: &cfg,
+                    list: &list,
+                    placement: &placement,
+                    dims,
+                    sim,
+                    max_rate: terms.max_rate,
+                    visits: &visits,
+                    crit,
+                };
+                rows.extend(whatif_rows(&phase, &params)?);
             }
-            // The queue what-if (Sec. 5: the search is the majority of the
-            // middle levels' cost, "motivating efforts for minimizing" it):
-            // a hashed matcher must save at least half the search the
-            // linear run's critical process does (gamma times its elements
-            // visited), and cannot take the run below max-rate.
-            let hashed = MpiParams {
-                matcher: mpi_layer::MatcherKind::Hashed,
-                ..params.clone()
-            };
-            let (rh, _) = run_phase(&list, &placement, dims, &hashed)?;
-            let saved = sim - rh.makespan.as_secs_f64();
-            let crit_search = visits[crit] as f64 * gamma;
-            rows.push(
-                Row::new(
-                    "amg",
-                    format!("level {level} {kind}: linear - hashed matcher >= half the critical process's search"),
-                    saved,
-                    sim - terms.max_rate * (1.0 - 2e-3),
-                    "s",
-                    Check::Between {
-                        low: 0.5 * crit_search,
-                        below: 0.0,
-                        above: 0.0,
-                    },
-                )
-                .note(format!(
-                    "linear {sim:.4e} s, hashed {:.4e} s: {:.1} % faster; the critical process (rank {crit}) searches {crit_search:.3e} s, the busiest {:.3e} s; bound above: down to max-rate",
-                    rh.makespan.as_secs_f64(),
-                    100.0 * saved / sim,
-                    max_visits as f64 * gamma
-                )),
-            );
-            // Reversing the receive order moves the maximum search to
-            // another process "but this cost stays constant" (Sec. 5).
-            // Here every process starts the phase at the same instant and
-            // sends in list order, so arrivals come in an order tied to the
-            // listed one; a seeded shuffle of the receives stands for a
-            // machine whose arrival order is unrelated to it.
-            let max_of = |order: RecvOrder| -> Result<(u64, usize, f64), String> {
-                let l = MessageList::read(
-                    &path,
-                    &MessageListConfig {
-                        recv_order: order,
-                        ..cfg
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let (r, v) = run_phase(&l, &placement, dims, &params)?;
-                let m = v.iter().copied().max().unwrap_or(0);
-                Ok((
-                    m,
-                    v.iter().position(|&x| x == m).unwrap_or(0),
-                    r.makespan.as_secs_f64(),
-                ))
-            };
-            let (rev_max, rev_arg, rev_time) = max_of(RecvOrder::Reversed)?;
-            let (shuf_max, shuf_arg, shuf_time) = max_of(RecvOrder::Shuffled { seed: 1 })?;
-            let (other_max, other_arg, _) = max_of(RecvOrder::Shuffled { seed: 2 })?;
-            let arg = visits.iter().position(|&v| v == max_visits).unwrap_or(0);
-            rows.push(
-                Row::new(
-                    "amg",
-                    format!("level {level} {kind}: max search, reversed / listed receive order (measured: constant)"),
-                    rev_max as f64 / max_visits.max(1) as f64,
-                    1.0,
-                    "",
-                    Check::Explained,
-                )
-                .note(format!(
-                    "not the paper's machine: every simulated process starts the phase at the same instant and posts its sends in list order, so arrivals follow the listed order and reversing the receives turns the worst order into nearly the best (listed: rank {arg} visits {max_visits}; reversed: rank {rev_arg} visits {rev_max}; makespans {sim:.4e} and {rev_time:.4e} s); the two rows below take an order unrelated to the arrivals"
-                )),
-            );
-            // With receives in an order unrelated to the arrivals (as on a
-            // machine whose processes do not start in lockstep) the
-            // busiest process visits about n n / 3 elements (Sec. 5, n its
-            // receives), whichever such order is taken.
-            let n = list.recvs_of(shuf_arg as u32) as f64;
-            rows.push(
-                Row::new(
-                    "amg",
-                    format!("level {level} {kind}: shuffled receives, max search ~ n n / 3 (factor {REVERSE_FACTOR})"),
-                    shuf_max as f64,
-                    n * n / 3.0,
-                    "elements",
-                    Check::Between {
-                        low: n * n / 3.0 / REVERSE_FACTOR,
-                        below: 0.0,
-                        above: REVERSE_FACTOR - 1.0,
-                    },
-                )
-                .note(format!(
-                    "rank {shuf_arg} receives n = {n} messages; makespan {shuf_time:.4e} s"
-                )),
-            );
-            rows.push(
-                Row::new(
-                    "amg",
-                    format!("level {level} {kind}: max search, another shuffle / the first ~ 1 (factor {REVERSE_FACTOR})"),
-                    other_max as f64 / shuf_max.max(1) as f64,
-                    1.0,
-                    "",
-                    Check::Between {
-                        low: 1.0 / REVERSE_FACTOR,
-                        below: 0.0,
-                        above: REVERSE_FACTOR - 1.0,
-                    },
-                )
-                .note(format!(
-                    "seed 1: rank {shuf_arg} visits {shuf_max}; seed 2: rank {other_arg} visits {other_max}"
-                )),
-            );
         }
     }
     if let Some(dir) = o.figures {
-        for (ki, (kind, figno)) in [("SpMV", 10), ("SpGEMM", 11)].into_iter().enumerate() {
-            let names = [
-                "simulated (packet)",
-                "max-rate",
-                "+ queue search",
-                "+ contention",
-            ];
-            let series = names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| crate::plot::Series {
-                    name: n.to_string(),
-                    points: fig[ki][i].clone(),
-                    style: if i == 0 {
-                        crate::plot::Style::Points
-                    } else {
-                        crate::plot::Style::Line
-                    },
-                })
-                .collect();
-            crate::plot::Figure {
-                title: format!("AMG {kind} per level, P = {procs} (Bienz Fig. {figno})"),
-                x_label: "AMG level".into(),
-                y_label: "time [s]".into(),
-                log_x: false,
-                log_y: true,
-                series,
-            }
-            .write_svg(&dir.join(format!("amg-{}.svg", kind.to_lowercase())))?;
-        }
+        write_figures(dir, procs, &fig)?;
     }
     Ok(rows)
+}
+
+/// One simulated phase (a level's SpMV or SpGEMM), for the what-if rows
+/// that rerun it.
+struct Phase<'a> {
+    level: u32,
+    kind: &'a str,
+    path: &'a Path,
+    cfg: &'a MessageListConfig,
+    list: &'a MessageList,
+    placement: &'a Placement,
+    dims: [u32; 3],
+    /// Its simulated time \[s\].
+    sim: f64,
+    /// Its max-rate term \[s\].
+    max_rate: f64,
+    visits: &'a [u64],
+    /// The critical process.
+    crit: usize,
+}
+
+/// The what-if rows of Sec. 5 on one phase: a hashed matcher, and the
+/// receive order reversed or shuffled.
+fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+    let &Phase {
+        level,
+        kind,
+        path,
+        cfg,
+        list,
+        placement,
+        dims,
+        sim,
+        max_rate,
+        visits,
+        crit,
+    } = phase;
+    let gamma = params.gamma_posted.gamma.as_secs_f64();
+    let max_visits = visits.iter().copied().max().unwrap_or(0);
+    let mut rows = Vec::new();
+    // The queue what-if (Sec. 5: the search is the majority of the
+    // middle levels' cost, "motivating efforts for minimizing" it):
+    // a hashed matcher must save at least half the search the
+    // linear run's critical process does (gamma times its elements
+    // visited), and cannot take the run below max-rate.
+    let hashed = MpiParams {
+        matcher: mpi_layer::MatcherKind::Hashed,
+        ..params.clone()
+    };
+    let (rh, _) = run_phase(list, placement, dims, &hashed)?;
+    let saved = sim - rh.makespan.as_secs_f64();
+    let crit_search = visits[crit] as f64 * gamma;
+    rows.push(
+        Row::new(
+            "amg",
+            format!("level {level} {kind}: linear - hashed matcher >= half the critical process's search"),
+            saved,
+            sim - max_rate * (1.0 - 2e-3),
+            "s",
+            Check::Between {
+                low: 0.5 * crit_search,
+                below: 0.0,
+                above: 0.0,
+            },
+        )
+        .note(format!(
+            "linear {sim:.4e} s, hashed {:.4e} s: {:.1} % faster; the critical process (rank {crit}) searches {crit_search:.3e} s, the busiest {:.3e} s; bound above: down to max-rate",
+            rh.makespan.as_secs_f64(),
+            100.0 * saved / sim,
+            max_visits as f64 * gamma
+        )),
+    );
+    // Reversing the receive order moves the maximum search to
+    // another process "but this cost stays constant" (Sec. 5).
+    // Here every process starts the phase at the same instant and
+    // sends in list order, so arrivals come in an order tied to the
+    // listed one; a seeded shuffle of the receives stands for a
+    // machine whose arrival order is unrelated to it.
+    let max_of = |order: RecvOrder| -> Result<(u64, usize, f64), String> {
+        let l = MessageList::read(
+            path,
+            &MessageListConfig {
+                recv_order: order,
+                ..*cfg
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let (r, v) = run_phase(&l, placement, dims, params)?;
+        let m = v.iter().copied().max().unwrap_or(0);
+        Ok((
+            m,
+            v.iter().position(|&x| x == m).unwrap_or(0),
+            r.makespan.as_secs_f64(),
+        ))
+    };
+    let (rev_max, rev_arg, rev_time) = max_of(RecvOrder::Reversed)?;
+    let (shuf_max, shuf_arg, shuf_time) = max_of(RecvOrder::Shuffled { seed: 1 })?;
+    let (other_max, other_arg, _) = max_of(RecvOrder::Shuffled { seed: 2 })?;
+    let arg = visits.iter().position(|&v| v == max_visits).unwrap_or(0);
+    rows.push(
+        Row::new(
+            "amg",
+            format!("level {level} {kind}: max search, reversed / listed receive order (measured: constant)"),
+            rev_max as f64 / max_visits.max(1) as f64,
+            1.0,
+            "",
+            Check::Explained,
+        )
+        .note(format!(
+            "not the paper's machine: every simulated process starts the phase at the same instant and posts its sends in list order, so arrivals follow the listed order and reversing the receives turns the worst order into nearly the best (listed: rank {arg} visits {max_visits}; reversed: rank {rev_arg} visits {rev_max}; makespans {sim:.4e} and {rev_time:.4e} s); the two rows below take an order unrelated to the arrivals"
+        )),
+    );
+    // With receives in an order unrelated to the arrivals (as on a
+    // machine whose processes do not start in lockstep) the
+    // busiest process visits about n n / 3 elements (Sec. 5, n its
+    // receives), whichever such order is taken.
+    let n = list.recvs_of(shuf_arg as u32) as f64;
+    rows.push(
+        Row::new(
+            "amg",
+            format!("level {level} {kind}: shuffled receives, max search ~ n n / 3 (factor {REVERSE_FACTOR})"),
+            shuf_max as f64,
+            n * n / 3.0,
+            "elements",
+            Check::Between {
+                low: n * n / 3.0 / REVERSE_FACTOR,
+                below: 0.0,
+                above: REVERSE_FACTOR - 1.0,
+            },
+        )
+        .note(format!(
+            "rank {shuf_arg} receives n = {n} messages; makespan {shuf_time:.4e} s"
+        )),
+    );
+    rows.push(
+        Row::new(
+            "amg",
+            format!("level {level} {kind}: max search, another shuffle / the first ~ 1 (factor {REVERSE_FACTOR})"),
+            other_max as f64 / shuf_max.max(1) as f64,
+            1.0,
+            "",
+            Check::Between {
+                low: 1.0 / REVERSE_FACTOR,
+                below: 0.0,
+                above: REVERSE_FACTOR - 1.0,
+            },
+        )
+        .note(format!(
+            "seed 1: rank {shuf_arg} visits {shuf_max}; seed 2: rank {other_arg} visits {other_max}"
+        )),
+    );
+    Ok(rows)
+}
+
+/// Figs. 10 and 11: per level, simulated beside the three model sums.
+fn write_figures(dir: &Path, procs: u32, fig: &[[Vec<(f64, f64)>; 4]; 2]) -> Result<(), String> {
+    for (ki, (kind, figno)) in [("SpMV", 10), ("SpGEMM", 11)].into_iter().enumerate() {
+        let names = [
+            "simulated (packet)",
+            "max-rate",
+            "+ queue search",
+            "+ contention",
+        ];
+        let series = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| crate::plot::Series {
+                name: n.to_string(),
+                points: fig[ki][i].clone(),
+                style: if i == 0 {
+                    crate::plot::Style::Points
+                } else {
+                    crate::plot::Style::Line
+                },
+            })
+            .collect();
+        crate::plot::Figure {
+            title: format!("AMG {kind} per level, P = {procs} (Bienz Fig. {figno})"),
+            x_label: "AMG level".into(),
+            y_label: "time [s]".into(),
+            log_x: false,
+            log_y: true,
+            series,
+        }
+        .write_svg(&dir.join(format!("amg-{}.svg", kind.to_lowercase())))?;
+    }
+    Ok(())
 }

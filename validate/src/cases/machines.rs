@@ -196,191 +196,24 @@ fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, String> {
 /// every byte crosses the G1-G2 link; n messages of 64 KiB / n.
 fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
     let params = MpiParams::blue_waters();
-    let ppn: u16 = 16;
-    let per_gemini = 2 * ppn as u32;
     let cases: &[(u32, u64)] = if o.quick {
         &[(4, 16384), (256, 256)]
     } else {
         &[(1, 65536), (4, 16384), (16, 4096), (64, 1024), (256, 256)]
     };
-    let gamma = params.gamma_posted.gamma;
     let mut rows = Vec::new();
     let mut series: Vec<Series> = Vec::new();
     let (mut fig_mr, mut fig_full) = (Vec::new(), Vec::new());
     for mode in [Mode::Packet, Mode::Flow] {
         let mut fig_sim = Vec::new();
         for &(n, s) in cases {
-            // Four Geminis in a line along x of an 8 x 2 x 2 torus
-            // (Fig. 6): two nodes each, 16 ranks per node. Returns the
-            // makespan and the bytes over the busiest router-to-router
-            // cable (both directions).
-            let line = |progs: Vec<Vec<mpi_layer::Op>>| -> Result<(f64, f64), String> {
-                let net = bw_torus([8, 2, 2], mode)?;
-                let nodes = net
-                    .machine()
-                    .torus()
-                    .expect("torus")
-                    .line([0, 0, 0], 0, 4)
-                    .map_err(|e| e.to_string())?;
-                let placement = Placement::map(4 * per_gemini, &nodes, ppn, 2, Mapping::Block)
-                    .map_err(|e| e.to_string())?;
-                let (r, net) = simulate_on("gemini-line", placement, net, progs, params.clone())?;
-                let hosts = net.machine().nodes();
-                let stats = net.link_stats(r.makespan);
-                let cable = stats
-                    .iter()
-                    .filter(|l| l.from >= hosts && l.to >= hosts)
-                    .map(|l| l.bytes + stats[net.machine().link(l.link).reverse as usize].bytes)
-                    .max()
-                    .unwrap_or(0);
-                Ok((r.makespan.as_secs_f64(), cable as f64))
-            };
-            // G0 <-> G2 and G1 <-> G3 (Fig. 6): everything crosses G1-G2.
-            let (crossing, l_measured) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
-            // G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
-            let g = per_gemini;
-            let apart_pairs: Vec<(u32, u32)> = (0..g)
-                .map(|i| (i, g + i))
-                .chain((0..g).map(|i| (2 * g + i, 3 * g + i)))
-                .collect();
-            let (apart, _) = line(high_volume_ping_pong(
-                4 * g,
-                &apart_pairs,
-                n,
-                s,
-                RecvOrder::InOrder,
-            ))?;
-            // Bienz's model for one rank, two phases of n messages: max-rate
-            // per message (R_N for rendezvous only, Table 1), queue search
-            // (n (n + 1) / 2 elements per phase reversed), contention.
-            let proto = params.protocol(s);
-            let pp = params.postal(proto, Locality::OtherNode);
-            let mr = 2.0
-                * n as f64
-                * bienz::max_rate(pp.alpha, pp.rate, bienz::table1_r_n(proto), ppn as u32, s);
-            let queue =
-                gamma.as_secs_f64() * 2.0 * bienz::reversed_search_elements(n as u64) as f64;
-            let delta = mpi_layer::params::BLUE_WATERS_DELTA;
-            let eq7 = 2.0 * bienz::contention(delta, 2.0, (n as u64 * s) as f64, ppn as u32);
-            // Fig. 7: receives posted in reverse. The searches add on the
-            // receivers' side, on top of max-rate (the paper's model
-            // underestimates only by the contention).
-            let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
-            let measured = delta * l_reversed;
-            rows.push(
-                Row::new(
-                    "gemini-line",
-                    format!(
-                        "reversed >= max-rate + queue search (Fig. 7), n = {n}, s = {s}, {}",
-                        mode_name(mode)
-                    ),
-                    reversed,
-                    mr + queue,
-                    "s",
-                    Check::LowerBound { slack: 0.0 },
-                )
-                .note(format!(
-                    "in order: {crossing:.4e} s; max-rate alone {mr:.4e} s"
-                )),
-            );
-            // Figs. 7 and 9: where queue search dominates (the paper:
-            // large n, "before queue search time dominates" the
-            // contention does), the reversed order costs the search on
-            // top of the in-order run: the difference is gamma n (n - 1)
-            // over the two phases (each receiver visits n (n + 1) / 2
-            // elements per phase instead of n), at least half of it on
-            // the critical path. We take "dominates" as the search being
-            // at least the G1-G2 link's busy time (64 x n s bytes at the
-            // link's rate); below that the other pairs' bytes keep the
-            // shared link busy while a receiver searches, and the
-            // difference can vanish (the Fig. 9 row covers those runs).
-            let search = gamma.as_secs_f64() * (n as f64) * (n as f64 - 1.0);
-            let link_busy = (2 * per_gemini) as f64 * (n as u64 * s) as f64
-                / TorusParams::blue_waters().link_bandwidth[0].as_f64();
-            if search >= link_busy {
-                rows.push(
-                    Row::new(
-                        "gemini-line",
-                        format!(
-                            "gamma n (n - 1) / 2 <= reversed - in order <= gamma n (n - 1), n = {n}, s = {s}, {}",
-                            mode_name(mode)
-                        ),
-                        reversed - crossing,
-                        search,
-                        "s",
-                        Check::Between {
-                            low: search / 2.0,
-                            below: 0.0,
-                            above: 1e-9,
-                        },
-                    )
-                    .note("each receiver visits n (n + 1) / 2 elements per phase instead of n"),
-                );
-            }
-            // Bytes over the G1->G2 link direction: 64 ranks x n x s (phase
-            // one of Algorithm 1; phase two uses the other direction and
-            // may overlap other pairs' phase one). The x-link carries
-            // 9.375e9 B/s per direction.
-            let link = TorusParams::blue_waters().link_bandwidth[0].as_f64();
-            let link_bound = (2 * per_gemini) as f64 * (n as u64 * s) as f64 / link;
-            rows.push(
-                Row::new(
-                    "gemini-line",
-                    format!(
-                        "crossing >= link bound, n = {n}, s = {s}, {}",
-                        mode_name(mode)
-                    ),
-                    crossing,
-                    link_bound,
-                    "s",
-                    Check::LowerBound { slack: 0.0 },
-                )
-                .note(format!(
-                    "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_measured:.3e} B over the G1-G2 cable",
-                    crossing / apart
-                )),
-            );
-            fig_sim.push((n as f64, reversed));
+            let (point, mut r) = gemini_line_point(mode, n, s, &params)?;
+            rows.append(&mut r);
+            fig_sim.push((n as f64, point.reversed));
             if mode == Mode::Packet {
-                fig_mr.push((n as f64, mr + queue));
-                fig_full.push((n as f64, mr + queue + measured));
+                fig_mr.push((n as f64, point.max_rate_queue));
+                fig_full.push((n as f64, point.full));
             }
-            // Fig. 9's full model with eq. 5's contention from the bytes the
-            // simulated G1-G2 cable carried, the quantity eq. 7 estimates.
-            rows.push(
-                Row::new(
-                    "gemini-line",
-                    format!(
-                        "reversed ~ max-rate + queue + delta l, l measured (Fig. 9, eq. 5), n = {n}, s = {s}, {}",
-                        mode_name(mode)
-                    ),
-                    reversed,
-                    mr + queue + measured,
-                    "s",
-                    Check::Relative { tol: 0.35 },
-                )
-                .note(format!(
-                    "l = {l_reversed:.3e} B over both directions of the G1-G2 cable"
-                )),
-            );
-            rows.push(
-                Row::new(
-                    "gemini-line",
-                    format!(
-                        "reversed vs max-rate + queue + contention with eq. 7's l, n = {n}, s = {s}, {}",
-                        mode_name(mode)
-                    ),
-                    reversed,
-                    mr + queue + eq7,
-                    "s",
-                    Check::Explained,
-                )
-                .note(format!(
-                    "eq. 7 (l = 2 h^3 b ppn, {:.3e} B over both phases) assumes a cube partition (Fig. 8; Sec. 6 names this limitation); on Fig. 6's line only G0's and G1's bytes cross G1-G2: the simulated cable carried {l_reversed:.3e} B, {:.1}x fewer",
-                    eq7 / delta,
-                    eq7 / delta / l_reversed
-                )),
-            );
         }
         series.push(Series {
             name: format!("simulated, {} mode", mode_name(mode)),
@@ -411,6 +244,203 @@ fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
         .write_svg(&dir.join("gemini-line.svg"))?;
     }
     Ok(rows)
+}
+
+/// Four Geminis in a line along x of an 8 x 2 x 2 torus (Bienz Fig. 6):
+/// two nodes each, `ppn` ranks per node. Returns the makespan \[s\] and
+/// the bytes over the busiest router-to-router cable (both directions).
+fn line_run(
+    mode: Mode,
+    ppn: u16,
+    params: &MpiParams,
+    progs: Vec<Vec<mpi_layer::Op>>,
+) -> Result<(f64, f64), String> {
+    let per_gemini = 2 * ppn as u32;
+    let net = bw_torus([8, 2, 2], mode)?;
+    let nodes = net
+        .machine()
+        .torus()
+        .expect("torus")
+        .line([0, 0, 0], 0, 4)
+        .map_err(|e| e.to_string())?;
+    let placement = Placement::map(4 * per_gemini, &nodes, ppn, 2, Mapping::Block)
+        .map_err(|e| e.to_string())?;
+    let (r, net) = simulate_on("gemini-line", placement, net, progs, params.clone())?;
+    let hosts = net.machine().nodes();
+    let stats = net.link_stats(r.makespan);
+    let cable = stats
+        .iter()
+        .filter(|l| l.from >= hosts && l.to >= hosts)
+        .map(|l| l.bytes + stats[net.machine().link(l.link).reverse as usize].bytes)
+        .max()
+        .unwrap_or(0);
+    Ok((r.makespan.as_secs_f64(), cable as f64))
+}
+
+/// One point of the Gemini line in one mode: the reversed run and the two
+/// model sums drawn beside it in Figs. 7 and 9.
+struct LinePoint {
+    reversed: f64,
+    max_rate_queue: f64,
+    full: f64,
+}
+
+/// The runs of one `(n, s)` of [`gemini_line_case`] and their rows.
+fn gemini_line_point(
+    mode: Mode,
+    n: u32,
+    s: u64,
+    params: &MpiParams,
+) -> Result<(LinePoint, Vec<Row>), String> {
+    let ppn: u16 = 16;
+    let per_gemini = 2 * ppn as u32;
+    let gamma = params.gamma_posted.gamma;
+    let mut rows = Vec::new();
+    let line = |progs| line_run(mode, ppn, params, progs);
+    // G0 <-> G2 and G1 <-> G3 (Fig. 6): everything crosses G1-G2.
+    let (crossing, l_measured) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
+    // G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
+    let g = per_gemini;
+    let apart_pairs: Vec<(u32, u32)> = (0..g)
+        .map(|i| (i, g + i))
+        .chain((0..g).map(|i| (2 * g + i, 3 * g + i)))
+        .collect();
+    let (apart, _) = line(high_volume_ping_pong(
+        4 * g,
+        &apart_pairs,
+        n,
+        s,
+        RecvOrder::InOrder,
+    ))?;
+    // Bienz's model for one rank, two phases of n messages: max-rate
+    // per message (R_N for rendezvous only, Table 1), queue search
+    // (n (n + 1) / 2 elements per phase reversed), contention.
+    let proto = params.protocol(s);
+    let pp = params.postal(proto, Locality::OtherNode);
+    let mr = 2.0
+        * n as f64
+        * bienz::max_rate(pp.alpha, pp.rate, bienz::table1_r_n(proto), ppn as u32, s);
+    let queue = gamma.as_secs_f64() * 2.0 * bienz::reversed_search_elements(n as u64) as f64;
+    let delta = mpi_layer::params::BLUE_WATERS_DELTA;
+    let eq7 = 2.0 * bienz::contention(delta, 2.0, (n as u64 * s) as f64, ppn as u32);
+    // Fig. 7: receives posted in reverse. The searches add on the
+    // receivers' side, on top of max-rate (the paper's model
+    // underestimates only by the contention).
+    let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
+    let measured = delta * l_reversed;
+    rows.push(
+        Row::new(
+            "gemini-line",
+            format!(
+                "reversed >= max-rate + queue search (Fig. 7), n = {n}, s = {s}, {}",
+                mode_name(mode)
+            ),
+            reversed,
+            mr + queue,
+            "s",
+            Check::LowerBound { slack: 0.0 },
+        )
+        .note(format!(
+            "in order: {crossing:.4e} s; max-rate alone {mr:.4e} s"
+        )),
+    );
+    // Figs. 7 and 9: where queue search dominates (the paper:
+    // large n, "before queue search time dominates" the
+    // contention does), the reversed order costs the search on
+    // top of the in-order run: the difference is gamma n (n - 1)
+    // over the two phases (each receiver visits n (n + 1) / 2
+    // elements per phase instead of n), at least half of it on
+    // the critical path. We take "dominates" as the search being
+    // at least the G1-G2 link's busy time (the link bound below);
+    // below that the other pairs' bytes keep the
+    // shared link busy while a receiver searches, and the
+    // difference can vanish (the Fig. 9 row covers those runs).
+    // Bytes over the G1->G2 link direction: 64 ranks x n x s (phase
+    // one of Algorithm 1; phase two uses the other direction and
+    // may overlap other pairs' phase one). The x-link carries
+    // 9.375e9 B/s per direction.
+    let link = TorusParams::blue_waters().link_bandwidth[0].as_f64();
+    let link_bound = (2 * per_gemini) as f64 * (n as u64 * s) as f64 / link;
+    let search = gamma.as_secs_f64() * (n as f64) * (n as f64 - 1.0);
+    if search >= link_bound {
+        rows.push(
+            Row::new(
+                "gemini-line",
+                format!(
+                    "gamma n (n - 1) / 2 <= reversed - in order <= gamma n (n - 1), n = {n}, s = {s}, {}",
+                    mode_name(mode)
+                ),
+                reversed - crossing,
+                search,
+                "s",
+                Check::Between {
+                    low: search / 2.0,
+                    below: 0.0,
+                    above: 1e-9,
+                },
+            )
+            .note("each receiver visits n (n + 1) / 2 elements per phase instead of n"),
+        );
+    }
+    rows.push(
+        Row::new(
+            "gemini-line",
+            format!(
+                "crossing >= link bound, n = {n}, s = {s}, {}",
+                mode_name(mode)
+            ),
+            crossing,
+            link_bound,
+            "s",
+            Check::LowerBound { slack: 0.0 },
+        )
+        .note(format!(
+            "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_measured:.3e} B over the G1-G2 cable",
+            crossing / apart
+        )),
+    );
+    // Fig. 9's full model with eq. 5's contention from the bytes the
+    // simulated G1-G2 cable carried, the quantity eq. 7 estimates.
+    rows.push(
+        Row::new(
+            "gemini-line",
+            format!(
+                "reversed ~ max-rate + queue + delta l, l measured (Fig. 9, eq. 5), n = {n}, s = {s}, {}",
+                mode_name(mode)
+            ),
+            reversed,
+            mr + queue + measured,
+            "s",
+            Check::Relative { tol: 0.35 },
+        )
+        .note(format!(
+            "l = {l_reversed:.3e} B over both directions of the G1-G2 cable"
+        )),
+    );
+    rows.push(
+        Row::new(
+            "gemini-line",
+            format!(
+                "reversed vs max-rate + queue + contention with eq. 7's l, n = {n}, s = {s}, {}",
+                mode_name(mode)
+            ),
+            reversed,
+            mr + queue + eq7,
+            "s",
+            Check::Explained,
+        )
+        .note(format!(
+            "eq. 7 (l = 2 h^3 b ppn, {:.3e} B over both phases) assumes a cube partition (Fig. 8; Sec. 6 names this limitation); on Fig. 6's line only G0's and G1's bytes cross G1-G2: the simulated cable carried {l_reversed:.3e} B, {:.1}x fewer",
+            eq7 / delta,
+            eq7 / delta / l_reversed
+        )),
+    );
+    let point = LinePoint {
+        reversed,
+        max_rate_queue: mr + queue,
+        full: mr + queue + measured,
+    };
+    Ok((point, rows))
 }
 
 fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
