@@ -131,23 +131,7 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
                 }
                 let opts = options(&words[2..]).map_err(|m| err(ln, m))?;
                 let v = if kw == "host" {
-                    let mut sockets = 1u16;
-                    let mut cores = 1u16;
-                    for (k, val) in opts {
-                        let n: u16 = val.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                            err(ln, format!("`{k}` must be a positive integer, got `{val}`"))
-                        })?;
-                        match k {
-                            "sockets" => sockets = n,
-                            "cores" => cores = n,
-                            _ => {
-                                return Err(err(
-                                    ln,
-                                    format!("unknown host option `{k}` (sockets, cores)"),
-                                ));
-                            }
-                        }
-                    }
+                    let (sockets, cores) = host_shape(&opts).map_err(|m| err(ln, m))?;
                     host_lines.push(ln);
                     b.host(name, sockets, cores)
                 } else {
@@ -177,44 +161,7 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
                 if words[1] == words[2] {
                     return Err(err(ln, format!("link from `{}` to itself", words[1])));
                 }
-                let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) =
-                    (None, None, 0u64, None, None);
-                for (k, val) in options(&words[3..]).map_err(|m| err(ln, m))? {
-                    let bad = |m: String| err(ln, format!("`{k}`: {m}"));
-                    match k {
-                        "bw" => bw = Some(units::parse_rate(val).map_err(bad)?),
-                        "bw_back" => bw_back = Some(units::parse_rate(val).map_err(bad)?),
-                        "lat" => lat = Some(units::parse_time(val).map_err(bad)?),
-                        "lat_back" => lat_back = Some(units::parse_time(val).map_err(bad)?),
-                        // A bare byte count is unambiguous for a size.
-                        "buffer" => {
-                            buf = match val.parse::<u64>() {
-                                Ok(b) => b,
-                                Err(_) => units::parse_bytes(val).map_err(bad)?,
-                            }
-                        }
-                        _ => {
-                            return Err(err(
-                                ln,
-                                format!(
-                                    "unknown link option `{k}` (bw, lat, buffer, bw_back, lat_back)"
-                                ),
-                            ));
-                        }
-                    }
-                }
-                let bw = bw.ok_or_else(|| err(ln, "link needs `bw=<rate>`".into()))?;
-                let lat = lat.ok_or_else(|| err(ln, "link needs `lat=<time>`".into()))?;
-                let fwd = LinkParams {
-                    bandwidth: bw,
-                    latency: lat,
-                    buffer: buf,
-                };
-                let back = LinkParams {
-                    bandwidth: bw_back.unwrap_or(bw),
-                    latency: lat_back.unwrap_or(lat),
-                    buffer: buf,
-                };
+                let (fwd, back) = link_params(&words[3..]).map_err(|m| err(ln, m))?;
                 b.cable(a, bv, fwd, back);
             }
             other => {
@@ -249,6 +196,64 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
             msg,
         }
     })
+}
+
+/// A host's `sockets=` and `cores=` (1 each by default).
+fn host_shape(opts: &[(&str, &str)]) -> Result<(u16, u16), String> {
+    let (mut sockets, mut cores) = (1u16, 1u16);
+    for &(k, val) in opts {
+        let n: u16 = val
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("`{k}` must be a positive integer, got `{val}`"))?;
+        match k {
+            "sockets" => sockets = n,
+            "cores" => cores = n,
+            _ => return Err(format!("unknown host option `{k}` (sockets, cores)")),
+        }
+    }
+    Ok((sockets, cores))
+}
+
+/// A link's options: its parameters forward and back (`bw_back` and
+/// `lat_back` default to `bw` and `lat`).
+fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), String> {
+    let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) = (None, None, 0u64, None, None);
+    for (k, val) in options(words)? {
+        let bad = |m: String| format!("`{k}`: {m}");
+        match k {
+            "bw" => bw = Some(units::parse_rate(val).map_err(bad)?),
+            "bw_back" => bw_back = Some(units::parse_rate(val).map_err(bad)?),
+            "lat" => lat = Some(units::parse_time(val).map_err(bad)?),
+            "lat_back" => lat_back = Some(units::parse_time(val).map_err(bad)?),
+            // A bare byte count is unambiguous for a size.
+            "buffer" => {
+                buf = match val.parse::<u64>() {
+                    Ok(b) => b,
+                    Err(_) => units::parse_bytes(val).map_err(bad)?,
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "unknown link option `{k}` (bw, lat, buffer, bw_back, lat_back)"
+                ));
+            }
+        }
+    }
+    let bw = bw.ok_or("link needs `bw=<rate>`")?;
+    let lat = lat.ok_or("link needs `lat=<time>`")?;
+    let fwd = LinkParams {
+        bandwidth: bw,
+        latency: lat,
+        buffer: buf,
+    };
+    let back = LinkParams {
+        bandwidth: bw_back.unwrap_or(bw),
+        latency: lat_back.unwrap_or(lat),
+        buffer: buf,
+    };
+    Ok((fwd, back))
 }
 
 fn options<'a>(words: &[&'a str]) -> Result<Vec<(&'a str, &'a str)>, String> {
