@@ -83,6 +83,27 @@ pub(crate) fn table(r: &Report) -> String {
         synthetic_table(&mut o, s, r.events);
         return o;
     }
+    run_lines(&mut o, r);
+    traffic_lines(&mut o, r);
+    notes_lines(&mut o, r);
+    links_lines(&mut o, r);
+    let _ = write!(o, "\nevents    {}", r.events);
+    match &r.wall {
+        Some(w) => {
+            let _ = writeln!(
+                o,
+                " in {:.3} s wall, {:.3} M events/s",
+                w.seconds,
+                w.events_per_sec / 1e6
+            );
+        }
+        None => o.push('\n'),
+    }
+    o
+}
+
+/// The MPI parameters' origin and the run's times.
+fn run_lines(o: &mut String, r: &Report) {
     let origin = if r.mpi.preset_default {
         format!(
             "preset {} (the default for this machine; name one with [mpi] preset)",
@@ -120,6 +141,10 @@ pub(crate) fn table(r: &Report) -> String {
         .map(|f| format!("{} ({})", f.rank, secs(f.finish_s)))
         .collect();
     let _ = writeln!(o, "slowest   {}", slow.join(", "));
+}
+
+/// Traffic per protocol and locality, regions and collectives.
+fn traffic_lines(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
         "\ntraffic   {} messages, {} bytes, {} control (RTS/CTS)",
@@ -169,9 +194,13 @@ pub(crate) fn table(r: &Report) -> String {
             );
         }
     }
+}
+
+/// Matching work and the notes on what the run set aside or clamped.
+fn notes_lines(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nmatching  elements visited per search");
-    o += &search_line("posted_recvs", &r.matching.posted_recvs);
-    o += &search_line("unexpected_msgs", &r.matching.unexpected_msgs);
+    *o += &search_line("posted_recvs", &r.matching.posted_recvs);
+    *o += &search_line("unexpected_msgs", &r.matching.unexpected_msgs);
     if r.calibration_clamped > 0 {
         let _ = writeln!(
             o,
@@ -191,6 +220,10 @@ pub(crate) fn table(r: &Report) -> String {
             let _ = writeln!(o, "  {n}");
         }
     }
+}
+
+/// The most utilized link directions.
+fn links_lines(o: &mut String, r: &Report) {
     if r.link_count > 0 {
         let _ = writeln!(
             o,
@@ -215,19 +248,6 @@ pub(crate) fn table(r: &Report) -> String {
             );
         }
     }
-    let _ = write!(o, "\nevents    {}", r.events);
-    match &r.wall {
-        Some(w) => {
-            let _ = writeln!(
-                o,
-                " in {:.3} s wall, {:.3} M events/s",
-                w.seconds,
-                w.events_per_sec / 1e6
-            );
-        }
-        None => o.push('\n'),
-    }
-    o
 }
 
 /// Records as CSV text, quoted where needed by the `csv` crate.
