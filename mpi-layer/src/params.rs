@@ -193,7 +193,7 @@ pub struct CollectiveParams {
     /// Which library's rules choose the algorithms, and the algorithms
     /// the scenario fixes per collective. Default netsim's own rules (the
     /// switch points above), no override.
-    pub selection: crate::collectives::Selection,
+    pub selection: crate::collectives::kinds::Selection,
 }
 
 impl Default for CollectiveParams {
@@ -207,7 +207,7 @@ impl Default for CollectiveParams {
             alltoall_bruck_max: 256,
             alltoall_bruck_min_procs: 8,
             reduce_rate: Bandwidth::bytes_per_sec(2_000_000_000),
-            selection: crate::collectives::Selection::default(),
+            selection: crate::collectives::kinds::Selection::default(),
         }
     }
 }
