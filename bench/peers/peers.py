@@ -799,7 +799,7 @@ def coll_traces(work):
 # power-of-two sizes), with zero flops so that only communication and
 # the simulator's own reduction charge remain.
 COLL_GEN_KINDS = ["barrier", "bcast", "reduce", "allreduce", "alltoall", "alltoallv", "gather", "scatter",
-                  "gatherv", "scatterv", "allgather", "allgatherv", "reducescatter"]
+                  "gatherv", "scatterv", "allgather", "allgatherv", "reducescatter", "scan", "exscan"]
 COLL_GEN_PROCS = [4, 7, 32]
 COLL_GEN_COUNTS = [1, 128, 8192, 131072]  # x 8 B: 8 B, 1 KiB, 64 KiB, 1 MiB
 
@@ -824,6 +824,8 @@ def coll_action(kind, r, n, c):
         "allgather": f"allgather {c} {c}",
         "allgatherv": f"allgatherv {mine[r]} {js(mine)}",
         "reducescatter": f"reducescatter {js(mine)} 0",
+        "scan": f"scan {c} 0",
+        "exscan": f"exscan {c} 0",
     }[kind]
 
 
@@ -908,8 +910,46 @@ def collectives(args):
             print(f"| {name} | {n} | {sgs} | {ns / 1e12:.9f} | {diff * 100:+.2f} % | {algs} |", flush=True)
             results.append({"selector": sel, "netsim_selector": ours, "trace": name, "ranks": n,
                             "simgrid_ps": sg, "netsim_ps": ns, "difference": diff, "algorithms": algs})
+        coll_matrix(sel, ours, [r for r in results if r["selector"] == sel])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+# The bound issue 33 sets per SimGrid selector (fraction).
+COLL_BOUND = {"default": 0.01, "ompi": 0.05}
+
+
+def coll_matrix(sel, ours, rows):
+    """The generated traces of one selector as a matrix: a row per
+    collective and communicator size, a column per size; a difference
+    over COLL_BOUND in bold, SimGrid's failures as `failed`."""
+    gen = {r["trace"]: r for r in rows if r["trace"].startswith("gen-")}
+    if not gen:
+        return
+    bound = COLL_BOUND.get(sel, 0.05)
+    sizes = [f"{8 * c}B" for c in COLL_GEN_COUNTS]
+    print(f"\n#### Generated traces, `{sel}` against `{ours}`: netsim - SimGrid, relative (bold: over {bound:.0%})\n")
+    print("| collective | ranks | " + " | ".join(sizes) + " | algorithms (netsim) |")
+    print("|---|---|" + "---|" * len(sizes) + "---|")
+    for kind in COLL_GEN_KINDS:
+        for n in COLL_GEN_PROCS:
+            names = [f"gen-{kind}-p{n}"] if kind == "barrier" else [f"gen-{kind}-p{n}-{s}" for s in sizes]
+            cells, algs = [], []
+            for nm in names:
+                r = gen.get(nm)
+                if r is None:
+                    cells.append("")
+                    continue
+                algs.append(r["algorithms"].split(": ", 1)[-1])
+                if r["simgrid_ps"] is None:
+                    cells.append("failed")
+                else:
+                    d = f"{r['difference'] * 100:+.2f} %"
+                    cells.append(f"**{d}**" if abs(r["difference"]) > bound else d)
+            if kind == "barrier":
+                cells += [""] * (len(sizes) - 1)
+            if any(cells):
+                print(f"| {kind} | {n} | " + " | ".join(cells) + f" | {' / '.join(dict.fromkeys(algs))} |", flush=True)
 
 
 # ---------------------------------------------------------------- BookSim2
