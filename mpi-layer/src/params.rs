@@ -190,10 +190,20 @@ pub struct CollectiveParams {
     /// 1 / rate, charged on the core for every reduced byte). Default
     /// 2 GB/s, a placeholder (no seed gives one): set it per machine.
     pub reduce_rate: Bandwidth,
+    /// Whether a reduction's combining costs core time at `reduce_rate`
+    /// (true), or nothing beyond the workload's own computation (false).
+    /// Default true. The `smpi` preset (a SimGrid platform's) sets false,
+    /// as SimGrid 3.32's trace replay does: it runs the reducing
+    /// collectives with `MPI_OP_NULL` and charges only the trace's flops
+    /// (`src/smpi/internals/smpi_replay.cpp`, the `ReduceAction`,
+    /// `AllReduceAction` and `ReduceScatterAction` kernels,
+    /// `smpi_execute_flops(args.comp_size)`), which the TI reader turns
+    /// into a computation after the call.
+    pub charge_reductions: bool,
     /// Which library's rules choose the algorithms, and the algorithms
     /// the scenario fixes per collective. Default netsim's own rules (the
     /// switch points above), no override.
-    pub selection: crate::collectives::Selection,
+    pub selection: crate::collectives::kinds::Selection,
 }
 
 impl Default for CollectiveParams {
@@ -207,7 +217,8 @@ impl Default for CollectiveParams {
             alltoall_bruck_max: 256,
             alltoall_bruck_min_procs: 8,
             reduce_rate: Bandwidth::bytes_per_sec(2_000_000_000),
-            selection: crate::collectives::Selection::default(),
+            charge_reductions: true,
+            selection: crate::collectives::kinds::Selection::default(),
         }
     }
 }

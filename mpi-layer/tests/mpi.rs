@@ -621,6 +621,13 @@ fn collectives_take_hand_computed_times() {
     let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, bw.clone());
     assert_eq!(r.makespan, round * 2);
     assert_eq!((r.messages(), r.bytes()), (8, 64));
+    // Reductions not charged (the `smpi` preset, as SimGrid's replay):
+    // the same rounds without the 4 ns.
+    let mut free = bw.clone();
+    free.collectives.charge_reductions = false;
+    let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, free);
+    assert_eq!(r.makespan, (Time::from_ns(2300) + push + gamma) * 2);
+    assert!(!MpiParams::smpi().collectives.charge_reductions);
 }
 
 #[test]

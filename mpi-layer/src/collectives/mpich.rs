@@ -12,7 +12,9 @@
 //! with [`ELEMENT_BYTES`]. Every threshold is a named constant citing the
 //! tree's key.
 
-use super::{CollAlg, CollKind, select::Choice};
+use super::alg::CollAlg;
+use super::kinds::{Choice, CollKind};
+use super::step::{floor_pow2, total};
 use crate::op::Op;
 
 /// Bytes per element when a rule compares an element count (`count<pow2`):
@@ -55,7 +57,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
     let c = |alg, rule| Choice { alg, rule };
     let pow2 = p.is_power_of_two();
     // `count<pow2`: fewer elements than the largest power of two <= P.
-    let few = |bytes: u64| bytes / ELEMENT_BYTES < u64::from(super::floor_pow2(p));
+    let few = |bytes: u64| bytes / ELEMENT_BYTES < u64::from(floor_pow2(p));
     match op {
         Op::Barrier { .. } => c(
             BarrierDissemination,
@@ -125,7 +127,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
             let total = bytes.saturating_mul(u64::from(p));
             allgather(total, pow2, false)
         }
-        Op::Allgatherv { counts, .. } => allgather(super::total(counts), pow2, true),
+        Op::Allgatherv { counts, .. } => allgather(total(counts), pow2, true),
         Op::Alltoall { bytes, .. } => {
             let b = *bytes;
             if p >= ALLTOALL_MIN_PROCS && b <= ALLTOALL_SHORT_MAX {
@@ -155,7 +157,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
             "mpich generic.json alltoallv: MPIR_Alltoallv_intra_scattered",
         ),
         Op::ReduceScatter { counts, .. } => {
-            if super::total(counts) < REDUCE_SCATTER_HALVING_BELOW {
+            if total(counts) < REDUCE_SCATTER_HALVING_BELOW {
                 c(
                     ReduceScatterRecursiveHalving,
                     "mpich generic.json reduce_scatter: commutative, total_msg_size<524288: MPIR_Reduce_scatter_intra_recursive_halving",

@@ -14,7 +14,10 @@
 //! `gatherv`, `scatterv`, `scan` and `exscan` have no `coll/tuned`
 //! decision: `coll/basic` runs them (linear, and a chain for the scans).
 
-use super::{CollAlg, select::Choice};
+use super::alg::CollAlg;
+use super::kinds::Choice;
+use super::mpich::ELEMENT_BYTES;
+use super::step::{floor_pow2, total};
 use crate::op::Op;
 
 /// One row of a fixed decision table: (communicator size below which the
@@ -346,13 +349,13 @@ pub(super) const SCATTER: [Row; 6] = [
 ];
 
 /// The algorithm Open MPI 4.1's `coll/tuned` runs for `op` on `p` ranks,
-/// and its rule. Reductions count elements of [`super::ELEMENT_BYTES`]
+/// and its rule. Reductions count elements of [`ELEMENT_BYTES`]
 /// where `coll/base` compares a count with the communicator size.
 pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
     let pow2 = p.is_power_of_two();
-    let count = |bytes: u64| bytes / super::ELEMENT_BYTES;
+    let count = |bytes: u64| bytes / ELEMENT_BYTES;
     match op {
         Op::Allreduce { bytes, .. } => {
             let few = count(*bytes) < u64::from(p);
@@ -373,7 +376,7 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     "openmpi allreduce_intra_dec_fixed: 4 ring / 5 segmented_ring (no segments)",
                 ),
                 // `_redscat_allgather`: count < pof2 switches to basic_linear.
-                6 if count(*bytes) < u64::from(super::floor_pow2(p)) => c(
+                6 if count(*bytes) < u64::from(floor_pow2(p)) => c(
                     AllreduceLinear,
                     "openmpi allreduce_intra_dec_fixed: 6 rabenseifner, count < pof2: basic_linear",
                 ),
@@ -427,26 +430,24 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
         },
         Op::Bcast { bytes, .. } => bcast(p, *bytes),
         Op::Reduce { bytes, .. } => reduce(p, *bytes),
-        Op::ReduceScatter { counts, .. } => {
-            match lookup(&REDUCE_SCATTER, p, super::total(counts)) {
-                1 => c(
-                    ReduceScatterNonoverlapping,
-                    "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce to 0 + linear scatterv)",
-                ),
-                2 => c(
-                    ReduceScatterRecursiveHalving,
-                    "openmpi reduce_scatter_intra_dec_fixed: 2 recursive_halving",
-                ),
-                3 => c(
-                    ReduceScatterRing,
-                    "openmpi reduce_scatter_intra_dec_fixed: 3 ring",
-                ),
-                _ => c(
-                    ReduceScatterButterfly,
-                    "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly",
-                ),
-            }
-        }
+        Op::ReduceScatter { counts, .. } => match lookup(&REDUCE_SCATTER, p, total(counts)) {
+            1 => c(
+                ReduceScatterNonoverlapping,
+                "openmpi reduce_scatter_intra_dec_fixed: 1 non-overlapping (tuned reduce to 0 + linear scatterv)",
+            ),
+            2 => c(
+                ReduceScatterRecursiveHalving,
+                "openmpi reduce_scatter_intra_dec_fixed: 2 recursive_halving",
+            ),
+            3 => c(
+                ReduceScatterRing,
+                "openmpi reduce_scatter_intra_dec_fixed: 3 ring",
+            ),
+            _ => c(
+                ReduceScatterButterfly,
+                "openmpi reduce_scatter_intra_dec_fixed: 4 butterfly",
+            ),
+        },
         Op::Allgather { bytes, .. } => match lookup(&ALLGATHER, p, *bytes) {
             2 => c(AllgatherBruck, "openmpi allgather_intra_dec_fixed: 2 bruck"),
             // recursive_doubling switches to bruck on other sizes.
@@ -473,7 +474,7 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             _ => c(AllgatherRing, "openmpi allgather_intra_dec_fixed: 4 ring"),
         },
         Op::Allgatherv { counts, .. } => {
-            match lookup(&ALLGATHERV, p, super::total(counts) / u64::from(p.max(1))) {
+            match lookup(&ALLGATHERV, p, total(counts) / u64::from(p.max(1))) {
                 1 => c(
                     AllgathervDefault,
                     "openmpi allgatherv_intra_dec_fixed: 1 default (linear gatherv to 0 + tuned bcast)",
@@ -543,7 +544,7 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
         ),
-        4 if bytes / super::ELEMENT_BYTES < 2 => c(
+        4 if bytes / ELEMENT_BYTES < 2 => c(
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, count < 2: chain",
         ),
@@ -561,7 +562,7 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
         ),
         // `_scatter_allgather`: count < size switches to basic_linear.
-        _ if bytes / super::ELEMENT_BYTES < u64::from(p) => c(
+        _ if bytes / ELEMENT_BYTES < u64::from(p) => c(
             BcastLinear,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, count < size: basic_linear",
         ),

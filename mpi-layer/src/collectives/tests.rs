@@ -1,4 +1,5 @@
 use super::*;
+use crate::op::Op;
 
 /// Runs every rank's plan to the end and checks that sends and
 /// receives pair up step by step; returns (messages, bytes).

@@ -307,19 +307,26 @@ impl MpiParams {
     /// size, and SMPI's [`crate::SMPI_HEADER_BYTES`] on every message.
     /// A message of `s` bytes on an idle route of latency `l` and
     /// bottleneck `b` takes `l + (s + 16) / b`, SimGrid's CM02 answer.
+    /// Reductions cost only the trace's flops, as in SimGrid's replay
+    /// ([`CollectiveParams::charge_reductions`]).
     /// The default MPI preset of a SimGrid platform (`platform = ...`,
     /// `--platform`).
     pub fn smpi() -> MpiParams {
+        let loggp = MpiParams::loggp(
+            Time::ZERO,
+            Time::ZERO,
+            Time::ZERO,
+            PerByte::ZERO,
+            PerByte::ZERO,
+            sim_core::limits::MAX_MESSAGE_BYTES,
+        );
         MpiParams {
             header_bytes: crate::SMPI_HEADER_BYTES,
-            ..MpiParams::loggp(
-                Time::ZERO,
-                Time::ZERO,
-                Time::ZERO,
-                PerByte::ZERO,
-                PerByte::ZERO,
-                sim_core::limits::MAX_MESSAGE_BYTES,
-            )
+            collectives: CollectiveParams {
+                charge_reductions: false,
+                ..loggp.collectives
+            },
+            ..loggp
         }
     }
 }
@@ -457,6 +464,10 @@ pub const PRESETS: [Preset; 5] = [
             (
                 "header 16 B per message",
                 "SMPI's envelope, measured with its TI replay (tests of netsim replay --platform)",
+            ),
+            (
+                "reductions cost no core time (charge_reductions = false)",
+                "SimGrid 3.32 smpi_replay.cpp: reduce, allreduce and reduce_scatter replay with MPI_OP_NULL and charge only the trace's flops",
             ),
         ],
     },

@@ -185,7 +185,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             Resume::CollRound => {
                 self.free_internal(r);
                 let reduce = self.ranks[r as usize].coll.as_ref().expect("coll").reduce;
-                if reduce > 0 {
+                if reduce > 0 && self.params.collectives.charge_reductions {
                     let d = transfer_time(reduce, self.params.collectives.reduce_rate);
                     self.block(r, Resume::CollNext, 0);
                     if !self.submit(s, r, Job::Compute(r, d, NONE), true) {

@@ -92,6 +92,8 @@ pub struct CollectivesSpec {
     pub alltoall_bruck_min_procs: Option<u32>,
     /// Reduction rate.
     pub reduce_rate: Option<Rate>,
+    /// Whether reductions cost core time at `reduce_rate`.
+    pub charge_reductions: Option<bool>,
 }
 
 /// `[mpi.collectives] <kind>`: an algorithm's name, or a list of
@@ -278,6 +280,9 @@ impl CollectivesSpec {
         }
         if let Some(v) = self.reduce_rate {
             cp.reduce_rate = v.0;
+        }
+        if let Some(v) = self.charge_reductions {
+            cp.charge_reductions = v;
         }
         Ok(())
     }
