@@ -24,10 +24,12 @@ use crate::params::{AllreduceLarge, CollectiveParams};
 mod mpich;
 mod openmpi;
 mod select;
+mod torus;
 pub use mpich::ELEMENT_BYTES;
 pub use select::{
     Choice, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector, Tally, select,
 };
+pub use torus::{TORUS_SEGMENT_BYTES, torus_dims};
 
 /// The collective algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -283,6 +285,14 @@ pub enum CollAlg {
     /// `reduce_scatter__mpich_rdb`, `reduce_scatter-mpich.cpp`, after
     /// MPICH's `MPIR_Reduce_scatter_intra_recursive_doubling`).
     ReduceScatterRecursiveDoubling,
+    /// Bcast over the edge-disjoint spanning trees of the torus the ranks
+    /// fill, one per link direction, the message split among them and
+    /// pipelined in segments (BG/P's large torus broadcast; `torus.rs`).
+    BcastTorusTrees,
+    /// Allreduce as a pipelined reduce up the trees of
+    /// [`CollAlg::BcastTorusTrees`] to rank 0, then that broadcast
+    /// (`torus.rs`).
+    AllreduceTorusTrees,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's
@@ -602,6 +612,9 @@ impl CollRun {
         let left = (me + p.max(1) - 1) % p.max(1);
         let mut reduce = 0;
         match self.alg {
+            CollAlg::BcastTorusTrees | CollAlg::AllreduceTorusTrees => {
+                return torus::plan(self, out);
+            }
             CollAlg::BarrierDissemination => {
                 if k >= lg {
                     return None;
