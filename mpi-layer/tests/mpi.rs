@@ -2005,5 +2005,3 @@ fn regions_time_what_the_program_marks() {
 mod collectives;
 #[path = "mpi/comms.rs"]
 mod comms;
-#[path = "mpi/torus.rs"]
-mod torus;
