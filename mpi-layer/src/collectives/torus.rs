@@ -26,9 +26,9 @@
 //! "Optimum broadcasting and personalized communication in hypercubes",
 //! IEEE TC 38(9), 1989), laid out as BG/P's MPI runs its large torus
 //! broadcast: "all six links of the torus" (Hoefler et al., EuroMPI'10,
-//! Sec. 4), one "color" per link direction (Faraj et al., "MPI collective
-//! communications on the Blue Gene/P supercomputer", HOTI 2009, the
-//! seed's reference 7). The allreduce is the same pattern run twice: a
+//! Sec. 4), one of its "rectangular algorithms ... on the torus network"
+//! (Faraj et al., "MPI collective communications on the Blue Gene/P
+//! supercomputer", HOTI 2009, the seed's reference 7). The allreduce is the same pattern run twice: a
 //! pipelined reduce up the six trees to rank 0, then the broadcast down
 //! them (the seed: large allreduces "use the same message pattern as
 //! broadcast, but each stage is slower because of the reduction").
@@ -189,6 +189,7 @@ fn piece(n: u64, k: u64, i: u64) -> u64 {
 
 /// The step plan of [`CollAlg::BcastTorusTrees`] and
 /// [`CollAlg::AllreduceTorusTrees`] (see [`CollRun::plan`]).
+/// O(P^(1/2)) per step: finding the torus dimensions of P ranks.
 pub(super) fn plan(run: &CollRun, out: &mut Vec<P2p>) -> Option<u64> {
     out.clear();
     let (p, s) = (run.p, run.bytes);
