@@ -68,6 +68,7 @@ mod words;
 
 pub use collectives::{
     Choice, CollAlg, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector,
+    TORUS_SEGMENT_BYTES, torus_dims,
 };
 pub use matching::{MatchQueue, Queues};
 pub use observe::{

@@ -2057,6 +2057,31 @@ mod scenario_files {
         assert!(e.contains("b.machine:3:"), "{e}");
     }
 
+    /// The six-tree broadcast, scaled to 96 MiB (128 segments of 128 KiB
+    /// per tree): every part crosses 63 tree links, and the broadcast
+    /// runs faster than five links' worth (5 x 374.5 MB/s); with the
+    /// preset's port (`G` = 1 / R_b, one process's sends sharing R_b)
+    /// it cannot exceed one link.
+    #[test]
+    fn example_bgp_bcast_torus_uses_six_links() {
+        let text = std::fs::read_to_string(example("bgp-bcast-torus.toml")).unwrap();
+        let d = scratch("bgp-bcast");
+        let s: u64 = 96 << 20;
+        let small = text.replace("\"960 MiB\"", "\"96 MiB\"");
+        let o = run(&write(&d, "six.toml", &small));
+        let r = &o.report;
+        assert_eq!((r.messages, r.bytes), (63 * 6 * 128, 63 * s));
+        let rate = |ps: u64| s as f64 / (ps as f64 * 1e-12);
+        assert!(
+            rate(r.makespan_ps) > 5.0 * 374.5e6,
+            "{}",
+            rate(r.makespan_ps)
+        );
+        let one = small.replace("G = \"0 s/B\"", "G = \"wire\"");
+        let o = run(&write(&d, "one.toml", &one));
+        assert!(rate(o.report.makespan_ps) < 374.6e6);
+    }
+
     #[test]
     fn every_example_is_tested() {
         let mut names: Vec<String> = std::fs::read_dir(example(""))

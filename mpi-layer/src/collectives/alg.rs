@@ -261,6 +261,14 @@ pub enum CollAlg {
     /// `reduce_scatter__mpich_rdb`, `reduce_scatter-mpich.cpp`, after
     /// MPICH's `MPIR_Reduce_scatter_intra_recursive_doubling`).
     ReduceScatterRecursiveDoubling,
+    /// Bcast over the edge-disjoint spanning trees of the torus the ranks
+    /// fill, one per link direction, the message split among them and
+    /// pipelined in segments (BG/P's large torus broadcast; `torus.rs`).
+    BcastTorusTrees,
+    /// Allreduce as a pipelined reduce up the trees of
+    /// [`CollAlg::BcastTorusTrees`] to rank 0, then that broadcast
+    /// (`torus.rs`).
+    AllreduceTorusTrees,
 }
 
 /// Radix of [`CollAlg::BcastKnomial`]: Open MPI's

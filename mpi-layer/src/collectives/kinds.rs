@@ -213,6 +213,7 @@ impl CollKind {
                 ("binary_tree", BcastBinaryTree),
                 ("split_binary_tree", BcastSplitBinaryTree),
                 ("knomial", BcastKnomial),
+                ("torus_trees", BcastTorusTrees),
             ],
             CollKind::Reduce => &[
                 ("binomial", ReduceBinomial),
@@ -229,6 +230,7 @@ impl CollKind {
                 ("reduce_bcast", AllreduceReduceBcast),
                 ("linear", AllreduceLinear),
                 ("nonoverlapping", AllreduceNonoverlapping),
+                ("torus_trees", AllreduceTorusTrees),
             ],
             CollKind::Scan | CollKind::Exscan => &[
                 ("recursive_doubling", ScanRecursiveDoubling),

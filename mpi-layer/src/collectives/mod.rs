@@ -21,7 +21,7 @@
 //! Where to start: [`CollRun::new`] and [`CollRun::plan`] (below), which
 //! dispatches to one file per family of algorithms (`bcast.rs`,
 //! `reduce.rs`, `reduce_scatter.rs`, `allgather.rs`, `alltoall.rs`,
-//! `gather.rs`, `barrier_scan.rs`) and runs the composites (a reduce
+//! `gather.rs`, `barrier_scan.rs`, `torus.rs`) and runs the composites (a reduce
 //! then a bcast or scatterv) itself. The names are in `alg.rs`
 //! ([`CollAlg`]) and `kinds.rs` ([`CollKind`], [`Selector`],
 //! [`Choice`]), which import nothing of their siblings'; the shared
@@ -42,6 +42,7 @@ mod reduce;
 mod reduce_scatter;
 mod select;
 mod step;
+mod torus;
 
 pub use alg::{ALLTOALL_THROTTLE, CollAlg, KNOMIAL_RADIX};
 pub use kinds::{Choice, CollKind, MAX_OVERRIDES, Override, Selection, Selector};
@@ -50,6 +51,7 @@ pub use netsim::choose;
 pub use select::{CollUse, Tally, select};
 use step::Step;
 pub use step::{CollRun, Counts, NO_COUNTS, P2p, ceil_log2, counts};
+pub use torus::{TORUS_SEGMENT_BYTES, torus_dims};
 
 impl CollRun {
     /// The operations of step `self.step` of the collective this run was
@@ -69,6 +71,7 @@ impl CollRun {
         let st = Step::new(self, (counts, recv_counts));
         let (p, k, s) = (st.p, st.k, st.s);
         match self.alg {
+            CollAlg::BcastTorusTrees | CollAlg::AllreduceTorusTrees => torus::plan(self, out),
             CollAlg::AllreduceReduceBcast
             | CollAlg::AllreduceLinear
             | CollAlg::ReduceScatterReduceScatterv
