@@ -59,6 +59,7 @@
 //! with it, and a test holds the import to that list.
 
 mod cluster;
+mod flat;
 mod units;
 mod zone;
 
@@ -165,7 +166,22 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
-    let mut platform = cx.body(body)?;
+    let mut platform = match cx.body(body) {
+        Ok(p) => p,
+        // What one star or one graph cannot hold, per-pair routes can;
+        // a TORUS, FAT_TREE or DRAGONFLY cluster is imported alone.
+        Err(e)
+            if body
+                .descendants()
+                .any(|n| n.attribute("topology").is_some_and(|t| t != "FLAT")) =>
+        {
+            return Err(e);
+        }
+        Err(_) => {
+            cx.notes.borrow_mut().clear();
+            cx.flatten(body)?
+        }
+    };
     platform.tcp_window = tcp_window;
     platform.notes = cx.notes.take();
     Ok(platform)

@@ -352,7 +352,7 @@ impl<'i> Cx<'_, 'i> {
     }
 }
 
-const CLUSTER_ATTRS: &[&str] = &[
+pub(super) const CLUSTER_ATTRS: &[&str] = &[
     "id",
     "prefix",
     "suffix",
@@ -374,7 +374,7 @@ const CLUSTER_ATTRS: &[&str] = &[
 ];
 
 /// `0-99` or `0-3,8,10-12`: the host numbers in order.
-fn radical(text: &str) -> Result<Vec<u64>, String> {
+pub(super) fn radical(text: &str) -> Result<Vec<u64>, String> {
     let mut out = Vec::new();
     for part in text.split(',') {
         let p = part.trim();
