@@ -27,7 +27,13 @@ pub(crate) fn flow_idle_time(
             .chain(cap)
             .chain(bound)
             .min();
-        let rate = window_cap(tcp_window, lat, rate);
+        // No link: no bound but the source's cable, not even the
+        // window's (as the flow model).
+        let rate = if links.is_empty() && rate.is_none() {
+            Some(m.injection_rate(src))
+        } else {
+            window_cap(tcp_window, lat, rate)
+        };
         return lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r));
     }
     let mut lat = Time::ZERO;

@@ -638,7 +638,14 @@ impl Transport for FlowNet {
             }
             route.truncate(n);
         }
-        let cap = window_cap(self.tcp_window, lat, rate_cap).map_or(f64::INFINITY, |c| c.as_f64());
+        // A pair route of no link at all has no bound, not even the TCP
+        // window's (CM02: a flow without constraints is done when its
+        // latency is): only the source's own cable, the fastest there is.
+        let cap = if route.is_empty() && rate_cap.is_none() && self.m.has_pair_routes() {
+            self.m.injection_rate(t.src).as_f64()
+        } else {
+            window_cap(self.tcp_window, lat, rate_cap).map_or(f64::INFINITY, |c| c.as_f64())
+        };
         let mut at_cap = false;
         if self.asym {
             self.cut_note_start(&route, cap);

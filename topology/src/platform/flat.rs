@@ -41,6 +41,9 @@ enum Kind {
     Dijkstra,
     /// SimGrid's StarZone: `<cluster>` and `<zone routing="Cluster">`.
     Star,
+    /// A star whose routes also take the latency of the distance between
+    /// their ends' coordinates (SimGrid's `VivaldiZone`).
+    Vivaldi,
     /// `routing="None"`: no route.
     Empty,
 }
@@ -90,6 +93,10 @@ struct Np {
     /// Its id in that zone.
     id: usize,
     host: Option<u32>,
+    /// Vivaldi coordinates, if given.
+    coords: Option<[f64; 3]>,
+    /// A zone's netpoint.
+    is_zone: bool,
 }
 
 /// A link as the routes see it: its machine link id(s).
@@ -108,6 +115,9 @@ struct Flat {
     /// Per machine link: bandwidth, latency, policy, name.
     res: Vec<(Bandwidth, Time, Policy, String)>,
     hosts: Vec<(String, u16, f64)>,
+    /// Latency the route being resolved has beyond its links' (Vivaldi
+    /// distances), picoseconds.
+    extra: std::cell::Cell<u64>,
 }
 
 /// Route recursion deeper than this is a cycle of gateways.
@@ -133,6 +143,8 @@ impl Flat {
             zone,
             id,
             host,
+            coords: None,
+            is_zone: false,
         });
         self.by_name.insert(name.into(), i);
         Ok(i)
@@ -337,7 +349,25 @@ impl Flat {
                 out.extend_from_slice(&h.links);
                 Ok(h.gw)
             }
-            Kind::Star => {
+            Kind::Star | Kind::Vivaldi => {
+                let mut gw = None;
+                if zone.kind == Kind::Vivaldi {
+                    let (Some(a), Some(b)) = (self.nps[src].coords, self.nps[dst].coords) else {
+                        return Err(self.no_route(z, src, dst));
+                    };
+                    // VivaldiZone::get_local_route: milliseconds.
+                    let sq = |i: usize| (a[i] - b[i]) * (a[i] - b[i]);
+                    let ms = (sq(0) + sq(1)).sqrt() + a[2].abs() + b[2].abs();
+                    self.extra.set(self.extra.get() + (ms * 1e9).round() as u64);
+                    if self.nps[src].is_zone {
+                        let r = |n: usize| {
+                            self.by_name
+                                .get(&format!("router_{}", self.nps[n].name))
+                                .copied()
+                        };
+                        gw = r(src).zip(r(dst));
+                    }
+                }
                 let (Some(a), Some(b)) = (zone.star.get(&s), zone.star.get(&d)) else {
                     return Err(self.no_route(z, src, dst));
                 };
@@ -350,10 +380,10 @@ impl Flat {
                         out.push(l);
                     }
                 }
-                Ok(match (a.gw, b.gw) {
+                Ok(gw.or(match (a.gw, b.gw) {
                     (Some(x), Some(y)) => Some((x, y)),
                     _ => None,
-                })
+                }))
             }
             Kind::Floyd => {
                 let mut stack = Vec::new();
@@ -555,6 +585,7 @@ impl<'i> Cx<'_, 'i> {
             if err.is_some() {
                 return None;
             }
+            f.extra.set(0);
             if let Err(e) = f.global(host_np[s as usize], host_np[d as usize], &mut links, 0) {
                 // A pair without a route is refused only if a run uses
                 // it (`Machine::unrouted`), as SimGrid fails only then.
@@ -582,9 +613,16 @@ impl<'i> Cx<'_, 'i> {
                     shared.push(l + base);
                 }
             }
+            if f.extra.get() > sim_core::limits::MAX_DURATION.as_ps() {
+                err = Some(format!(
+                    "the route from `{}` to `{}` has a Vivaldi latency above netsim's MAX_DURATION",
+                    f.nps[host_np[s as usize]].name, f.nps[host_np[d as usize]].name
+                ));
+                return None;
+            }
             Some(PairRoute {
                 links: shared,
-                latency: lat,
+                latency: lat.saturating_add(Time::from_ps(f.extra.get())),
                 cap,
             })
         };
@@ -673,6 +711,7 @@ impl<'i> Cx<'_, 'i> {
             "Dijkstra" | "DijkstraCache" => Kind::Dijkstra,
             "Cluster" => Kind::Star,
             "None" => Kind::Empty,
+            "Vivaldi" => Kind::Vivaldi,
             _ => {
                 return Err(self.err(n, format!("<zone routing=\"{routing}\">: netsim imports Full, Floyd, Dijkstra, Cluster and None zones")));
             }
@@ -689,18 +728,51 @@ impl<'i> Cx<'_, 'i> {
                     self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
                     self.attrs(k, &["id", "speed", "core", "pstate", "coordinates"])?;
                     self.only_props(k, &["disk", "mount"])?;
-                    self.coordinates(k, routing);
                     let hid = self.need(k, "id")?;
                     let speed = self.host_speed(k)?;
                     let cores = self.cores(k)?;
-                    self.add_host(f, k, hid, cores, speed, z)?;
+                    let h = self.add_host(f, k, hid, cores, speed, z)?;
+                    f.nps[h].coords = self.coords(k, routing)?;
                 }
                 "router" => {
                     self.attrs(k, &["id", "coordinates"])?;
-                    self.coordinates(k, routing);
                     let rid = self.need(k, "id")?;
                     let r = f.np(rid, Some(z), None);
-                    self.fail(k, r)?;
+                    let r = self.fail(k, r)?;
+                    f.nps[r].coords = self.coords(k, routing)?;
+                }
+                "peer" => {
+                    self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
+                    self.attrs(k, &["id", "speed", "bw_in", "bw_out", "lat", "coordinates"])?;
+                    self.only_props(k, &[])?;
+                    if kind != Kind::Vivaldi {
+                        return Err(self.err(k, "<peer> outside a Vivaldi zone".into()));
+                    }
+                    if let Some(l) = k.attribute("lat") {
+                        self.note(k, format!("<peer lat=\"{l}\">: ignored by SimGrid 3.32 (the z coordinate is the latency)"));
+                    }
+                    let pid = self.need(k, "id")?;
+                    let speed = self
+                        .value(k, "speed", units::speed)?
+                        .ok_or_else(|| self.err(k, "<peer> needs `speed`".into()))?;
+                    let bw = |a: &str| {
+                        self.value(k, a, units::rate)?
+                            .ok_or_else(|| self.err(k, format!("<peer> needs `{a}`")))
+                    };
+                    let (bin, bout) = (bw("bw_in")?, bw("bw_out")?);
+                    let h = self.add_host(f, k, pid, 1, speed, z)?;
+                    f.nps[h].coords = self.coords(k, routing)?;
+                    // VivaldiZone::set_peer_link: SHARED, no latency.
+                    let mut mk = |name: String, b| -> Result<u32, MachineFileError> {
+                        f.link(&name, b, Time::ZERO, Policy::Shared)
+                            .map_err(|m| self.err(k, m))?;
+                        Ok(f.links[&name].up)
+                    };
+                    let up = mk(format!("link_{pid}_UP"), bout)?;
+                    let down = mk(format!("link_{pid}_DOWN"), bin)?;
+                    let e = f.zones[z].star.entry(f.nps[h].id).or_default();
+                    e.up = Some(vec![up]);
+                    e.down = Some(vec![down]);
                 }
                 "link" | "backbone" => {
                     self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
@@ -787,6 +859,33 @@ impl<'i> Cx<'_, 'i> {
         Ok(())
     }
 
+    /// A host's, router's or peer's `coordinates`, read in a Vivaldi zone
+    /// (three numbers), noted elsewhere.
+    fn coords(&self, k: Node, routing: &str) -> Result<Option<[f64; 3]>, MachineFileError> {
+        if routing != "Vivaldi" {
+            self.coordinates(k, routing);
+            return Ok(None);
+        }
+        let Some(c) = k.attribute("coordinates") else {
+            return Ok(None);
+        };
+        let v: Vec<f64> = c
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .filter(|x: &f64| x.is_finite())
+            .collect();
+        if v.len() != 3 || c.split_whitespace().count() != 3 {
+            return Err(self.err(
+                k,
+                format!(
+                    "<{} coordinates=\"{c}\">: three numbers",
+                    k.tag_name().name()
+                ),
+            ));
+        }
+        Ok(Some([v[0], v[1], v[2]]))
+    }
+
     fn add_host(
         &self,
         f: &mut Flat,
@@ -836,6 +935,7 @@ impl<'i> Cx<'_, 'i> {
         });
         let r = f.np(id, parent, None);
         f.zones[z].np = self.fail(n, r)?;
+        f.nps[f.zones[z].np].is_zone = true;
         Ok(z)
     }
 
@@ -843,7 +943,7 @@ impl<'i> Cx<'_, 'i> {
     /// its tables (SimGrid's `do_seal`).
     fn seal(&self, f: &mut Flat, z: usize) {
         match f.zones[z].kind {
-            Kind::Star => {
+            Kind::Star | Kind::Vivaldi => {
                 for i in 0..f.zones[z].members.len() {
                     f.zones[z].star.entry(i).or_insert_with(|| StarEnd {
                         up: Some(Vec::new()),
@@ -901,7 +1001,7 @@ impl<'i> Cx<'_, 'i> {
             return Ok(());
         }
         let kind = f.zones[z].kind;
-        if matches!(kind, Kind::Star | Kind::Empty) {
+        if matches!(kind, Kind::Star | Kind::Vivaldi | Kind::Empty) {
             return Err(self.err(
                 r,
                 format!("<{tag}> in a {kind:?} zone: SimGrid takes none there"),

@@ -166,3 +166,29 @@ fn hosts_without_a_route_are_refused_only_when_a_run_uses_them() {
     );
     assert!(e.starts_with("p.xml:6:") && e.contains("nowhere"), "{e}");
 }
+
+#[test]
+fn vivaldi_latency_is_the_distance_between_coordinates() {
+    // |(0,0) - (3,4)| + |1| + |2| = 8 ms; the peers' links 1 GB/s.
+    let p = import(
+        r#"<zone id="v" routing="Vivaldi">
+<peer id="a" coordinates="0 0 1" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/>
+<peer id="b" coordinates="3 4 2" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>"#,
+    );
+    assert_eq!(flow_times(p, &[(0, 1, 1_000_000)]), vec![us(9000)]);
+    // Hosts without links: nothing bounds the flow but the source's own
+    // cable (1e15 B/s: 1 ns for 1e6 B), not even a TCP window.
+    let p = import(
+        r#"<zone id="v" routing="Vivaldi"><host id="a" coordinates="0 0 1" speed="1Gf"/>
+<host id="b" coordinates="3 4 2" speed="1Gf"/></zone>"#,
+    );
+    assert_eq!(
+        flow_times(p, &[(0, 1, 1_000_000)]),
+        vec![us(8000) + Time::from_ps(1000)]
+    );
+    // No coordinates: no route.
+    let p = import(
+        r#"<zone id="v" routing="Vivaldi"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone>"#,
+    );
+    assert!(p.machine.unrouted(&[NodeId(0), NodeId(1)]).is_some());
+}
