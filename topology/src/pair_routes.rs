@@ -79,6 +79,12 @@ impl Machine {
                         }
                     }
                     t.links.extend_from_slice(&r.links);
+                    if t.links.len() as u64 > sim_core::limits::MAX_ROUTE_TABLE_ENTRIES / 8 {
+                        return Err(MachineError::Graph(format!(
+                            "the routes of every pair of hosts hold more than {} links (netsim's MAX_ROUTE_TABLE_ENTRIES / 8)",
+                            sim_core::limits::MAX_ROUTE_TABLE_ENTRIES / 8
+                        )));
+                    }
                 }
                 t.start.push(t.links.len() as u32);
                 t.latency.push(r.as_ref().map_or(Time::ZERO, |r| r.latency));

@@ -82,6 +82,9 @@ struct Zone {
     bypass: HashMap<(usize, usize), Hop>,
     /// Floyd: predecessor table over member ids, once sealed.
     pred: Vec<Vec<Option<usize>>>,
+    /// Dijkstra, once sealed: its graph's nodes (member ids, in the
+    /// order routes named them), their indexes, their out-edges.
+    graph: (Vec<usize>, HashMap<usize, usize>, Vec<Vec<usize>>),
     line: usize,
 }
 
@@ -118,10 +121,21 @@ struct Flat {
     /// Latency the route being resolved has beyond its links' (Vivaldi
     /// distances), picoseconds.
     extra: std::cell::Cell<u64>,
+    /// Dijkstra's predecessors per (zone, source node), computed once.
+    dijkstra_pred: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<Vec<usize>>>>,
 }
 
-/// Route recursion deeper than this is a cycle of gateways.
+/// Route recursion deeper than this is a cycle of gateways; zones
+/// nested deeper are refused.
 const MAX_DEPTH: usize = 64;
+
+/// The most hosts of a platform flattened to per-pair routes: the pair
+/// table has `hosts^2` entries (4096^2 = 2^24, [`limits::MAX_ROUTE_TABLE_ENTRIES`] / 16).
+const MAX_PAIR_HOSTS: usize = 4096;
+
+/// The most members (hosts, routers, zones) of one Floyd zone: its
+/// tables are `n^2` and its sealing `n^3` (512^3 = 1.3e8 steps).
+const MAX_FLOYD_MEMBERS: usize = 512;
 
 impl Flat {
     fn np(&mut self, name: &str, zone: Option<usize>, host: Option<u32>) -> Result<usize, String> {
@@ -358,7 +372,8 @@ impl Flat {
                     // VivaldiZone::get_local_route: milliseconds.
                     let sq = |i: usize| (a[i] - b[i]) * (a[i] - b[i]);
                     let ms = (sq(0) + sq(1)).sqrt() + a[2].abs() + b[2].abs();
-                    self.extra.set(self.extra.get() + (ms * 1e9).round() as u64);
+                    self.extra
+                        .set(self.extra.get().saturating_add((ms * 1e9).round() as u64));
                     if self.nps[src].is_zone {
                         let r = |n: usize| {
                             self.by_name
@@ -390,6 +405,9 @@ impl Flat {
                 let mut cur = d;
                 loop {
                     let p = zone.pred[s][cur].ok_or_else(|| self.no_route(z, src, dst))?;
+                    if stack.len() > zone.members.len() {
+                        return Err(self.no_route(z, src, dst));
+                    }
                     stack.push(&zone.routes[&(p, cur)]);
                     cur = p;
                     if cur == s {
@@ -427,39 +445,36 @@ impl Flat {
         out: &mut Vec<u32>,
     ) -> Result<Option<(usize, usize)>, String> {
         let zone = &self.zones[z];
-        let mut node: Vec<usize> = Vec::new();
-        let mut of: HashMap<usize, usize> = HashMap::new();
-        let mut adj: Vec<Vec<usize>> = Vec::new();
-        for &(a, b) in &zone.edges {
-            for v in [a, b] {
-                if let std::collections::hash_map::Entry::Vacant(e) = of.entry(v) {
-                    e.insert(node.len());
-                    node.push(v);
-                    adj.push(Vec::new());
-                }
-            }
-            adj[of[&a]].push(of[&b]);
-        }
+        let (node, of, adj) = &zone.graph;
         let (Some(&s), Some(&d)) = (of.get(&self.nps[src].id), of.get(&self.nps[dst].id)) else {
             return Err(self.no_route(z, src, dst));
         };
         let n = node.len();
-        let mut cost = vec![u64::MAX; n];
-        let mut pred = vec![0usize; n];
-        cost[s] = 0;
-        let mut q: BinaryHeap<Reverse<(u64, usize)>> =
-            (0..n).map(|i| Reverse((cost[i], i))).collect();
-        while let Some(Reverse((_, v))) = q.pop() {
-            for &u in &adj[v] {
-                let w = zone.routes[&(node[v], node[u])].links.len() as u64;
-                let c = w.wrapping_add(cost[v]);
-                if c < cost[u] {
-                    pred[u] = v;
-                    cost[u] = c;
-                    q.push(Reverse((c, u)));
+        let cached = self.dijkstra_pred.borrow().get(&(z, s)).cloned();
+        let pred = match cached {
+            Some(p) => p,
+            None => {
+                let mut cost = vec![u64::MAX; n];
+                let mut pred = vec![0usize; n];
+                cost[s] = 0;
+                let mut q: BinaryHeap<Reverse<(u64, usize)>> =
+                    (0..n).map(|i| Reverse((cost[i], i))).collect();
+                while let Some(Reverse((_, v))) = q.pop() {
+                    for &u in &adj[v] {
+                        let w = zone.routes[&(node[v], node[u])].links.len() as u64;
+                        let c = w.wrapping_add(cost[v]);
+                        if c < cost[u] {
+                            pred[u] = v;
+                            cost[u] = c;
+                            q.push(Reverse((c, u)));
+                        }
+                    }
                 }
+                let p = std::rc::Rc::new(pred);
+                self.dijkstra_pred.borrow_mut().insert((z, s), p.clone());
+                p
             }
-        }
+        };
         let mut hops = Vec::new();
         let mut v = d;
         let mut guard = 0;
@@ -539,12 +554,6 @@ impl<'i> Cx<'_, 'i> {
             ));
         }
         limits::check_nodes(n as u64).map_err(|m| self.err(body, m))?;
-        if (n as u64) * (n as u64) > limits::MAX_ROUTE_TABLE_ENTRIES / 16 {
-            return Err(self.err(body, format!(
-                "{n} hosts in zones that need a route per pair: above netsim's bound of {} hosts for a pair table (MAX_ROUTE_TABLE_ENTRIES / 16 pairs)",
-                ((limits::MAX_ROUTE_TABLE_ENTRIES / 16) as f64).sqrt() as u64
-            )));
-        }
         let mut b = MachineBuilder::new(format!("platform {}", body.attribute("id").unwrap_or("")));
         let hv: Vec<VRef> = f.hosts.iter().map(|(h, c, _)| b.host(h, 1, *c)).collect();
         let sw = b.net("platform", false);
@@ -613,16 +622,17 @@ impl<'i> Cx<'_, 'i> {
                     shared.push(l + base);
                 }
             }
-            if f.extra.get() > sim_core::limits::MAX_DURATION.as_ps() {
+            let lat = lat.saturating_add(Time::from_ps(f.extra.get()));
+            if lat > limits::MAX_DURATION {
                 err = Some(format!(
-                    "the route from `{}` to `{}` has a Vivaldi latency above netsim's MAX_DURATION",
+                    "the route from `{}` to `{}` has a latency of {lat}, above netsim's MAX_DURATION",
                     f.nps[host_np[s as usize]].name, f.nps[host_np[d as usize]].name
                 ));
                 return None;
             }
             Some(PairRoute {
                 links: shared,
-                latency: lat.saturating_add(Time::from_ps(f.extra.get())),
+                latency: lat,
                 cap,
             })
         };
@@ -716,6 +726,12 @@ impl<'i> Cx<'_, 'i> {
                 return Err(self.err(n, format!("<zone routing=\"{routing}\">: netsim imports Full, Floyd, Dijkstra, Cluster and None zones")));
             }
         };
+        if parent.is_some_and(|p| f.path(p).len() >= MAX_DEPTH) {
+            return Err(self.err(
+                n,
+                format!("<zone>: zones nested more than {MAX_DEPTH} deep"),
+            ));
+        }
         let z = self.new_zone(f, n, id, kind, parent)?;
         let mut backbone: Option<u32> = None;
         let mut hostlinks = Vec::new();
@@ -855,8 +871,7 @@ impl<'i> Cx<'_, 'i> {
                 }
             }
         }
-        self.seal(f, z);
-        Ok(())
+        self.seal(f, z).map_err(|m| self.err(n, m))
     }
 
     /// A host's, router's or peer's `coordinates`, read in a Vivaldi zone
@@ -896,6 +911,11 @@ impl<'i> Cx<'_, 'i> {
         z: usize,
     ) -> Result<usize, MachineFileError> {
         let h = f.hosts.len() as u32;
+        if h as usize >= MAX_PAIR_HOSTS {
+            return Err(self.err(k, format!(
+                "host `{id}`: more than {MAX_PAIR_HOSTS} hosts in a platform that needs a route per pair of hosts (netsim's bound on its pair table); a lone <cluster> has no such bound"
+            )));
+        }
         let r = f.np(id, Some(z), Some(h));
         let np = self.fail(k, r)?;
         f.hosts.push((id.into(), cores, speed));
@@ -931,6 +951,7 @@ impl<'i> Cx<'_, 'i> {
             star: HashMap::new(),
             bypass: HashMap::new(),
             pred: Vec::new(),
+            graph: Default::default(),
             line: self.line(n),
         });
         let r = f.np(id, parent, None);
@@ -941,7 +962,7 @@ impl<'i> Cx<'_, 'i> {
 
     /// Star zones give members without routes empty ones, Floyd computes
     /// its tables (SimGrid's `do_seal`).
-    fn seal(&self, f: &mut Flat, z: usize) {
+    fn seal(&self, f: &mut Flat, z: usize) -> Result<(), String> {
         match f.zones[z].kind {
             Kind::Star | Kind::Vivaldi => {
                 for i in 0..f.zones[z].members.len() {
@@ -952,9 +973,32 @@ impl<'i> Cx<'_, 'i> {
                     });
                 }
             }
-            Kind::Floyd => f.seal_floyd(z),
+            Kind::Floyd => {
+                let n = f.zones[z].members.len();
+                if n > MAX_FLOYD_MEMBERS {
+                    return Err(format!(
+                        "<zone routing=\"Floyd\">: {n} hosts, routers and zones, above netsim's {MAX_FLOYD_MEMBERS} for Floyd's n^3 tables; use Dijkstra"
+                    ));
+                }
+                f.seal_floyd(z)
+            }
+            Kind::Dijkstra => {
+                let zone = &mut f.zones[z];
+                let (node, of, adj) = &mut zone.graph;
+                for &(a, b) in &zone.edges {
+                    for v in [a, b] {
+                        if let std::collections::hash_map::Entry::Vacant(e) = of.entry(v) {
+                            e.insert(node.len());
+                            node.push(v);
+                            adj.push(Vec::new());
+                        }
+                    }
+                    adj[of[&a]].push(of[&b]);
+                }
+            }
             _ => {}
         }
+        Ok(())
     }
 
     /// `<route>`, `<zoneRoute>` and the bypass routes of zone `z`.
@@ -975,7 +1019,19 @@ impl<'i> Cx<'_, 'i> {
         }
         let (src, dst) = (self.named(f, r, "src")?, self.named(f, r, "dst")?);
         let gw = if inter {
-            Some((self.named(f, r, "gw_src")?, self.named(f, r, "gw_dst")?))
+            let g = (self.named(f, r, "gw_src")?, self.named(f, r, "gw_dst")?);
+            for (a, v) in [("gw_src", g.0), ("gw_dst", g.1)] {
+                if f.nps[v].is_zone {
+                    return Err(self.err(
+                        r,
+                        format!(
+                            "<{tag} {a}>: `{}` is a zone; a gateway is a host or a router",
+                            f.nps[v].name
+                        ),
+                    ));
+                }
+            }
+            Some(g)
         } else {
             None
         };
@@ -1158,8 +1214,7 @@ impl<'i> Cx<'_, 'i> {
         };
         let r = f.np(&router, Some(z), None);
         self.fail(c, r)?;
-        self.seal(f, z);
-        Ok(())
+        self.seal(f, z).map_err(|m| self.err(c, m))
     }
 }
 
