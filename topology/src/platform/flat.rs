@@ -122,8 +122,11 @@ struct Flat {
     /// distances), picoseconds.
     extra: std::cell::Cell<u64>,
     /// Dijkstra's predecessors per (zone, source node), computed once.
-    dijkstra_pred: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<Vec<usize>>>>,
+    dijkstra_pred: std::cell::RefCell<HashMap<(usize, usize), Pred>>,
 }
+
+/// Dijkstra's predecessor of every graph node, from one source.
+type Pred = std::rc::Rc<Vec<usize>>;
 
 /// Route recursion deeper than this is a cycle of gateways; zones
 /// nested deeper are refused.
