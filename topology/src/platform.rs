@@ -36,8 +36,9 @@
 //! - `<zone routing="Floyd|Dijkstra">` whose routes are one link between
 //!   a host and a router or two routers: cables, routed by shortest paths.
 //! - Anything else of Full, Floyd, Dijkstra, Cluster, Vivaldi and None
-//!   zones, nested, with routers, gateways, `zoneRoute` and `bypassRoute`
-//!   (`flat`): per-pair routes over shared links, SimGrid 3.32's routing.
+//!   zones and DRAGONFLY clusters, nested, with routers, gateways,
+//!   `zoneRoute` and `bypassRoute` (`flat`): per-pair routes over shared
+//!   links, SimGrid 3.32's routing.
 //!
 //! A SHARED link is one capacity for both directions (CM02); the packet
 //! model refuses machines with such groups or a pair table, naming the
@@ -162,11 +163,12 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let mut platform = match cx.body(body) {
         Ok(p) => p,
         // What one star or one graph cannot hold, per-pair routes can;
-        // a TORUS, FAT_TREE or DRAGONFLY cluster is imported alone.
+        // a TORUS or FAT_TREE cluster is imported alone.
         Err(e)
-            if body
-                .descendants()
-                .any(|n| n.attribute("topology").is_some_and(|t| t != "FLAT")) =>
+            if body.descendants().any(|n| {
+                n.attribute("topology")
+                    .is_some_and(|t| t == "TORUS" || t == "FAT_TREE")
+            }) =>
         {
             return Err(e);
         }

@@ -319,8 +319,8 @@ fn bad_platform_unsupported_element() {
 fn bad_platform_unsupported_topology() {
     bad(
         "topology",
-        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" topo_parameters=\"1,1;1,1;1,1;1\"/>\n</platform>\n",
-        "x.xml:2: <cluster topology=\"DRAGONFLY\">: netsim imports FLAT, TORUS and FAT_TREE",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"BOGUS\"/>\n</platform>\n",
+        "x.xml:2: <cluster topology=\"BOGUS\">: netsim imports FLAT, TORUS, FAT_TREE and DRAGONFLY",
     );
 }
 

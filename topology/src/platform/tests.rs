@@ -171,9 +171,9 @@ fn what_does_not_map_is_an_error_at_its_line() {
     );
     assert!(e.starts_with("p.xml:7: <zoneRoute>"), "{e}");
     let e = error(
-        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="1,1;1,1;1,1;1"/>"#,
+        r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="BOGUS"/>"#,
     );
-    assert!(e.contains("DRAGONFLY"), "{e}");
+    assert!(e.contains("FLAT, TORUS, FAT_TREE and DRAGONFLY"), "{e}");
     // Units.
     let e = error(
         r#"<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="100GB" lat="1us"/>"#,

@@ -192,3 +192,28 @@ fn vivaldi_latency_is_the_distance_between_coordinates() {
     );
     assert!(p.machine.unrouted(&[NodeId(0), NodeId(1)]).is_some());
 }
+
+#[test]
+fn a_dragonfly_routes_as_simgrids_minimal_routing() {
+    // 2 groups of 1 chassis of 2 blades of 1 node: hosts (group, blade)
+    // 0 = (0, 0), 1 = (0, 1), 2 = (1, 0), 3 = (1, 1); every link 1 GB/s,
+    // 1 us. 0 -> 1: local, green, local (3 us); 0 -> 3: local, green to
+    // the blade linked to group 1, blue, green, local (5 us). SimGrid
+    // 3.32 gives 1.003016 and 1.005016 ms with its 16-byte envelope.
+    let d = |extra: &str| {
+        import(&format!(
+            r#"<cluster id="d" topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;1" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"{extra}/>"#
+        ))
+    };
+    assert_eq!(flow_times(d(""), &[(0, 1, 1_000_000)]), vec![us(1003)]);
+    assert_eq!(flow_times(d(""), &[(0, 3, 1_000_000)]), vec![us(1005)]);
+    // Limiters of 0.5 GB/s on hosts and routers: 2 ms.
+    let t = flow_times(d(r#" limiter_link="500MBps""#), &[(0, 3, 1_000_000)]);
+    assert_eq!(t, vec![us(2005)]);
+    // Both ways at once through one router's limiter: 0.25 GB/s each.
+    let t = flow_times(
+        d(r#" limiter_link="500MBps""#),
+        &[(0, 1, 1_000_000), (1, 0, 1_000_000)],
+    );
+    assert_eq!(t, vec![us(4003); 2]);
+}
