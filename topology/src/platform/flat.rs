@@ -945,19 +945,9 @@ impl<'i> Cx<'_, 'i> {
                 let (u, d) = (l("up")?, l("down")?);
                 self.star_host(f, z, h, u, d, backbone);
             } else {
-                let prefix = k.attribute("prefix").unwrap_or("");
-                let suffix = k.attribute("suffix").unwrap_or("");
-                let rad = super::cluster::radical(self.need(k, "radical")?)
-                    .map_err(|m| self.err(k, format!("<cabinet radical>: {m}")))?;
-                let speed = self
-                    .value(k, "speed", units::speed)?
-                    .ok_or_else(|| self.err(k, "<cabinet> needs `speed`".into()))?;
-                let bw = self
-                    .value(k, "bw", units::rate)?
-                    .ok_or_else(|| self.err(k, "<cabinet> needs `bw`".into()))?;
-                let lat = self.value(k, "lat", units::time)?.unwrap_or(Time::ZERO);
-                for i in rad {
-                    let hid = format!("{prefix}{i}{suffix}");
+                let set = self.host_set(k)?;
+                let (speed, bw, lat) = (set.speed, set.bw, set.lat);
+                for hid in set.names {
                     let h = self.add_host(f, k, &hid, 1, speed, z)?;
                     let mut mk = |name: String| -> Result<u32, MachineFileError> {
                         f.link(&name, bw, lat, Policy::Shared)
@@ -1251,31 +1241,20 @@ impl<'i> Cx<'_, 'i> {
                 self.note(c, format!("<cluster {a}>: SimGrid's DRAGONFLY clusters have no backbone or router; ignored as SimGrid does"));
             }
         }
-        if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
-            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
-        }
+        self.note_loopback(c);
         let id = self.need(c, "id")?;
-        let prefix = c.attribute("prefix").unwrap_or("");
-        let suffix = c.attribute("suffix").unwrap_or("");
-        let rad = super::cluster::radical(self.need(c, "radical")?)
-            .map_err(|m| self.err(c, format!("<cluster radical>: {m}")))?;
-        if rad.len() != routers * n {
+        let set = self.host_set(c)?;
+        if set.names.len() != routers * n {
             return Err(self.err(
                 c,
                 format!(
                     "<cluster>: the dragonfly {t} has {} hosts but `radical` names {}",
                     routers * n,
-                    rad.len()
+                    set.names.len()
                 ),
             ));
         }
-        let speed = self
-            .value(c, "speed", units::speed)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `speed`".into()))?;
-        let bw = self
-            .value(c, "bw", units::rate)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `bw`".into()))?;
-        let lat = self.value(c, "lat", units::time)?.unwrap_or(Time::ZERO);
+        let (speed, bw, lat) = (set.speed, set.bw, set.lat);
         let cores = self.cores(c)?;
         let policy = match self.policy(c, "sharing_policy", Policy::SplitDuplex)? {
             Policy::SplitDuplex => Policy::SplitDuplex,
@@ -1289,8 +1268,8 @@ impl<'i> Cx<'_, 'i> {
             dims,
             ..Default::default()
         };
-        for i in &rad {
-            let h = self.add_host(f, c, &format!("{prefix}{i}{suffix}"), cores, speed, z)?;
+        for name in &set.names {
+            let h = self.add_host(f, c, name, cores, speed, z)?;
             let lim = match limiter {
                 Some(l) => {
                     let name = format!("{id}_link_{}_limiter", f.nps[h].id);
@@ -1396,21 +1375,12 @@ impl<'i> Cx<'_, 'i> {
             return Err(self.err(c, format!("<cluster topology=\"{topology}\">: netsim imports FLAT, TORUS, FAT_TREE and DRAGONFLY")));
         }
 
-        if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
-            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
-        }
+        self.note_loopback(c);
         let id = self.need(c, "id")?;
         let prefix = c.attribute("prefix").unwrap_or("");
         let suffix = c.attribute("suffix").unwrap_or("");
-        let rad = super::cluster::radical(self.need(c, "radical")?)
-            .map_err(|m| self.err(c, format!("<cluster radical>: {m}")))?;
-        let speed = self
-            .value(c, "speed", units::speed)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `speed`".into()))?;
-        let bw = self
-            .value(c, "bw", units::rate)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `bw`".into()))?;
-        let lat = self.value(c, "lat", units::time)?.unwrap_or(Time::ZERO);
+        let set = self.host_set(c)?;
+        let (speed, bw, lat) = (set.speed, set.bw, set.lat);
         let cores = self.cores(c)?;
         // SimGrid makes a private link SPLITDUPLEX or else SHARED (a
         // FATPIPE `sharing_policy` gives a SHARED link).
@@ -1439,9 +1409,8 @@ impl<'i> Cx<'_, 'i> {
             None
         };
         let limiter = self.value(c, "limiter_link", units::rate)?;
-        for i in rad {
-            let hid = format!("{prefix}{i}{suffix}");
-            let h = self.add_host(f, c, &hid, cores, speed, z)?;
+        for (hid, i) in set.names.iter().zip(&set.numbers) {
+            let h = self.add_host(f, c, hid, cores, speed, z)?;
             let lid = format!("{id}_link_{i}");
             let lim = match limiter {
                 Some(b) if b.as_bytes_per_sec() > 0 => {
