@@ -51,6 +51,21 @@ enum Kind {
     Dragonfly,
 }
 
+impl Kind {
+    /// SimGrid's name of the routing (a `<cluster>` is a Cluster zone).
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Full => "Full",
+            Kind::Floyd => "Floyd",
+            Kind::Dijkstra => "Dijkstra",
+            Kind::Star => "Cluster",
+            Kind::Vivaldi => "Vivaldi",
+            Kind::Empty => "None",
+            Kind::Dragonfly => "DRAGONFLY cluster",
+        }
+    }
+}
+
 /// A DRAGONFLY cluster's links by router (SimGrid's `DragonflyZone`,
 /// `generate_links`); routers are numbered `(group, chassis, blade)` in
 /// that order, a host `(group, chassis, blade, node)`.
@@ -415,9 +430,9 @@ impl Flat {
 
     fn no_route(&self, z: usize, src: usize, dst: usize) -> String {
         format!(
-            "zone `{}` ({:?} routing, line {}) has no route from `{}` to `{}`",
+            "zone `{}` ({} routing, line {}) has no route from `{}` to `{}`",
             self.zones[z].name,
-            self.zones[z].kind,
+            self.zones[z].kind.name(),
             self.zones[z].line,
             self.nps[src].name,
             self.nps[dst].name
@@ -1150,7 +1165,10 @@ impl<'i> Cx<'_, 'i> {
         if matches!(kind, Kind::Star | Kind::Vivaldi | Kind::Empty) {
             return Err(self.err(
                 r,
-                format!("<{tag}> in a {kind:?} zone: SimGrid takes none there"),
+                format!(
+                    "<{tag}> in a {} zone: SimGrid takes none there",
+                    kind.name()
+                ),
             ));
         }
         for e in [src, dst] {
