@@ -685,15 +685,16 @@ CONFORMANCE_TRACES = {
 
 
 def platform_hosts(path):
-    """The hosts of a platform file in document order (clusters expanded
-    as prefix + radical + suffix): netsim's node order."""
+    """The hosts (and Vivaldi peers) of a platform file in document order
+    (clusters and cabinets expanded as prefix + radical + suffix): netsim's
+    node order."""
     import xml.etree.ElementTree as ET
     root = ET.fromstring(path.read_text().lstrip().encode())
     out = []
     for e in root.iter():
-        if e.tag == "host":
+        if e.tag in ("host", "peer"):
             out.append(e.get("id"))
-        elif e.tag == "cluster":
+        elif e.tag in ("cluster", "cabinet"):
             for part in e.get("radical", "").split(","):
                 lo, _, hi = part.strip().partition("-")
                 out += [f"{e.get('prefix')}{i}{e.get('suffix')}" for i in range(int(lo), int(hi or lo) + 1)]

@@ -18,6 +18,24 @@ pub(crate) fn flow_idle_time(
     cap: Option<Bandwidth>,
     tcp_window: Option<u64>,
 ) -> Time {
+    if m.has_pair_routes() {
+        let mut links = Vec::new();
+        let (lat, bound) = m.pair_route_into(src, dst, &mut links);
+        let rate = links
+            .iter()
+            .map(|&l| m.link(l).bandwidth)
+            .chain(cap)
+            .chain(bound)
+            .min();
+        // No link: no bound but the source's cable, not even the
+        // window's (as the flow model).
+        let rate = if links.is_empty() && rate.is_none() {
+            Some(m.injection_rate(src))
+        } else {
+            window_cap(tcp_window, lat, rate)
+        };
+        return lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r));
+    }
     let mut lat = Time::ZERO;
     let mut rate = cap;
     let mut v = src.0;

@@ -276,6 +276,7 @@ impl MachineBuilder {
             router,
             sharing,
             shared: None,
+            pairs: None,
         };
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
@@ -324,6 +325,9 @@ pub struct Machine {
     /// Links that draw on one capacity (see [`Machine::share_capacity`]);
     /// `None`: every link is its own.
     pub(crate) shared: Option<SharedCapacity>,
+    /// Per-pair routes the flow model follows instead of the router
+    /// (see [`Machine::set_pair_routes`]); `None` for most machines.
+    pub(crate) pairs: Option<std::sync::Arc<crate::pair_routes::PairTable>>,
 }
 
 /// Directed links that draw on one capacity resource: SimGrid's SHARED

@@ -4,61 +4,56 @@
 //!
 //! netsim's machine is a graph in which every host has exactly one cable
 //! (its network interface) and routes are shortest paths; SimGrid's is a
-//! set of link resources and a route per pair. What maps exactly is
-//! imported; what would not is refused with `file:line` and the element
-//! (see `docs/SCENARIOS.md`, "Platform import", for the table):
+//! set of link resources and a route per pair. A platform that is one
+//! cluster, one star or one graph is imported as such a machine (both
+//! transport models); any other is flattened to SimGrid's route for
+//! every pair of hosts (`flat`, flow model only). What would not give
+//! SimGrid's answer is refused with `file:line` and the element (see
+//! `docs/SCENARIOS.md`, "Platform import", for the table):
 //!
 //! - `<cluster>` (directly under `<platform>` or alone in a `<zone>`):
 //!   - flat (default): one switch; host `i`'s cable has its private link
-//!     (`bw`, `lat`) each way. The backbone (`bb_bw`, `bb_lat`) is
-//!     crossed by every route: its latency is split over the two cables
-//!     of a route (the up direction takes the odd picosecond), and its
-//!     bandwidth is accepted only where it cannot limit (SHARED or
-//!     SPLITDUPLEX: at least the hosts' links together; FATPIPE: at least
-//!     one link). The hosts' links are SPLITDUPLEX (a cable each way) or
-//!     SHARED (the host's cable is one capacity for what it sends and
-//!     receives, [`crate::Machine::share_capacity`], flow model only);
-//!     FATPIPE never shares: refused.
-//!     `limiter_link`, on every topology, is accepted where it cannot
-//!     limit a host's traffic in and out. `loopback_*` concern messages
-//!     within a host, which netsim's MPI layer moves through the node's
-//!     memory: noted.
+//!     (`bw`, `lat`) each way, SPLITDUPLEX or SHARED (one capacity for
+//!     what the host sends and receives,
+//!     [`crate::Machine::share_capacity`], flow model only). A backbone
+//!     or `limiter_link` that cannot limit adds its latency (split over
+//!     a route's two cables); one that could is a resource of per-pair
+//!     routes. `loopback_*` (messages within a host go through the MPI
+//!     layer's node memory): noted.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
 //!     host's cable to its router (SimGrid's torus host is its own
 //!     router) is as fast as a rate can be ([`NIC_RATE`]) with no latency.
 //!   - `FAT_TREE` (`topo_parameters="L;m1,..,mL;w1,..,wL;p1,..,pL"`):
-//!     the XGFT SimGrid builds, levels of switches, `p` parallel links as
-//!     one cable of `p` times the bandwidth; hosts need `w1 = p1 = 1`
-//!     (one cable). Routes are shortest paths (the same lengths as
-//!     SimGrid's; the up port is netsim's lowest link id where SimGrid
-//!     takes its own choice).
-//! - `<zone routing="Full">` with `<host>`, `<link>` and `<route>`s of
-//!   `<link_ctn>`: a star. Each host's cable carries, up, the first link
-//!   of its routes and, down, the last link of the routes to it; the
-//!   latency left of each route (the links in between, or a one-link
-//!   route counted twice) must be the same for every route and is split
-//!   over the cables; links in between must not be able to limit. A
-//!   SHARED link carrying both directions of a host's traffic makes the
-//!   cables that stand for it one capacity (flow model only); a FATPIPE
-//!   one at a route's end is refused (a cable shares each direction).
-//! - `<zone routing="Floyd|Dijkstra">`: hosts, `<router>`s and one-link
-//!   routes as cables, routed by netsim's shortest paths (in hops); a
-//!   SHARED link of a symmetrical route is one capacity for its cable's
-//!   two directions (flow model only).
+//!     the XGFT SimGrid builds, `p` parallel links as one cable of `p`
+//!     times the bandwidth; hosts need `w1 = p1 = 1`. Routes have
+//!     SimGrid's lengths (the up port is netsim's lowest link id).
+//! - `<zone routing="Full">` whose routes make a star: each host's cable
+//!   carries, up, the first link of its routes and, down, the last link
+//!   of the routes to it; the latency left of each route is one number,
+//!   split over the cables; links in between cannot limit.
+//! - `<zone routing="Floyd|Dijkstra">` whose routes are one link between
+//!   a host and a router or two routers: cables, routed by shortest paths.
+//! - Anything else of Full, Floyd, Dijkstra, Cluster, Vivaldi and None
+//!   zones and DRAGONFLY clusters, nested, with routers, gateways,
+//!   `zoneRoute` and `bypassRoute` (`flat`): per-pair routes over shared
+//!   links, SimGrid 3.32's routing.
 //!
-//! Host speeds (`speed`, power state `pstate`) come back as
-//! [`Platform::host_speeds`] for the TI replay (each rank's `compute` at
-//! its host's speed);
-//! `core` is the cores of a node's one socket. `<config>` gives the TCP
-//! window ([`Platform::tcp_window`]); what cannot change timing (free
-//! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
-//! [`Platform::notes`]; any other attribute is refused. `dtd-3.32.txt`
-//! lists every attribute of SimGrid 3.32's DTD with what the import does
-//! with it, and a test holds the import to that list.
+//! A SHARED link is one capacity for both directions (CM02); the packet
+//! model refuses machines with such groups or a pair table, naming the
+//! element, and `auto` picks flow. Host speeds (`speed`, power state
+//! `pstate`) come back as [`Platform::host_speeds`] for the TI replay
+//! (each rank's `compute` at its host's speed); `core` is the cores of a
+//! node's one socket. `<config>` gives the TCP window
+//! ([`Platform::tcp_window`]); what cannot change timing (free `<prop>`s,
+//! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
+//! any other attribute is refused. `dtd-3.32.txt` lists every attribute
+//! of SimGrid 3.32's DTD with what the import does with it, and a test
+//! holds the import to that list.
 
 mod cluster;
+mod flat;
 mod units;
 mod zone;
 
@@ -165,7 +160,23 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
-    let mut platform = cx.body(body)?;
+    let mut platform = match cx.body(body) {
+        Ok(p) => p,
+        // What one star or one graph cannot hold, per-pair routes can;
+        // a TORUS or FAT_TREE cluster is imported alone.
+        Err(e)
+            if body.descendants().any(|n| {
+                n.attribute("topology")
+                    .is_some_and(|t| t == "TORUS" || t == "FAT_TREE")
+            }) =>
+        {
+            return Err(e);
+        }
+        Err(_) => {
+            cx.notes.borrow_mut().clear();
+            cx.flatten(body)?
+        }
+    };
     platform.tcp_window = tcp_window;
     platform.notes = cx.notes.take();
     Ok(platform)

@@ -309,9 +309,9 @@ fn bad_platform_unsupported_element() {
     bad(
         "element",
         &format!(
-            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<zoneRoute src=\"a\" dst=\"b\"/>\n</zone>\n</platform>\n"
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<trace id=\"t\" periodicity=\"1\"/>\n</zone>\n</platform>\n"
         ),
-        "x.xml:5: <zoneRoute> is not supported by netsim's platform import",
+        "x.xml:5: <trace> is not supported by netsim's platform import",
     );
 }
 
@@ -319,17 +319,19 @@ fn bad_platform_unsupported_element() {
 fn bad_platform_unsupported_topology() {
     bad(
         "topology",
-        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" topo_parameters=\"1,1;1,1;1,1;1\"/>\n</platform>\n",
-        "x.xml:2: <cluster topology=\"DRAGONFLY\">: netsim imports FLAT, TORUS and FAT_TREE",
+        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"BOGUS\"/>\n</platform>\n",
+        "x.xml:2: <cluster topology=\"BOGUS\">: netsim imports FLAT, TORUS, FAT_TREE and DRAGONFLY",
     );
 }
 
 #[test]
-fn bad_platform_backbone_that_could_limit() {
+fn bad_platform_route_crossing_a_link_twice() {
     bad(
-        "backbone",
-        "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" bb_bw=\"1GBps\"/>\n</platform>\n",
-        "x.xml:2: <cluster bb_bw>: the backbone's 1.000 GB/s could limit traffic",
+        "twice",
+        &format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"1GBps\"/><link id=\"l2\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/><link_ctn id=\"l1\"/></route>\n</zone>\n</platform>\n"
+        ),
+        "x.xml:2: the route from `a` to `b` crosses link `l1` twice",
     );
 }
 
@@ -539,14 +541,61 @@ fn a_trace_simgrids_tracer_wrote_replays_unchanged() {
 }
 
 #[test]
-fn bad_platform_full_route_not_a_star() {
+fn bad_platform_no_route_between_the_ranks_hosts() {
     bad(
-        "star",
+        "noroute",
         &format!(
-            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<host id=\"c\" speed=\"1Gf\"/>\n<link id=\"l1\" bandwidth=\"1GBps\"/><link id=\"l2\" bandwidth=\"1GBps\"/><link id=\"l3\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n<route src=\"a\" dst=\"c\"><link_ctn id=\"l3\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"None\">\n{HOSTS}</zone>\n</platform>\n"
         ),
-        "x.xml:8: <route src=\"a\" dst=\"c\">: the first link of the routes from `a` is `l3` here and `l1` elsewhere",
+        "the platform has no route from host `a` to host `b`",
     );
+}
+
+/// A Full zone whose routes from `a` start with different links (not a
+/// star: flattened to per-pair routes). Ranks on `a` and `b` exchange
+/// 1e8 B each way at once over `l1, l2`, both SHARED: each link carries
+/// both flows, 62.5 MB/s each, (1e8 + 16) B in 1.600000256 s after
+/// 20 us (the TCP window's 4 MiB / 40 us does not bind).
+#[test]
+fn full_routes_that_are_not_a_star_replay_in_flow_mode() {
+    let d = dir("notstar");
+    std::fs::write(
+        d.join("x.xml"),
+        format!(
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<host id=\"c\" speed=\"1Gf\"/>\n<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l3\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n<route src=\"a\" dst=\"c\"><link_ctn id=\"l3\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("t0.txt"),
+        "0 init\n0 irecv 1 0 1e8\n0 isend 1 0 1e8\n0 waitall\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("t1.txt"),
+        "1 init\n1 irecv 0 0 1e8\n1 isend 0 0 1e8\n1 waitall\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.txt"), "t0.txt\nt1.txt\n").unwrap();
+    let args = [
+        "replay",
+        "list.txt",
+        "--platform",
+        "x.xml",
+        "--json",
+        "--no-wall",
+    ];
+    // `auto` (the default) takes flow for it.
+    assert_eq!(makespan_ps(&d, &args), 1_600_020_256_000);
+    let o = netsim(&d, &[&args[..], &["--mode", "packet"]].concat());
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let _ = std::fs::remove_dir_all(&d);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("x.xml:2: the platform's routes are per pair of hosts"),
+        "{err}"
+    );
+    assert!(err.contains("use flow mode"), "{err}");
 }
 
 #[test]

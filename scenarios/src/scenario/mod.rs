@@ -328,6 +328,19 @@ impl Scenario {
             platform,
         )?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
+        // A platform without a route between two hosts the ranks sit on
+        // (SimGrid fails when they communicate; netsim before the run).
+        if let Fabric::Links(m) = &machine.fabric {
+            let nodes: Vec<_> = (0..ranks).map(|r| placement.node(r)).collect();
+            if let Some((a, b)) = m.unrouted(&nodes) {
+                let name = |n: topology::NodeId| m.vertices()[n.0 as usize].name.clone();
+                return Err(file.plain(format!(
+                    "the platform has no route from host `{}` to host `{}`, on which ranks are placed: add a route (or a zoneRoute) between them, or place the ranks on hosts that have one",
+                    name(a),
+                    name(b)
+                )));
+            }
+        }
         // A platform's hosts of different speeds: each TI rank computes
         // at its own host's.
         if let (Some(rs), Some(hs)) = (&progs.rank_speeds, &host_speeds) {

@@ -621,7 +621,11 @@ impl Transport for FlowNet {
         };
         let mut route = std::mem::take(&mut self.flows[f as usize].route);
         route.clear();
-        let lat = self.m.route_into(t.src, t.dst, &mut route);
+        let (lat, bound) = self.m.pair_route_into(t.src, t.dst, &mut route);
+        let rate_cap = match (t.rate_cap, bound) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if let Some(sh) = &self.m.shared {
             // Each capacity resource once per flow, in route order.
             let mut n = 0;
@@ -634,8 +638,14 @@ impl Transport for FlowNet {
             }
             route.truncate(n);
         }
-        let cap =
-            window_cap(self.tcp_window, lat, t.rate_cap).map_or(f64::INFINITY, |c| c.as_f64());
+        // A pair route of no link at all has no bound, not even the TCP
+        // window's (CM02: a flow without constraints is done when its
+        // latency is): only the source's own cable, the fastest there is.
+        let cap = if route.is_empty() && rate_cap.is_none() && self.m.has_pair_routes() {
+            self.m.injection_rate(t.src).as_f64()
+        } else {
+            window_cap(self.tcp_window, lat, rate_cap).map_or(f64::INFINITY, |c| c.as_f64())
+        };
         let mut at_cap = false;
         if self.asym {
             self.cut_note_start(&route, cap);

@@ -29,27 +29,17 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         self.only_props(c, &[])?;
-        if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
-            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
-        }
+        self.note_loopback(c);
         let id = self.need(c, "id")?;
-        let prefix = c.attribute("prefix").unwrap_or("");
-        let suffix = c.attribute("suffix").unwrap_or("");
-        let radical = radical(self.need(c, "radical")?)
-            .map_err(|m| self.err(c, format!("<cluster radical>: {m}")))?;
-        let speed = self
-            .value(c, "speed", units::speed)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `speed`".into()))?;
-        let bw = self
-            .value(c, "bw", units::rate)?
-            .ok_or_else(|| self.err(c, "<cluster> needs `bw`".into()))?;
-        let lat = self.value(c, "lat", units::time)?.unwrap_or(Time::ZERO);
+        let HostSet {
+            names,
+            speed,
+            bw,
+            lat,
+            ..
+        } = self.host_set(c)?;
         let cores = self.cores(c)?;
         let policy = self.policy(c, "sharing_policy", Policy::SplitDuplex)?;
-        let names: Vec<String> = radical
-            .iter()
-            .map(|i| format!("{prefix}{i}{suffix}"))
-            .collect();
         let topology = c.attribute("topology").unwrap_or("FLAT");
         if topology != "FLAT" && policy != Policy::SplitDuplex {
             return Err(self.err(
@@ -116,6 +106,40 @@ impl<'i> Cx<'_, 'i> {
                 c,
                 format!("<cluster topology=\"{other}\">: netsim imports FLAT, TORUS and FAT_TREE"),
             )),
+        }
+    }
+
+    /// A `<cluster>`'s or `<cabinet>`'s hosts: `prefix`, `suffix`,
+    /// `radical`, `speed`, `bw` and `lat`.
+    pub(super) fn host_set(&self, c: Node) -> Result<HostSet, MachineFileError> {
+        let what = c.tag_name().name();
+        let prefix = c.attribute("prefix").unwrap_or("");
+        let suffix = c.attribute("suffix").unwrap_or("");
+        let numbers = radical(self.need(c, "radical")?)
+            .map_err(|m| self.err(c, format!("<{what} radical>: {m}")))?;
+        let speed = self
+            .value(c, "speed", units::speed)?
+            .ok_or_else(|| self.err(c, format!("<{what}> needs `speed`")))?;
+        let bw = self
+            .value(c, "bw", units::rate)?
+            .ok_or_else(|| self.err(c, format!("<{what}> needs `bw`")))?;
+        let lat = self.value(c, "lat", units::time)?.unwrap_or(Time::ZERO);
+        Ok(HostSet {
+            names: numbers
+                .iter()
+                .map(|i| format!("{prefix}{i}{suffix}"))
+                .collect(),
+            numbers,
+            speed,
+            bw,
+            lat,
+        })
+    }
+
+    /// Notes a cluster's loopback, which netsim does not use.
+    pub(super) fn note_loopback(&self, c: Node) {
+        if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
+            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
         }
     }
 
@@ -352,7 +376,7 @@ impl<'i> Cx<'_, 'i> {
     }
 }
 
-const CLUSTER_ATTRS: &[&str] = &[
+pub(super) const CLUSTER_ATTRS: &[&str] = &[
     "id",
     "prefix",
     "suffix",
@@ -372,6 +396,17 @@ const CLUSTER_ATTRS: &[&str] = &[
     "limiter_link",
     "router_id",
 ];
+
+/// What `<cluster>` and `<cabinet>` say of their hosts.
+pub(super) struct HostSet {
+    /// `prefix number suffix`, radical order.
+    pub(super) names: Vec<String>,
+    /// The radical's numbers.
+    pub(super) numbers: Vec<u64>,
+    pub(super) speed: f64,
+    pub(super) bw: Bandwidth,
+    pub(super) lat: Time,
+}
 
 /// `0-99` or `0-3,8,10-12`: the host numbers in order.
 fn radical(text: &str) -> Result<Vec<u64>, String> {

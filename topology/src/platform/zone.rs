@@ -19,7 +19,7 @@ impl<'i> Cx<'_, 'i> {
 
     /// A `<host>`'s speed: of its power state `pstate` (default 0) in
     /// its list of speeds, as SimGrid starts the host.
-    fn host_speed(&self, n: Node) -> Result<f64, MachineFileError> {
+    pub(super) fn host_speed(&self, n: Node) -> Result<f64, MachineFileError> {
         let speeds = self
             .value(n, "speed", units::speeds)?
             .ok_or_else(|| self.err(n, "<host> needs `speed`".into()))?;
@@ -43,7 +43,7 @@ impl<'i> Cx<'_, 'i> {
 
     /// Notes Vivaldi coordinates outside a Vivaldi zone, where SimGrid
     /// does not read them either.
-    fn coordinates(&self, n: Node, routing: &str) {
+    pub(super) fn coordinates(&self, n: Node, routing: &str) {
         if let Some(c) = n.attribute("coordinates") {
             self.note(n, format!("<{} coordinates=\"{c}\">: only a Vivaldi zone reads them; this zone is {routing}", n.tag_name().name()));
         }
