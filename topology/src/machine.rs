@@ -30,12 +30,14 @@
 
 use crate::error::MachineError;
 use crate::link::{Link, LinkClass, LinkParams, NONE};
+use crate::pair_routes::{PairRoute, PairTable};
 use crate::routing::{NextHopTable, Router};
 use crate::torus_geom::{Dim, TorusGeom};
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use sim_core::{Bandwidth, Time};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// What a vertex of the machine is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -327,7 +329,7 @@ pub struct Machine {
     pub(crate) shared: Option<SharedCapacity>,
     /// Per-pair routes the flow model follows instead of the router
     /// (see [`Machine::set_pair_routes`]); `None` for most machines.
-    pub(crate) pairs: Option<std::sync::Arc<crate::pair_routes::PairTable>>,
+    pub(crate) pairs: Option<Arc<PairTable>>,
 }
 
 /// Directed links that draw on one capacity resource: SimGrid's SHARED
@@ -378,6 +380,53 @@ impl Machine {
     /// group), if any do: the packet model refuses such a machine.
     pub fn shared_capacity(&self) -> Option<&str> {
         self.shared.as_ref().map(|s| s.why.as_str())
+    }
+
+    /// Routes the flow model by `route(src, dst)` for every ordered pair
+    /// of distinct hosts (`None`: the platform has no route between
+    /// them, a run whose ranks sit on both is refused,
+    /// [`Machine::unrouted`]); see `pair_routes.rs`. `why` names what
+    /// needs the table, for the packet model's refusal. Errors if a link
+    /// id is out of range or repeated in one route.
+    pub fn set_pair_routes(
+        &mut self,
+        route: impl FnMut(u32, u32) -> Option<PairRoute>,
+        why: String,
+    ) -> Result<(), MachineError> {
+        let t = PairTable::build(self.hosts, self.links.len(), route)?;
+        self.pairs = Some(Arc::new(t));
+        self.shared = Some(SharedCapacity {
+            resource: (0..self.links.len() as u32).collect(),
+            why,
+        });
+        Ok(())
+    }
+
+    /// Whether flows follow a per-pair route table.
+    pub fn has_pair_routes(&self) -> bool {
+        self.pairs.is_some()
+    }
+
+    /// The flow model's route from `src` to `dst`: appends its links to
+    /// `out` and returns its latency and the rate bound of its unshared
+    /// links. From the pair table when the machine has one (an unrouted
+    /// pair gives no link), else [`Machine::route_into`] with no bound.
+    pub fn pair_route_into(
+        &self,
+        src: NodeId,
+        dst: NodeId,
+        out: &mut Vec<u32>,
+    ) -> (Time, Option<Bandwidth>) {
+        match &self.pairs {
+            Some(t) => t.route_into(src, dst, out),
+            None => (self.route_into(src, dst, out), None),
+        }
+    }
+
+    /// The first ordered pair of distinct hosts among `nodes` that the
+    /// pair table has no route for, if any.
+    pub fn unrouted(&self, nodes: &[NodeId]) -> Option<(NodeId, NodeId)> {
+        self.pairs.as_ref()?.unrouted(nodes)
     }
     /// The machine's name.
     pub fn name(&self) -> &str {

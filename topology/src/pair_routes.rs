@@ -3,21 +3,23 @@
 //! and the rate no flow of it may exceed (its FATPIPE links, which bound
 //! a flow but are shared by nobody).
 //!
-//! A machine with such a table ([`Machine::set_pair_routes`]) is routed
-//! by it in the flow model ([`Machine::pair_route_into`]) instead of by
-//! [`Machine::next_link`]: a route may depend on its source, cross links
-//! that other routes cross in the other direction, and use one link as
-//! one capacity for both directions (SimGrid's SHARED policy, CM02). The
-//! packet model refuses such a machine (it follows `next_link` hop by
-//! hop): [`Machine::shared_capacity`] names why, and `auto` picks flow.
+//! A machine with such a table
+//! ([`Machine::set_pair_routes`](crate::Machine::set_pair_routes)) is
+//! routed by it in the flow model
+//! ([`Machine::pair_route_into`](crate::Machine::pair_route_into))
+//! instead of by [`Machine::next_link`](crate::Machine::next_link): a
+//! route may depend on its source, cross links that other routes cross in
+//! the other direction, and use one link as one capacity for both
+//! directions (SimGrid's SHARED policy, CM02). The packet model refuses
+//! such a machine (it follows `next_link` hop by hop):
+//! [`Machine::shared_capacity`](crate::Machine::shared_capacity) names
+//! why, and `auto` picks flow.
 //! SimGrid platforms that are not one star or one graph are imported so
 //! (`platform::flat`).
 
 use crate::error::MachineError;
-use crate::machine::{Machine, SharedCapacity};
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
-use std::sync::Arc;
 
 /// One ordered pair's route as the importer computes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,19 +46,17 @@ pub(crate) struct PairTable {
     routed: Vec<bool>,
 }
 
-impl Machine {
-    /// Routes the flow model by `route(src, dst)` for every ordered pair
-    /// of distinct hosts (`None`: the platform has no route between
-    /// them, a run whose ranks sit on both is refused,
-    /// [`Machine::unrouted`]). `why` names what needs the table, for the
-    /// packet model's refusal. Errors if a link id is out of range or
-    /// repeated in one route.
-    pub fn set_pair_routes(
-        &mut self,
+impl PairTable {
+    /// The table of `hosts` hosts over `link_count` links, from
+    /// `route(src, dst)` for every ordered pair of distinct hosts (`None`:
+    /// no route). Errors if a link id is out of range or repeated in one
+    /// route, or if the routes hold too many links.
+    pub(crate) fn build(
+        hosts: u32,
+        link_count: usize,
         mut route: impl FnMut(u32, u32) -> Option<PairRoute>,
-        why: String,
-    ) -> Result<(), MachineError> {
-        let n = self.hosts;
+    ) -> Result<PairTable, MachineError> {
+        let n = hosts;
         let pairs = n as usize * n as usize;
         let mut t = PairTable {
             hosts: n,
@@ -72,7 +72,7 @@ impl Machine {
                 let r = if s == d { None } else { route(s, d) };
                 if let Some(r) = &r {
                     for (i, &l) in r.links.iter().enumerate() {
-                        if l as usize >= self.links.len() || r.links[..i].contains(&l) {
+                        if l as usize >= link_count || r.links[..i].contains(&l) {
                             return Err(MachineError::Graph(format!(
                                 "route {s} -> {d}: link {l} is out of range or repeated"
                             )));
@@ -92,48 +92,33 @@ impl Machine {
                 t.routed.push(r.is_some());
             }
         }
-        self.pairs = Some(Arc::new(t));
-        self.shared = Some(SharedCapacity {
-            resource: (0..self.links.len() as u32).collect(),
-            why,
-        });
-        Ok(())
+        Ok(t)
     }
 
-    /// Whether flows follow a per-pair route table.
-    pub fn has_pair_routes(&self) -> bool {
-        self.pairs.is_some()
-    }
-
-    /// The flow model's route from `src` to `dst`: appends its links to
-    /// `out` and returns its latency and the rate bound of its unshared
-    /// links. From the pair table when the machine has one (an unrouted
-    /// pair gives no link), else [`Machine::route_into`] with no bound.
-    pub fn pair_route_into(
+    /// Appends the route's links from `src` to `dst` to `out` (none for an
+    /// unrouted pair) and returns its latency and the rate bound of its
+    /// unshared links.
+    pub(crate) fn route_into(
         &self,
         src: NodeId,
         dst: NodeId,
         out: &mut Vec<u32>,
     ) -> (Time, Option<Bandwidth>) {
-        let Some(t) = &self.pairs else {
-            return (self.route_into(src, dst, out), None);
-        };
-        let p = src.0 as usize * t.hosts as usize + dst.0 as usize;
-        out.extend_from_slice(&t.links[t.start[p] as usize..t.start[p + 1] as usize]);
-        (t.latency[p], t.cap[p])
+        let p = src.0 as usize * self.hosts as usize + dst.0 as usize;
+        out.extend_from_slice(&self.links[self.start[p] as usize..self.start[p + 1] as usize]);
+        (self.latency[p], self.cap[p])
     }
 
-    /// The first ordered pair of distinct hosts among `nodes` that the
-    /// pair table has no route for, if any.
-    pub fn unrouted(&self, nodes: &[NodeId]) -> Option<(NodeId, NodeId)> {
-        let t = self.pairs.as_ref()?;
+    /// The first ordered pair of distinct hosts among `nodes` without a
+    /// route, if any.
+    pub(crate) fn unrouted(&self, nodes: &[NodeId]) -> Option<(NodeId, NodeId)> {
         let mut seen: Vec<NodeId> = nodes.to_vec();
         seen.sort_unstable();
         seen.dedup();
         for &s in &seen {
             for &d in &seen {
-                let p = s.0 as usize * t.hosts as usize + d.0 as usize;
-                if s != d && !t.routed[p] {
+                let p = s.0 as usize * self.hosts as usize + d.0 as usize;
+                if s != d && !self.routed[p] {
                     return Some((s, d));
                 }
             }
@@ -143,75 +128,4 @@ impl Machine {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::link::LinkParams;
-    use crate::machine::{MachineBuilder, Sharing, VRef};
-
-    fn star() -> Machine {
-        let mut b = MachineBuilder::new("t");
-        let p = LinkParams {
-            bandwidth: Bandwidth::bytes_per_sec(100),
-            latency: Time::from_ps(7),
-            buffer: 0,
-        };
-        let h: Vec<VRef> = (0..3).map(|i| b.host(format!("h{i}"), 1, 1)).collect();
-        let sw = b.net("sw", false);
-        for v in h {
-            b.cable(v, sw, p, p);
-        }
-        b.build(Sharing::Fair).unwrap()
-    }
-
-    #[test]
-    fn a_pair_table_routes_each_pair_its_own_way() {
-        let mut m = star();
-        let mut out = Vec::new();
-        // Without a table: the machine's own route, no bound.
-        let (lat, cap) = m.pair_route_into(NodeId(0), NodeId(1), &mut out);
-        assert_eq!(
-            (out.clone(), lat, cap),
-            (vec![0, 3], Time::from_ps(14), None)
-        );
-        m.set_pair_routes(
-            |s, d| {
-                (s != 2 && d != 2).then(|| PairRoute {
-                    links: vec![2 * s + 1, 4],
-                    latency: Time::from_ps(100 + s as u64),
-                    cap: Some(Bandwidth::bytes_per_sec(5)),
-                })
-            },
-            "why".into(),
-        )
-        .unwrap();
-        out.clear();
-        let (lat, cap) = m.pair_route_into(NodeId(1), NodeId(0), &mut out);
-        assert_eq!(out, vec![3, 4]);
-        assert_eq!(lat, Time::from_ps(101));
-        assert_eq!(cap, Some(Bandwidth::bytes_per_sec(5)));
-        assert_eq!(m.shared_capacity(), Some("why"));
-        assert_eq!(m.unrouted(&[NodeId(0), NodeId(1)]), None);
-        assert_eq!(
-            m.unrouted(&[NodeId(1), NodeId(2)]),
-            Some((NodeId(1), NodeId(2)))
-        );
-    }
-
-    #[test]
-    fn a_repeated_or_unknown_link_is_refused() {
-        for links in [vec![1, 1], vec![99]] {
-            let mut m = star();
-            let r = m.set_pair_routes(
-                |_, _| {
-                    Some(PairRoute {
-                        links: links.clone(),
-                        latency: Time::ZERO,
-                        cap: None,
-                    })
-                },
-                String::new(),
-            );
-            assert!(r.is_err());
-        }
-    }
-}
+mod tests;
