@@ -68,6 +68,7 @@ pub mod flow;
 pub mod ideal;
 pub mod idle;
 pub mod infiniband;
+pub mod lft;
 pub mod link;
 pub mod machine;
 pub mod network;
