@@ -1198,7 +1198,8 @@ def booksim_tree(args):
     extra = args.booksim_set or []
     l0 = load()
     print(f"# BookSim2 {BOOKSIM_COMMIT[:8]} (fattree, nca) vs netsim (fat-tree), {time.strftime('%Y-%m-%d %H:%M')}, "
-          f"load average at start {l0[0]:.2f} {l0[1]:.2f} {l0[2]:.2f}; 1 cycle = {BS_CYCLE_PS} ps, BookSim {BS_VCS} VCs")
+          f"load average at start {l0[0]:.2f} {l0[1]:.2f} {l0[2]:.2f}; 1 cycle = {BS_CYCLE_PS} ps, BookSim {BS_VCS} VCs"
+          + (f", BookSim also {' '.join(extra)}" if extra else ""))
     bufs = " | ".join(f"BookSim nca sat. (buf {b})" for b in buffers)
     nets = " | ".join(f"netsim {r} sat." for r in routings)
     print(f"| tree | pattern | zero-load BookSim [cycles] | zero-load netsim [cycles] | {bufs} | {nets} "
