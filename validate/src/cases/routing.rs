@@ -101,8 +101,9 @@ const FULL: &[([u32; 3], Pattern, RouteMode, f64)] = &[
 
 /// Rows shown but not judged, with why: minimal adaptive routing chooses
 /// greedily (the fewest bytes waiting at each hop), which need not find
-/// the channel-load optimum the ideal assumes; not yet attributed by an
-/// experiment.
+/// the channel-load optimum the ideal assumes; per-link loads put it on
+/// the bottleneck channels of the rows many routes cross
+/// (docs/perf/2026-11-27-min-adaptive-bit-complement.md).
 const UNJUDGED: &[(Pattern, RouteMode)] = &[(Pattern::BitComplement, RouteMode::MinimalAdaptive)];
 
 /// The quick rows, on a ring of 8 (the same analysis in one dimension).
