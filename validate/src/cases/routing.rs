@@ -13,16 +13,17 @@
 //! link, saturates first), 64-byte packets, dimension order's half-ring
 //! ties split by coordinate parity (the balanced split the analysis
 //! assumes). Throughputs are fractions of capacity, `8 b / k` per host.
-
 //!
 //! `fat-tree-saturation` does the same on the native k-ary n-tree
 //! (`topology::fat_tree`): 4-ary 2- and 3-trees, switch cables of 1 GB/s
 //! and NICs of 2 GB/s (so that the fabric, not the NIC, bounds uniform
 //! traffic: with equal rates a full-bisection tree sustains uniform at
 //! 100 % of the NIC and the check could only fail one way). D-mod-k's
-//! rows are the closed forms `docs/SCENARIOS.md` derives ("Fat tree");
-//! ECMP's and random's, whose paths are hashed per pair, are the same
-//! bound summed over their routes ([`channel_load_bound`]).
+//! rows are the closed forms `docs/SCENARIOS.md` derives ("Ideal
+//! throughput on a fat tree"); ECMP's and random's, whose paths are
+//! hashed per pair, are the same bound summed over their routes
+//! ([`channel_load_bound`]), judged on a permutation and shown on uniform
+//! traffic (`HASHED_NOTE` says why).
 
 use super::{Case, Opts};
 use crate::suite::{Check, Row};
@@ -39,7 +40,7 @@ pub(super) fn cases() -> Vec<Case> {
         },
         Case {
             name: "fat-tree-saturation",
-            about: "k-ary n-tree saturation throughput under D-mod-k, ECMP and random within 5 % of the channel-load bound (unbounded buffers)",
+            about: "k-ary n-tree saturation throughput under D-mod-k and random within 5 % of the channel-load bound (unbounded buffers; hashed routings' uniform rows shown)",
             run: tree_rows,
         },
     ]
