@@ -12,7 +12,8 @@ LogGOPSim's converter txt2bin, whose binary is all LogGOPSim reads: its
 text row compares netsim from text with txt2bin plus LogGOPSim.
 BookSim2 (`booksim`) runs the open-loop synthetic patterns on the 8-ary
 n-cube against netsim's `kind = "synthetic"` with equal per-hop delays:
-zero-load latency and saturation throughput per routing and pattern.
+zero-load latency and saturation throughput per routing and pattern;
+`booksim-tree` does the same on the 4-ary n-tree (BookSim's `fattree`).
 
   bench/peers/peers.py setup            # install SimGrid, build LogGOPSim
   bench/peers/peers.py run              # every default case
@@ -20,6 +21,7 @@ zero-load latency and saturation throughput per routing and pattern.
   bench/peers/peers.py run --big        # also the 1 M-rank GOAL cases
   bench/peers/peers.py list
   bench/peers/peers.py booksim          # BookSim2: clone, build, compare
+  bench/peers/peers.py booksim-tree     # BookSim2 on the fat tree
 
 Not part of CI: it installs packages, fetches LogGOPSim (and BookSim2) and runs for tens
 of minutes. See README.md for the settings that make the physics equal.
@@ -1072,16 +1074,18 @@ def netsim_synthetic_toml(path, k, n, routing, pattern, load, measure=4000):
         f"warmup_cycles = 2000\nmeasure_cycles = {measure}\n")
 
 
-def booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra):
+def booksim_saturation(binary, d, log, k, n, routing, pattern, buf, extra, writer=None):
     """BookSim's saturation by netsim's search; returns (saturation,
-    summed wall [s], runs)."""
+    summed wall [s], runs). `writer` writes the config (default
+    booksim_config, the torus)."""
+    writer = writer or booksim_config
     wall = 0.0
     runs = 0
 
     def sustained(load):
         nonlocal wall, runs
         cfg = d / f"booksim-{routing}-{pattern}-buf{buf}.cfg"
-        booksim_config(cfg, k, n, routing, pattern, load, buf, extra)
+        writer(cfg, k, n, routing, pattern, load, buf, extra)
         out, w, _ = timed([binary, cfg.name], d, log, may_fail=True)
         wall += w
         runs += 1
@@ -1222,10 +1226,129 @@ def booksim(args):
                                               indent=1))
 
 
+# ------------------------------------------------- BookSim2 on a fat tree
+
+# BookSim's `fattree` is the k-ary n-tree netsim's `preset = "fat-tree"`
+# builds (networks/fattree.cpp: n levels of k^(n-1) routers, host h on
+# leaf h / k), every channel of latency 1 cycle. Its one oblivious
+# routing, `nca_fattree` (routefunc.cpp, `fattree_nca`), goes up to the
+# nearest common ancestor by a random up-port drawn per packet and down
+# by the destination's digits; netsim has no per-packet choice on a fat
+# tree, so it runs its three per-pair routings beside it.
+BST_ROUTINGS = ["dmodk", "ecmp", "random"]
+BST_PATTERNS = {"uniform": "uniform", "transpose": "transpose", "bit-complement": "bitcomp",
+                "bit-reverse": "bitrev"}
+# Zero-load: a packet through R routers takes 1 (injection) + 4 R (the
+# router pipeline, as on the torus) + (R - 1) channels + 1 (ejection) + 1
+# (its one flit) = 5 R + 2 cycles in BookSim (measured 17 for R = 3);
+# netsim charges 2 nic_latency + (R - 1) hop_latency + P / b, equal with
+# hop_latency = 5 cycles and nic_latency = 3.
+BST_HOP_CYCLES = 5
+BST_NIC_CYCLES = 3
+
+
+def booksim_tree_config(path, k, n, routing, pattern, load, buf, extra=(), sample=BS_SAMPLE):
+    """BookSim's fat-tree config (`routing` is netsim's; BookSim runs nca)."""
+    path.write_text(
+        f"topology = fattree;\nk = {k};\nn = {n};\nrouting_function = nca;\n"
+        f"num_vcs = {BS_VCS};\nvc_buf_size = {buf};\n"
+        f"traffic = {BST_PATTERNS[pattern]};\n"
+        f"injection_rate = {load!r};\ninjection_rate_uses_flits = 1;\npacket_size = 1;\n"
+        f"sample_period = {sample};\nwarmup_periods = 3;\nmax_samples = 10;\nseed = 1;\n"
+        + "".join(f"{e.partition('=')[0].strip()} = {e.partition('=')[2].strip()};\n" for e in extra))
+
+
+def netsim_tree_toml(path, k, n, routing, pattern, load, measure=4000):
+    """netsim's scenario equal to booksim_tree_config's."""
+    bw = f"{BS_PACKET_B * 1000 // BS_CYCLE_PS} GB/s"
+    path.write_text(
+        "seed = 1\n\n[machine]\npreset = \"fat-tree\"\n"
+        f"arity = {k}\nlevels = {n}\n"
+        f'link_bandwidth = "{bw}"\ninjection = "{bw}"\nejection = "{bw}"\n'
+        f'hop_latency = "{BST_HOP_CYCLES * BS_CYCLE_PS} ps"\nnic_latency = "{BST_NIC_CYCLES * BS_CYCLE_PS} ps"\n\n'
+        f'[transport]\nmode = "packet"\npacket_size = "{BS_PACKET_B} B"\nrouting = "{routing}"\n\n'
+        f'[workload]\nkind = "synthetic"\npattern = "{pattern}"\n'
+        f"load = {json.dumps(load)}\n"
+        f"warmup_cycles = 2000\nmeasure_cycles = {measure}\n")
+
+
+def booksim_tree(args):
+    """The 4-ary n-trees of --trees (default 2 and 3 levels) under BookSim2
+    (nca) and netsim (BST_ROUTINGS): zero-load latency and saturation
+    throughput, with the wall time of each. Prints a Markdown table
+    (docs/PEERS.md)."""
+    patterns = args.patterns or list(BST_PATTERNS)
+    routings = args.routings or BST_ROUTINGS
+    unknown = set(routings) - set(BST_ROUTINGS) | set(patterns) - set(BST_PATTERNS)
+    if unknown:
+        sys.exit(f"booksim-tree: unknown routing or pattern: {', '.join(sorted(unknown))}")
+    cache = cache_dir(args)
+    binary = booksim_binary(args, cache)
+    netsim = Path(args.netsim).resolve() if args.netsim else REPO / "target" / "release" / "netsim"
+    if not args.netsim:
+        run(["cargo", "build", "--release", "--quiet", "-p", "netsim"], cwd=REPO)
+    work = (Path(args.work).resolve() if args.work else REPO / "target" / "peers") / "booksim-tree"
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "peers.log"
+    buffers = args.booksim_buffers or BS_BUFFERS
+    extra = args.booksim_set or []
+    l0 = load()
+    print(f"# BookSim2 {BOOKSIM_COMMIT[:8]} (fattree, nca) vs netsim (fat-tree), {time.strftime('%Y-%m-%d %H:%M')}, "
+          f"load average at start {l0[0]:.2f} {l0[1]:.2f} {l0[2]:.2f}; 1 cycle = {BS_CYCLE_PS} ps, BookSim {BS_VCS} VCs"
+          + (f", BookSim also {' '.join(extra)}" if extra else ""))
+    bufs = " | ".join(f"BookSim nca sat. (buf {b})" for b in buffers)
+    nets = " | ".join(f"netsim {r} sat." for r in routings)
+    print(f"| tree | pattern | zero-load BookSim [cycles] | zero-load netsim [cycles] | {bufs} | {nets} "
+          f"| BookSim wall [s] | netsim wall [s] |")
+    print("|---|---|---|---|" + "---|" * (len(buffers) + len(routings) + 2))
+    results = []
+    for n in args.trees or [2, 3]:
+        k = 4
+        d = work / f"{k}-ary-{n}-tree"
+        d.mkdir(parents=True, exist_ok=True)
+        for pattern in patterns:
+            bits = (k ** n).bit_length() - 1
+            if pattern == "transpose" and bits % 2:
+                continue
+            row = {"k": k, "n": n, "pattern": pattern}
+            cfg = d / f"booksim-{pattern}-zero.cfg"
+            booksim_tree_config(cfg, k, n, "nca", pattern, BS_ZERO_LOAD, buffers[0], extra, sample=5000)
+            out, bw, _ = timed([binary, cfg.name], d, log, may_fail=True)
+            ok, _, lat = parse_booksim(out)
+            if not ok:
+                sys.exit(f"BookSim did not converge (or failed) at load {BS_ZERO_LOAD}: see {log}")
+            row["booksim_zero_load_cycles"] = lat
+            sc = d / f"netsim-{pattern}-zero.toml"
+            netsim_tree_toml(sc, k, n, routings[0], pattern, BS_ZERO_LOAD, measure=20000)
+            out, nw, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+            row["netsim_zero_load_cycles"] = json.loads(out)["synthetic"]["latency_ps"]["mean"] / BS_CYCLE_PS
+            for buf in buffers:
+                sat, w, runs = booksim_saturation(binary, d, log, k, n, "nca", pattern, buf, extra,
+                                                  writer=booksim_tree_config)
+                row[f"booksim_saturation_buf{buf}"] = sat
+                bw += w
+            for r in routings:
+                sc = d / f"netsim-{r}-{pattern}-sat.toml"
+                netsim_tree_toml(sc, k, n, r, pattern, "saturation")
+                out, w, _ = timed([netsim, "run", sc.name, "--json", "--no-wall", "--quiet"], d, log)
+                row[f"netsim_saturation_{r}"] = json.loads(out)["synthetic"]["saturation"]
+                nw += w
+            row["booksim_wall_s"], row["netsim_wall_s"] = bw, nw
+            results.append(row)
+            sats = " | ".join(f"{row[f'booksim_saturation_buf{b}']:.3f}" for b in buffers)
+            ns = " | ".join(f"{row[f'netsim_saturation_{r}']:.3f}" for r in routings)
+            print(f"| {k}-ary {n}-tree | {pattern} | {row['booksim_zero_load_cycles']:.2f} "
+                  f"| {row['netsim_zero_load_cycles']:.2f} | {sats} | {ns} | {bw:.2f} | {nw:.2f} |", flush=True)
+    l1 = load()
+    print(f"\nload average at end {l1[0]:.2f} {l1[1]:.2f} {l1[2]:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"load_start": l0, "load_end": l1, "rows": results}, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", nargs="?", default="run",
-                    choices=["setup", "run", "list", "conformance", "collectives", "booksim"])
+                    choices=["setup", "run", "list", "conformance", "collectives", "booksim", "booksim-tree"])
     ap.add_argument("--only", type=lambda s: s.split(","), help="comma-separated case names")
     ap.add_argument("--big", action="store_true", help="also the cases marked big (1 M ranks, 16x16x16)")
     ap.add_argument("--reps", type=int, default=1, help="repetitions per simulator (median wall)")
@@ -1249,6 +1372,8 @@ def main():
                     help=f"booksim: patterns to run (default {','.join(BS_PATTERNS)})")
     ap.add_argument("--cubes", type=lambda s: [int(x) for x in s.split(",")],
                     help="booksim: dimensions n of the 8-ary n-cubes to run (default 2; --big: 2,3)")
+    ap.add_argument("--trees", type=lambda s: [int(x) for x in s.split(",")],
+                    help="booksim-tree: levels n of the 4-ary n-trees to run (default 2,3)")
     ap.add_argument("--curve", type=lambda s: [float(x) for x in s.split(",")],
                     help="booksim: also the mean latency of both at these loads (BookSim at the first buffer size)")
     ap.add_argument("--booksim-buffers", type=lambda s: [int(x) for x in s.split(",")],
@@ -1272,6 +1397,9 @@ def main():
         return
     if args.command == "booksim":
         booksim(args)
+        return
+    if args.command == "booksim-tree":
+        booksim_tree(args)
         return
     run_cases(args)
 

@@ -36,6 +36,7 @@ pub const TARGETS: &[(&str, Feed)] = &[
     ("machine", machine),
     ("platform", platform),
     ("map", map),
+    ("lft", lft),
     ("fit", fit),
 ];
 
@@ -390,6 +391,21 @@ pub fn machine(data: &[u8]) {
 pub fn platform(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = topology::platform::parse("fuzz.xml", text);
+    }
+}
+
+/// InfiniBand forwarding tables (`topology::lft::parse`) on a 2-ary
+/// 2-tree (hosts LIDs 1-4, switches 5-8).
+pub fn lft(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let m = topology::FatTreeParams {
+            arity: 2,
+            levels: 2,
+            ..Default::default()
+        }
+        .build()
+        .expect("a valid tree");
+        let _ = topology::lft::parse(m, "fuzz.lft", text);
     }
 }
 

@@ -666,5 +666,8 @@ pub fn injection(m: &Machine) -> Bandwidth {
     m.link(m.injection_link(NodeId(0))).bandwidth
 }
 
+mod bound;
+pub use bound::channel_load_bound;
+
 #[cfg(test)]
 mod tests;

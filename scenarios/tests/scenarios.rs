@@ -1934,6 +1934,51 @@ mod scenario_files {
         assert!(run_err(&f).contains("saturation"), "bad load accepted");
     }
 
+    /// `routing = { file = ... }`: the LFT of `topology::lft`'s tests on
+    /// a 2-ary 2-tree sends bit-complement's 2 -> 1 and 3 -> 0 both
+    /// through top switch 1 (two flows on a link: Θ = 1/2 of the NIC),
+    /// where D-mod-k gives each its own (Θ = 1): at 75 % of the NIC
+    /// D-mod-k keeps up and the file does not.
+    #[test]
+    fn forwarding_tables_from_a_file() {
+        let dir = scratch("lft");
+        let lft = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../fuzz/regressions/lft/valid-2-ary-2-tree"),
+        )
+        .unwrap();
+        write(&dir, "lft.txt", &lft);
+        let toml = |routing: &str| {
+            format!(
+                "[machine]\npreset = \"fat-tree\"\narity = 2\nlevels = 2\n\
+                 [transport]\nmode = \"packet\"\npacket_size = \"64 B\"\nrouting = {routing}\n\
+                 [workload]\nkind = \"synthetic\"\npattern = \"bit-complement\"\nload = 0.75\n\
+                 warmup_cycles = 500\nmeasure_cycles = 2000\ndrain_cycles = 1000\n"
+            )
+        };
+        let s = |o: scenarios::scenario::Outcome| o.report.synthetic.unwrap();
+        let d = s(run(&write(&dir, "dmodk.toml", &toml("\"dmodk\""))));
+        assert!((d.accepted - 0.75).abs() < 0.02, "{d:?}");
+        let f = s(run(&write(
+            &dir,
+            "file.toml",
+            &toml("{ file = \"lft.txt\" }"),
+        )));
+        // Hosts 0 and 1 keep up (0.75 each); hosts 2 and 3 share one
+        // link of the NIC's rate, 0.5 each: (0.75 + 0.75 + 0.5 + 0.5) / 4.
+        assert!((f.accepted - 0.625).abs() < 0.02, "{f:?}");
+        // A bad table names the file and line; a bad key is refused.
+        write(
+            &dir,
+            "bad.txt",
+            &lft.replace("0x0003 004 :", "0x0003 009 :"),
+        );
+        let e = run_err(&write(&dir, "bad.toml", &toml("{ file = \"bad.txt\" }")));
+        assert!(e.contains("bad.txt:7:") && e.contains("ports"), "{e}");
+        let e = run_err(&write(&dir, "key.toml", &toml("{ path = \"lft.txt\" }")));
+        assert!(e.contains("path"), "{e}");
+    }
+
     fn cell(r: &Report, protocol: &str, locality: &str) -> (u64, u64) {
         let t = r
             .traffic

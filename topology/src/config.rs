@@ -229,7 +229,9 @@ pub enum NetConfigError {
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
     /// D-mod-k, ECMP and random need a fat tree.
-    #[error("{0} routing needs a SimGrid FAT_TREE machine; `{1}` is not one")]
+    #[error(
+        "{0} routing needs a SimGrid FAT_TREE or a `preset = \"fat-tree\"` machine; `{1}` is not one"
+    )]
     NeedsFatTree(RouteMode, String),
     /// A per-packet routing needs a torus.
     #[error("{0} routing needs a torus machine; `{1}` is not one")]

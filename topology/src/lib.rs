@@ -13,7 +13,8 @@
 //!   or a cube of Geminis, Bienz et al. Figs. 6 and 8), [`ethernet`]
 //!   (Zhu et al.'s two-rack top-of-rack cluster, Fig. 1; `fair` and
 //!   `asymmetric` sharing, eqs. 5 and 6), [`infiniband`] (one QDR switch,
-//!   Bridges et al. Table 2), and [`mod@file`] (any graph from a text file).
+//!   Bridges et al. Table 2), [`fat_tree`] (the k-ary n-tree), and
+//!   [`mod@file`] (any graph from a text file).
 //! * Routing: dimension order and minimal adaptive on the torus
 //!   ([`torus`] states the tie rules); shortest-path tables elsewhere
 //!   (tie: lowest link id).
@@ -61,11 +62,13 @@ macro_rules! display_choice {
 pub mod config;
 pub mod error;
 pub mod ethernet;
+pub mod fat_tree;
 pub mod file;
 pub mod flow;
 pub mod ideal;
 pub mod idle;
 pub mod infiniband;
+pub mod lft;
 pub mod link;
 pub mod machine;
 pub mod network;
@@ -85,6 +88,7 @@ pub use config::{
 };
 pub use error::MachineError;
 pub use ethernet::{Backbone, EthernetParams};
+pub use fat_tree::FatTreeParams;
 pub use file::MachineFileError;
 pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;

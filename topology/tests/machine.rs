@@ -1388,3 +1388,52 @@ fn virtual_channels_are_checked() {
         .unwrap();
     assert!(e.to_string().contains("at least 4 virtual channels"), "{e}");
 }
+
+// ------------------------------------------------- forwarding tables (LFT)
+
+/// The hand-written LFT of `topology::lft`'s tests (also the fuzz seed)
+/// sends hosts 0 and 1 from leaf 1 both through top switch 1, where
+/// D-mod-k (the fat tree's default) sends host 0 through top 0: two
+/// transfers 2 -> 0 and 3 -> 1 share two links under the file and none
+/// under D-mod-k, so they take 2 S / b instead of S / b, in both models.
+#[test]
+fn forwarding_tables_from_a_file_change_the_answer() {
+    let lft = include_str!("../../fuzz/regressions/lft/valid-2-ary-2-tree");
+    let tree = || {
+        topology::FatTreeParams {
+            arity: 2,
+            levels: 2,
+            link_bandwidth: bw(1_000_000_000),
+            injection: bw(1_000_000_000),
+            ejection: bw(1_000_000_000),
+            hop_latency: Time::from_us(1),
+            nic_latency: Time::from_us(1),
+            ..Default::default()
+        }
+        .build()
+        .unwrap()
+    };
+    let s: u64 = 256 << 10;
+    let pair = vec![tr(2, 0, s, 0), tr(3, 1, s, 1)];
+    for mode in [Mode::Flow, Mode::Packet] {
+        let cfg = NetConfig::with_mode(mode);
+        let last = |m| {
+            let (at, _, _) = run(Network::new(m, cfg).unwrap(), &at0(pair.clone()));
+            at.into_iter().max().unwrap()
+        };
+        let (lone, _, _) = run(
+            Network::new(tree(), cfg).unwrap(),
+            &at0(vec![tr(2, 0, s, 0)]),
+        );
+        let lone = lone[0];
+        assert_eq!(last(tree()), lone, "{mode:?} dmodk");
+        let routed = topology::lft::parse(tree(), "lft.txt", lft).unwrap();
+        let serial = s as f64 / 1e9;
+        let want = 2.0 * serial + (lone.as_secs_f64() - serial);
+        let got = last(routed).as_secs_f64();
+        assert!(
+            (got / want - 1.0).abs() < 0.02,
+            "{mode:?} lft: {got} s, want {want} s"
+        );
+    }
+}

@@ -14,15 +14,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use sim_core::{Bandwidth, Time, limits};
 use topology::{
-    Backbone, Dim, EthernetParams, InfinibandParams, Machine, NodeId, Sharing, TieRule, TorusParams,
+    Backbone, Dim, EthernetParams, FatTreeParams, InfinibandParams, Machine, NodeId, Sharing,
+    TieRule, TorusParams,
 };
 
 use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
 
 /// Machine presets: the `preset` of `[machine]`, and `--machine` of
 /// `netsim replay`. Built from [`TorusParams::blue_waters_dims`],
-/// [`EthernetParams::zhu`], [`InfinibandParams::qdr`] and
-/// [`topology::IdealNetwork`].
+/// [`EthernetParams::zhu`], [`InfinibandParams::qdr`],
+/// [`FatTreeParams::default`] and [`topology::IdealNetwork`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum MachinePreset {
@@ -32,6 +33,9 @@ pub enum MachinePreset {
     EthernetZhu,
     /// One InfiniBand QDR switch, as many nodes as needed.
     InfinibandQdr,
+    /// A k-ary n-tree of InfiniBand QDR links (default 18-ary 2-tree,
+    /// 324 nodes).
+    FatTree,
     /// Contention-free wires (500 ns, 100 GB/s).
     Ideal,
 }
@@ -66,6 +70,8 @@ pub enum MachineSpec {
     EthernetZhu(EthernetSpec),
     /// `preset = "infiniband-qdr"`: one InfiniBand switch.
     InfinibandQdr(InfinibandSpec),
+    /// `preset = "fat-tree"`: a k-ary n-tree.
+    FatTree(FatTreeSpec),
     /// `preset = "ideal"`: contention-free wires, no links.
     Ideal(IdealSpec),
     /// `file = "m.txt"`: any graph from a machine file.
@@ -179,6 +185,31 @@ pub struct InfinibandSpec {
     pub cores_per_socket: Option<u16>,
 }
 
+/// `preset = "fat-tree"`: a k-ary n-tree ([`FatTreeParams`]; every
+/// field defaults to [`FatTreeParams::default`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Children and parents per switch, `k`; default 18.
+    pub arity: Option<u32>,
+    /// Switch levels, `n`; default 2 (`k^n` nodes).
+    pub levels: Option<u32>,
+    /// Switch-to-switch cable rate per direction; default 3.787 GB/s (QDR).
+    pub link_bandwidth: Option<Rate>,
+    /// Switch-to-switch cable latency; default 808 ns.
+    pub hop_latency: Option<Dur>,
+    /// Host -> leaf rate; default 3.787 GB/s.
+    pub injection: Option<Rate>,
+    /// Leaf -> host rate; default 3.787 GB/s.
+    pub ejection: Option<Rate>,
+    /// Host cable latency, each way; default 808 ns.
+    pub nic_latency: Option<Dur>,
+    /// Sockets per node (override).
+    pub sockets: Option<u16>,
+    /// Cores per socket (override).
+    pub cores_per_socket: Option<u16>,
+}
+
 /// `preset = "ideal"`: a private wire between every pair of nodes.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -240,6 +271,7 @@ impl<'de> Deserialize<'de> for MachineSpec {
             MachinePreset::EthernetZhu,
             MachinePreset::InfinibandQdr,
             MachinePreset::Ideal,
+            MachinePreset::FatTree,
         ];
         for key in table.keys() {
             let elsewhere = all.iter().any(|p| p.fields().contains(&key.as_str()))
@@ -267,6 +299,9 @@ impl<'de> Deserialize<'de> for MachineSpec {
             Some(MachinePreset::Ideal) => {
                 MachineSpec::Ideal(IdealSpec::deserialize(rest).map_err(family)?)
             }
+            Some(MachinePreset::FatTree) => {
+                MachineSpec::FatTree(FatTreeSpec::deserialize(rest).map_err(family)?)
+            }
             None if fields == FILE_FIELDS => {
                 MachineSpec::File(FileSpec::deserialize(rest).map_err(family)?)
             }
@@ -290,6 +325,7 @@ impl MachinePreset {
             MachinePreset::EthernetZhu => serde_fields::<EthernetSpec>(),
             MachinePreset::InfinibandQdr => serde_fields::<InfinibandSpec>(),
             MachinePreset::Ideal => serde_fields::<IdealSpec>(),
+            MachinePreset::FatTree => serde_fields::<FatTreeSpec>(),
         }
     }
 }
@@ -390,6 +426,7 @@ impl MachineSpec {
             MachineSpec::EthernetZhu(_) => Some(MachinePreset::EthernetZhu),
             MachineSpec::InfinibandQdr(_) => Some(MachinePreset::InfinibandQdr),
             MachineSpec::Ideal(_) => Some(MachinePreset::Ideal),
+            MachineSpec::FatTree(_) => Some(MachinePreset::FatTree),
             MachineSpec::File(_) | MachineSpec::Platform(_) => None,
         }
     }
@@ -449,6 +486,10 @@ impl MachineSpec {
                 ("sockets", i.sockets.map(u32::from)),
                 ("cores_per_socket", i.cores_per_socket.map(u32::from)),
             ],
+            MachineSpec::FatTree(f) => &[
+                ("sockets", f.sockets.map(u32::from)),
+                ("cores_per_socket", f.cores_per_socket.map(u32::from)),
+            ],
             MachineSpec::Platform(_) | MachineSpec::File(_) => &[],
         };
         if let Some((key, _)) = counts.iter().find(|(_, v)| *v == Some(0)) {
@@ -471,6 +512,7 @@ impl MachineSpec {
             MachineSpec::BlueWaters(t) => (t.build(&err)?, Some(t)),
             MachineSpec::EthernetZhu(e) => (e.build(&err)?, None),
             MachineSpec::InfinibandQdr(i) => (i.build(&err, nodes_needed)?, None),
+            MachineSpec::FatTree(f) => (f.build(&err)?, None),
             MachineSpec::Ideal(i) => return i.build(&err, nodes_needed),
         };
         let nodes = match (machine.torus(), partition) {
@@ -640,6 +682,43 @@ impl InfinibandSpec {
     }
 }
 
+impl FatTreeSpec {
+    fn build(&self, err: FieldErr) -> Result<Machine, ScenarioError> {
+        let mut p = FatTreeParams::default();
+        if let Some(v) = self.arity {
+            p.arity = v;
+        }
+        if let Some(v) = self.levels {
+            p.levels = v;
+        }
+        if let Some(v) = self.link_bandwidth {
+            p.link_bandwidth = v.0;
+        }
+        if let Some(v) = self.hop_latency {
+            p.hop_latency = v.0;
+        }
+        if let Some(v) = self.injection {
+            p.injection = v.0;
+        }
+        if let Some(v) = self.ejection {
+            p.ejection = v.0;
+        }
+        if let Some(v) = self.nic_latency {
+            p.nic_latency = v.0;
+        }
+        if let Some(v) = self.sockets {
+            p.sockets = v;
+        }
+        if let Some(v) = self.cores_per_socket {
+            p.cores_per_socket = v;
+        }
+        p.build().map_err(|e| match e {
+            topology::MachineError::Param { name, why } => err(name, why),
+            e => err("", e.to_string()),
+        })
+    }
+}
+
 impl IdealSpec {
     fn build(&self, err: FieldErr, nodes_needed: u32) -> Result<BuiltMachine, ScenarioError> {
         let n = self.nodes.unwrap_or(nodes_needed);
@@ -756,5 +835,53 @@ mod tests {
         let bad: Result<MachineSpec, _> =
             toml::Value::Table(toml::from_str("tie = \"sideways\"\n").unwrap()).try_into();
         assert!(bad.unwrap_err().to_string().contains("sideways"));
+    }
+
+    #[test]
+    fn fat_tree_preset_builds_and_routes_in_both_modes() {
+        let t: toml::Table = toml::from_str(
+            "preset = \"fat-tree\"\narity = 4\nlevels = 2\nlink_bandwidth = \"1 GB/s\"\n",
+        )
+        .unwrap();
+        let MachineSpec::FatTree(spec) = toml::Value::Table(t).try_into().unwrap() else {
+            panic!("not a fat tree")
+        };
+        let f = ScenarioFile::default();
+        let m = spec.build(&|k, e| f.err("machine", k, e)).unwrap();
+        assert_eq!(m.nodes(), 16);
+        for mode in [topology::Mode::Packet, topology::Mode::Flow] {
+            for routing in [
+                topology::RouteMode::Dmodk,
+                topology::RouteMode::Ecmp,
+                topology::RouteMode::Random,
+            ] {
+                let cfg = topology::NetConfig {
+                    mode,
+                    routing,
+                    ..Default::default()
+                };
+                assert!(
+                    topology::Network::new(m.clone(), cfg).is_ok(),
+                    "{mode} {routing}"
+                );
+            }
+        }
+        // A torus field is named as another family's.
+        let bad: Result<MachineSpec, _> = toml::Value::Table(
+            toml::from_str("preset = \"fat-tree\"\ndims = [2, 2, 2]\n").unwrap(),
+        )
+        .try_into();
+        assert!(bad.unwrap_err().to_string().contains("does not apply"));
+        // Bad sizes name the field.
+        let t: toml::Table = toml::from_str("preset = \"fat-tree\"\narity = 1\n").unwrap();
+        let MachineSpec::FatTree(spec) = toml::Value::Table(t).try_into().unwrap() else {
+            panic!()
+        };
+        let e = spec
+            .build(&|k, e| f.err("machine", k, e))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("machine.arity"), "{e}");
     }
 }

@@ -327,6 +327,7 @@ impl Scenario {
             self.nodes_needed(&progs, ranks, ppn),
             platform,
         )?;
+        let machine = self.forwarding_tables(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
         // A platform without a route between two hosts the ranks sit on
         // (SimGrid fails when they communicate; netsim before the run).
@@ -456,6 +457,7 @@ impl Scenario {
             .map(|p| p.notes.clone())
             .unwrap_or_default();
         let built = self.machine.build(file, &self.base_dir, 2, platform)?;
+        let built = self.forwarding_tables(file, built)?;
         let Fabric::Links(machine) = built.fabric else {
             return Err(file.err(
                 "machine",
@@ -546,6 +548,35 @@ impl Scenario {
         }
     }
 
+    /// The machine routed by `[transport] routing = { file = ... }`'s
+    /// forwarding tables, or as built.
+    fn forwarding_tables(
+        &self,
+        file: &ScenarioFile,
+        built: BuiltMachine,
+    ) -> Result<BuiltMachine, ScenarioError> {
+        let Some(spec::RoutingSpec::File(path)) = &self.transport.routing else {
+            return Ok(built);
+        };
+        let Fabric::Links(m) = built.fabric else {
+            return Err(file.err(
+                "transport",
+                "routing",
+                "forwarding tables need a machine with links, not the ideal network",
+            ));
+        };
+        let path = if path.is_absolute() {
+            path.clone()
+        } else {
+            self.base_dir.join(path)
+        };
+        let m = topology::lft::load(*m, &path).map_err(|e| file.plain(e.to_string()))?;
+        Ok(BuiltMachine {
+            fabric: Fabric::Links(Box::new(m)),
+            ..built
+        })
+    }
+
     /// `[transport]` as the transport's configuration (its mode is
     /// packet until [`Scenario::choose_mode`]); `platform_window` is a
     /// SimGrid platform's TCP window, the default of `tcp_window`.
@@ -557,7 +588,10 @@ impl Scenario {
                 .packet_size
                 .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
             switching: t.switching.unwrap_or_default(),
-            routing: t.routing.unwrap_or_default(),
+            routing: t
+                .routing
+                .as_ref()
+                .map_or_else(topology::RouteMode::default, |r| r.mode()),
             backpressure: t.backpressure.unwrap_or(false),
             vcs: t.vcs.unwrap_or(0),
             vc_buffer: t.vc_buffer.map_or(topology::DEFAULT_VC_BUFFER, |b| b.0),

@@ -418,7 +418,9 @@ impl Scenario {
                         MpiPreset::Smpi
                     }
                     Some(super::MachinePreset::EthernetZhu) => MpiPreset::EthernetZhu,
-                    Some(super::MachinePreset::InfinibandQdr) => MpiPreset::InfinibandQdr,
+                    Some(super::MachinePreset::InfinibandQdr | super::MachinePreset::FatTree) => {
+                        MpiPreset::InfinibandQdr
+                    }
                     _ => MpiPreset::BlueWaters,
                 },
                 true,

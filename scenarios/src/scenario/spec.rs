@@ -46,6 +46,47 @@ pub struct Scenario {
     pub mpi_given: Vec<String>,
 }
 
+/// `[transport] routing`: a [`RouteMode`] by name, or forwarding tables
+/// read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RoutingSpec {
+    /// A routing by name.
+    Named(RouteMode),
+    /// `{ file = "lft.txt" }`: the machine routed by the tables of an
+    /// OpenSM LFT dump, relative to the scenario (`topology::lft`).
+    File(PathBuf),
+}
+
+impl RoutingSpec {
+    /// The transport's routing: the named one, or the machine's own
+    /// (`dimension-order`) for a file, whose tables become the machine's.
+    pub fn mode(&self) -> RouteMode {
+        match self {
+            RoutingSpec::Named(r) => *r,
+            RoutingSpec::File(_) => RouteMode::DimensionOrder,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RoutingSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct FileRouting {
+            file: PathBuf,
+        }
+        match toml::Value::deserialize(d)? {
+            v @ toml::Value::Table(_) => FileRouting::deserialize(v)
+                .map(|f| RoutingSpec::File(f.file))
+                .map_err(|e| D::Error::custom(format!("routing table: {}", e.message().trim()))),
+            v => RouteMode::deserialize(v)
+                .map(RoutingSpec::Named)
+                .map_err(|e| D::Error::custom(e.message().trim())),
+        }
+    }
+}
+
 fn one() -> u64 {
     1
 }
@@ -60,8 +101,9 @@ pub struct TransportSpec {
     pub packet_size: Option<Bytes>,
     /// `cut-through` (default) or `store-and-forward`.
     pub switching: Option<Switching>,
-    /// `dimension-order` (default) or `adaptive` (torus, packet mode).
-    pub routing: Option<RouteMode>,
+    /// A routing by name (default `dimension-order`), or `{ file =
+    /// "lft.txt" }`: InfiniBand forwarding tables (`topology::lft`).
+    pub routing: Option<RoutingSpec>,
     /// Finite link buffers with backpressure (packet mode); default false
     /// (unbounded queues).
     pub backpressure: Option<bool>,
