@@ -121,6 +121,17 @@ pub enum RouteMode {
 }
 
 impl RouteMode {
+    /// Least number of virtual channels this routing needs on torus `t`
+    /// (the table in `packet/vc.rs`'s module docs).
+    pub fn vc_classes(self, t: &crate::torus_geom::TorusGeom) -> u32 {
+        match self {
+            RouteMode::O1turn => 2 * t.dims().iter().filter(|&&k| k > 1).count().max(1) as u32,
+            RouteMode::Valiant | RouteMode::Romm | RouteMode::Ugal => 4,
+            RouteMode::MinimalAdaptive => 3,
+            RouteMode::DimensionOrder | RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random => 2,
+        }
+    }
+
     /// Whether the packet model chooses the route per packet (the torus
     /// routings but dimension order; a fat-tree routing is a function of
     /// source and destination).
@@ -350,9 +361,7 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
     if cfg.mode == Mode::Packet && cfg.backpressure {
         // Dimension order without channels has the bubble rule.
         if r.per_packet() || cfg.vcs > 0 {
-            let need = machine
-                .torus()
-                .map_or(1, |t| crate::packet::vc::classes(r, t));
+            let need = machine.torus().map_or(1, |t| r.vc_classes(t));
             if cfg.vcs < need {
                 return Err(NetConfigError::RoutingWithBackpressure(r, need, cfg.vcs));
             }

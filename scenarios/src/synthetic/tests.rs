@@ -133,7 +133,7 @@ fn full_load_tornado_keeps_flowing_through_virtual_channels() {
         let cfg = NetConfig {
             routing,
             backpressure: true,
-            vcs: topology::packet::vc::classes(routing, m.torus().unwrap()),
+            vcs: routing.vc_classes(m.torus().unwrap()),
             vc_buffer: 2 * cfg.packet_bytes,
             ..cfg
         };

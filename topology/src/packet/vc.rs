@@ -42,17 +42,6 @@ use crate::config::RouteMode;
 use crate::routing::oblivious::ORDERS;
 use crate::torus_geom::TorusGeom;
 
-/// Least number of virtual channels `r` needs on torus `t` (the table in
-/// the module docs).
-pub fn classes(r: RouteMode, t: &TorusGeom) -> u32 {
-    match r {
-        RouteMode::O1turn => 2 * t.dims().iter().filter(|&&k| k > 1).count().max(1) as u32,
-        RouteMode::Valiant | RouteMode::Romm | RouteMode::Ugal => 4,
-        RouteMode::MinimalAdaptive => 3,
-        RouteMode::DimensionOrder | RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random => 2,
-    }
-}
-
 impl PacketNet {
     #[inline]
     fn vc_free(&self, l: u32, v: u32) -> bool {
@@ -102,7 +91,7 @@ impl PacketNet {
                         let pos = order.iter().position(|&e| e == d).unwrap_or(0);
                         let stage = order[..pos].iter().filter(|&&e| t.dims()[e] > 1).count();
                         let bit = self.dateline(t, g, port, home);
-                        (2 * stage as u32 + bit, classes(self.routing, t), false)
+                        (2 * stage as u32 + bit, self.routing.vc_classes(t), false)
                     }
                     RouteMode::Valiant | RouteMode::Romm | RouteMode::Ugal => {
                         let (stage, target) = if pk.via != NONE {
