@@ -41,7 +41,9 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use rustc_hash::FxHashMap;
 use sim_core::time::Time;
 
-use crate::reader::{MAX_TRACE_RANKS, Span, check_rank, check_rank_files, too_many_rank_files};
+use crate::reader::{
+    MAX_TRACE_RANKS, Span, TraceReader, check_rank, check_rank_files, too_many_rank_files,
+};
 use crate::text::{
     FilePool, Lines, PooledLines, error_at, file_error, parse_int, parse_nonneg_f64, path_name,
 };
@@ -245,11 +247,6 @@ impl TiTrace {
         })
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.num_ranks
-    }
-
     /// Rank `rank`'s operations, read lazily from its file.
     ///
     /// # Panics
@@ -283,9 +280,16 @@ impl TiTrace {
             },
         })
     }
+}
 
-    /// One stream per rank, rank order.
-    pub fn streams(&self) -> Result<Vec<TiStream>, ProgramError> {
+impl TraceReader for TiTrace {
+    type Stream = TiStream;
+
+    fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+
+    fn streams(&self) -> Result<Vec<TiStream>, ProgramError> {
         (0..self.num_ranks).map(|r| self.rank_stream(r)).collect()
     }
 }

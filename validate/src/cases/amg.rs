@@ -8,6 +8,7 @@ use super::{Case, Opts};
 use crate::models::bienz;
 use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
+use scenarios::TraceReader;
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
 use topology::{Mapping, Mode, NetConfig, Network, NodeId, Placement, TorusParams};
 
