@@ -1,5 +1,5 @@
 //! One entry point for every trace format: pick (or detect) the format,
-//! get one [`OpStream`] per rank.
+//! get one [`OpStream`](mpi_layer::OpStream) per rank.
 //!
 //! A directory is accepted where a trace is expected ([`open_path`],
 //! [`resolve_dir`]): one holding exactly one DUMPI `.meta` file is that
