@@ -20,6 +20,8 @@
 //!   the recorded-call mapping shared with DUMPI
 //!   ([`crate::recorded`]); what maps to what is in its docs and in
 //!   `docs/OTF2-COVERAGE.md`;
+//! - [`calls`]: what an MPI record carries as a recorded call (sizes in
+//!   bytes, a collective's size per rank from Score-P's byte counts);
 //! - `ffi` (feature `otf2`): the library calls and the event source.
 //!
 //! # Memory
@@ -45,6 +47,7 @@ use mpi_layer::ProgramError;
 use crate::reader::TraceReader;
 use crate::text::{file_error, path_name};
 
+pub mod calls;
 pub mod defs;
 #[cfg(feature = "otf2")]
 mod ffi;
