@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mpi_layer::OpStream;
+use scenarios::TraceReader;
 
 /// A target's function: bytes in, nothing out (it must not panic).
 pub type Feed = fn(&[u8]);

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use mpi_layer::OpStream;
+use scenarios::TraceReader;
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
 
 fn vm_hwm_kib() -> Option<u64> {

@@ -24,8 +24,9 @@
 //! - [`synthetic`]: open-loop synthetic traffic (Bernoulli injection of
 //!   packets by a pattern, straight into the transport, no MPI): latency,
 //!   accepted throughput and saturation;
-//! - [`reader`]: what every reader shares (the rank limit, per-rank
-//!   spans of a shared text trace), below the readers;
+//! - [`reader`]: what every reader shares (the [`TraceReader`] trait,
+//!   the rank limit, per-rank spans of a shared text trace), below the
+//!   readers;
 //! - [`shared`]: where the shared data (seed workloads, recorded traces)
 //!   is found at run time;
 //!
@@ -45,9 +46,10 @@
 //! # Ok::<(), mpi_layer::ProgramError>(())
 //! ```
 //!
-//! Each module also has its own types for finer control (`TiTrace`,
-//! `DumpiTrace`, `GoalSchedule`, `NativeTrace`, `MessageList`), which give
-//! one rank's stream at a time.
+//! Each module also has its own reader for finer control (`TiTrace`,
+//! `DumpiTrace`, `Otf2Trace`, `GoalSchedule`, `NativeTrace`,
+//! `MessageList`, each a [`TraceReader`]); all but OTF2 give one rank's
+//! stream at a time.
 //!
 //! Every trace reader streams: a rank's stream holds an open file and the
 //! operations of the line or record being read, never the whole trace, so
@@ -73,3 +75,5 @@ pub mod trace;
 pub mod workloads;
 
 mod text;
+
+pub use reader::TraceReader;

@@ -31,6 +31,7 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::limits;
 use sim_core::rng::{Rng, RngStreams};
 
+use crate::reader::TraceReader;
 use crate::text::{Lines, file_error, parse_int};
 
 /// The order in which each rank posts its receives.
@@ -219,11 +220,6 @@ impl MessageList {
         })
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.inner.num_ranks
-    }
-
     /// The number of messages.
     pub fn num_messages(&self) -> usize {
         self.inner.src.len()
@@ -272,6 +268,18 @@ impl MessageList {
     /// Every rank's program, rank order.
     pub fn programs(&self) -> Vec<MessageListProgram> {
         (0..self.inner.num_ranks).map(|r| self.program(r)).collect()
+    }
+}
+
+impl TraceReader for MessageList {
+    type Stream = MessageListProgram;
+
+    fn num_ranks(&self) -> u32 {
+        self.inner.num_ranks
+    }
+
+    fn streams(&self) -> Result<Vec<MessageListProgram>, ProgramError> {
+        Ok(self.programs())
     }
 }
 

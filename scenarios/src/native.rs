@@ -60,7 +60,7 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::limits;
 use sim_core::time::Time;
 
-use crate::reader::{Span, check_rank, check_rank_files};
+use crate::reader::{Span, TraceReader, check_rank, check_rank_files};
 use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
 
 mod comms;
@@ -115,11 +115,6 @@ impl NativeTrace {
         })
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.num_ranks
-    }
-
     /// Rank `rank`'s operations, read lazily.
     ///
     /// # Panics
@@ -141,9 +136,16 @@ impl NativeTrace {
             num_ranks: self.num_ranks,
         })
     }
+}
 
-    /// One stream per rank, rank order.
-    pub fn streams(&self) -> Result<Vec<NativeStream>, ProgramError> {
+impl TraceReader for NativeTrace {
+    type Stream = NativeStream;
+
+    fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+
+    fn streams(&self) -> Result<Vec<NativeStream>, ProgramError> {
         (0..self.num_ranks).map(|r| self.rank_stream(r)).collect()
     }
 }

@@ -1,16 +1,46 @@
-//! What the trace readers share: the rank limit, the per-rank spans of
-//! a shared text trace, and the checks of a rank and of a list of
-//! per-rank files.
+//! What the trace readers share: the [`TraceReader`] trait they
+//! implement, the rank limit, the per-rank spans of a shared text trace,
+//! and the checks of a rank and of a list of per-rank files.
 //!
-//! Every reader (`ti`, `native`, `dumpi`, `otf2`, ...) imports from here
-//! and the dispatcher [`crate::trace`] imports the readers, so no reader
-//! depends on the dispatcher or on another reader.
+//! Every reader (`ti`, `native`, `dumpi`, `otf2`, `goal`, `msglist`)
+//! imports from here and the dispatcher [`crate::trace`] imports the
+//! readers, so no reader depends on the dispatcher or on another reader.
 
 use std::path::PathBuf;
 
-use mpi_layer::ProgramError;
+use mpi_layer::{OpStream, ProgramError};
 
 use crate::text::{Lines, file_error};
+
+/// A rank's program from any reader.
+pub type BoxedStream = Box<dyn OpStream>;
+
+/// An opened trace: its number of ranks and one operation stream per
+/// rank. Opening (each reader's own `open`) checks what can be checked up
+/// front; the rest is checked as each stream is read.
+///
+/// The readers whose ranks open one at a time (TI, native, DUMPI, GOAL)
+/// also give `rank_stream(rank)`; an OTF2 archive opens all its
+/// locations at once, so only [`TraceReader::streams`] is common.
+pub trait TraceReader {
+    /// One rank's stream.
+    type Stream: OpStream + 'static;
+
+    /// The number of ranks.
+    fn num_ranks(&self) -> u32;
+
+    /// One stream per rank, rank order.
+    fn streams(&self) -> Result<Vec<Self::Stream>, ProgramError>;
+
+    /// [`TraceReader::streams`], each boxed.
+    fn boxed_streams(&self) -> Result<Vec<BoxedStream>, ProgramError> {
+        Ok(self
+            .streams()?
+            .into_iter()
+            .map(|s| Box::new(s) as BoxedStream)
+            .collect())
+    }
+}
 
 /// The most ranks a trace may have: netsim's one rank limit,
 /// [`sim_core::limits::MAX_RANKS`] (a larger rank in a trace is an error

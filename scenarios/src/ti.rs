@@ -30,21 +30,24 @@
 //! file (stricter than SimGrid, on input its tracer never writes). A TI
 //! trace runs on `MPI_COMM_WORLD` only, as in SimGrid. Requests are kept
 //! per (sender, receiver, tag) as SimGrid keeps them, oldest first; the
-//! reader assigns [`ReqId`]s 1, 2, ... in posting order, and a rank's
-//! end waits for what is still pending.
+//! reader assigns [`ReqId`](mpi_layer::ReqId)s 1, 2, ... in posting
+//! order, and a rank's end waits for what is still pending. [`TiStream`]
+//! reads a rank's lines; the `actions` module turns each into operations.
 
-use std::collections::VecDeque;
+mod actions;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source, Tag, TagSel};
-use rustc_hash::FxHashMap;
-use sim_core::time::Time;
+use mpi_layer::{Op, OpStream, Origin, ProgramError, Rank};
 
-use crate::reader::{MAX_TRACE_RANKS, Span, check_rank, check_rank_files, too_many_rank_files};
-use crate::text::{
-    FilePool, Lines, PooledLines, error_at, file_error, parse_int, parse_nonneg_f64, path_name,
+use crate::reader::{
+    MAX_TRACE_RANKS, Span, TraceReader, check_rank, check_rank_files, too_many_rank_files,
 };
+use crate::text::{FilePool, Lines, PooledLines, error_at, file_error, parse_int, path_name};
+
+use actions::State;
+pub use actions::simgrid_datatype_size;
 
 /// Parameters of TI replay.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,59 +98,6 @@ impl RankSpeeds {
                 format!("rank {rank}'s host speed is not known (the rank is not placed)")
             })
     }
-}
-
-/// The size in bytes of SimGrid datatype id `id`, `None` for an id
-/// SimGrid 3.32 does not define.
-///
-/// The ids and types are SimGrid 3.32's predefined datatypes
-/// (`src/smpi/mpi/smpi_datatype.cpp`, the `CREATE_MPI_DATATYPE` lines;
-/// the pair structs are in `src/smpi/include/smpi_datatype.hpp`); sizes
-/// are `sizeof` on an LP64 platform (x86-64 Linux: `long` 8, `long
-/// double` 16, `wchar_t` 4). Its replay reads an id with
-/// `Datatype::decode` (`smpi_replay.cpp`, `parse_datatype`), a lookup of
-/// every predefined id. `-1` is `MPI_DATATYPE_NULL`, which the tracer
-/// writes for every derived datatype (`Datatype::encode` returns the
-/// type's id, `-1` unless predefined): SimGrid's replay then moves 0
-/// bytes, and so does netsim.
-pub fn simgrid_datatype_size(id: i64) -> Option<u64> {
-    // Index = id + 1.
-    const SIZES: [u64; 61] = [
-        // -1 DATATYPE_NULL
-        0, //
-        // 0 DOUBLE, INT, CHAR, SHORT, LONG, FLOAT, BYTE
-        8, 4, 1, 2, 8, 4, 1, //
-        // 7 LONG_LONG, SIGNED_CHAR, UNSIGNED_CHAR, UNSIGNED_SHORT,
-        // UNSIGNED, UNSIGNED_LONG, UNSIGNED_LONG_LONG
-        8, 1, 1, 2, 4, 8, 8, //
-        // 14 LONG_DOUBLE, WCHAR, C_BOOL
-        16, 4, 1, //
-        // 17 INT8_T .. INT64_T, UINT8_T .. UINT64_T
-        1, 2, 4, 8, 1, 2, 4, 8, //
-        // 25 C_FLOAT_COMPLEX, C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX
-        8, 16, 32, //
-        // 28 AINT, OFFSET
-        8, 8, //
-        // 30 FLOAT_INT, LONG_INT, DOUBLE_INT, SHORT_INT, 2INT, 2FLOAT,
-        // 2DOUBLE, 2LONG (padded structs)
-        8, 16, 16, 8, 8, 8, 16, 16, //
-        // 38 REAL, REAL4, REAL8, REAL16
-        4, 4, 8, 16, //
-        // 42 COMPLEX8 (a float pair), COMPLEX16, COMPLEX32 (double pairs,
-        // as SimGrid declares both)
-        8, 16, 16, //
-        // 45 INTEGER1 (an `int` in SimGrid), INTEGER2, INTEGER4, INTEGER8,
-        // INTEGER16
-        4, 2, 4, 8, 16, //
-        // 50 LONG_DOUBLE_INT, CXX_BOOL, CXX_FLOAT_COMPLEX,
-        // CXX_DOUBLE_COMPLEX, CXX_LONG_DOUBLE_COMPLEX
-        32, 1, 8, 16, 32, //
-        // 55 UB, LB, PACKED, PTR, COUNT
-        0, 0, 1, 8, 8,
-    ];
-    usize::try_from(id + 1)
-        .ok()
-        .and_then(|i| SIZES.get(i).copied())
 }
 
 #[derive(Clone, Debug)]
@@ -245,11 +195,6 @@ impl TiTrace {
         })
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.num_ranks
-    }
-
     /// Rank `rank`'s operations, read lazily from its file.
     ///
     /// # Panics
@@ -270,22 +215,19 @@ impl TiTrace {
             lines,
             shared: matches!(self.layout, Layout::Shared(_)),
             finished: false,
-            state: State {
-                rank,
-                num_ranks: self.num_ranks,
-                default_dt: 1,
-                host_speed: self.config.host_speed_flops,
-                rank_speeds: self.config.rank_speeds.clone(),
-                pending_ops: VecDeque::new(),
-                requests: Pending::default(),
-                next_req: 1,
-                seen_request: false,
-            },
+            state: State::new(rank, self.num_ranks, &self.config),
         })
     }
+}
 
-    /// One stream per rank, rank order.
-    pub fn streams(&self) -> Result<Vec<TiStream>, ProgramError> {
+impl TraceReader for TiTrace {
+    type Stream = TiStream;
+
+    fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+
+    fn streams(&self) -> Result<Vec<TiStream>, ProgramError> {
         (0..self.num_ranks).map(|r| self.rank_stream(r)).collect()
     }
 }
@@ -340,90 +282,10 @@ impl std::fmt::Debug for TiStream {
     }
 }
 
-/// The replay state of one rank, apart from the file.
-struct State {
-    rank: Rank,
-    num_ranks: u32,
-    /// Bytes per element of the default datatype (1, or 8 after `init x`).
-    default_dt: u64,
-    /// Flops per second of `compute`, unless `rank_speeds` gives the
-    /// rank's own.
-    host_speed: f64,
-    rank_speeds: Option<RankSpeeds>,
-    /// Operations produced by the last line not yet handed out (a line
-    /// makes at most two: a collective and its computation).
-    pending_ops: VecDeque<(Op, Origin)>,
-    requests: Pending,
-    next_req: u64,
-    seen_request: bool,
-}
-
-/// Pending requests under (sender, receiver, tag), oldest first: FIFO
-/// lists threaded through one slab, their (head, tail) by key. Only looked
-/// up, never iterated, so the map's order cannot leak. (A map of deques
-/// allocated a deque for each new key, at most `isend`s and `irecv`s.)
-#[derive(Default)]
-struct Pending {
-    lists: FxHashMap<(Rank, Rank, Tag), (u32, u32)>,
-    /// (request, next in its key's list or `u32::MAX`).
-    slab: Vec<(ReqId, u32)>,
-    free: Vec<u32>,
-}
-
-impl Pending {
-    fn is_empty(&self) -> bool {
-        self.slab.len() == self.free.len()
-    }
-
-    fn push(&mut self, key: (Rank, Rank, Tag), req: ReqId) {
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slab[i as usize] = (req, u32::MAX);
-                i
-            }
-            None => {
-                self.slab.push((req, u32::MAX));
-                (self.slab.len() - 1) as u32
-            }
-        };
-        match self.lists.entry(key) {
-            std::collections::hash_map::Entry::Occupied(mut e) => {
-                let tail = std::mem::replace(&mut e.get_mut().1, i);
-                self.slab[tail as usize].1 = i;
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert((i, i));
-            }
-        }
-    }
-
-    fn front(&self, key: (Rank, Rank, Tag)) -> Option<ReqId> {
-        self.lists.get(&key).map(|&(h, _)| self.slab[h as usize].0)
-    }
-
-    fn pop_front(&mut self, key: (Rank, Rank, Tag)) -> Option<ReqId> {
-        let &(h, t) = self.lists.get(&key)?;
-        let (req, next) = self.slab[h as usize];
-        if h == t {
-            self.lists.remove(&key);
-        } else {
-            self.lists.get_mut(&key).expect("list").0 = next;
-        }
-        self.free.push(h);
-        Some(req)
-    }
-
-    fn clear(&mut self) {
-        self.lists.clear();
-        self.slab.clear();
-        self.free.clear();
-    }
-}
-
 impl OpStream for TiStream {
     fn next_op(&mut self) -> Result<Option<(Op, Origin)>, ProgramError> {
         loop {
-            if let Some(x) = self.state.pending_ops.pop_front() {
+            if let Some(x) = self.state.next_pending() {
                 return Ok(Some(x));
             }
             if self.finished {
@@ -431,13 +293,7 @@ impl OpStream for TiStream {
             }
             if !self.lines.advance()? {
                 self.finished = true;
-                if !self.state.requests.is_empty() {
-                    self.state.requests.clear();
-                    let origin = self.lines.origin();
-                    self.state
-                        .pending_ops
-                        .push_back((Op::WaitallPending, origin));
-                }
+                self.state.end(|| self.lines.origin());
                 continue;
             }
             let line = self.lines.current();
@@ -450,13 +306,13 @@ impl OpStream for TiStream {
             }
             let rank: u32 =
                 parse_int(rank_field, "the rank (first field)").map_err(|m| self.lines.error(m))?;
-            if rank != self.state.rank {
+            if rank != self.state.rank() {
                 if self.shared {
                     continue;
                 }
                 return Err(self.lines.error(format!(
                     "action for rank {rank} in the trace file of rank {}",
-                    self.state.rank
+                    self.state.rank()
                 )));
             }
             let Some(action) = fields.next() else {
@@ -470,358 +326,3 @@ impl OpStream for TiStream {
         }
     }
 }
-
-impl State {
-    fn push(&mut self, op: Op, origin: &Origin) {
-        self.pending_ops.push_back((op, origin.clone()));
-    }
-
-    fn rank_arg(&self, tok: &str, what: &str) -> Result<Rank, String> {
-        let r: i64 = parse_int(tok, what)?;
-        if r < 0 || r >= self.num_ranks as i64 {
-            return Err(format!(
-                "{what} {r} does not exist (the trace has ranks 0..{})",
-                self.num_ranks
-            ));
-        }
-        Ok(r as Rank)
-    }
-
-    fn dt(&self, tok: Option<&&str>) -> Result<u64, String> {
-        match tok {
-            None => Ok(self.default_dt),
-            Some(t) => {
-                let id: i64 = parse_int(t, "datatype id")?;
-                simgrid_datatype_size(id).ok_or_else(|| {
-                    format!("unknown SimGrid datatype id {id} (SimGrid 3.32 defines -1 to 59)")
-                })
-            }
-        }
-    }
-
-    fn compute(&self, flops: f64) -> Result<Time, String> {
-        if flops == 0.0 {
-            return Ok(Time::ZERO);
-        }
-        let speed = match &self.rank_speeds {
-            None => self.host_speed,
-            Some(r) => r.get(self.rank)?,
-        };
-        let d = Time::try_from_secs_f64(flops / speed)
-            .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
-        sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;
-        Ok(d)
-    }
-
-    fn push_compute(&mut self, flops: f64, origin: &Origin) -> Result<(), String> {
-        if flops > 0.0 {
-            let duration = self.compute(flops)?;
-            self.push(Op::Compute { duration }, origin);
-        }
-        Ok(())
-    }
-
-    fn new_req(&mut self, key: (Rank, Rank, Tag)) -> ReqId {
-        let req = ReqId(self.next_req);
-        self.next_req += 1;
-        self.requests.push(key, req);
-        self.seen_request = true;
-        req
-    }
-
-    fn action(&mut self, action: &str, a: &[&str], origin: &Origin) -> Result<(), String> {
-        let n = self.num_ranks as usize;
-        let comm = CommId::WORLD;
-        match action {
-            "init" => {
-                arity(a, 0, 1)?;
-                // SimGrid: any argument selects MPI_DOUBLE (MPE traces),
-                // none MPI_BYTE (TAU traces).
-                self.default_dt = if a.is_empty() { 1 } else { 8 };
-            }
-            "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {
-                // SimGrid replays these as no-ops; every action runs on
-                // MPI_COMM_WORLD.
-            }
-            "send" | "isend" | "recv" | "irecv" => {
-                arity(a, 3, 4)?;
-                let partner = self.rank_arg(a[0], "partner rank")?;
-                let tag: Tag = parse_int(a[1], "tag")?;
-                let bytes = bytes(parse_nonneg_f64(a[2], "count")?, self.dt(a.get(3))?)?;
-                let op = match action {
-                    "send" => Op::Send {
-                        dst: partner,
-                        tag,
-                        bytes,
-                        comm,
-                    },
-                    "recv" => Op::Recv {
-                        src: Source::Rank(partner),
-                        tag: TagSel::Tag(tag),
-                        bytes,
-                        comm,
-                    },
-                    "isend" => Op::Isend {
-                        dst: partner,
-                        tag,
-                        bytes,
-                        comm,
-                        req: self.new_req((self.rank, partner, tag)),
-                    },
-                    _ => Op::Irecv {
-                        src: Source::Rank(partner),
-                        tag: TagSel::Tag(tag),
-                        bytes,
-                        comm,
-                        req: self.new_req((partner, self.rank, tag)),
-                    },
-                };
-                self.push(op, origin);
-            }
-            "sendRecv" => {
-                // SimGrid's tracer: `sendRecv sendcount dst recvcount src
-                // [dt1 [dt2]]`, no tags; its replay (`SendRecvAction`)
-                // uses tag 0 both ways.
-                arity(a, 4, 6)?;
-                let send = parse_nonneg_f64(a[0], "send count")?;
-                let dst = self.rank_arg(a[1], "destination rank")?;
-                let recv = parse_nonneg_f64(a[2], "receive count")?;
-                let src = self.rank_arg(a[3], "source rank")?;
-                let op = Op::Sendrecv {
-                    dst,
-                    send_tag: 0,
-                    send_bytes: bytes(send, self.dt(a.get(4))?)?,
-                    src: Source::Rank(src),
-                    recv_tag: TagSel::Tag(0),
-                    recv_bytes: bytes(recv, self.dt(a.get(5))?)?,
-                    comm,
-                };
-                self.push(op, origin);
-            }
-            "wait" | "test" => {
-                arity(a, 3, 3)?;
-                let src = self.rank_arg(a[0], "source rank")?;
-                let dst = self.rank_arg(a[1], "destination rank")?;
-                let tag: Tag = parse_int(a[2], "tag")?;
-                if action == "wait" && !self.seen_request {
-                    return Err("not preceded by any isend or irecv".into());
-                }
-                let key = (src, dst, tag);
-                let found = if action == "test" {
-                    self.requests.front(key)
-                } else {
-                    self.requests.pop_front(key)
-                };
-                if let Some(req) = found {
-                    if action == "wait" {
-                        self.push(Op::Wait { req }, origin);
-                    } else {
-                        self.push(Op::Test { req }, origin);
-                    }
-                }
-            }
-            "waitall" => {
-                // SimGrid's tracer writes the request count (`waitall 3`);
-                // its replay takes no argument and ignores what follows.
-                if !self.requests.is_empty() {
-                    self.requests.clear();
-                    self.push(Op::WaitallPending, origin);
-                }
-            }
-            "compute" => {
-                arity(a, 1, 1)?;
-                let flops = parse_nonneg_f64(a[0], "flops")?;
-                let duration = self.compute(flops)?;
-                self.push(Op::Compute { duration }, origin);
-            }
-            "sleep" => {
-                arity(a, 1, 1)?;
-                let secs = parse_nonneg_f64(a[0], "seconds")?;
-                let duration = Time::try_from_secs_f64(secs).ok_or("sleep duration too long")?;
-                self.push(Op::Sleep { duration }, origin);
-            }
-            "barrier" => {
-                arity(a, 0, 0)?;
-                self.push(Op::Barrier { comm }, origin);
-            }
-            "bcast" => {
-                arity(a, 1, 3)?;
-                let count = parse_nonneg_f64(a[0], "count")?;
-                let root = self.root(a.get(1))?;
-                let bytes = bytes(count, self.dt(a.get(2))?)?;
-                self.push(Op::Bcast { root, bytes, comm }, origin);
-            }
-            "reduce" => {
-                arity(a, 2, 4)?;
-                let count = parse_nonneg_f64(a[0], "count")?;
-                let flops = parse_nonneg_f64(a[1], "flops")?;
-                let root = self.root(a.get(2))?;
-                let bytes = bytes(count, self.dt(a.get(3))?)?;
-                self.push(Op::Reduce { root, bytes, comm }, origin);
-                self.push_compute(flops, origin)?;
-            }
-            "allreduce" | "scan" | "exscan" => {
-                arity(a, 2, 3)?;
-                let count = parse_nonneg_f64(a[0], "count")?;
-                let flops = parse_nonneg_f64(a[1], "flops")?;
-                let bytes = bytes(count, self.dt(a.get(2))?)?;
-                let op = match action {
-                    "allreduce" => Op::Allreduce { bytes, comm },
-                    _ => Op::Scan {
-                        bytes,
-                        comm,
-                        exclusive: action == "exscan",
-                    },
-                };
-                self.push(op, origin);
-                self.push_compute(flops, origin)?;
-            }
-            "alltoall" | "allgather" => {
-                arity(a, 2, 4)?;
-                let send = parse_nonneg_f64(a[0], "send count")?;
-                parse_nonneg_f64(a[1], "receive count")?;
-                let bytes = bytes(send, self.dt(a.get(2))?)?;
-                self.dt(a.get(3))?;
-                let op = if action == "alltoall" {
-                    Op::Alltoall { bytes, comm }
-                } else {
-                    Op::Allgather { bytes, comm }
-                };
-                self.push(op, origin);
-            }
-            "gather" | "scatter" => {
-                arity(a, 2, 5)?;
-                let send = parse_nonneg_f64(a[0], "send count")?;
-                let recv = parse_nonneg_f64(a[1], "receive count")?;
-                let root = self.root(a.get(2))?;
-                let dt1 = self.dt(a.get(3))?;
-                let dt2 = self.dt(a.get(4))?;
-                let op = if action == "gather" {
-                    Op::Gather {
-                        root,
-                        bytes: bytes(send, dt1)?,
-                        comm,
-                    }
-                } else {
-                    // Each rank receives its block: recvcount x recvtype.
-                    Op::Scatter {
-                        root,
-                        bytes: bytes(recv, dt2)?,
-                        comm,
-                    }
-                };
-                self.push(op, origin);
-            }
-            "gatherv" => {
-                arity(a, 1 + n, 4 + n)?;
-                parse_nonneg_f64(a[0], "send count")?;
-                let root = self.root(a.get(1 + n))?;
-                self.dt(a.get(2 + n))?;
-                let dt2 = self.dt(a.get(3 + n))?;
-                let counts = counts(&a[1..1 + n], dt2)?;
-                self.push(Op::Gatherv { root, counts, comm }, origin);
-            }
-            "scatterv" => {
-                arity(a, 1 + n, 4 + n)?;
-                parse_nonneg_f64(a[n], "receive count")?;
-                let root = self.root(a.get(1 + n))?;
-                // As SimGrid: the datatypes apply only when both are given.
-                let dt1 = if a.len() == n + 4 {
-                    self.dt(a.get(2 + n))?
-                } else {
-                    self.default_dt
-                };
-                let counts = counts(&a[..n], dt1)?;
-                self.push(Op::Scatterv { root, counts, comm }, origin);
-            }
-            "allgatherv" => {
-                arity(a, 1 + n, 2 + 2 * n)?;
-                parse_nonneg_f64(a[0], "send count")?;
-                // SimGrid's rule: with more than n fields after the counts,
-                // the first is the datatype and displacements follow; with
-                // exactly n, they are displacements; with 1 or 2, the first
-                // is the datatype.
-                let extra = a.len() - (1 + n);
-                let dt = if extra > n || (1..=2).contains(&extra) {
-                    self.dt(a.get(1 + n))?
-                } else {
-                    self.default_dt
-                };
-                let counts = counts(&a[1..1 + n], dt)?;
-                self.push(Op::Allgatherv { counts, comm }, origin);
-            }
-            "alltoallv" => {
-                arity(a, 2 * n + 2, 2 * n + 4)?;
-                parse_nonneg_f64(a[0], "send buffer size")?;
-                parse_nonneg_f64(a[1 + n], "receive buffer size")?;
-                // As SimGrid: the datatypes apply only when both are given.
-                let (dt1, dt2) = if a.len() == 2 * n + 4 {
-                    (self.dt(a.get(2 * n + 2))?, self.dt(a.get(2 * n + 3))?)
-                } else {
-                    (self.default_dt, self.default_dt)
-                };
-                let send = counts(&a[1..1 + n], dt1)?;
-                let recv = counts(&a[2 + n..2 + 2 * n], dt2)?;
-                self.push(Op::Alltoallv { send, recv, comm }, origin);
-            }
-            "reducescatter" => {
-                arity(a, n + 1, n + 2)?;
-                let flops = parse_nonneg_f64(a[n], "flops")?;
-                let dt = self.dt(a.get(n + 1))?;
-                let counts = counts(&a[..n], dt)?;
-                self.push(Op::ReduceScatter { counts, comm }, origin);
-                self.push_compute(flops, origin)?;
-            }
-            _ => return Err("unknown action".into()),
-        }
-        Ok(())
-    }
-
-    fn root(&self, tok: Option<&&str>) -> Result<Rank, String> {
-        tok.map_or(Ok(0), |t| self.rank_arg(t, "root rank"))
-    }
-}
-
-fn arity(a: &[&str], min: usize, max: usize) -> Result<(), String> {
-    if a.len() < min || a.len() > max {
-        let want = if min == max {
-            format!("{min}")
-        } else {
-            format!("{min} to {max}")
-        };
-        return Err(format!(
-            "expected {want} fields after the action, found {}",
-            a.len()
-        ));
-    }
-    Ok(())
-}
-
-/// `count` elements of `dt` bytes (a fractional count is truncated, as
-/// SimGrid's conversion to `int` does; one between 0 and 1, which would
-/// silently become 0 bytes, is an error).
-fn bytes(count: f64, dt: u64) -> Result<u64, String> {
-    if count >= u64::MAX as f64 {
-        return Err(format!("count {count} too large"));
-    }
-    if count > 0.0 && count < 1.0 {
-        return Err(format!(
-            "count {count:e} is less than one element: counts are whole numbers"
-        ));
-    }
-    let b = (count as u64)
-        .checked_mul(dt)
-        .ok_or_else(|| format!("size of {count} elements overflows"))?;
-    sim_core::limits::check_bytes(b).map_err(|m| format!("size of {count} elements: {m}"))?;
-    Ok(b)
-}
-
-fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, String> {
-    tokens
-        .iter()
-        .map(|t| bytes(parse_nonneg_f64(t, "count")?, dt))
-        .collect()
-}
-
-#[cfg(test)]
-mod tests;

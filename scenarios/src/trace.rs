@@ -1,5 +1,5 @@
 //! One entry point for every trace format: pick (or detect) the format,
-//! get one [`OpStream`] per rank.
+//! get one [`OpStream`](mpi_layer::OpStream) per rank.
 //!
 //! A directory is accepted where a trace is expected ([`open_path`],
 //! [`resolve_dir`]): one holding exactly one DUMPI `.meta` file is that
@@ -14,13 +14,14 @@
 
 use std::path::{Path, PathBuf};
 
-use mpi_layer::{OpStream, ProgramError};
+use mpi_layer::ProgramError;
 
 use crate::dumpi::{DumpiConfig, DumpiTrace};
 use crate::goal::{GoalConfig, GoalSchedule};
 use crate::msglist::{MessageList, MessageListConfig};
 use crate::native::NativeTrace;
 use crate::otf2::{Otf2Config, Otf2Trace};
+use crate::reader::{BoxedStream, TraceReader};
 use crate::text::file_error;
 use crate::ti::{TiConfig, TiTrace};
 
@@ -81,13 +82,6 @@ pub struct TraceConfig {
     pub goal: GoalConfig,
     /// Message-list phase (ranks, receive order, tag).
     pub msglist: MessageListConfig,
-}
-
-/// A rank's program from any reader.
-pub type BoxedStream = Box<dyn OpStream>;
-
-fn boxed<S: OpStream + 'static>(v: Vec<S>) -> Vec<BoxedStream> {
-    v.into_iter().map(|s| Box::new(s) as BoxedStream).collect()
 }
 
 /// What a directory given as a trace holds.
@@ -253,9 +247,9 @@ pub fn open_path(
     }
     match resolve_dir(path, format)? {
         DirTrace::File(p, f) => open_streams(&p, f, config),
-        DirTrace::TiRankFiles(fs) => Ok(boxed(
-            TiTrace::from_rank_files(fs, config.ti.clone())?.streams()?,
-        )),
+        DirTrace::TiRankFiles(fs) => {
+            TiTrace::from_rank_files(fs, config.ti.clone())?.boxed_streams()
+        }
     }
 }
 
@@ -271,18 +265,12 @@ pub fn open_streams(
     if path.is_dir() {
         return open_path(path, Some(format), config);
     }
-    Ok(match format {
-        TraceFormat::SimGridTi => boxed(TiTrace::open(path, config.ti.clone())?.streams()?),
-        TraceFormat::Dumpi => boxed(DumpiTrace::open(path, config.dumpi.clone())?.streams()?),
-        TraceFormat::Otf2 => boxed(Otf2Trace::open(path, config.otf2.clone())?.streams()?),
-        TraceFormat::Goal => {
-            // Boxed one by one: a million streams are not held twice.
-            let g = GoalSchedule::open(path, config.goal.clone())?;
-            (0..g.num_ranks())
-                .map(|r| Ok(Box::new(g.rank_stream(r)?) as BoxedStream))
-                .collect::<Result<_, ProgramError>>()?
-        }
-        TraceFormat::Native => boxed(NativeTrace::open(path)?.streams()?),
-        TraceFormat::MessageList => boxed(MessageList::read(path, &config.msglist)?.programs()),
-    })
+    match format {
+        TraceFormat::SimGridTi => TiTrace::open(path, config.ti.clone())?.boxed_streams(),
+        TraceFormat::Dumpi => DumpiTrace::open(path, config.dumpi.clone())?.boxed_streams(),
+        TraceFormat::Otf2 => Otf2Trace::open(path, config.otf2.clone())?.boxed_streams(),
+        TraceFormat::Goal => GoalSchedule::open(path, config.goal.clone())?.boxed_streams(),
+        TraceFormat::Native => NativeTrace::open(path)?.boxed_streams(),
+        TraceFormat::MessageList => MessageList::read(path, &config.msglist)?.boxed_streams(),
+    }
 }

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use mpi_layer::{CommId, Op, OpStream, ProgramError, ReqId, Source, TagSel};
+use scenarios::TraceReader;
 use scenarios::ti::{TiConfig, TiTrace};
 use sim_core::time::Time;
 

@@ -64,7 +64,7 @@ use std::sync::{Arc, Mutex};
 use mpi_layer::{Op, OpStream, Origin, ProgramError, Rank};
 use sim_core::time::Time;
 
-use crate::reader::MAX_TRACE_RANKS;
+use crate::reader::{MAX_TRACE_RANKS, TraceReader};
 use crate::recorded::CallMapper;
 use crate::text::{FilePool, Lines, file_error, parse_int};
 
@@ -188,11 +188,6 @@ impl DumpiTrace {
         })
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.files.len() as u32
-    }
-
     /// Rank `rank`'s operations, decoded lazily from its file.
     ///
     /// # Panics
@@ -209,9 +204,16 @@ impl DumpiTrace {
             self.config.clone(),
         ))
     }
+}
 
-    /// One stream per rank, rank order.
-    pub fn streams(&self) -> Result<Vec<DumpiStream>, ProgramError> {
+impl TraceReader for DumpiTrace {
+    type Stream = DumpiStream;
+
+    fn num_ranks(&self) -> u32 {
+        self.files.len() as u32
+    }
+
+    fn streams(&self) -> Result<Vec<DumpiStream>, ProgramError> {
         (0..self.num_ranks()).map(|r| self.rank_stream(r)).collect()
     }
 }

@@ -76,6 +76,7 @@ use rustc_hash::FxHashMap;
 use sim_core::limits;
 use sim_core::time::Time;
 
+use crate::reader::{BoxedStream, TraceReader};
 use crate::text::{error_at, file_error, open, path_name};
 pub use compiled::{MAGIC as COMPILED_MAGIC, VERSION as COMPILED_VERSION};
 use lex::{ANY, Kind, OpSpec};
@@ -619,11 +620,6 @@ impl GoalSchedule {
         ))
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.shared.num_ranks
-    }
-
     /// Rank `rank`'s stream (a graph program; see the module docs). Reads
     /// nothing until the rank runs.
     ///
@@ -635,10 +631,24 @@ impl GoalSchedule {
             self.blocks[rank as usize],
         ))
     }
+}
 
-    /// One stream per rank, rank order.
-    pub fn streams(&self) -> Result<Vec<GoalStream>, ProgramError> {
+impl TraceReader for GoalSchedule {
+    type Stream = GoalStream;
+
+    fn num_ranks(&self) -> u32 {
+        self.shared.num_ranks
+    }
+
+    fn streams(&self) -> Result<Vec<GoalStream>, ProgramError> {
         (0..self.num_ranks()).map(|r| self.rank_stream(r)).collect()
+    }
+
+    /// Boxed one by one: a million streams are not held twice.
+    fn boxed_streams(&self) -> Result<Vec<BoxedStream>, ProgramError> {
+        (0..self.num_ranks())
+            .map(|r| Ok(Box::new(self.rank_stream(r)?) as BoxedStream))
+            .collect()
     }
 }
 

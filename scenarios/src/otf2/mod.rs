@@ -20,6 +20,8 @@
 //!   the recorded-call mapping shared with DUMPI
 //!   ([`crate::recorded`]); what maps to what is in its docs and in
 //!   `docs/OTF2-COVERAGE.md`;
+//! - [`calls`]: what an MPI record carries as a recorded call (sizes in
+//!   bytes, a collective's size per rank from Score-P's byte counts);
 //! - `ffi` (feature `otf2`): the library calls and the event source.
 //!
 //! # Memory
@@ -42,8 +44,10 @@ use std::sync::Arc;
 
 use mpi_layer::ProgramError;
 
+use crate::reader::TraceReader;
 use crate::text::{file_error, path_name};
 
+pub mod calls;
 pub mod defs;
 #[cfg(feature = "otf2")]
 mod ffi;
@@ -151,19 +155,21 @@ impl Otf2Trace {
         self.anchor.with_file_name(stem).join(format!("{l}.evt"))
     }
 
-    /// The number of ranks.
-    pub fn num_ranks(&self) -> u32 {
-        self.layout.num_ranks()
-    }
-
     /// The replay's view of the definitions.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+}
 
-    /// One stream per rank, rank order.
+impl TraceReader for Otf2Trace {
+    type Stream = Otf2Stream;
+
+    fn num_ranks(&self) -> u32 {
+        self.layout.num_ranks()
+    }
+
     #[cfg(feature = "otf2")]
-    pub fn streams(&self) -> Result<Vec<Otf2Stream>, ProgramError> {
+    fn streams(&self) -> Result<Vec<Otf2Stream>, ProgramError> {
         let locs = &self.layout.rank_locations;
         let def_file = |l: u64| self.event_file(l).with_extension("def");
         let sources = self.archive.sources(locs).map_err(|(l, m)| match l {
@@ -185,10 +191,10 @@ impl Otf2Trace {
             .collect())
     }
 
-    /// One stream per rank (unreachable without the `otf2` feature:
-    /// [`Otf2Trace::open`] fails).
+    /// Unreachable without the `otf2` feature: [`Otf2Trace::open`]
+    /// fails.
     #[cfg(not(feature = "otf2"))]
-    pub fn streams(&self) -> Result<Vec<Otf2Stream>, ProgramError> {
+    fn streams(&self) -> Result<Vec<Otf2Stream>, ProgramError> {
         let _ = (&self.config, path_name(&self.anchor));
         Err(file_error(&self.anchor, NOT_ENABLED))
     }

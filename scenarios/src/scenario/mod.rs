@@ -617,7 +617,7 @@ struct Ready {
     params: mpi_layer::MpiParams,
     placement: topology::Placement,
     net: Network,
-    streams: Vec<crate::trace::BoxedStream>,
+    streams: Vec<crate::reader::BoxedStream>,
     setup: Setup,
 }
 

@@ -10,7 +10,8 @@ use sim_core::Time;
 use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
 use crate::auto_mode::Traffic;
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
-use crate::trace::{BoxedStream, TraceConfig, TraceFormat, open_path};
+use crate::reader::{BoxedStream, TraceReader};
+use crate::trace::{TraceConfig, TraceFormat, open_path};
 use crate::workloads::{self, Collective, Halo, Stencil, ZhuPattern};
 
 /// The programs of a workload and what the mapping needs to know.
@@ -349,11 +350,8 @@ impl Scenario {
                         )?;
                         let fs: Vec<PathBuf> = fs.iter().map(|f| self.resolve(f)).collect();
                         crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
-                            .and_then(|t| t.streams())
+                            .and_then(|t| t.boxed_streams())
                             .map_err(|e| file.plain(e.to_string()))?
-                            .into_iter()
-                            .map(|s| Box::new(s) as BoxedStream)
-                            .collect()
                     }
                     _ => return Err(file.err(w, "", "give exactly one of `path` and `files`")),
                 };

@@ -8,6 +8,7 @@
 //! nothing (it only waits for the last member).
 
 use mpi_layer::{MpiParams, Protocol, RunResults};
+use scenarios::TraceReader;
 use scenarios::native::NativeTrace;
 use sim_core::{Bandwidth, Time, transfer_time};
 use std::path::PathBuf;

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use mpi_layer::{CommId, Op, OpStream, ReqId, Source, TagSel};
+use scenarios::TraceReader;
 use scenarios::ti::{TiConfig, TiTrace, simgrid_datatype_size};
 use scenarios::trace::{DirTrace, TraceConfig, open_path, resolve_dir};
 

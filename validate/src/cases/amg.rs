@@ -10,6 +10,7 @@ use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
 use std::path::Path;
 
+use scenarios::TraceReader;
 use scenarios::msglist::{MessageList, MessageListConfig, RecvOrder};
 use topology::{Mapping, Mode, NetConfig, Network, NodeId, Placement, TorusParams};
 
