@@ -70,6 +70,26 @@ pub fn shared_path(rel: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// How a scenario file marks a path inside the shared data folder:
+/// `file = "shared:workloads/amg-elasticity/P512-level0-spmv.csv"`, so
+/// that an example finds the data wherever the checkout is.
+pub const PREFIX: &str = "shared:";
+
+/// A path as a scenario file writes it: `shared:REL` is `REL` inside the
+/// shared data folder ([`shared_dir`]); an absolute path stays as it is;
+/// any other is relative to `base` (the scenario's folder). Errors only
+/// when a `shared:` path's folder is not found.
+pub fn resolve(base: &Path, p: &Path) -> Result<PathBuf, String> {
+    if let Some(rel) = p.to_str().and_then(|s| s.strip_prefix(PREFIX)) {
+        return Ok(shared_dir()?.join(rel));
+    }
+    Ok(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    })
+}
+
 /// The first `D/shared` with a `workloads` or `traces` folder, for `D`
 /// = `start` and its ancestors.
 fn search_up(start: &Path) -> Option<PathBuf> {
@@ -100,5 +120,24 @@ mod tests {
             Some(root.join("shared"))
         );
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn resolve_keeps_absolute_paths_and_joins_relative_ones() {
+        let base = Path::new("/scenarios");
+        assert_eq!(
+            resolve(base, Path::new("/data/a.csv")).unwrap(),
+            PathBuf::from("/data/a.csv")
+        );
+        assert_eq!(
+            resolve(base, Path::new("lists/a.csv")).unwrap(),
+            PathBuf::from("/scenarios/lists/a.csv")
+        );
+        // Only the prefix marks the shared folder: a folder named
+        // `shared` beside the scenario is an ordinary relative path.
+        assert_eq!(
+            resolve(base, Path::new("shared/a.csv")).unwrap(),
+            PathBuf::from("/scenarios/shared/a.csv")
+        );
     }
 }

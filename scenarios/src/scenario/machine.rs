@@ -442,11 +442,8 @@ impl MachineSpec {
         let MachineSpec::Platform(p) = self else {
             return Ok(None);
         };
-        let path = if p.platform.is_absolute() {
-            p.platform.clone()
-        } else {
-            base_dir.join(&p.platform)
-        };
+        let path = crate::shared::resolve(base_dir, &p.platform)
+            .map_err(|e| file.plain(format!("{}: {e}", p.platform.display())))?;
         topology::platform::load(&path)
             .map(Some)
             .map_err(|e| file.plain(e.to_string()))
@@ -501,11 +498,8 @@ impl MachineSpec {
                 None,
             ),
             MachineSpec::File(f) => {
-                let path = if f.file.is_absolute() {
-                    f.file.clone()
-                } else {
-                    base_dir.join(&f.file)
-                };
+                let path = crate::shared::resolve(base_dir, &f.file)
+                    .map_err(|e| file.plain(format!("{}: {e}", f.file.display())))?;
                 let m = topology::file::load(&path).map_err(|e| file.plain(e.to_string()))?;
                 (m, None)
             }

@@ -190,12 +190,10 @@ pub fn load(path: &Path) -> Result<(ScenarioFile, Scenario), ScenarioError> {
 // ------------------------------------------------------------ running
 
 impl Scenario {
-    fn resolve(&self, p: &Path) -> PathBuf {
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.base_dir.join(p)
-        }
+    /// A path the scenario names, by [`crate::shared::resolve`].
+    fn resolve(&self, file: &ScenarioFile, p: &Path) -> Result<PathBuf, ScenarioError> {
+        crate::shared::resolve(&self.base_dir, p)
+            .map_err(|e| file.plain(format!("{}: {e}", p.display())))
     }
 
     /// Builds everything and runs it, in steps: the MPI parameters, the
@@ -300,7 +298,10 @@ impl Scenario {
             };
             return Err(match from {
                 Some(p) => ScenarioError {
-                    file: self.resolve(p).display().to_string(),
+                    file: crate::shared::resolve(&self.base_dir, p)
+                        .unwrap_or_else(|_| p.clone())
+                        .display()
+                        .to_string(),
                     line: None,
                     message: "the workload read from this file has no ranks".into(),
                     deadlock: false,
@@ -565,11 +566,7 @@ impl Scenario {
                 "forwarding tables need a machine with links, not the ideal network",
             ));
         };
-        let path = if path.is_absolute() {
-            path.clone()
-        } else {
-            self.base_dir.join(path)
-        };
+        let path = self.resolve(file, path)?;
         let m = topology::lft::load(*m, &path).map_err(|e| file.plain(e.to_string()))?;
         Ok(BuiltMachine {
             fabric: Fabric::Links(Box::new(m)),

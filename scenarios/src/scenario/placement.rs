@@ -138,7 +138,7 @@ impl Scenario {
                         "map files need a machine (not `ideal`)",
                     ));
                 };
-                let path = self.resolve(f);
+                let path = self.resolve(file, f)?;
                 let name = path.display().to_string();
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| file.plain(format!("{name}: cannot read map file: {e}")))?;

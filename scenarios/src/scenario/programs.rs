@@ -274,7 +274,7 @@ impl Scenario {
                     },
                     ..Default::default()
                 };
-                let l = MessageList::read(&self.resolve(list), &cfg)
+                let l = MessageList::read(&self.resolve(file, list)?, &cfg)
                     .map_err(|e| file.plain(e.to_string()))?;
                 let about = format!(
                     "message list {}: {} messages, {} B, {} ranks",
@@ -339,7 +339,7 @@ impl Scenario {
                 cfg.msglist.recv_order = ListOrder::AsListed;
                 let streams = match (path, files) {
                     (Some(p), None) => {
-                        let p = self.resolve(p);
+                        let p = self.resolve(file, p)?;
                         open_path(&p, *format, &cfg).map_err(|e| file.plain(e.to_string()))?
                     }
                     (None, Some(fs)) => {
@@ -348,7 +348,10 @@ impl Scenario {
                             "files",
                             "per-rank files are a TI layout; use `path` for other formats",
                         )?;
-                        let fs: Vec<PathBuf> = fs.iter().map(|f| self.resolve(f)).collect();
+                        let fs: Vec<PathBuf> = fs
+                            .iter()
+                            .map(|f| self.resolve(file, f))
+                            .collect::<Result<_, _>>()?;
                         crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
                             .and_then(|t| t.boxed_streams())
                             .map_err(|e| file.plain(e.to_string()))?
