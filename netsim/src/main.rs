@@ -636,8 +636,13 @@ fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
     std::fs::create_dir_all(dir).map_err(io)?;
     // Into a temporary folder inside, then moved out page by page.
     let pages = cli::output::Partial::folder(dir);
-    std::fs::create_dir_all(pages.path()).map_err(io)?;
-    clap_mangen::generate_to(Cli::command(), pages.path()).map_err(io)?;
+    pages
+        .fill(|p| {
+            std::fs::create_dir_all(p)
+                .and_then(|()| clap_mangen::generate_to(Cli::command(), p))
+                .map_err(|e| format!("{}: {e}", dir.display()))
+        })
+        .map_err(|e| (cli::EXIT_INPUT, e))?;
     pages.commit().map_err(|e| (cli::EXIT_INPUT, e))
 }
 

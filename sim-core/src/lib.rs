@@ -18,6 +18,8 @@
 //!   mergeable;
 //! * [`limits`]: the limits every input is checked against (ranks,
 //!   nodes, message size, durations, the simulated-time horizon);
+//! * [`outputs`]: output files written whole or not at all, and removed
+//!   by a signal handler when a stop interrupts them;
 //! * [`units`]: times, rates and sizes written with their units
 //!   (`"2.3 us"`, `"940 Mb/s"`, `"12 KiB"`), for every input format.
 //!
@@ -28,6 +30,7 @@
 pub mod engine;
 pub mod hold;
 pub mod limits;
+pub mod outputs;
 pub mod queue;
 pub mod rng;
 pub mod stats;

@@ -296,7 +296,10 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     }
     let exe = build_bench(&o.mpicc, &o.out)?;
     log(&format!("built {} with {}", exe.display(), o.mpicc));
-    let tmp = o.out.join(".chunk.csv");
+    // The chunk's own rows, as the benchmark writes them: a partial file,
+    // removed at the end, on an error or by a stop.
+    let chunk_rows = sim_core::outputs::Partial::new(&o.out.join("chunk.csv"));
+    let tmp = chunk_rows.path().to_path_buf();
     // The whole CSV is kept here and replaces the file after each chunk
     // ([`write_atomic`]): an interrupted run leaves the rows of its
     // finished chunks, never a row cut in half.
@@ -480,7 +483,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
             std::thread::sleep(Duration::from_secs(5));
         }
     }
-    let _ = std::fs::remove_file(&tmp);
+    drop(chunk_rows);
     combined.flush().map_err(|e| e.to_string())?;
     write_atomic(&csv_path, combined.get_ref())?;
     let lacking: Vec<String> = chunks
@@ -564,19 +567,11 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
     Ok(q)
 }
 
-/// Writes `bytes` to `path` whole or not at all: under a temporary
-/// name beside it (`.NAME.part`), then renamed over it.
+/// Writes `bytes` to `path` whole or not at all
+/// ([`sim_core::outputs::write`]: a temporary name beside it, renamed
+/// over it; a stop by a signal removes the temporary file).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.part"));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        })
+    sim_core::outputs::write(path, bytes)
 }
 
 /// Appends `line` to `<out>/calibrate.log`, one whole line per write
