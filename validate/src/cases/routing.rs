@@ -141,18 +141,7 @@ fn rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
     let mut out = Vec::new();
     for &(dims, pattern, routing, ideal) in set {
         let m = machine(dims).build().map_err(|e| e.to_string())?;
-        let cfg = NetConfig {
-            packet_bytes: 64,
-            routing,
-            ..NetConfig::default()
-        };
-        let p = SyntheticParams {
-            pattern,
-            warmup_cycles: warmup,
-            measure_cycles: measure,
-            drain_cycles: 4 * measure,
-            ..SyntheticParams::default()
-        };
+        let (cfg, p) = saturation_setup(routing, pattern, warmup, measure);
         let r = saturation(&m, cfg, &p).map_err(|e| format!("routing-saturation: {e}"))?;
         let sat = r.saturation.unwrap_or(0.0);
         let [x, y, z] = dims;
@@ -273,18 +262,7 @@ fn tree_rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
         }
         .build()
         .map_err(|e| e.to_string())?;
-        let cfg = NetConfig {
-            packet_bytes: 64,
-            routing,
-            ..NetConfig::default()
-        };
-        let p = SyntheticParams {
-            pattern,
-            warmup_cycles: warmup,
-            measure_cycles: measure,
-            drain_cycles: 4 * measure,
-            ..SyntheticParams::default()
-        };
+        let (cfg, p) = saturation_setup(routing, pattern, warmup, measure);
         let e = |e: scenarios::synthetic::SyntheticError| format!("fat-tree-saturation: {e}");
         let (ideal, check) = match ideal {
             Ideal::Closed(x) => (x, Check::Relative { tol: TOL }),
@@ -312,4 +290,27 @@ fn tree_rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
         });
     }
     Ok(out)
+}
+
+/// The transport (64-byte packets) and the saturation search's windows
+/// (a drain of four measurement windows) both saturation cases use.
+fn saturation_setup(
+    routing: RouteMode,
+    pattern: Pattern,
+    warmup: u64,
+    measure: u64,
+) -> (NetConfig, SyntheticParams) {
+    let cfg = NetConfig {
+        packet_bytes: 64,
+        routing,
+        ..NetConfig::default()
+    };
+    let p = SyntheticParams {
+        pattern,
+        warmup_cycles: warmup,
+        measure_cycles: measure,
+        drain_cycles: 4 * measure,
+        ..SyntheticParams::default()
+    };
+    (cfg, p)
 }
