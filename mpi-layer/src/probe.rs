@@ -215,7 +215,7 @@ mod tests {
     fn behaves_as_std_map() {
         let mut rng = sim_core::RngStreams::new(11).stream("probe");
         let mut h = ProbeMap::<(u32, u32), u32>::default();
-        let mut m = std::collections::HashMap::new();
+        let mut m = rustc_hash::FxHashMap::default();
         let key =
             |rng: &mut sim_core::SimRng| (rng.random_range(0..40u32), rng.random_range(0..3u32));
         for step in 0..200_000u32 {

@@ -183,9 +183,9 @@ mod cli {
             e[k].as_u64()
                 .unwrap_or_else(|| panic!("{k} not an integer: {e}"))
         };
-        let mut named = std::collections::HashSet::new();
-        let mut used = std::collections::HashSet::new();
-        let mut open = std::collections::HashSet::new();
+        let mut named = std::collections::BTreeSet::new();
+        let mut used = std::collections::BTreeSet::new();
+        let mut open = std::collections::BTreeSet::new();
         for e in &evs {
             let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no ph: {e}"));
             if ph != "M" {
@@ -263,7 +263,7 @@ mod cli {
         ]);
         assert_eq!(plain, report, "observing changes nothing");
         let evs = check_trace_event_format(&std::fs::read_to_string(&tl).unwrap());
-        let tracks: std::collections::HashSet<&str> = evs
+        let tracks: std::collections::BTreeSet<&str> = evs
             .iter()
             .filter(|e| e["ph"] == "C")
             .map(|e| e["name"].as_str().unwrap())
@@ -283,7 +283,7 @@ mod cli {
             lines.next(),
             Some("link,from,to,start_ps,end_ps,bytes,gbps")
         );
-        let mut per_link = std::collections::HashMap::<u64, u64>::new();
+        let mut per_link = std::collections::BTreeMap::<u64, u64>::new();
         for l in lines {
             let f: Vec<&str> = l.split(',').collect();
             *per_link.entry(f[0].parse().unwrap()).or_default() += f[5].parse::<u64>().unwrap();

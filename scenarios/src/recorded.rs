@@ -44,7 +44,7 @@
 //! Errors are messages without a location: the reader adds its own
 //! (file, record, byte offset).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use mpi_layer::{CommId, GroupId, Op, Rank, ReqId, Source, TagSel};
 
@@ -318,9 +318,9 @@ pub struct CallMapper {
     /// Sizes of the predefined datatypes, by handle [bytes].
     predefined: Vec<u64>,
     /// Sizes of derived datatypes defined so far [bytes].
-    derived: HashMap<u16, u64>,
+    derived: FxHashMap<u16, u64>,
     /// Persistent requests by handle, as the operation `Start` posts.
-    persistent: HashMap<u32, Op>,
+    persistent: FxHashMap<u32, Op>,
 }
 
 impl CallMapper {
@@ -331,8 +331,8 @@ impl CallMapper {
         CallMapper {
             num_ranks,
             predefined,
-            derived: HashMap::new(),
-            persistent: HashMap::new(),
+            derived: FxHashMap::default(),
+            persistent: FxHashMap::default(),
         }
     }
 

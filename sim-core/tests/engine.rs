@@ -4,14 +4,14 @@
 use sim_core::rand::Rng;
 use sim_core::rand_distr::{Distribution, Exp};
 use sim_core::{Engine, EventId, EventQueue, Model, RngStreams, Schedule, Scheduler, Time};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// The obvious implementation of the ordering contract: a sorted map from
 /// (time, seq) to the event, plus the key of every live handle.
 #[derive(Default)]
 struct Reference {
     by_key: BTreeMap<(Time, u64), (Option<EventId>, u64)>,
-    key_of: HashMap<EventId, (Time, u64)>,
+    key_of: BTreeMap<EventId, (Time, u64)>,
     next_seq: u64,
 }
 

@@ -36,8 +36,8 @@
 use crate::error::MachineError;
 use crate::link::LinkParams;
 use crate::machine::{Machine, MachineBuilder, Sharing, VRef};
+use rustc_hash::FxHashMap;
 use sim_core::units;
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -91,7 +91,7 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
     let mut b = MachineBuilder::new(file);
     let mut sharing = Sharing::Fair;
     // Name -> (vertex, declaring line). Lookups only; never iterated.
-    let mut names: HashMap<String, (VRef, usize)> = HashMap::new();
+    let mut names: FxHashMap<String, (VRef, usize)> = FxHashMap::default();
     let mut host_lines = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;

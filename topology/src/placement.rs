@@ -4,7 +4,7 @@
 
 use crate::machine::Machine;
 use crate::transport::NodeId;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// The location of one process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -150,7 +150,7 @@ impl Placement {
     /// numbered within the node, `socket` must be the socket holding that
     /// core), and no two processes share a core.
     pub fn explicit(locs: Vec<ProcLoc>, machine: &Machine) -> Result<Self, PlacementError> {
-        let mut used = HashSet::new();
+        let mut used = FxHashSet::default();
         for (p, l) in locs.iter().enumerate() {
             check_loc(p as u32, l, machine)?;
             if !used.insert((l.node, l.core)) {

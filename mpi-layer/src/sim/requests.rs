@@ -477,7 +477,7 @@ mod tests {
     fn user_requests_behave_as_a_map() {
         let mut rng = sim_core::RngStreams::new(5).stream("user-reqs");
         let mut t = UserReqs::default();
-        let mut m = std::collections::HashMap::new();
+        let mut m = FxHashMap::default();
         for step in 0..100_000u32 {
             let r = rng.random_range(0..3u32);
             let id = match rng.random_range(0..3) {
@@ -495,7 +495,7 @@ mod tests {
             assert_eq!(t.contains(r, id ^ 1), m.contains_key(&(r, id ^ 1)));
         }
         // Every group left holds a live request: none was left empty.
-        let live: std::collections::HashSet<_> = m.keys().map(|&(r, id)| (r, id / GROUP)).collect();
+        let live: rustc_hash::FxHashSet<_> = m.keys().map(|&(r, id)| (r, id / GROUP)).collect();
         assert_eq!(t.groups.len(), live.len());
     }
 }

@@ -8,7 +8,7 @@
 //! module's own code, so the fuzz target `otf2` drives it without the
 //! library.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use mpi_layer::{CommId, Rank};
 
@@ -65,11 +65,11 @@ pub struct Definitions {
     /// `CLOCK_PROPERTIES`: ticks per second (0: not given).
     pub resolution: u64,
     /// `STRING` definitions.
-    pub strings: HashMap<u32, String>,
+    pub strings: FxHashMap<u32, String>,
     /// `REGION` definitions.
-    pub regions: HashMap<u32, RegionDef>,
+    pub regions: FxHashMap<u32, RegionDef>,
     /// `GROUP` definitions.
-    pub groups: HashMap<u32, GroupDef>,
+    pub groups: FxHashMap<u32, GroupDef>,
     /// `COMM` definitions, in definition order.
     pub comms: Vec<CommDef>,
     /// `LOCATION` definitions: (location id, number of events), in
@@ -132,9 +132,9 @@ pub struct Layout {
     /// Ticks per second.
     pub resolution: u64,
     /// Region reference -> (name, is an MPI call).
-    pub regions: HashMap<u32, (String, bool)>,
+    pub regions: FxHashMap<u32, (String, bool)>,
     /// Communicator reference -> communicator.
-    pub comms: HashMap<u32, CommInfo>,
+    pub comms: FxHashMap<u32, CommInfo>,
     /// The communicators other than world, in definition order (each
     /// rank creates them before its first event).
     pub created: Vec<u32>,
@@ -180,14 +180,14 @@ impl Layout {
                 return Err(format!("location {loc} is rank {r} and an earlier rank"));
             }
         }
-        let mut regions = HashMap::new();
+        let mut regions = FxHashMap::default();
         for (&id, r) in &defs.regions {
             let name = defs.strings.get(&r.name).cloned().unwrap_or_default();
             let mpi = r.paradigm == PARADIGM_MPI || name.starts_with("MPI_");
             regions.insert(id, (name, mpi));
         }
         let full = |m: &[u64]| m.iter().enumerate().all(|(i, &x)| x == i as u64);
-        let mut comms = HashMap::new();
+        let mut comms = FxHashMap::default();
         let mut created = Vec::new();
         let mut world_seen = false;
         for c in &defs.comms {

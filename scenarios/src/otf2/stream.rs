@@ -45,7 +45,8 @@
 //! single ranks) with `MPI_Comm_split` on `MPI_COMM_WORLD`, the rank as
 //! color (free, as every constructor in the MPI layer).
 
-use std::collections::{HashSet, VecDeque};
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use mpi_layer::{CommId, GroupId, Op, OpStream, Origin, ProgramError, Rank, ReqId, TagSel};
@@ -162,7 +163,7 @@ pub struct RankStream<S> {
     /// Events read ahead (to find a receive's completion).
     ahead: VecDeque<(u64, Event)>,
     /// Receive requests posted from a look-ahead, not yet completed.
-    posted: HashSet<u64>,
+    posted: FxHashSet<u64>,
     /// The current outermost MPI region: its region, first position,
     /// nesting depth and events.
     region: Option<(u32, u64)>,
@@ -203,7 +204,7 @@ impl<S: EventSource> RankStream<S> {
             config,
             file,
             ahead: VecDeque::new(),
-            posted: HashSet::new(),
+            posted: FxHashSet::default(),
             region: None,
             depth: 0,
             collected: Vec::new(),

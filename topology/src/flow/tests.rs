@@ -201,8 +201,8 @@ fn check_against_reference_on(
     // The obvious per-flow completion bookkeeping, by token: rate, bytes
     // left at the last rate change, its time, the completion computed
     // then, the route's latency.
-    let mut per_flow: std::collections::HashMap<u64, (f64, f64, Time, Time, Time)> =
-        std::collections::HashMap::new();
+    let mut per_flow: rustc_hash::FxHashMap<u64, (f64, f64, Time, Time, Time)> =
+        rustc_hash::FxHashMap::default();
     let mut seen = 0;
     let mut worst = 0u64;
     let mut now;

@@ -30,9 +30,10 @@ use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
 use crate::pair_routes::PairRoute;
 use roxmltree::Node;
+use rustc_hash::FxHashMap;
 use sim_core::{Bandwidth, Time, limits};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 /// A zone's local routing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -93,18 +94,18 @@ struct Zone {
     /// Netpoints directly in it, in creation order (SimGrid's ids).
     members: Vec<usize>,
     /// Full's table, Floyd's and Dijkstra's edges, by member ids.
-    routes: HashMap<(usize, usize), Hop>,
+    routes: FxHashMap<(usize, usize), Hop>,
     /// Dijkstra: edges in the order added.
     edges: Vec<(usize, usize)>,
-    star: HashMap<usize, StarEnd>,
-    bypass: HashMap<(usize, usize), Hop>,
+    star: FxHashMap<usize, StarEnd>,
+    bypass: FxHashMap<(usize, usize), Hop>,
     /// Floyd: predecessor table over member ids, once sealed.
     pred: Vec<Vec<Option<usize>>>,
     /// A DRAGONFLY cluster's links.
     dragonfly: Option<Box<Dragonfly>>,
     /// Dijkstra, once sealed: its graph's nodes (member ids, in the
     /// order routes named them), their indexes, their out-edges.
-    graph: (Vec<usize>, HashMap<usize, usize>, Vec<Vec<usize>>),
+    graph: (Vec<usize>, FxHashMap<usize, usize>, Vec<Vec<usize>>),
     line: usize,
 }
 
@@ -132,9 +133,9 @@ struct LinkRef {
 #[derive(Default)]
 struct Flat {
     nps: Vec<Np>,
-    by_name: HashMap<String, usize>,
+    by_name: FxHashMap<String, usize>,
     zones: Vec<Zone>,
-    links: HashMap<String, LinkRef>,
+    links: FxHashMap<String, LinkRef>,
     /// Per machine link: bandwidth, latency, policy, name.
     res: Vec<(Bandwidth, Time, Policy, String)>,
     hosts: Vec<(String, u16, f64)>,
@@ -142,7 +143,7 @@ struct Flat {
     /// distances), picoseconds.
     extra: std::cell::Cell<u64>,
     /// Dijkstra's predecessors per (zone, source node), computed once.
-    dijkstra_pred: std::cell::RefCell<HashMap<(usize, usize), Pred>>,
+    dijkstra_pred: std::cell::RefCell<FxHashMap<(usize, usize), Pred>>,
 }
 
 /// Dijkstra's predecessor of every graph node, from one source.

@@ -7,8 +7,8 @@ use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
 use crate::transport::NodeId;
 use roxmltree::Node;
+use rustc_hash::FxHashMap;
 use sim_core::{Time, limits};
-use std::collections::HashMap;
 
 /// A route as read: source, destination, its links with their direction
 /// (0 none, 1 UP, 2 DOWN), and its element (for error lines).
@@ -60,8 +60,8 @@ impl<'i> Cx<'_, 'i> {
             ));
         }
         let mut b = MachineBuilder::new(format!("zone {}", z.attribute("id").unwrap_or("")));
-        let mut vref: HashMap<&str, (VRef, usize)> = HashMap::new();
-        let mut links: HashMap<&str, SgLink> = HashMap::new();
+        let mut vref: FxHashMap<&str, (VRef, usize)> = FxHashMap::default();
+        let mut links: FxHashMap<&str, SgLink> = FxHashMap::default();
         let mut routes = Vec::new();
         let mut speeds = Vec::new();
         for n in z.children().filter(Node::is_element) {
@@ -218,14 +218,14 @@ impl<'i> Cx<'_, 'i> {
         &self,
         z: Node,
         mut b: MachineBuilder,
-        vref: &HashMap<&str, (VRef, usize)>,
+        vref: &FxHashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
         speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
-        let mut used: HashMap<&str, Node> = HashMap::new();
+        let mut used: FxHashMap<&str, Node> = FxHashMap::default();
         // Each link's cable (its directions are links 2c and 2c + 1), and
         // the SHARED cables crossed both ways: one capacity each.
-        let mut cable: HashMap<&str, u32> = HashMap::new();
+        let mut cable: FxHashMap<&str, u32> = FxHashMap::default();
         let (mut shared, mut why) = (Vec::new(), None);
         for (src, dst, ls, r) in routes {
             let (a, bv) = (vref[src].0, vref[dst].0);
@@ -276,7 +276,7 @@ impl<'i> Cx<'_, 'i> {
         &self,
         z: Node,
         mut b: MachineBuilder,
-        vref: &HashMap<&str, (VRef, usize)>,
+        vref: &FxHashMap<&str, (VRef, usize)>,
         routes: &[Route<'_, '_>],
         speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
@@ -320,7 +320,7 @@ impl<'i> Cx<'_, 'i> {
             .filter(|r| r.2.len() == 1)
             .map(|r| r.2[0].0)
             .collect();
-        let mut owner: HashMap<(&str, u8, bool), usize> = HashMap::new();
+        let mut owner: FxHashMap<(&str, u8, bool), usize> = FxHashMap::default();
         for (dir, ends) in [(true, &up), (false, &down)] {
             for (h, e) in ends.iter().enumerate() {
                 let Some(((id, d), _)) = e else {

@@ -7,7 +7,7 @@ use sim_core::rand::Rng;
 fn pending_lists_are_fifo_per_key() {
     let mut rng = sim_core::RngStreams::new(9).stream("ti-pending");
     let mut p = Pending::default();
-    let mut m: std::collections::HashMap<(Rank, Rank, Tag), VecDeque<ReqId>> = Default::default();
+    let mut m: rustc_hash::FxHashMap<(Rank, Rank, Tag), VecDeque<ReqId>> = Default::default();
     for step in 0..50_000u64 {
         let key = (rng.random_range(0..3u32), rng.random_range(0..3u32), 0);
         match rng.random_range(0..10) {
