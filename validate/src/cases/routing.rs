@@ -170,7 +170,7 @@ fn rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
             check,
         );
         out.push(if explained {
-            row.note("the ideal assumes the routing balances its channel loads; greedy minimal adaptive (least bytes waiting at each hop) does not: at load 0.4 it puts 9 % more on half the bottleneck channels than dimension order, which predicts 0.454 against the 0.441 measured (docs/perf/2026-11-27-min-adaptive-bit-complement.md)")
+            row.note("the ideal assumes the routing balances its channel loads; greedy minimal adaptive (least bytes waiting at each hop) does not: on the 8-ary 2-cube at load 0.4 it puts 9 % more on half the bottleneck channels than dimension order, which predicts 0.454 against the 0.441 measured there (not measured per link on the 3-cube; docs/perf/2026-11-27-min-adaptive-bit-complement.md)")
         } else {
             row
         });
