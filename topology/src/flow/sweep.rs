@@ -5,104 +5,51 @@
 //!
 //! Progressive filling raises one level `x` from zero; a link direction
 //! `l` fills when the flows crossing it reach its capacity, and fixes
-//! its unfixed flows at that level. Call `lam[l]` the level at which `l`
-//! filled in the last solution (infinite if it never fixed a flow), and
-//! think of each flow `f` of rate `r_f` as *following its old
-//! trajectory*: rising with `x` until `x = r_f`, then fixed. The sweep
-//! replays the filling for the new set of flows, in increasing level,
-//! but solves only the links on which some flow leaves its old
-//! trajectory (*dirty* links); the others (*clean*) behave exactly as
-//! before below the current level, so they fill at their old `lam`.
+//! its unfixed flows at that level. `lam[l]` is the level at which `l`
+//! filled in the last solution (infinite if it never fixed a flow); each
+//! flow `f` of rate `r_f` *follows its old trajectory*: rising with `x`
+//! until `x = r_f`, then fixed. The sweep replays the filling for the
+//! new set of flows in increasing level, but solves only the links on
+//! which some flow leaves its old trajectory (*dirty* links); the others
+//! (*clean*) fill at their old `lam`.
 //!
-//! * A change makes links dirty from a level on: an end on each of its
-//!   links from the flow's rate (below it, the link did not fill before
-//!   and fills no sooner now); a start on each link from the level at
-//!   which the link would first fill with it (water filling of the link
-//!   alone over the current rates, the new flows rising: found once per
-//!   link at the update, for all the flows started on it since). The new
-//!   flow rises from zero.
-//! * When a link becomes dirty at level `x`, the flows on it whose old
-//!   rate is below `x` keep it (they were fixed before `x`, and nothing
-//!   below `x` has changed for them); those at or above `x` are rising
-//!   and get a *check* at their old rate.
-//! * A dirty link pops at `rem / n` (the bandwidth left over the flows
-//!   still rising), as in progressive filling, and fixes them there. A
-//!   flow fixed below its old rate leaves its trajectory: its clean links
-//!   become dirty at that level.
+//! * A change makes links dirty from a level on: an end from the flow's
+//!   rate; a start from the level at which the link would first fill
+//!   with it (found once per link and update). The new flow rises from
+//!   zero.
+//! * When a link becomes dirty at `x`, its flows whose old rate is below
+//!   `x` keep it; those at or above are rising and get a *check* at
+//!   their old rate.
+//! * A dirty link pops at `rem / n` (bandwidth left over the flows still
+//!   rising) and fixes them there. A flow fixed below its old rate leaves
+//!   its trajectory: its clean links become dirty at that level.
 //! * At a check (level `r_f`, the flow still rising) the flow stays at
-//!   `r_f` if a clean link of it fills at `r_f` (`lam == r_f`) or its cap
-//!   is `r_f`. Otherwise it keeps rising: its clean links become dirty at
-//!   `r_f`.
+//!   `r_f` if a clean link of it fills there (`lam == r_f`) or its cap is
+//!   `r_f`; otherwise its clean links become dirty at `r_f`.
 //!
-//! Events are ordered by level, then dirty, cap, pop, check (so that a
-//! link filling at exactly `r_f` fixes the flow before its check), then
-//! id: the result does not depend on anything but the calls. The checks
-//! a link makes due when it becomes dirty share one heap entry per old
-//! rate (its id is the batch's, in the order batches were made; the
-//! batch's flows are checked in id order): the flows of one rate group
-//! on a link come in together, and one entry each had been most of the
-//! heap's traffic. Likewise the flows of one batch that fail their
-//! checks and share a cap form one chain in id order (`cap_next`) with
-//! one cap entry, for its first flow; popping it pushes the entry of the
-//! next flow of the chain still rising, the very entry that flow would
-//! have had, so the order of the sweep is unchanged. Most such flows are
-//! fixed by a link below their cap: on AMG level-0 SpGEMM (P = 8192),
-//! 3.95 M of the 5.9 M heap pushes had been their cap entries and 4.0 M
-//! cap entries were popped after their flow was fixed (counted in an
-//! instrumented build at 65871da); `pop_lowest` fell from 7.9 % to 3.6 %
-//! of the run's samples (`perf record -e cpu-clock`).
+//! Events are ordered by level, then dirty, cap, pop, check, then id:
+//! the result depends on nothing but the calls. The checks of one old
+//! rate on a link share one heap entry, and the flows of one batch that
+//! share a cap form one chain (`cap_next`) with one cap entry, in the
+//! order single entries would have had.
 //!
 //! # Cost
 //!
-//! An update costs `O(sum over dirty links of their flows)` to make links
-//! dirty, plus `O(log)` heap work and a scan of the route per checked or
-//! re-fixed flow. Whether a clean link that a changed flow crosses keeps
-//! room to spare is read in O(1) from the link's kept load (`Kept`: the
-//! sum of its flows' rates, each moved by `fix` when the flow takes its
-//! new rate, and the count of open new flows); it had been a
-//! scan of the link's flows, once per link and update (on AMG level-0
-//! SpGEMM at P = 8192, 7.8 M clean verdicts, 1.4 M of them by a scan
-//! that visited 33.9 M flows, at 65871da, instrumented). Links become
-//! dirty only through flows that change (or that might change at a
-//! check), so a start or an end whose effect dies out nearby costs what
-//! it changes, not what it could have changed.
-//!
-//! A dirty link gets a pop entry only if its level `rem / n` is below
-//! the cap of some flow rising on it: otherwise every such flow reaches
-//! its cap (a cap entry, which comes first at an equal level) or is
-//! fixed elsewhere before the link could fill, and the pop would find
-//! none left. Counted in an instrumented build (pop entries pushed; of
-//! them, at a level already at every cap): peers' a2a-torus-512 6.32 M,
-//! 2.72 M; amg-spmv 4.20 M, 2.57 M; random-pairs 3.97 M, 2.85 M;
-//! alltoall-switch 2.39 M, 0.34 M; amg-spgemm0 1.14 M, 0.14 M. Most
-//! other pops find their flows fixed elsewhere too (5.5 M of the 6.32 M
-//! on a2a-torus-512 before this; 0.81 M filled the link), which no test
-//! at the push can know.
-//!
-//! Tried and not kept: leaving a clean link with room out of the sweep
-//! when a flow starts to rise through it (a failed check), with an entry
-//! at the level below which its rising flows cannot fill it, `(B - L +
-//! sum r_j) / k` for `k` flows rising from `r_j` over load `L`; 71 % of
-//! the takes on AMG level-0 SpGEMM (P = 8192) and 80 % on level-2 SpMV
-//! are such links, and 98 % of those had room of at least the level
-//! (instrumented build). The links were then almost never taken (6 k of
-//! 13.8 M deferrals on SpGEMM), but one take per link and update had
-//! become one registration and one heap entry per rising flow and link:
-//! amg-spgemm0 14.03 G instructions against 10.27 G (cachegrind), and
-//! 11.62 G when a link is taken once its rising flows pass a quarter of
-//! its flows. The flows of one interface rise together through the same
-//! few links, so a take is shared by many of them.
+//! `O(sum over dirty links of their flows)` to make links dirty, plus
+//! `O(log)` heap work and a route scan per checked or re-fixed flow.
+//! Whether a clean link keeps room is read in O(1) from its kept load
+//! (`Kept`). A dirty link gets a pop entry only if its level is below
+//! the cap of some flow rising on it. The measurements behind these
+//! choices and the ideas tried are in
+//! `docs/perf/2026-11-26-flow-model-notes.md`.
 //!
 //! # Floating point
 //!
-//! Bandwidth left on a link is a difference of sums, so a re-solved
-//! flow's level can differ from its old rate in the last bits although
-//! nothing changed for it. A flow re-fixed within a relative [`KEEP`] of
-//! its old rate keeps the old rate (bit for bit) and does not count as
-//! changed; without this rounding noise would travel as if it were a
-//! change. Levels at which links become dirty and at which flows count as
-//! rising are taken [`SLACK`] lower than computed: taking a flow in too
-//! many is always safe.
+//! A re-solved flow re-fixed within a relative [`KEEP`] of its old rate
+//! keeps it bit for bit and does not count as changed (bandwidth left is
+//! a difference of sums); levels at which links become dirty and flows
+//! count as rising are taken [`SLACK`] lower than computed (taking a
+//! flow in too many is always safe).
 //!
 //! [`Sharing::Fair`]: crate::machine::Sharing::Fair
 
