@@ -53,117 +53,172 @@ pub fn load(m: Machine, path: &Path) -> Result<Machine, MachineFileError> {
 
 /// Routes `m` by the tables in `text`; `file` names it in errors.
 pub fn parse(mut m: Machine, file: &str, text: &str) -> Result<Machine, MachineFileError> {
-    let err = |line: Option<usize>, msg: String| MachineFileError {
-        file: file.to_string(),
-        line,
-        msg,
-    };
-    let hosts = m.hosts;
-    let vertices = m.vertices.len() as u32;
-    let switches = vertices - hosts;
-    // Ports of every switch: its outgoing links in id order.
-    let mut ports: Vec<Vec<u32>> = vec![Vec::new(); switches as usize];
-    for (id, l) in m.links.iter().enumerate() {
-        if l.from >= hosts {
-            ports[(l.from - hosts) as usize].push(id as u32);
-        }
-    }
-    let mut table = NextHopTable::shortest_paths(&m.links, hosts, vertices as usize);
-    // Per switch: the header's line, and per host LID whether set.
-    let mut header: Vec<usize> = vec![0; switches as usize];
-    let mut seen = vec![false; switches as usize * hosts as usize];
-    // Per switch LID, the table (switch index + 1) that last gave it.
-    let mut seen_switch_lid = vec![0u32; switches as usize];
-    // The switch being read, its header line and its entries.
-    let mut cur: Option<(u32, usize, u64)> = None;
-    let max_lid = hosts as u64 + switches as u64;
-    let lid_of = |v: u32| v as u64 + 1;
+    let mut r = Reader::new(&m, file);
     for (i, raw) in text.lines().enumerate() {
-        let ln = Some(i + 1);
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        let ln = i + 1;
         if let Some(rest) = line.strip_prefix("Unicast lids") {
-            if let Some((s, at, _)) = cur {
-                return Err(err(
-                    Some(at),
-                    format!(
-                        "switch Lid {} has no `valid lids dumped` line before the next switch",
-                        lid_of(hosts + s)
-                    ),
-                ));
-            }
-            let lid = rest
-                .split_once("of switch Lid")
-                .and_then(|(_, r)| r.split_whitespace().next())
-                .and_then(|w| w.parse::<u64>().ok())
-                .ok_or_else(|| {
-                    err(
-                        ln,
-                        "a switch header reads `Unicast lids [..] of switch Lid <decimal> guid ...`"
-                            .into(),
-                    )
-                })?;
-            if lid <= hosts as u64 || lid > max_lid {
-                return Err(err(
-                    ln,
-                    format!(
-                        "switch Lid {lid} is not a switch of `{}`: its switches have LIDs {} to {max_lid} (hosts 1 to {hosts})",
-                        m.name,
-                        hosts as u64 + 1
-                    ),
-                ));
-            }
-            let s = (lid - 1) as u32 - hosts;
-            if header[s as usize] != 0 {
-                return Err(err(
-                    ln,
-                    format!(
-                        "switch Lid {lid} already has a table (line {})",
-                        header[s as usize]
-                    ),
-                ));
-            }
-            header[s as usize] = i + 1;
-            cur = Some((s, i + 1, 0));
+            r.header(ln, rest)?;
+        } else if line.starts_with("Lid") || line.starts_with("Port") {
             continue;
-        }
-        if line.starts_with("Lid") || line.starts_with("Port") {
-            continue;
-        }
-        if let Some(count) = line.strip_suffix("valid lids dumped") {
-            let Some((s, at, n)) = cur.take() else {
-                return Err(err(
-                    ln,
-                    "a `valid lids dumped` line outside a switch's table".into(),
-                ));
-            };
-            let count: u64 = count
-                .trim()
-                .parse()
-                .map_err(|_| err(ln, format!("`{line}`: the count is not a number")))?;
-            if count != n {
-                return Err(err(
-                    ln,
-                    format!(
-                        "switch Lid {} (line {at}) lists {n} LIDs, its footer says {count}",
-                        lid_of(hosts + s)
-                    ),
-                ));
-            }
-            continue;
-        }
-        let Some(hex) = line.strip_prefix("0x") else {
-            return Err(err(
-                ln,
+        } else if let Some(count) = line.strip_suffix("valid lids dumped") {
+            r.footer(ln, line, count)?;
+        } else if let Some(hex) = line.strip_prefix("0x") {
+            r.entry(ln, line, hex)?;
+        } else {
+            return Err(r.err(
+                Some(ln),
                 format!(
                     "`{line}` is not a switch header, an entry `0x<lid> <port>` or a `valid lids dumped` line"
                 ),
             ));
+        }
+    }
+    let table = r.finish()?;
+    m.router = Router::Table(table);
+    Ok(m)
+}
+
+/// The state of one read of an LFT dump against a machine.
+struct Reader<'a> {
+    m: &'a Machine,
+    file: &'a str,
+    hosts: u32,
+    switches: u32,
+    max_lid: u64,
+    /// Ports of every switch: its outgoing links in id order.
+    ports: Vec<Vec<u32>>,
+    table: NextHopTable,
+    /// Per switch: its header's line (0: none yet).
+    header: Vec<usize>,
+    /// Per switch and host LID: whether set.
+    seen: Vec<bool>,
+    /// Per switch LID, the table (switch index + 1) that last gave it.
+    seen_switch_lid: Vec<u32>,
+    /// The switch being read, its header line and its entries.
+    cur: Option<(u32, usize, u64)>,
+}
+
+/// A vertex's LID.
+fn lid_of(v: u32) -> u64 {
+    v as u64 + 1
+}
+
+impl<'a> Reader<'a> {
+    fn new(m: &'a Machine, file: &'a str) -> Self {
+        let hosts = m.hosts;
+        let vertices = m.vertices.len() as u32;
+        let switches = vertices - hosts;
+        let mut ports: Vec<Vec<u32>> = vec![Vec::new(); switches as usize];
+        for (id, l) in m.links.iter().enumerate() {
+            if l.from >= hosts {
+                ports[(l.from - hosts) as usize].push(id as u32);
+            }
+        }
+        Reader {
+            m,
+            file,
+            hosts,
+            switches,
+            max_lid: hosts as u64 + switches as u64,
+            ports,
+            table: NextHopTable::shortest_paths(&m.links, hosts, vertices as usize),
+            header: vec![0; switches as usize],
+            seen: vec![false; switches as usize * hosts as usize],
+            seen_switch_lid: vec![0u32; switches as usize],
+            cur: None,
+        }
+    }
+
+    fn err(&self, line: Option<usize>, msg: String) -> MachineFileError {
+        MachineFileError {
+            file: self.file.to_string(),
+            line,
+            msg,
+        }
+    }
+
+    /// `Unicast lids [..] of switch Lid <lid> ...`: a switch's table starts.
+    fn header(&mut self, ln: usize, rest: &str) -> Result<(), MachineFileError> {
+        let (hosts, max_lid) = (self.hosts, self.max_lid);
+        if let Some((s, at, _)) = self.cur {
+            return Err(self.err(
+                Some(at),
+                format!(
+                    "switch Lid {} has no `valid lids dumped` line before the next switch",
+                    lid_of(hosts + s)
+                ),
+            ));
+        }
+        let lid = rest
+            .split_once("of switch Lid")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|w| w.parse::<u64>().ok())
+            .ok_or_else(|| {
+                self.err(
+                    Some(ln),
+                    "a switch header reads `Unicast lids [..] of switch Lid <decimal> guid ...`"
+                        .into(),
+                )
+            })?;
+        if lid <= hosts as u64 || lid > max_lid {
+            return Err(self.err(
+                Some(ln),
+                format!(
+                    "switch Lid {lid} is not a switch of `{}`: its switches have LIDs {} to {max_lid} (hosts 1 to {hosts})",
+                    self.m.name,
+                    hosts as u64 + 1
+                ),
+            ));
+        }
+        let s = (lid - 1) as u32 - hosts;
+        if self.header[s as usize] != 0 {
+            return Err(self.err(
+                Some(ln),
+                format!(
+                    "switch Lid {lid} already has a table (line {})",
+                    self.header[s as usize]
+                ),
+            ));
+        }
+        self.header[s as usize] = ln;
+        self.cur = Some((s, ln, 0));
+        Ok(())
+    }
+
+    /// `<n> valid lids dumped`: the current switch's table ends.
+    fn footer(&mut self, ln: usize, line: &str, count: &str) -> Result<(), MachineFileError> {
+        let Some((s, at, n)) = self.cur.take() else {
+            return Err(self.err(
+                Some(ln),
+                "a `valid lids dumped` line outside a switch's table".into(),
+            ));
         };
-        let Some((s, _, n)) = cur.as_mut() else {
-            return Err(err(
+        let count: u64 = count
+            .trim()
+            .parse()
+            .map_err(|_| self.err(Some(ln), format!("`{line}`: the count is not a number")))?;
+        if count != n {
+            return Err(self.err(
+                Some(ln),
+                format!(
+                    "switch Lid {} (line {at}) lists {n} LIDs, its footer says {count}",
+                    lid_of(self.hosts + s)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `0x<lid> <port> [: comment]`: one entry of the current switch.
+    fn entry(&mut self, ln: usize, line: &str, hex: &str) -> Result<(), MachineFileError> {
+        let (hosts, max_lid) = (self.hosts, self.max_lid);
+        let ln = Some(ln);
+        let Some((s, _, n)) = self.cur.as_mut() else {
+            return Err(self.err(
                 ln,
                 "an entry before any `Unicast lids ... of switch Lid` header".into(),
             ));
@@ -173,44 +228,45 @@ pub fn parse(mut m: Machine, file: &str, text: &str) -> Result<Machine, MachineF
         let body = hex.split(':').next().unwrap_or("");
         let mut words = body.split_whitespace();
         let (Some(lw), Some(pw), None) = (words.next(), words.next(), words.next()) else {
-            return Err(err(
+            return Err(self.err(
                 ln,
                 format!("`{line}`: an entry is `0x<lid> <port> [: comment]`"),
             ));
         };
         let lid = u64::from_str_radix(lw, 16)
-            .map_err(|_| err(ln, format!("`0x{lw}` is not a hexadecimal LID")))?;
+            .map_err(|_| self.err(ln, format!("`0x{lw}` is not a hexadecimal LID")))?;
         let port: u64 = pw
             .parse()
-            .map_err(|_| err(ln, format!("`{pw}` is not a decimal port")))?;
+            .map_err(|_| self.err(ln, format!("`{pw}` is not a decimal port")))?;
         if lid == 0 || lid > max_lid {
-            return Err(err(
+            return Err(self.err(
                 ln,
                 format!(
                     "LID {lid:#x} is neither a host (1 to {hosts}) nor a switch ({} to {max_lid}) of `{}`",
                     hosts as u64 + 1,
-                    m.name
+                    self.m.name
                 ),
             ));
         }
-        let here = &ports[s as usize];
-        if port > here.len() as u64 {
-            return Err(err(
+        let nports = self.ports[s as usize].len();
+        if port > nports as u64 {
+            return Err(self.err(
                 ln,
                 format!(
                     "port {port} of switch Lid {}: it has {} ports",
                     lid_of(hosts + s),
-                    here.len()
+                    nports
                 ),
             ));
         }
         let dst = (lid - 1) as u32;
         if dst >= hosts {
-            if std::mem::replace(&mut seen_switch_lid[(dst - hosts) as usize], s + 1) == s + 1 {
-                return Err(err(ln, format!("LID {lid:#x} given twice for this switch")));
+            if std::mem::replace(&mut self.seen_switch_lid[(dst - hosts) as usize], s + 1) == s + 1
+            {
+                return Err(self.err(ln, format!("LID {lid:#x} given twice for this switch")));
             }
             if (dst == hosts + s) != (port == 0) {
-                return Err(err(
+                return Err(self.err(
                     ln,
                     format!(
                         "port 0 is the switch itself, and only its own LID {} goes there",
@@ -218,63 +274,72 @@ pub fn parse(mut m: Machine, file: &str, text: &str) -> Result<Machine, MachineF
                     ),
                 ));
             }
-            continue;
+            return Ok(());
         }
         if port == 0 {
-            return Err(err(
+            return Err(self.err(
                 ln,
                 format!("LID {lid:#x} is a host: port 0 is the switch itself"),
             ));
         }
         let k = s as usize * hosts as usize + dst as usize;
-        if std::mem::replace(&mut seen[k], true) {
-            return Err(err(ln, format!("LID {lid:#x} given twice for this switch")));
+        if std::mem::replace(&mut self.seen[k], true) {
+            return Err(self.err(ln, format!("LID {lid:#x} given twice for this switch")));
         }
-        let link = here[(port - 1) as usize];
-        let to = m.links[link as usize].to;
+        let link = self.ports[s as usize][(port - 1) as usize];
+        let to = self.m.links[link as usize].to;
         if to < hosts && to != dst {
-            return Err(err(
+            return Err(self.err(
                 ln,
                 format!(
                     "port {port} leads to host LID {} (`{}`), not to LID {lid:#x}: hosts do not forward",
                     lid_of(to),
-                    m.vertices[to as usize].name
+                    self.m.vertices[to as usize].name
                 ),
             ));
         }
-        table.set(hosts + s, dst, link);
+        self.table.set(hosts + s, dst, link);
+        Ok(())
     }
-    if let Some((s, at, _)) = cur {
-        return Err(err(
-            Some(at),
-            format!(
-                "switch Lid {} has no `valid lids dumped` line",
-                lid_of(hosts + s)
-            ),
-        ));
-    }
-    for s in 0..switches {
-        let name = &m.vertices[(hosts + s) as usize].name;
-        if header[s as usize] == 0 {
-            return Err(err(
-                None,
-                format!("switch Lid {} (`{name}`) has no table", lid_of(hosts + s)),
-            ));
-        }
-        if let Some(d) = (0..hosts).find(|&d| !seen[s as usize * hosts as usize + d as usize]) {
-            return Err(err(
-                Some(header[s as usize]),
+
+    /// The end of the file: every switch has a whole table and no route
+    /// loops; the table.
+    fn finish(self) -> Result<NextHopTable, MachineFileError> {
+        let hosts = self.hosts;
+        if let Some((s, at, _)) = self.cur {
+            return Err(self.err(
+                Some(at),
                 format!(
-                    "switch Lid {} has no entry for host LID {:#x}",
-                    lid_of(hosts + s),
-                    lid_of(d)
+                    "switch Lid {} has no `valid lids dumped` line",
+                    lid_of(hosts + s)
                 ),
             ));
         }
+        for s in 0..self.switches {
+            let name = &self.m.vertices[(hosts + s) as usize].name;
+            if self.header[s as usize] == 0 {
+                return Err(self.err(
+                    None,
+                    format!("switch Lid {} (`{name}`) has no table", lid_of(hosts + s)),
+                ));
+            }
+            if let Some(d) =
+                (0..hosts).find(|&d| !self.seen[s as usize * hosts as usize + d as usize])
+            {
+                return Err(self.err(
+                    Some(self.header[s as usize]),
+                    format!(
+                        "switch Lid {} has no entry for host LID {:#x}",
+                        lid_of(hosts + s),
+                        lid_of(d)
+                    ),
+                ));
+            }
+        }
+        check_loops(self.m, &self.table, &self.header)
+            .map_err(|(line, msg)| self.err(Some(line), msg))?;
+        Ok(self.table)
     }
-    check_loops(&m, &table, &header).map_err(|(line, msg)| err(Some(line), msg))?;
-    m.router = Router::Table(table);
-    Ok(m)
 }
 
 /// Every switch's route to every host ends there: per destination, each
