@@ -88,6 +88,14 @@ const PS_EXACT: Check = Check::Exact {
 
 fn torus(o: Opts<'_>) -> Result<Vec<Row>, String> {
     let params = MpiParams::bgp();
+    let mut rows = torus_idle(o, &params)?;
+    rows.extend(torus_worst_case(o, &params)?);
+    rows.extend(torus_alltoall(o, &params)?);
+    Ok(rows)
+}
+
+/// Eq. 1 on the idle torus, every piece of the piecewise model.
+fn torus_idle(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     // Eq. 1 on the idle torus: ping-pong between node 0 and the farthest
     // node (3 k / 2 hops), every piece of the piecewise model.
@@ -123,6 +131,12 @@ fn torus(o: Opts<'_>) -> Result<Vec<Row>, String> {
             PS_EXACT,
         ));
     }
+    Ok(rows)
+}
+
+/// Sec. 3's worst-case pattern against eq. 2's bounds.
+fn torus_worst_case(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
     // Sec. 3's worst case: every node sends to the node k/2 away in every
     // dimension (distance 3 k / 2), all at once, minimal adaptive routing.
     let ks: &[u32] = if o.quick { &[4] } else { &[4, 6, 8] };
@@ -190,6 +204,12 @@ fn torus(o: Opts<'_>) -> Result<Vec<Row>, String> {
             Check::UpperBound { slack: 0.0 },
         ));
     }
+    Ok(rows)
+}
+
+/// The alltoall against the link-load bound and Sec. 4's LogGP model.
+fn torus_alltoall(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
     // Alltoall (pairwise, 1 KiB per peer) on a k^3 torus against bandwidth
     // bounds. The valid bound: every byte crosses its hop count of links,
     // and 6 P link directions carry them, so T >= S sum(hops) / (6 P B).
