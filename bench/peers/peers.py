@@ -897,7 +897,8 @@ def collectives(args):
         for name, n, lst in traces:
             cfg = [] if sel == "default" else [f"--cfg=smpi/coll-selector:{sel}"]
             p = subprocess.run(["smpirun", "-np", str(n), "-platform", plat, "-hostfile", work / "hostfile",
-                                "-replay", lst, *SIMGRID_CFG, *SIMGRID_PRECISE, *cfg],
+                                "-replay", lst, *SIMGRID_CFG, *SIMGRID_PRECISE, *cfg,
+                                *[f"--cfg={c}" for c in args.simgrid_cfg]],
                                cwd=lst.parent, capture_output=True, text=True)
             sg = parse_simgrid(p.stdout + p.stderr) if p.returncode == 0 else None
             r = subprocess.run([netsim, "replay", lst, "--platform", plat, "--mode", "flow", "--json",
@@ -1364,6 +1365,8 @@ def main():
                     help=f"collectives: SimGrid selectors to compare (default {','.join(COLL_SELECTORS)})")
     ap.add_argument("--generated-only", action="store_true",
                     help="collectives: only the generated traces, not the shared ones")
+    ap.add_argument("--simgrid-cfg", action="append", default=[],
+                    help="collectives: one more SimGrid --cfg setting, e.g. network/optim:Full (repeatable)")
     ap.add_argument("--booksim-git", help=f"clone BookSim2 from here (default {BOOKSIM_URL}, or $BOOKSIM_GIT)")
     ap.add_argument("--routings", type=lambda s: s.split(","),
                     help=f"booksim: routings to run, of {','.join(BS_ROUTINGS)} "

@@ -67,8 +67,8 @@ mod sim;
 mod words;
 
 pub use collectives::{
-    Choice, CollAlg, CollKind, CollUse, MAX_OVERRIDES, Override, Selection, Selector,
-    TORUS_SEGMENT_BYTES, torus_dims,
+    Choice, CollAlg, CollKind, CollUse, ELEMENT_BYTES, MAX_OVERRIDES, Override, Selection,
+    Selector, TORUS_SEGMENT_BYTES, torus_dims,
 };
 pub use matching::{MatchQueue, Queues};
 pub use observe::{

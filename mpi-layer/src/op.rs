@@ -288,6 +288,10 @@ pub enum Op {
     ReduceScatter {
         /// Bytes per rank, by rank.
         counts: Vec<u64>,
+        /// Bytes per element of the datatype (the libraries' rules compare
+        /// element counts); [`crate::ELEMENT_BYTES`] where a workload
+        /// does not say.
+        elem_bytes: u64,
         /// Communicator.
         comm: CommId,
     },

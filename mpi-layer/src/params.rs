@@ -188,7 +188,8 @@ pub struct CollectiveParams {
     pub alltoall_bruck_min_procs: u32,
     /// Rate at which a reduction combines data \[bytes/s\] (time per byte =
     /// 1 / rate, charged on the core for every reduced byte). Default
-    /// 2 GB/s, a placeholder (no seed gives one): set it per machine.
+    /// 2 GB/s, a placeholder (no seed gives one): set it per machine (the
+    /// `bgp` preset sets [`BGP_REDUCE_RATE`]).
     pub reduce_rate: Bandwidth,
     /// Whether a reduction's combining costs core time at `reduce_rate`
     /// (true), or nothing beyond the workload's own computation (false).

@@ -178,7 +178,7 @@ impl Display for Op {
                 nums(send),
                 nums(recv)
             ),
-            Op::ReduceScatter { counts, comm } => {
+            Op::ReduceScatter { counts, comm, .. } => {
                 write!(f, "MPI_Reduce_scatter(bytes {}, {comm})", nums(counts))
             }
             Op::CommDup { comm, new } => write!(f, "MPI_Comm_dup({comm}) -> {new}"),

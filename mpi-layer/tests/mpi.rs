@@ -835,6 +835,7 @@ fn collectives_move_the_right_messages_and_bytes() {
             4,
             Op::ReduceScatter {
                 counts: vec![1, 2, 3, 4],
+                elem_bytes: 1,
                 comm: W,
             },
             bw.clone(),

@@ -498,6 +498,13 @@ fn parse_fields<'a>(
         },
         "reducescatter" => Op::ReduceScatter {
             counts: f.list("counts")?,
+            elem_bytes: match f.opt("elem") {
+                None => mpi_layer::ELEMENT_BYTES,
+                Some(_) => match f.bytes("elem")? {
+                    0 => return Err("elem must be at least 1 byte".into()),
+                    b => b,
+                },
+            },
             comm: f.comm()?,
         },
         "comm_dup" => Op::CommDup {
@@ -687,9 +694,15 @@ pub fn format_op(op: &Op) -> String {
             list(recv),
             comm(*c)
         ),
-        Op::ReduceScatter { counts, comm: c } => {
-            format!("reducescatter counts={}{}", list(counts), comm(*c))
-        }
+        Op::ReduceScatter {
+            counts,
+            elem_bytes,
+            comm: c,
+        } => format!(
+            "reducescatter counts={} elem={elem_bytes}{}",
+            list(counts),
+            comm(*c)
+        ),
         Op::CommDup { comm: c, new } => format!("comm_dup new={}{}", new.0, comm(*c)),
         Op::CommSplit {
             comm: c,
@@ -730,6 +743,21 @@ mod tests {
                 .contains("unknown time unit")
         );
         assert!(parse_duration("-1us").is_err());
+    }
+
+    #[test]
+    fn reducescatter_element_size() {
+        let rs = |line| match parse_op(line, 2) {
+            Ok(Op::ReduceScatter { elem_bytes, .. }) => Ok(elem_bytes),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(rs("reducescatter counts=8,8"), Ok(mpi_layer::ELEMENT_BYTES));
+        assert_eq!(rs("reducescatter counts=8,8 elem=1"), Ok(1));
+        assert!(
+            rs("reducescatter counts=8,8 elem=0")
+                .unwrap_err()
+                .contains("elem must be at least 1 byte")
+        );
     }
 
     #[test]

@@ -663,8 +663,16 @@ impl CallMapper {
             }
             C::ReduceScatter { counts, comm } => {
                 if let Some(comm) = Self::coll(comm) {
+                    let elem_bytes = match counts.first() {
+                        Some(c) => self.size_of(c.datatype)?,
+                        None => mpi_layer::ELEMENT_BYTES,
+                    };
                     let counts = self.all_bytes(&counts)?;
-                    out.push(Op::ReduceScatter { counts, comm });
+                    out.push(Op::ReduceScatter {
+                        counts,
+                        elem_bytes,
+                        comm,
+                    });
                 }
             }
             C::Gather { data, root, comm } => {

@@ -444,6 +444,7 @@ impl Collective {
             },
             Collective::ReduceScatter => Op::ReduceScatter {
                 counts: vec![bytes; procs as usize],
+                elem_bytes: mpi_layer::ELEMENT_BYTES,
                 comm: W,
             },
         }

@@ -293,6 +293,7 @@ fn ti_micro_collectives() {
         vec![
             Op::ReduceScatter {
                 counts: vec![275427 * 8, 275427 * 8, 275427 * 8, 204020 * 8],
+                elem_bytes: 8,
                 comm: W
             },
             Op::Compute {
@@ -670,6 +671,7 @@ fn every_op() -> Vec<Op> {
         },
         Op::ReduceScatter {
             counts: vec![8, 8, 8, 8],
+            elem_bytes: 4,
             comm: W,
         },
         Op::CommDup {

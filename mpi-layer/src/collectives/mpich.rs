@@ -333,6 +333,7 @@ mod tests {
     fn the_rest() {
         let rs = |per: u64| Op::ReduceScatter {
             counts: vec![per; 4],
+            elem_bytes: 8,
             comm: W,
         };
         assert_eq!(

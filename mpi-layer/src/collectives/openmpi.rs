@@ -736,6 +736,7 @@ mod tests {
         assert_eq!(pick(tv(4), 4), AlltoallvScattered);
         let rs = |per: u64, p: usize| Op::ReduceScatter {
             counts: vec![per; p],
+            elem_bytes: 8,
             comm: W,
         };
         // 8 <= P < 32: total < 262144 recursive halving, else ring.

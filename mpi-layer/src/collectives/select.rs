@@ -19,6 +19,7 @@
 use super::alg::CollAlg;
 use super::kinds::{Choice, CollKind, Selector};
 use super::netsim::choose;
+use super::step::total;
 use crate::op::Op;
 use crate::params::CollectiveParams;
 use serde::Serialize;
@@ -177,29 +178,36 @@ fn smpi(op: &Op, p: u32) -> Choice {
         // `reduce_scatter__default`: equal blocks: `reduce__default` of
         // all blocks to rank 0 then `colls::scatterv`; otherwise
         // `reduce_scatter__mpich` (smpi_mpich_selector.cpp): pairwise
-        // above 524288 (summed counts; here bytes), recursive doubling
-        // below.
-        Op::ReduceScatter { counts, .. } => {
+        // when the summed receive counts (elements, not bytes) exceed
+        // 524288, recursive doubling otherwise.
+        Op::ReduceScatter {
+            counts, elem_bytes, ..
+        } => {
             if counts.windows(2).all(|w| w[0] == w[1]) {
                 c(
                     ReduceScatterReduceScatterv,
                     "smpi_default_selector.cpp reduce_scatter__default: equal blocks: reduce__default to 0 + colls::scatterv",
                 )
-            } else if counts.iter().fold(0u64, |a, &b| a.saturating_add(b)) > 524_288 {
+            } else if total(counts) / (*elem_bytes).max(1) > SMPI_REDUCE_SCATTER_PAIR_ABOVE {
                 c(
                     ReduceScatterPairwise,
-                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total > 524288: reduce_scatter__mpich_pair",
+                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total count > 524288 elements: reduce_scatter__mpich_pair",
                 )
             } else {
                 c(
                     ReduceScatterRecursiveDoubling,
-                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total <= 524288: reduce_scatter__mpich_rdb",
+                    "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total count <= 524288 elements: reduce_scatter__mpich_rdb",
                 )
             }
         }
         _ => unreachable!("select() passes collectives only"),
     }
 }
+
+/// `reduce_scatter__mpich` (`smpi_mpich_selector.cpp`), unequal blocks:
+/// the pairwise exchange when the summed receive counts exceed this
+/// \[elements\].
+const SMPI_REDUCE_SCATTER_PAIR_ABOVE: u64 = 524_288;
 
 /// `alltoall__default` calls `alltoall__ompi`
 /// (colls/smpi_openmpi_selector.cpp), Open MPI 4.1's fixed decision
@@ -261,6 +269,33 @@ mod tests {
         for (p, s, alg) in cases {
             assert_eq!(smpi_alltoall(s, p).alg, alg, "P = {p}, {s} B");
         }
+    }
+
+    #[test]
+    fn smpi_reduce_scatter_switches_on_elements() {
+        use CollAlg::*;
+        let mut c = CollectiveParams::default();
+        c.selection.selector = Selector::Smpi;
+        let rs = |counts: Vec<u64>, elem_bytes| Op::ReduceScatter {
+            counts,
+            elem_bytes,
+            comm: crate::CommId::WORLD,
+        };
+        let pick = |op: &Op| select(op, 4, &c).unwrap().alg;
+        // Unequal blocks of 1, 2, 3 and 2 units, 8 units in all. Doubles:
+        // 8 x 65536 elements = 524288 is not above the switch (4 MiB of
+        // data), one element more is; the same 4 MiB as bytes is 4194304
+        // elements, far above.
+        let u = 65_536;
+        let doubles = |extra: u64| rs(vec![8 * u, 16 * u, 24 * u, 16 * u + 8 * extra], 8);
+        assert_eq!(pick(&doubles(0)), ReduceScatterRecursiveDoubling);
+        assert_eq!(pick(&doubles(1)), ReduceScatterPairwise);
+        assert_eq!(
+            pick(&rs(vec![8 * u, 16 * u, 24 * u, 16 * u], 1)),
+            ReduceScatterPairwise
+        );
+        // Equal blocks: reduce then scatterv, whatever the size.
+        assert_eq!(pick(&rs(vec![u; 4], 8)), ReduceScatterReduceScatterv);
     }
 
     #[test]

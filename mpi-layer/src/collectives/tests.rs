@@ -91,6 +91,7 @@ fn counts_by_hand() {
     assert_eq!(census(CollAlg::BcastScatterAllgather, b, 4), (15, 32));
     let rs = Op::ReduceScatter {
         counts: vec![1, 2, 3],
+        elem_bytes: 1,
         comm: w,
     };
     // Each block travels P - 1 = 2 hops: 2 * 6 bytes.
@@ -159,7 +160,11 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         recv: vec![c; 3],
         comm: w,
     };
-    let rs = |c: Vec<u64>| Op::ReduceScatter { counts: c, comm: w };
+    let rs = |c: Vec<u64>| Op::ReduceScatter {
+        counts: c,
+        elem_bytes: 1,
+        comm: w,
+    };
     let scan = |exclusive| Op::Scan {
         bytes: 1,
         comm: w,
@@ -644,6 +649,7 @@ fn open_mpi_in_order_binary_tree_by_hand() {
 fn smpi_mpich_rdb_reduce_scatter_by_hand() {
     let op = Op::ReduceScatter {
         counts: vec![1, 2, 3, 4, 5],
+        elem_bytes: 1,
         comm: crate::CommId::WORLD,
     };
     let s = schedule(CollAlg::ReduceScatterRecursiveDoubling, &op, 5);

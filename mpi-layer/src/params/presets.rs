@@ -97,6 +97,7 @@ impl MpiParams {
     /// `o_send = o_recv = 0` and `L` is the rest of alpha (an assumption;
     /// LogP requires `o <= g`). Unexpected copy rate and node memory: not
     /// in the paper; 2 GB/s placeholder copy, unlimited memory.
+    /// Reductions combine at [`BGP_REDUCE_RATE`].
     pub fn bgp() -> MpiParams {
         let rb = 1.0 / 2.67e-9;
         let row = |a: f64| [Postal::from_secs(a, rb); 3];
@@ -121,7 +122,10 @@ impl MpiParams {
             rendezvous: Rendezvous::Get,
             progress: Progress::OwnCore,
             matcher: MatcherKind::Linear,
-            collectives: CollectiveParams::default(),
+            collectives: CollectiveParams {
+                reduce_rate: BGP_REDUCE_RATE,
+                ..CollectiveParams::default()
+            },
             header_bytes: 0,
         }
     }
@@ -493,6 +497,21 @@ pub const BLUE_WATERS_R_N: u64 = 6_600_000_000;
 /// Blue Waters contention penalty `delta` \[s/B\], Bienz et al. eq. 5-6.
 /// Belongs to the transport; here for the CLI layer.
 pub const BLUE_WATERS_DELTA: f64 = 1.0e-10;
+/// BG/P main-memory bandwidth per node \[bytes/s\]: 13.6 GB/s ("Overview
+/// of the IBM Blue Gene/P project", IBM J. Res. Dev. 52(1/2), 2008,
+/// Table 1: two DDR2 controllers, 16 B wide at 425 MHz each).
+pub const BGP_MEMORY_BANDWIDTH: u64 = 13_600_000_000;
+/// Rate at which a BG/P core combines a reduction \[bytes/s\]:
+/// [`BGP_MEMORY_BANDWIDTH`] / 3 = 4.53 GB/s. Summing an arriving vector of
+/// doubles into the node's own moves 3 bytes of memory per reduced byte
+/// (load the arriving double, load the own one, store the sum), and the
+/// large allreduce's buffers (960 MiB in Hoefler et al. Sec. 4) are far
+/// larger than the 8 MB L3 cache, so they stream from main memory. An
+/// upper bound on the rate: the DMA engine's deposits of the arriving
+/// data, which the simulator does not charge to memory, would share the
+/// same bandwidth (4 bytes per reduced byte: 3.4 GB/s). The seeds give no
+/// reduction rate.
+pub const BGP_REDUCE_RATE: Bandwidth = Bandwidth::bytes_per_sec(BGP_MEMORY_BANDWIDTH / 3);
 /// Zhu et al.: TCP socket buffer size set in Open MPI \[bytes\] (3 MB).
 pub const ZHU_SOCKET_BUFFER: u64 = 3 * 1024 * 1024;
 /// Zhu et al.: round-trip time between nodes on different racks \[time\].

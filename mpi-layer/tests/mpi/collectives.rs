@@ -163,6 +163,7 @@ fn reduce_scatter_by_reduce_and_scatterv_and_pairwise() {
     // 2.648, 2.748, 2.848.
     let rs = Op::ReduceScatter {
         counts: vec![8; 4],
+        elem_bytes: 8,
         comm: W,
     };
     let r = go(4, rs.clone(), params(Selector::Smpi));
@@ -244,6 +245,7 @@ fn mpich_exchange_algorithms_take_one_lone_message_per_step() {
     // 16 B then 8 B, each reduced (8 ns, 4 ns).
     let rs = Op::ReduceScatter {
         counts: vec![8; 4],
+        elem_bytes: 8,
         comm: W,
     };
     let r = with(4, CollAlg::ReduceScatterRecursiveHalving, rs);
@@ -425,6 +427,7 @@ fn butterfly_reduce_scatter_swaps_bit_reversed_blocks() {
     // 2.412-2.512, received 3.512-3.612).
     let rs = Op::ReduceScatter {
         counts: vec![8; 4],
+        elem_bytes: 8,
         comm: W,
     };
     let r = with(4, CollAlg::ReduceScatterButterfly, rs);
@@ -548,6 +551,7 @@ fn recursive_doubling_reduce_scatter_takes_log_p_exchanges() {
     // 2.420 us on every rank, against 3 pairwise steps.
     let op = Op::ReduceScatter {
         counts: vec![8; 4],
+        elem_bytes: 8,
         comm: W,
     };
     let r = with(4, CollAlg::ReduceScatterRecursiveDoubling, op);
@@ -567,6 +571,7 @@ fn smpi_runs_mpich_rdb_for_small_unequal_blocks() {
     // 2.316-2.416 and reduce 24 B (2.428).
     let rs = Op::ReduceScatter {
         counts: vec![8, 8, 8, 16],
+        elem_bytes: 8,
         comm: W,
     };
     let r = go(4, rs, params(Selector::Smpi));

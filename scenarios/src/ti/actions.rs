@@ -481,7 +481,14 @@ impl State {
                 let flops = parse_nonneg_f64(a[n], "flops")?;
                 let dt = self.dt(a.get(n + 1))?;
                 let counts = counts(&a[..n], dt)?;
-                self.push(Op::ReduceScatter { counts, comm }, origin);
+                self.push(
+                    Op::ReduceScatter {
+                        counts,
+                        elem_bytes: dt,
+                        comm,
+                    },
+                    origin,
+                );
                 self.push_compute(flops, origin)?;
             }
             _ => return Err("unknown action".into()),
