@@ -34,6 +34,7 @@
 //! inside the binary, so a user needs nothing but `netsim`, `mpicc` and
 //! `mpirun`.
 
+use crate::Error;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -130,13 +131,13 @@ fn is_root() -> bool {
 
 /// Runs `cmd` to completion, killing it after `timeout`; returns (status
 /// success, stdout, stderr).
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), String> {
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), Error> {
     let text = command_text(&cmd);
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start `{text}`: {e}"))?;
+        .map_err(|e| Error::Input(format!("cannot start `{text}`: {e}")))?;
     // Drain the pipes on threads so that a chatty child never blocks.
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
@@ -152,16 +153,16 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String
     });
     let start = Instant::now();
     let status = loop {
-        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(st) = child.try_wait().map_err(Error::input)? {
             break st;
         }
         if start.elapsed() > timeout {
             child.kill().ok();
             child.wait().ok();
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "`{text}` ran longer than {} s and was stopped",
                 timeout.as_secs()
-            ));
+            )));
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -176,8 +177,8 @@ fn tail(s: &str, lines: usize) -> String {
 }
 
 /// Writes the benchmark's source into `dir` and builds it with `mpicc`.
-pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Input(format!("{}: {e}", dir.display())))?;
     let src = dir.join("netsim_bench.c");
     write_atomic(&src, BENCH_SOURCE.as_bytes())?;
     let exe = dir.join("netsim_bench");
@@ -185,11 +186,11 @@ pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
     cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
     let (ok, _, err) = run_with_timeout(cmd, Duration::from_secs(300))?;
     if !ok {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "`{mpicc}` could not build {}:\n{}",
             src.display(),
             tail(&err, 20)
-        ));
+        )));
     }
     Ok(exe)
 }
@@ -201,7 +202,7 @@ fn wait_quiet(
     max_busy: f64,
     deadline: Instant,
     log: &mut dyn FnMut(&str),
-) -> Result<(Load, bool), String> {
+) -> Result<(Load, bool), Error> {
     let mut last_note = Instant::now() - Duration::from_secs(3600);
     loop {
         let a = Snapshot::take()?;
@@ -226,26 +227,27 @@ fn wait_quiet(
 }
 
 /// Runs the campaign and writes `<out>/<library>.csv`.
-pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String> {
-    std::fs::create_dir_all(&o.out).map_err(|e| format!("{}: {e}", o.out.display()))?;
+pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error> {
+    std::fs::create_dir_all(&o.out)
+        .map_err(|e| Error::Input(format!("{}: {e}", o.out.display())))?;
     let (ok, version, verr) = {
         let mut c = Command::new(&o.mpirun);
         c.arg("--version");
         run_with_timeout(c, Duration::from_secs(60))?
     };
     if !ok {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "`{} --version` failed; is --mpirun an MPI launcher?\n{}",
             o.mpirun,
             tail(&verr, 10)
-        ));
+        )));
     }
     let flavour = Flavour::of_version(&version);
     let library = o.library.clone().unwrap_or_else(|| flavour.name().into());
     if library.is_empty() || library.contains([',', '"', '\n']) {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "--library `{library}`: no commas, quotes or newlines"
-        ));
+        )));
     }
     log(&format!(
         "{}: {:?} ({})",
@@ -262,25 +264,25 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     if o.resume && csv_path.exists() {
         // The rows must come from this very benchmark.
         if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "--resume: {} is not this netsim's benchmark source; the rows of {} were \
                  measured with another version (start a new --out)",
                 src_path.display(),
                 csv_path.display()
-            ));
+            )));
         }
         let mut rd = csv::Reader::from_path(&csv_path)
-            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
-        let header = rd.headers().map_err(|e| e.to_string())?.clone();
+            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+        let header = rd.headers().map_err(Error::input)?.clone();
         let col = |n: &str| header.iter().position(|h| h == n);
         let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "--resume: {} has no chunk or state column",
                 csv_path.display()
-            ));
+            )));
         };
         for rec in rd.records() {
-            let rec = rec.map_err(|e| format!("{}: {e}", csv_path.display()))?;
+            let rec = rec.map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
             let state = rec.get(si).unwrap_or("-").to_string();
             if let (Some((chunk, units)), Some(key)) = (
                 rec.get(ci).and_then(parse_chunk_cell),
@@ -305,7 +307,8 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
     // finished chunks, never a row cut in half.
     let mut before = Vec::new();
     if header_written {
-        before = std::fs::read(&csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        before = std::fs::read(&csv_path)
+            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
         if before.last().is_some_and(|&b| b != b'\n') {
             before.push(b'\n');
         }
@@ -394,14 +397,18 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
             let b = Snapshot::take()?;
             let during = load_between(&a, &b);
             if !ok {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "`{text}` failed:\n{}\n{}",
                     tail(&so, 10),
                     tail(&se, 20)
-                ));
+                )));
             }
-            let summary = parse_summary(&so)
-                .ok_or_else(|| format!("`{text}` printed no summary line:\n{}", tail(&so, 10)))?;
+            let summary = parse_summary(&so).ok_or_else(|| {
+                Error::Input(format!(
+                    "`{text}` printed no summary line:\n{}",
+                    tail(&so, 10)
+                ))
+            })?;
             let note = format!(
                 "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
                 chunk.kind,
@@ -435,21 +442,21 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                     }
                     continue;
                 }
-                Err(e) => return Err(format!("{}: {e}", tmp.display())),
+                Err(e) => return Err(Error::Input(format!("{}: {e}", tmp.display()))),
             };
-            let header = rd.headers().map_err(|e| e.to_string())?.clone();
+            let header = rd.headers().map_err(Error::input)?.clone();
             if !header_written {
                 let mut h = header.clone();
                 h.push_field("chunk");
                 h.push_field("others_pct");
                 h.push_field("steal_pct");
-                combined.write_record(&h).map_err(|e| e.to_string())?;
+                combined.write_record(&h).map_err(Error::input)?;
                 header_written = true;
             }
             let si = header.iter().position(|h| h == "state");
             let mut seen = Vec::new();
             for rec in rd.records() {
-                let mut rec = rec.map_err(|e| format!("{}: {e}", tmp.display()))?;
+                let mut rec = rec.map_err(|e| Error::Input(format!("{}: {e}", tmp.display())))?;
                 let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
                 if let Some(k) = unit_key(&rec, &header) {
                     seen.push((state.clone(), k));
@@ -458,11 +465,11 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
                 rec.push_field(&chunk_cell(chunk, summary.units));
                 rec.push_field(&format!("{:.1}", during.others_pct));
                 rec.push_field(&format!("{:.1}", during.steal_pct));
-                combined.write_record(&rec).map_err(|e| e.to_string())?;
+                combined.write_record(&rec).map_err(Error::input)?;
                 rows += 1;
                 progress = true;
             }
-            combined.flush().map_err(|e| e.to_string())?;
+            combined.flush().map_err(Error::input)?;
             write_atomic(&csv_path, combined.get_ref())?;
             if !loaded {
                 cov.add(chunk, summary.units, &seen);
@@ -484,7 +491,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
         }
     }
     drop(chunk_rows);
-    combined.flush().map_err(|e| e.to_string())?;
+    combined.flush().map_err(Error::input)?;
     write_atomic(&csv_path, combined.get_ref())?;
     let lacking: Vec<String> = chunks
         .iter()
@@ -534,13 +541,13 @@ pub struct QuietRows {
 
 /// Splits a calibration CSV into the rows measured at a load of at most
 /// `max_busy` percent and the others ([`QuietRows`]).
-pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
+pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, Error> {
     let mut rd = csv::Reader::from_reader(text.as_bytes());
-    let header = rd.headers().map_err(|e| e.to_string())?.clone();
+    let header = rd.headers().map_err(Error::input)?.clone();
     let col = |name: &str| header.iter().position(|h| h == name);
     let (load, state) = (col("others_pct"), col("state"));
     let mut out = csv::Writer::from_writer(Vec::new());
-    out.write_record(&header).map_err(|e| e.to_string())?;
+    out.write_record(&header).map_err(Error::input)?;
     let mut q = QuietRows {
         text: String::new(),
         kept: BTreeMap::new(),
@@ -548,7 +555,7 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
         max_kept_pct: 0.0,
     };
     for (i, rec) in rd.records().enumerate() {
-        let rec = rec.map_err(|e| format!("row {}: {e}", i + 2))?;
+        let rec = rec.map_err(|e| Error::Input(format!("row {}: {e}", i + 2)))?;
         let st = state.and_then(|c| rec.get(c)).unwrap_or("-").to_string();
         let pct = load
             .and_then(|c| rec.get(c))
@@ -560,18 +567,18 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
         }
         q.max_kept_pct = q.max_kept_pct.max(pct);
         *q.kept.entry(st).or_default() += 1;
-        out.write_record(&rec).map_err(|e| e.to_string())?;
+        out.write_record(&rec).map_err(Error::input)?;
     }
-    let bytes = out.into_inner().map_err(|e| e.to_string())?;
-    q.text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let bytes = out.into_inner().map_err(Error::input)?;
+    q.text = String::from_utf8(bytes).map_err(Error::input)?;
     Ok(q)
 }
 
 /// Writes `bytes` to `path` whole or not at all
 /// ([`sim_core::outputs::write`]: a temporary name beside it, renamed
 /// over it; a stop by a signal removes the temporary file).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    sim_core::outputs::write(path, bytes)
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    sim_core::outputs::write(path, bytes).map_err(Error::input)
 }
 
 /// Appends `line` to `<out>/calibrate.log`, one whole line per write
