@@ -230,6 +230,94 @@ fn wait_quiet(
 pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error> {
     std::fs::create_dir_all(&o.out)
         .map_err(|e| Error::Input(format!("{}: {e}", o.out.display())))?;
+    let (flavour, library) = launcher(o, log)?;
+    let csv_path = o.out.join(format!("{library}.csv"));
+    let mut tally = if o.resume && csv_path.exists() {
+        resume(o, &csv_path, log)?
+    } else {
+        Tally::default()
+    };
+    let exe = build_bench(&o.mpicc, &o.out)?;
+    log(&format!("built {} with {}", exe.display(), o.mpicc));
+    // The chunk's own rows, as the benchmark writes them: a partial file,
+    // removed at the end, on an error or by a stop.
+    let chunk_rows = sim_core::outputs::Partial::new(&o.out.join("chunk.csv"));
+    // The whole CSV is kept here and replaces the file after each chunk
+    // ([`write_atomic`]): an interrupted run leaves the rows of its
+    // finished chunks, never a row cut in half.
+    let mut before = Vec::new();
+    if tally.header_written {
+        before = std::fs::read(&csv_path)
+            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+        if before.last().is_some_and(|&b| b != b'\n') {
+            before.push(b'\n');
+        }
+    }
+    let mut c = Campaign {
+        o,
+        flavour,
+        library: &library,
+        exe: &exe,
+        tmp: chunk_rows.path(),
+        csv_path: &csv_path,
+        splits: o
+            .split_ns
+            .iter()
+            .map(|x| format!("{x}"))
+            .collect::<Vec<_>>()
+            .join(","),
+        combined: csv::Writer::from_writer(before),
+        tally: &mut tally,
+        measuring: Duration::ZERO,
+        loaded_noted: false,
+    };
+    let chunks = plan(&o.kinds, o.quick);
+    let start = Instant::now();
+    let wanted: Vec<&str> = if o.quick {
+        vec!["all"]
+    } else {
+        o.states.clone()
+    };
+    c.rounds(&chunks, &wanted, start + o.max_wait, log)?;
+    let measuring = c.measuring;
+    c.combined.flush().map_err(Error::input)?;
+    write_atomic(&csv_path, c.combined.get_ref())?;
+    drop(chunk_rows);
+    let lacking: Vec<String> = chunks
+        .iter()
+        .filter_map(|&c| {
+            let m = if o.quick {
+                Vec::new()
+            } else {
+                tally.cov.missing(c, &wanted)
+            };
+            (!m.is_empty()).then(|| format!("{} {}/{} ({})", c.kind, c.index, c.of, m.join(", ")))
+        })
+        .collect();
+    if !lacking.is_empty() {
+        log(&format!(
+            "chunks without rows in every state: {}",
+            lacking.join("; ")
+        ));
+    }
+    let rows = tally.rows;
+    log(&format!(
+        "{rows} rows in {} after {:.0} s ({:.0} s measuring)",
+        csv_path.display(),
+        start.elapsed().as_secs_f64(),
+        measuring.as_secs_f64()
+    ));
+    Ok(Outcome {
+        csv: csv_path,
+        rows,
+        library,
+        per_state: tally.per_state,
+    })
+}
+
+/// Asks the launcher its version: the MPI flavour, and the library label
+/// (`--library`, else the flavour's name), checked for the CSV.
+fn launcher(o: &Options, log: &mut dyn FnMut(&str)) -> Result<(Flavour, String), Error> {
     let (ok, version, verr) = {
         let mut c = Command::new(&o.mpirun);
         c.arg("--version");
@@ -255,273 +343,300 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error>
         flavour,
         version.lines().next().unwrap_or("").trim()
     ));
-    let csv_path = o.out.join(format!("{library}.csv"));
+    Ok((flavour, library))
+}
+
+/// What a campaign has measured: rows in all, per placement state, and
+/// which units are covered in which state.
+#[derive(Debug, Default)]
+struct Tally {
+    cov: Coverage,
+    rows: usize,
+    per_state: BTreeMap<String, usize>,
+    /// Whether the CSV has its header line.
+    header_written: bool,
+}
+
+/// `--resume`: the rows of `csv_path`, which this very benchmark must
+/// have measured, as the campaign's start.
+fn resume(o: &Options, csv_path: &Path, log: &mut dyn FnMut(&str)) -> Result<Tally, Error> {
     let src_path = o.out.join("netsim_bench.c");
-    let mut cov = Coverage::default();
-    let mut rows = 0usize;
-    let mut per_state: BTreeMap<String, usize> = BTreeMap::new();
-    let mut header_written = false;
-    if o.resume && csv_path.exists() {
-        // The rows must come from this very benchmark.
-        if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
-            return Err(Error::Input(format!(
-                "--resume: {} is not this netsim's benchmark source; the rows of {} were \
-                 measured with another version (start a new --out)",
-                src_path.display(),
-                csv_path.display()
-            )));
-        }
-        let mut rd = csv::Reader::from_path(&csv_path)
-            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
-        let header = rd.headers().map_err(Error::input)?.clone();
-        let col = |n: &str| header.iter().position(|h| h == n);
-        let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
-            return Err(Error::Input(format!(
-                "--resume: {} has no chunk or state column",
-                csv_path.display()
-            )));
-        };
-        for rec in rd.records() {
-            let rec = rec.map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
-            let state = rec.get(si).unwrap_or("-").to_string();
-            if let (Some((chunk, units)), Some(key)) = (
-                rec.get(ci).and_then(parse_chunk_cell),
-                unit_key(&rec, &header),
-            ) {
-                cov.add(chunk, units, &[(state.clone(), key)]);
-            }
-            *per_state.entry(state).or_default() += 1;
-            rows += 1;
-        }
-        header_written = true;
-        log(&format!("resuming {}: {rows} rows", csv_path.display()));
+    if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
+        return Err(Error::Input(format!(
+            "--resume: {} is not this netsim's benchmark source; the rows of {} were \
+             measured with another version (start a new --out)",
+            src_path.display(),
+            csv_path.display()
+        )));
     }
-    let exe = build_bench(&o.mpicc, &o.out)?;
-    log(&format!("built {} with {}", exe.display(), o.mpicc));
-    // The chunk's own rows, as the benchmark writes them: a partial file,
-    // removed at the end, on an error or by a stop.
-    let chunk_rows = sim_core::outputs::Partial::new(&o.out.join("chunk.csv"));
-    let tmp = chunk_rows.path().to_path_buf();
-    // The whole CSV is kept here and replaces the file after each chunk
-    // ([`write_atomic`]): an interrupted run leaves the rows of its
-    // finished chunks, never a row cut in half.
-    let mut before = Vec::new();
-    if header_written {
-        before = std::fs::read(&csv_path)
-            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
-        if before.last().is_some_and(|&b| b != b'\n') {
-            before.push(b'\n');
-        }
-    }
-    let mut combined = csv::Writer::from_writer(before);
-    let chunks = plan(&o.kinds, o.quick);
-    let start = Instant::now();
-    let wait_deadline = start + o.max_wait;
-    let mut measuring = Duration::ZERO;
-    let wanted: Vec<&str> = if o.quick {
-        vec!["all"]
-    } else {
-        o.states.clone()
+    let mut rd = csv::Reader::from_path(csv_path)
+        .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+    let header = rd.headers().map_err(Error::input)?.clone();
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
+        return Err(Error::Input(format!(
+            "--resume: {} has no chunk or state column",
+            csv_path.display()
+        )));
     };
-    let splits: Vec<String> = o.split_ns.iter().map(|x| format!("{x}")).collect();
-    let mut round = 0;
-    let mut loaded_noted = false;
-    'rounds: loop {
-        round += 1;
-        if o.rounds.is_some_and(|r| round > r) {
-            break;
+    let mut t = Tally {
+        header_written: true,
+        ..Tally::default()
+    };
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+        let state = rec.get(si).unwrap_or("-").to_string();
+        if let (Some((chunk, units)), Some(key)) = (
+            rec.get(ci).and_then(parse_chunk_cell),
+            unit_key(&rec, &header),
+        ) {
+            t.cov.add(chunk, units, &[(state.clone(), key)]);
         }
-        let mut progress = false;
-        for &chunk in &chunks {
-            let missing = if o.quick {
-                if cov.has_run(chunk) {
-                    Vec::new()
-                } else {
-                    vec!["all"]
-                }
-            } else {
-                cov.missing(chunk, &wanted)
-            };
-            if missing.is_empty() {
-                continue;
+        *t.per_state.entry(state).or_default() += 1;
+        t.rows += 1;
+    }
+    log(&format!("resuming {}: {} rows", csv_path.display(), t.rows));
+    Ok(t)
+}
+
+/// A campaign under way: what every chunk's command shares, the rows so
+/// far and the time spent measuring.
+struct Campaign<'a> {
+    o: &'a Options,
+    flavour: Flavour,
+    library: &'a str,
+    exe: &'a Path,
+    /// Where the benchmark writes a chunk's rows.
+    tmp: &'a Path,
+    csv_path: &'a Path,
+    /// `--split-ns` as the benchmark takes it.
+    splits: String,
+    /// The whole CSV.
+    combined: csv::Writer<Vec<u8>>,
+    tally: &'a mut Tally,
+    /// The time chunks ran (the budget's).
+    measuring: Duration,
+    /// Whether the log already said that chunks run under load.
+    loaded_noted: bool,
+}
+
+impl Campaign<'_> {
+    /// Runs rounds over `chunks` until each has rows in every `wanted`
+    /// state, the rounds asked for are done or the budget is spent.
+    fn rounds(
+        &mut self,
+        chunks: &[Chunk],
+        wanted: &[&str],
+        wait_deadline: Instant,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(), Error> {
+        let o = self.o;
+        let mut round = 0;
+        loop {
+            round += 1;
+            if o.rounds.is_some_and(|r| round > r) {
+                return Ok(());
             }
-            if measuring >= o.budget {
-                log("time budget spent");
-                break 'rounds;
-            }
-            let want = match missing.len() {
-                1 => missing[0],
-                _ if o.quick => "all",
-                _ => "any",
-            };
-            let pre = if o.quick {
-                None
-            } else {
-                let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
-                if !quiet && !loaded_noted {
-                    log(&format!(
-                        "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
-                        l.others_pct, o.max_busy
-                    ));
-                    loaded_noted = true;
-                }
-                Some(l)
-            };
-            let _ = std::fs::remove_file(&tmp);
-            let mut cmd = Command::new(&o.mpirun);
-            if !o.no_bind {
-                cmd.args(flavour.bind_args());
-            }
-            cmd.args(&o.mpirun_args);
-            cmd.args(["-n", "2"]).arg(&exe);
-            cmd.args(["--kind", chunk.kind, "--library", &library]);
-            cmd.arg("--chunk")
-                .arg(format!("{}/{}", chunk.index, chunk.of))
-                .args(["--want", want, "--split-ns"])
-                .arg(splits.join(","))
-                .arg("--out")
-                .arg(&tmp);
-            if o.quick {
-                cmd.arg("--quick");
-            }
-            if flavour == Flavour::OpenMpi && is_root() {
-                // Open MPI refuses root unless told; only the child sees it.
-                cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-            }
-            let text = command_text(&cmd);
-            let a = Snapshot::take()?;
-            let ran = Instant::now();
-            let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
-            measuring += ran.elapsed();
-            let b = Snapshot::take()?;
-            let during = load_between(&a, &b);
-            if !ok {
-                return Err(Error::Input(format!(
-                    "`{text}` failed:\n{}\n{}",
-                    tail(&so, 10),
-                    tail(&se, 20)
-                )));
-            }
-            let summary = parse_summary(&so).ok_or_else(|| {
-                Error::Input(format!(
-                    "`{text}` printed no summary line:\n{}",
-                    tail(&so, 10)
-                ))
-            })?;
-            let note = format!(
-                "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
-                chunk.kind,
-                chunk.index,
-                chunk.of,
-                summary.measured,
-                summary.units,
-                summary.skipped_state,
-                summary.skipped_mixed,
-                summary.locality,
-                summary.cpus,
-                pre.map_or(f64::NAN, |l| l.others_pct),
-                during.others_pct,
-                during.steal_pct
-            );
-            // Under load: the rows are kept (with their load) but the
-            // chunk is not covered, so it runs again within the budget.
-            let loaded = !o.quick && during.others_pct > o.max_busy;
-            if loaded {
-                log(&format!(
-                    "{note}; measured under load: kept, not fitted, to be run again"
-                ));
-            } else {
-                log(&note);
-            }
-            let mut rd = match csv::Reader::from_path(&tmp) {
-                Ok(r) => r,
-                Err(_) if summary.measured == 0 => {
-                    if !loaded {
-                        cov.add(chunk, summary.units, &[]);
+            let mut progress = false;
+            for &chunk in chunks {
+                let missing = if o.quick {
+                    if self.tally.cov.has_run(chunk) {
+                        Vec::new()
+                    } else {
+                        vec!["all"]
                     }
+                } else {
+                    self.tally.cov.missing(chunk, wanted)
+                };
+                if missing.is_empty() {
                     continue;
                 }
-                Err(e) => return Err(Error::Input(format!("{}: {e}", tmp.display()))),
-            };
-            let header = rd.headers().map_err(Error::input)?.clone();
-            if !header_written {
-                let mut h = header.clone();
-                h.push_field("chunk");
-                h.push_field("others_pct");
-                h.push_field("steal_pct");
-                combined.write_record(&h).map_err(Error::input)?;
-                header_written = true;
-            }
-            let si = header.iter().position(|h| h == "state");
-            let mut seen = Vec::new();
-            for rec in rd.records() {
-                let mut rec = rec.map_err(|e| Error::Input(format!("{}: {e}", tmp.display())))?;
-                let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
-                if let Some(k) = unit_key(&rec, &header) {
-                    seen.push((state.clone(), k));
+                if self.measuring >= o.budget {
+                    log("time budget spent");
+                    return Ok(());
                 }
-                *per_state.entry(state).or_default() += 1;
-                rec.push_field(&chunk_cell(chunk, summary.units));
-                rec.push_field(&format!("{:.1}", during.others_pct));
-                rec.push_field(&format!("{:.1}", during.steal_pct));
-                combined.write_record(&rec).map_err(Error::input)?;
-                rows += 1;
-                progress = true;
+                let want = match missing.len() {
+                    1 => missing[0],
+                    _ if o.quick => "all",
+                    _ => "any",
+                };
+                progress |= self.chunk(round, chunk, want, wait_deadline, log)?;
             }
-            combined.flush().map_err(Error::input)?;
-            write_atomic(&csv_path, combined.get_ref())?;
-            if !loaded {
-                cov.add(chunk, summary.units, &seen);
+            if o.quick
+                || o.rounds.is_some_and(|r| round >= r)
+                || chunks
+                    .iter()
+                    .all(|&c| self.tally.cov.missing(c, wanted).is_empty())
+            {
+                return Ok(());
             }
-        }
-        if o.quick
-            || o.rounds.is_some_and(|r| round >= r)
-            || chunks.iter().all(|&c| cov.missing(c, &wanted).is_empty())
-        {
-            break;
-        }
-        if measuring >= o.budget {
-            log("time budget spent");
-            break;
-        }
-        if !progress {
-            // The placement stays in the state we have; look again later.
-            std::thread::sleep(Duration::from_secs(5));
+            if self.measuring >= o.budget {
+                log("time budget spent");
+                return Ok(());
+            }
+            if !progress {
+                // The placement stays in the state we have; look again later.
+                std::thread::sleep(Duration::from_secs(5));
+            }
         }
     }
-    drop(chunk_rows);
-    combined.flush().map_err(Error::input)?;
-    write_atomic(&csv_path, combined.get_ref())?;
-    let lacking: Vec<String> = chunks
-        .iter()
-        .filter_map(|&c| {
-            let m = if o.quick {
-                Vec::new()
-            } else {
-                cov.missing(c, &wanted)
-            };
-            (!m.is_empty()).then(|| format!("{} {}/{} ({})", c.kind, c.index, c.of, m.join(", ")))
-        })
-        .collect();
-    if !lacking.is_empty() {
-        log(&format!(
-            "chunks without rows in every state: {}",
-            lacking.join("; ")
-        ));
+
+    /// Measures one chunk asking for placement state `want` (after
+    /// waiting for a quiet machine, unless `--quick`) and adds its rows;
+    /// returns whether it added any.
+    fn chunk(
+        &mut self,
+        round: u32,
+        chunk: Chunk,
+        want: &str,
+        wait_deadline: Instant,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<bool, Error> {
+        let o = self.o;
+        let pre = if o.quick {
+            None
+        } else {
+            let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
+            if !quiet && !self.loaded_noted {
+                log(&format!(
+                    "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
+                    l.others_pct, o.max_busy
+                ));
+                self.loaded_noted = true;
+            }
+            Some(l)
+        };
+        let _ = std::fs::remove_file(self.tmp);
+        let cmd = self.command(chunk, want);
+        let text = command_text(&cmd);
+        let a = Snapshot::take()?;
+        let ran = Instant::now();
+        let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
+        self.measuring += ran.elapsed();
+        let b = Snapshot::take()?;
+        let during = load_between(&a, &b);
+        if !ok {
+            return Err(Error::Input(format!(
+                "`{text}` failed:\n{}\n{}",
+                tail(&so, 10),
+                tail(&se, 20)
+            )));
+        }
+        let summary = parse_summary(&so).ok_or_else(|| {
+            Error::Input(format!(
+                "`{text}` printed no summary line:\n{}",
+                tail(&so, 10)
+            ))
+        })?;
+        let note = format!(
+            "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
+            chunk.kind,
+            chunk.index,
+            chunk.of,
+            summary.measured,
+            summary.units,
+            summary.skipped_state,
+            summary.skipped_mixed,
+            summary.locality,
+            summary.cpus,
+            pre.map_or(f64::NAN, |l| l.others_pct),
+            during.others_pct,
+            during.steal_pct
+        );
+        // Under load: the rows are kept (with their load) but the
+        // chunk is not covered, so it runs again within the budget.
+        let loaded = !o.quick && during.others_pct > o.max_busy;
+        if loaded {
+            log(&format!(
+                "{note}; measured under load: kept, not fitted, to be run again"
+            ));
+        } else {
+            log(&note);
+        }
+        self.add_rows(chunk, &summary, during, loaded)
     }
-    log(&format!(
-        "{rows} rows in {} after {:.0} s ({:.0} s measuring)",
-        csv_path.display(),
-        start.elapsed().as_secs_f64(),
-        measuring.as_secs_f64()
-    ));
-    Ok(Outcome {
-        csv: csv_path,
-        rows,
-        library,
-        per_state,
-    })
+
+    /// The launcher's command that runs one chunk of the benchmark.
+    fn command(&self, chunk: Chunk, want: &str) -> Command {
+        let o = self.o;
+        let mut cmd = Command::new(&o.mpirun);
+        if !o.no_bind {
+            cmd.args(self.flavour.bind_args());
+        }
+        cmd.args(&o.mpirun_args);
+        cmd.args(["-n", "2"]).arg(self.exe);
+        cmd.args(["--kind", chunk.kind, "--library", self.library]);
+        cmd.arg("--chunk")
+            .arg(format!("{}/{}", chunk.index, chunk.of))
+            .args(["--want", want, "--split-ns"])
+            .arg(&self.splits)
+            .arg("--out")
+            .arg(self.tmp);
+        if o.quick {
+            cmd.arg("--quick");
+        }
+        if self.flavour == Flavour::OpenMpi && is_root() {
+            // Open MPI refuses root unless told; only the child sees it.
+            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+        cmd
+    }
+
+    /// Appends the chunk's rows, with their chunk and load, to the CSV
+    /// and rewrites it; a chunk not `loaded` covers its units. Returns
+    /// whether there were rows.
+    fn add_rows(
+        &mut self,
+        chunk: Chunk,
+        summary: &ChunkSummary,
+        during: Load,
+        loaded: bool,
+    ) -> Result<bool, Error> {
+        let tmp = self.tmp;
+        let mut rd = match csv::Reader::from_path(tmp) {
+            Ok(r) => r,
+            Err(_) if summary.measured == 0 => {
+                if !loaded {
+                    self.tally.cov.add(chunk, summary.units, &[]);
+                }
+                return Ok(false);
+            }
+            Err(e) => return Err(Error::Input(format!("{}: {e}", tmp.display()))),
+        };
+        let header = rd.headers().map_err(Error::input)?.clone();
+        if !self.tally.header_written {
+            let mut h = header.clone();
+            h.push_field("chunk");
+            h.push_field("others_pct");
+            h.push_field("steal_pct");
+            self.combined.write_record(&h).map_err(Error::input)?;
+            self.tally.header_written = true;
+        }
+        let si = header.iter().position(|h| h == "state");
+        let mut seen = Vec::new();
+        let mut progress = false;
+        for rec in rd.records() {
+            let mut rec = rec.map_err(|e| Error::Input(format!("{}: {e}", tmp.display())))?;
+            let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
+            if let Some(k) = unit_key(&rec, &header) {
+                seen.push((state.clone(), k));
+            }
+            *self.tally.per_state.entry(state).or_default() += 1;
+            rec.push_field(&chunk_cell(chunk, summary.units));
+            rec.push_field(&format!("{:.1}", during.others_pct));
+            rec.push_field(&format!("{:.1}", during.steal_pct));
+            self.combined.write_record(&rec).map_err(Error::input)?;
+            self.tally.rows += 1;
+            progress = true;
+        }
+        self.combined.flush().map_err(Error::input)?;
+        write_atomic(self.csv_path, self.combined.get_ref())?;
+        if !loaded {
+            self.tally.cov.add(chunk, summary.units, &seen);
+        }
+        Ok(progress)
+    }
 }
 
 /// The rows a fit may use: those measured while other processes used at
