@@ -233,7 +233,8 @@ struct CalibrateArgs {
     max_segments: usize,
 }
 
-fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, CliError> {
+/// `netsim calibrate`'s options as the library takes them, checked.
+fn calibrate_options(a: &CalibrateArgs) -> Result<validate::calibrate::Options, CliError> {
     use validate::calibrate;
     let mut kinds = Vec::new();
     for k in &a.kinds {
@@ -287,27 +288,35 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, CliError> {
     if a.split_ns.len() == 1 && states.contains(&"mid") {
         states.retain(|s| *s != "mid");
     }
-    let o = calibrate::Options {
-        mpicc: a.mpicc,
-        mpirun: a.mpirun,
+    Ok(calibrate::Options {
+        mpicc: a.mpicc.clone(),
+        mpirun: a.mpirun.clone(),
         mpirun_args: a
             .mpirun_args
+            .as_ref()
             .map(|s| s.split_whitespace().map(String::from).collect())
             .unwrap_or_default(),
         no_bind: a.no_bind,
-        library: a.library,
+        library: a.library.clone(),
         out: a.out.clone(),
         quick: a.quick,
         kinds,
         budget: std::time::Duration::from_secs_f64(a.minutes * 60.0),
         max_wait: std::time::Duration::from_secs_f64(a.max_wait * 60.0),
         max_busy: a.max_busy,
-        split_ns: a.split_ns,
+        split_ns: a.split_ns.clone(),
         states,
         chunk_timeout: std::time::Duration::from_secs(if a.quick { 120 } else { 900 }),
         resume: a.resume,
         rounds: a.rounds,
-    };
+    })
+}
+
+/// `netsim calibrate`: measure (`validate::calibrate::measure`), then
+/// fit unless --no-fit.
+fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, CliError> {
+    use validate::calibrate;
+    let o = calibrate_options(&a)?;
     // Every failure below is the setup's (a folder, a compiler, a
     // launcher, the machine's load), not a failed check: exit 2.
     std::fs::create_dir_all(&a.out)
@@ -325,14 +334,25 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, CliError> {
     if a.no_fit {
         return Ok(true);
     }
-    // One fit per placement state, on the rows measured while the
-    // machine was quiet enough (all of them with --quick, the smoke run).
+    fit_states(&a, &m, &mut log)
+}
+
+/// `netsim calibrate` after the measurements: one fit per placement state
+/// of the rows measured while the machine was quiet enough (all of them
+/// with --quick, the smoke run), each written as a scenario, and the
+/// state with the most rows under the library's name. Ok(false) when a
+/// fitted scenario was rejected.
+fn fit_states(
+    a: &CalibrateArgs,
+    m: &validate::calibrate::Outcome,
+    log: &mut dyn FnMut(&str),
+) -> Result<bool, CliError> {
     let name = m.csv.display().to_string();
     let text =
         std::fs::read_to_string(&m.csv).map_err(|e| CliError::input(format!("{name}: {e}")))?;
     let limit = if a.quick { f64::INFINITY } else { a.max_busy };
-    let quiet =
-        calibrate::quiet_rows(&text, limit).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+    let quiet = validate::calibrate::quiet_rows(&text, limit)
+        .map_err(|e| CliError::input(format!("{name}: {e}")))?;
     let dropped: usize = quiet.dropped.values().sum();
     let under_load = format!(
         "{dropped} of {} rows were measured while other processes used more than {} % of the CPUs (--max-busy) and are left out of the fit",
