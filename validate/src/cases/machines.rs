@@ -286,20 +286,28 @@ struct LinePoint {
     full: f64,
 }
 
-/// The runs of one `(n, s)` of [`gemini_line_case`] and their rows.
-fn gemini_line_point(
-    mode: Mode,
-    n: u32,
-    s: u64,
-    params: &MpiParams,
-) -> Result<(LinePoint, Vec<Row>), Error> {
-    let ppn: u16 = 16;
+/// The three runs of one `(n, s)` of the Gemini line: times [s] and the
+/// bytes [B] the G1-G2 cable carried.
+struct LineRuns {
+    /// G0 <-> G2 and G1 <-> G3, receives in order.
+    crossing: f64,
+    /// Bytes over the cable in `crossing`.
+    l_crossing: f64,
+    /// G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
+    apart: f64,
+    /// As `crossing`, receives posted in reverse (Fig. 7).
+    reversed: f64,
+    /// Bytes over the cable in `reversed`.
+    l_reversed: f64,
+}
+
+/// Simulates the runs of one `(n, s)` of [`gemini_line_case`] with `ppn`
+/// ranks per node.
+fn line_runs(mode: Mode, ppn: u16, n: u32, s: u64, params: &MpiParams) -> Result<LineRuns, Error> {
     let per_gemini = 2 * ppn as u32;
-    let gamma = params.gamma_posted.gamma;
-    let mut rows = Vec::new();
     let line = |progs| line_run(mode, ppn, params, progs);
     // G0 <-> G2 and G1 <-> G3 (Fig. 6): everything crosses G1-G2.
-    let (crossing, l_measured) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
+    let (crossing, l_crossing) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
     // G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
     let g = per_gemini;
     let apart_pairs: Vec<(u32, u32)> = (0..g)
@@ -313,6 +321,34 @@ fn gemini_line_point(
         s,
         RecvOrder::InOrder,
     ))?;
+    let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
+    Ok(LineRuns {
+        crossing,
+        l_crossing,
+        apart,
+        reversed,
+        l_reversed,
+    })
+}
+
+/// The runs of one `(n, s)` of [`gemini_line_case`] and their rows.
+fn gemini_line_point(
+    mode: Mode,
+    n: u32,
+    s: u64,
+    params: &MpiParams,
+) -> Result<(LinePoint, Vec<Row>), Error> {
+    let ppn: u16 = 16;
+    let per_gemini = 2 * ppn as u32;
+    let gamma = params.gamma_posted.gamma;
+    let mut rows = Vec::new();
+    let LineRuns {
+        crossing,
+        l_crossing,
+        apart,
+        reversed,
+        l_reversed,
+    } = line_runs(mode, ppn, n, s, params)?;
     // Bienz's model for one rank, two phases of n messages: max-rate
     // per message (R_N for rendezvous only, Table 1), queue search
     // (n (n + 1) / 2 elements per phase reversed), contention.
@@ -327,7 +363,6 @@ fn gemini_line_point(
     // Fig. 7: receives posted in reverse. The searches add on the
     // receivers' side, on top of max-rate (the paper's model
     // underestimates only by the contention).
-    let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
     let measured = delta * l_reversed;
     rows.push(
         Row::new(
@@ -396,7 +431,7 @@ fn gemini_line_point(
             Check::LowerBound { slack: 0.0 },
         )
         .note(format!(
-            "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_measured:.3e} B over the G1-G2 cable",
+            "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_crossing:.3e} B over the G1-G2 cable",
             crossing / apart
         )),
     );
