@@ -286,8 +286,8 @@ struct LinePoint {
     full: f64,
 }
 
-/// The three runs of one `(n, s)` of the Gemini line: times [s] and the
-/// bytes [B] the G1-G2 cable carried.
+/// The three runs of one `(n, s)` of the Gemini line: their times (s)
+/// and the bytes the G1-G2 cable carried.
 struct LineRuns {
     /// G0 <-> G2 and G1 <-> G3, receives in order.
     crossing: f64,
