@@ -410,12 +410,14 @@ pub(crate) fn sweep_figures(
 
 /// A figure written whole ([`super::output::write_with`]).
 trait WriteWhole {
-    fn write_svg_whole(&self, path: &Path) -> Result<(), String>;
+    fn write_svg_whole(&self, path: &Path) -> Result<(), CliError>;
 }
 
 impl WriteWhole for Figure {
-    fn write_svg_whole(&self, path: &Path) -> Result<(), String> {
+    fn write_svg_whole(&self, path: &Path) -> Result<(), CliError> {
+        // The closure's error is `sim_core::outputs`'s message.
         super::output::write_with(path, |tmp| self.write_svg(tmp).map_err(|e| e.to_string()))
+            .map_err(CliError::input)
     }
 }
 
