@@ -51,12 +51,14 @@ fn ti_trace(d: &Path, list: &str, prefix: &str, ranks: &[&str]) {
     std::fs::write(d.join(list), names).unwrap();
 }
 
-/// Two ranks exchanging 1e8 B at once (`irecv`, `isend`, `waitall`),
-/// listed in `list.txt`, replayed on the platform `x.xml` in `d`: the
-/// default mode (`auto`, flow) takes 1.600020256 s (20 us + 2 x (1e8 +
-/// 16) B / 125 MB/s), and the packet model refuses the platform (exit
-/// 2) with `refusal` and the advice to use flow mode. Removes `d`.
-fn exchange_flow_only(d: &Path, refusal: &str) {
+/// Two ranks exchanging 1e8 B at once (`irecv`, `isend`, `waitall`)
+/// replayed on `platform` (as `x.xml`): the default mode (`auto`, flow)
+/// takes 1.600020256 s (20 us + 2 x (1e8 + 16) B / 125 MB/s), and the
+/// packet model refuses the platform (exit 2) with `refusal` and the
+/// advice to use flow mode.
+fn exchange_flow_only(test: &str, platform: &str, refusal: &str) {
+    let d = &dir(test);
+    std::fs::write(d.join("x.xml"), platform).unwrap();
     ti_trace(
         d,
         "list.txt",
@@ -400,16 +402,11 @@ fn bad_platform_limiter_that_could_limit_a_torus_host() {
 /// refuses it (exit 2, naming the link).
 #[test]
 fn a_shared_link_both_ways_is_one_capacity() {
-    let d = dir("shared");
-    std::fs::write(
-        d.join("x.xml"),
-        format!(
+    exchange_flow_only(
+        "shared",
+        &format!(
             "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
         ),
-    )
-    .unwrap();
-    exchange_flow_only(
-        &d,
         "x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives",
     );
 }
@@ -556,16 +553,14 @@ fn bad_platform_no_route_between_the_ranks_hosts() {
 /// 20 us (the TCP window's 4 MiB / 40 us does not bind).
 #[test]
 fn full_routes_that_are_not_a_star_replay_in_flow_mode() {
-    let d = dir("notstar");
-    std::fs::write(
-        d.join("x.xml"),
-        format!(
+    // `auto` (the default) takes flow for it.
+    exchange_flow_only(
+        "notstar",
+        &format!(
             "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<host id=\"c\" speed=\"1Gf\"/>\n<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l3\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n<route src=\"a\" dst=\"c\"><link_ctn id=\"l3\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
         ),
-    )
-    .unwrap();
-    // `auto` (the default) takes flow for it.
-    exchange_flow_only(&d, "x.xml:2: the platform's routes are per pair of hosts");
+        "x.xml:2: the platform's routes are per pair of hosts",
+    );
 }
 
 #[test]
