@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 use clap::{Parser, Subcommand};
+use cli::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use validate::suite::{self, Verdict};
@@ -232,15 +233,15 @@ struct CalibrateArgs {
     max_segments: usize,
 }
 
-fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
+/// `netsim calibrate`'s options as the library takes them, checked.
+fn calibrate_options(a: &CalibrateArgs) -> Result<validate::calibrate::Options, CliError> {
     use validate::calibrate;
-    let bad = |m: String| (2u8, m);
     let mut kinds = Vec::new();
     for k in &a.kinds {
         match calibrate::KINDS.iter().find(|&&x| x == k) {
             Some(&x) => kinds.push(x),
             None => {
-                return Err(bad(format!(
+                return Err(CliError::input(format!(
                     "--kinds: `{k}` is not one of {}",
                     calibrate::KINDS.join(", ")
                 )));
@@ -257,60 +258,73 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
             "mid" => states.push("mid"),
             "far" => states.push("far"),
             "any" => states.push("any"),
-            _ => return Err(bad(format!("--states: `{s}` is not near, mid, far or any"))),
+            _ => {
+                return Err(CliError::input(format!(
+                    "--states: `{s}` is not near, mid, far or any"
+                )));
+            }
         }
     }
     let positive = a.minutes > 0.0 && a.minutes.is_finite();
     let non_negative = a.max_wait >= 0.0 && a.max_wait.is_finite();
     if !(positive && non_negative) {
-        return Err(bad(format!(
+        return Err(CliError::input(format!(
             "--minutes {} must be positive and --max-wait {} at least 0",
             a.minutes, a.max_wait
         )));
     }
     if !(0.0..1.0).contains(&a.noise) || a.max_segments == 0 {
-        return Err(bad(
-            "--noise must be in [0, 1) and --max-segments at least 1".into(),
+        return Err(CliError::input(
+            "--noise must be in [0, 1) and --max-segments at least 1",
         ));
     }
     let splits_ok = matches!(a.split_ns.as_slice(), [x] if *x > 0.0)
         || matches!(a.split_ns.as_slice(), [x, y] if *x > 0.0 && y > x);
     if a.max_busy.is_nan() || a.max_busy < 0.0 || !splits_ok {
-        return Err(bad(
-            "--max-busy must be >= 0 and --split-ns A or A,B with 0 < A < B".into(),
+        return Err(CliError::input(
+            "--max-busy must be >= 0 and --split-ns A or A,B with 0 < A < B",
         ));
     }
     if a.split_ns.len() == 1 && states.contains(&"mid") {
         states.retain(|s| *s != "mid");
     }
-    let o = calibrate::Options {
-        mpicc: a.mpicc,
-        mpirun: a.mpirun,
+    Ok(calibrate::Options {
+        mpicc: a.mpicc.clone(),
+        mpirun: a.mpirun.clone(),
         mpirun_args: a
             .mpirun_args
+            .as_ref()
             .map(|s| s.split_whitespace().map(String::from).collect())
             .unwrap_or_default(),
         no_bind: a.no_bind,
-        library: a.library,
+        library: a.library.clone(),
         out: a.out.clone(),
         quick: a.quick,
         kinds,
         budget: std::time::Duration::from_secs_f64(a.minutes * 60.0),
         max_wait: std::time::Duration::from_secs_f64(a.max_wait * 60.0),
         max_busy: a.max_busy,
-        split_ns: a.split_ns,
+        split_ns: a.split_ns.clone(),
         states,
         chunk_timeout: std::time::Duration::from_secs(if a.quick { 120 } else { 900 }),
         resume: a.resume,
         rounds: a.rounds,
-    };
+    })
+}
+
+/// `netsim calibrate`: measure (`validate::calibrate::measure`), then
+/// fit unless --no-fit.
+fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, CliError> {
+    use validate::calibrate;
+    let o = calibrate_options(&a)?;
     // Every failure below is the setup's (a folder, a compiler, a
     // launcher, the machine's load), not a failed check: exit 2.
-    std::fs::create_dir_all(&a.out).map_err(|e| bad(format!("{}: {e}", a.out.display())))?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| CliError::input(format!("{}: {e}", a.out.display())))?;
     let mut log = calibrate::logger(&a.out);
-    let m = calibrate::measure(&o, &mut log).map_err(bad)?;
+    let m = calibrate::measure(&o, &mut log).map_err(CliError::input)?;
     if m.rows == 0 {
-        return Err(bad(format!(
+        return Err(CliError::input(format!(
             "no rows were measured (see {}): the machine may never have been quiet enough (--max-busy {} %, --max-wait {} min)",
             a.out.join("calibrate.log").display(),
             a.max_busy,
@@ -320,12 +334,25 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     if a.no_fit {
         return Ok(true);
     }
-    // One fit per placement state, on the rows measured while the
-    // machine was quiet enough (all of them with --quick, the smoke run).
+    fit_states(&a, &m, &mut log)
+}
+
+/// `netsim calibrate` after the measurements: one fit per placement state
+/// of the rows measured while the machine was quiet enough (all of them
+/// with --quick, the smoke run), each written as a scenario, and the
+/// state with the most rows under the library's name. Ok(false) when a
+/// fitted scenario was rejected.
+fn fit_states(
+    a: &CalibrateArgs,
+    m: &validate::calibrate::Outcome,
+    log: &mut dyn FnMut(&str),
+) -> Result<bool, CliError> {
     let name = m.csv.display().to_string();
-    let text = std::fs::read_to_string(&m.csv).map_err(|e| bad(format!("{name}: {e}")))?;
+    let text =
+        std::fs::read_to_string(&m.csv).map_err(|e| CliError::input(format!("{name}: {e}")))?;
     let limit = if a.quick { f64::INFINITY } else { a.max_busy };
-    let quiet = calibrate::quiet_rows(&text, limit).map_err(|e| bad(format!("{name}: {e}")))?;
+    let quiet = validate::calibrate::quiet_rows(&text, limit)
+        .map_err(|e| CliError::input(format!("{name}: {e}")))?;
     let dropped: usize = quiet.dropped.values().sum();
     let under_load = format!(
         "{dropped} of {} rows were measured while other processes used more than {} % of the CPUs (--max-busy) and are left out of the fit",
@@ -358,7 +385,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
                 let scenario = format!("{}{scenario}", quality_line(&f, n, d, quiet.max_kept_pct));
-                cli::output::write(&path, scenario.as_bytes()).map_err(bad)?;
+                cli::output::write(&path, scenario.as_bytes()).map_err(CliError::input)?;
                 eprint!("{}", f.report(&name));
                 println!(
                     "# ===== {} ({n} rows in state {state}) =====",
@@ -367,14 +394,14 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
                 print!("{scenario}");
                 written.push((state.clone(), n, path));
             }
-            Err(validate::fit::Failure::Input(e)) => {
+            Err(e @ validate::Error::Rejected(_)) => {
+                ok = false;
+                log(&format!("state {state}: the fit failed: {e}"));
+            }
+            Err(e) => {
                 // Too few or contradictory rows in one state: said, and
                 // the other states' fits stand.
                 log(&format!("state {state}: not fitted: {e}"));
-            }
-            Err(validate::fit::Failure::Rejected(e)) => {
-                ok = false;
-                log(&format!("state {state}: the fit failed: {e}"));
             }
         }
     }
@@ -384,17 +411,17 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
         } else {
             String::new()
         };
-        return Err((
-            2,
-            format!("no placement state's rows could be fitted (see {name} and the log){why}"),
-        ));
+        return Err(CliError::input(format!(
+            "no placement state's rows could be fitted (see {name} and the log){why}"
+        )));
     }
     // The state with the most rows, under a name that does not depend on
     // the state: the one to run.
     if let Some((state, _, from)) = written.iter().max_by_key(|w| w.1) {
         let to = a.out.join(format!("{}.toml", m.library));
-        let text = std::fs::read(from).map_err(|e| bad(format!("{}: {e}", from.display())))?;
-        cli::output::write(&to, &text).map_err(bad)?;
+        let text =
+            std::fs::read(from).map_err(|e| CliError::input(format!("{}: {e}", from.display())))?;
+        cli::output::write(&to, &text).map_err(CliError::input)?;
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
@@ -433,7 +460,7 @@ fn validate_cmd(
     json: bool,
     figures: Option<PathBuf>,
     quick: bool,
-) -> Result<bool, String> {
+) -> Result<bool, CliError> {
     let all = validate::cases::all();
     if list {
         for c in &all {
@@ -446,10 +473,10 @@ fn validate_cmd(
         .find(|n| !all.iter().any(|c| c.name == n.as_str()))
     {
         let names: Vec<&str> = all.iter().map(|c| c.name).collect();
-        return Err(format!(
+        return Err(CliError::input(format!(
             "unknown case `{unknown}`; cases are: {}",
             names.join(", ")
-        ));
+        )));
     }
     if let Some(dir) = &figures {
         std::fs::create_dir_all(dir)
@@ -461,10 +488,13 @@ fn validate_cmd(
         .filter(|c| cases.is_empty() || cases.iter().any(|n| n == c.name))
     {
         let start = std::time::Instant::now();
+        // A case that cannot run its experiment is exit 2, whatever the
+        // reason.
         let r = (c.run)(validate::cases::Opts {
             quick,
             figures: figures.as_deref(),
-        })?;
+        })
+        .map_err(CliError::input)?;
         eprintln!(
             "{:<20} {:>4} rows in {:.2} s",
             c.name,
@@ -484,25 +514,24 @@ fn validate_cmd(
     Ok(rows.iter().all(|r| r.verdict != Verdict::Fail))
 }
 
-fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
-    use validate::fit::{self, Failure, FitOptions};
+fn fit_cmd(a: FitArgs) -> Result<bool, CliError> {
+    use validate::fit::{self, FitOptions};
     let name = a.csv.display().to_string();
     let locality = match &a.locality {
         None => None,
         Some(l) => Some(topology::Locality::from_name(l).ok_or_else(|| {
-            (
-                2,
-                format!("--locality `{l}`: not same_socket, same_node or other_node"),
-            )
+            CliError::input(format!(
+                "--locality `{l}`: not same_socket, same_node or other_node"
+            ))
         })?),
     };
     if a.max_segments == 0 {
-        return Err((2, "--max-segments must be at least 1".into()));
+        return Err("--max-segments must be at least 1".into());
     }
     if !(0.0..1.0).contains(&a.noise) {
-        return Err((2, format!("--noise {} must be in [0, 1)", a.noise)));
+        return Err(format!("--noise {} must be in [0, 1)", a.noise).into());
     }
-    let text = std::fs::read_to_string(&a.csv).map_err(|e| (2, format!("{name}: {e}")))?;
+    let text = std::fs::read_to_string(&a.csv).map_err(|e| format!("{name}: {e}"))?;
     let o = FitOptions {
         state: a.state,
         library: a.library,
@@ -513,7 +542,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     let train = if a.train.is_empty() {
         None
     } else {
-        Some(validate::predict::TrainSet::parse(&a.train).map_err(|e| (2, e))?)
+        Some(validate::predict::TrainSet::parse(&a.train)?)
     };
     let fit::Split {
         fit: f,
@@ -522,21 +551,15 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
         held,
     } = fit::fit_split(&text, &name, locality, &o, |m| {
         train.as_ref().is_none_or(|t| t.contains(m))
-    })
-    .map_err(|e| match e {
-        Failure::Input(m) => (2, m),
-        Failure::Rejected(m) => (1, m),
     })?;
     eprint!("{}", f.report(&name));
     if let Some(p) = &a.predict {
         use validate::predict;
-        let (points, skipped) =
-            predict::predict(&scenario, f.mapped_locality(), &held).map_err(|e| (1, e))?;
+        let (points, skipped) = predict::predict(&scenario, f.mapped_locality(), &held)?;
         if points.is_empty() {
-            return Err((2, format!("--predict: {name} has no rows outside --train")));
+            return Err(format!("--predict: {name} has no rows outside --train").into());
         }
-        let (training, _) =
-            predict::predict(&scenario, f.mapped_locality(), &trained).map_err(|e| (1, e))?;
+        let (training, _) = predict::predict(&scenario, f.mapped_locality(), &trained)?;
         let noise = predict::repeat_noise(&held);
         let title = format!(
             "{}{}: fitted on {}, {} units predicted",
@@ -549,7 +572,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             points.len()
         );
         let text = predict::report(&points, &training, noise, skipped, &title);
-        cli::output::write(p, text.as_bytes()).map_err(|e| (2, e))?;
+        cli::output::write(p, text.as_bytes())?;
         let all: Vec<_> = points.iter().collect();
         let (med, w10, w25) = predict::summary(&all);
         let (tmed, _, _) = predict::summary(&training.iter().collect::<Vec<_>>());
@@ -572,7 +595,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     }
     match &a.out {
         Some(p) => {
-            cli::output::write(p, scenario.as_bytes()).map_err(|e| (2, e))?;
+            cli::output::write(p, scenario.as_bytes())?;
             eprintln!("wrote {}", p.display());
         }
         None => cli::out(&scenario),
@@ -586,27 +609,25 @@ fn main() -> ExitCode {
     if let Some(m) = cli.max_memory {
         sim_core::limits::set_memory_limit(m);
     }
-    let result: Result<bool, (u8, String)> = match cli.command {
+    let result: Result<bool, CliError> = match cli.command {
         Command::Validate {
             cases,
             list,
             json,
             figures,
             quick,
-        } => validate_cmd(cases, list, json, figures, quick).map_err(|e| (cli::EXIT_INPUT, e)),
+        } => validate_cmd(cases, list, json, figures, quick),
         Command::Fit(a) => fit_cmd(a),
         Command::Calibrate(a) => calibrate_cmd(a),
-        Command::Bench { suite, what } => bench::run(suite, what)
-            .map(|()| true)
-            .map_err(|e| (cli::EXIT_INPUT, e)),
-        Command::Run(a) => cli::run(a).map(|()| true).map_err(cli_err),
-        Command::Replay(a) => cli::replay(a).map(|()| true).map_err(cli_err),
-        Command::Compile(a) => cli::compile(a).map(|()| true).map_err(cli_err),
+        Command::Bench { suite, what } => bench::run(suite, what).map(|()| true),
+        Command::Run(a) => cli::run(a).map(|()| true),
+        Command::Replay(a) => cli::replay(a).map(|()| true),
+        Command::Compile(a) => cli::compile(a).map(|()| true),
         Command::Presets => {
             cli::out(&cli::presets());
             Ok(true)
         }
-        Command::Sweep(a) => cli::sweep(a).map(|()| true).map_err(cli_err),
+        Command::Sweep(a) => cli::sweep(a).map(|()| true),
         Command::Completions { shell } => {
             // Into memory first: clap_complete panics on a failed write
             // (a full disk); `cli::out` says so and exits 2.
@@ -621,33 +642,27 @@ fn main() -> ExitCode {
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(cli::EXIT_CHECK_FAILED),
-        Err((code, e)) => {
+        Err(e) => {
             eprintln!("netsim: error: {e}");
-            ExitCode::from(code)
+            ExitCode::from(e.code)
         }
     }
 }
 
 /// `netsim man DIR`: the manual pages clap_mangen renders from the
 /// command definitions, so they say what `--help` says.
-fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
+fn man_pages(dir: &std::path::Path) -> Result<(), CliError> {
     use clap::CommandFactory;
-    let io = |e: std::io::Error| (cli::EXIT_INPUT, format!("{}: {e}", dir.display()));
+    let io = |e: std::io::Error| CliError::input(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
     // Into a temporary folder inside, then moved out page by page.
     let pages = cli::output::Partial::folder(dir);
-    pages
-        .fill(|p| {
-            std::fs::create_dir_all(p)
-                .and_then(|()| clap_mangen::generate_to(Cli::command(), p))
-                .map_err(|e| format!("{}: {e}", dir.display()))
-        })
-        .map_err(|e| (cli::EXIT_INPUT, e))?;
-    pages.commit().map_err(|e| (cli::EXIT_INPUT, e))
-}
-
-fn cli_err(e: cli::CliError) -> (u8, String) {
-    (e.code, e.message)
+    pages.fill(|p| {
+        std::fs::create_dir_all(p)
+            .and_then(|()| clap_mangen::generate_to(Cli::command(), p))
+            .map_err(|e| format!("{}: {e}", dir.display()))
+    })?;
+    Ok(pages.commit()?)
 }
 
 #[cfg(test)]

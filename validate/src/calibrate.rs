@@ -34,6 +34,7 @@
 //! inside the binary, so a user needs nothing but `netsim`, `mpicc` and
 //! `mpirun`.
 
+use crate::Error;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -130,13 +131,13 @@ fn is_root() -> bool {
 
 /// Runs `cmd` to completion, killing it after `timeout`; returns (status
 /// success, stdout, stderr).
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), String> {
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), Error> {
     let text = command_text(&cmd);
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start `{text}`: {e}"))?;
+        .map_err(|e| Error::Input(format!("cannot start `{text}`: {e}")))?;
     // Drain the pipes on threads so that a chatty child never blocks.
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
@@ -152,16 +153,16 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String
     });
     let start = Instant::now();
     let status = loop {
-        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(st) = child.try_wait().map_err(Error::input)? {
             break st;
         }
         if start.elapsed() > timeout {
             child.kill().ok();
             child.wait().ok();
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "`{text}` ran longer than {} s and was stopped",
                 timeout.as_secs()
-            ));
+            )));
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -176,8 +177,8 @@ fn tail(s: &str, lines: usize) -> String {
 }
 
 /// Writes the benchmark's source into `dir` and builds it with `mpicc`.
-pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Input(format!("{}: {e}", dir.display())))?;
     let src = dir.join("netsim_bench.c");
     write_atomic(&src, BENCH_SOURCE.as_bytes())?;
     let exe = dir.join("netsim_bench");
@@ -185,11 +186,11 @@ pub fn build_bench(mpicc: &str, dir: &Path) -> Result<PathBuf, String> {
     cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
     let (ok, _, err) = run_with_timeout(cmd, Duration::from_secs(300))?;
     if !ok {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "`{mpicc}` could not build {}:\n{}",
             src.display(),
             tail(&err, 20)
-        ));
+        )));
     }
     Ok(exe)
 }
@@ -201,7 +202,7 @@ fn wait_quiet(
     max_busy: f64,
     deadline: Instant,
     log: &mut dyn FnMut(&str),
-) -> Result<(Load, bool), String> {
+) -> Result<(Load, bool), Error> {
     let mut last_note = Instant::now() - Duration::from_secs(3600);
     loop {
         let a = Snapshot::take()?;
@@ -226,273 +227,69 @@ fn wait_quiet(
 }
 
 /// Runs the campaign and writes `<out>/<library>.csv`.
-pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String> {
-    std::fs::create_dir_all(&o.out).map_err(|e| format!("{}: {e}", o.out.display()))?;
-    let (ok, version, verr) = {
-        let mut c = Command::new(&o.mpirun);
-        c.arg("--version");
-        run_with_timeout(c, Duration::from_secs(60))?
-    };
-    if !ok {
-        return Err(format!(
-            "`{} --version` failed; is --mpirun an MPI launcher?\n{}",
-            o.mpirun,
-            tail(&verr, 10)
-        ));
-    }
-    let flavour = Flavour::of_version(&version);
-    let library = o.library.clone().unwrap_or_else(|| flavour.name().into());
-    if library.is_empty() || library.contains([',', '"', '\n']) {
-        return Err(format!(
-            "--library `{library}`: no commas, quotes or newlines"
-        ));
-    }
-    log(&format!(
-        "{}: {:?} ({})",
-        o.mpirun,
-        flavour,
-        version.lines().next().unwrap_or("").trim()
-    ));
+pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error> {
+    std::fs::create_dir_all(&o.out)
+        .map_err(|e| Error::Input(format!("{}: {e}", o.out.display())))?;
+    let (flavour, library) = launcher(o, log)?;
     let csv_path = o.out.join(format!("{library}.csv"));
-    let src_path = o.out.join("netsim_bench.c");
-    let mut cov = Coverage::default();
-    let mut rows = 0usize;
-    let mut per_state: BTreeMap<String, usize> = BTreeMap::new();
-    let mut header_written = false;
-    if o.resume && csv_path.exists() {
-        // The rows must come from this very benchmark.
-        if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
-            return Err(format!(
-                "--resume: {} is not this netsim's benchmark source; the rows of {} were \
-                 measured with another version (start a new --out)",
-                src_path.display(),
-                csv_path.display()
-            ));
-        }
-        let mut rd = csv::Reader::from_path(&csv_path)
-            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
-        let header = rd.headers().map_err(|e| e.to_string())?.clone();
-        let col = |n: &str| header.iter().position(|h| h == n);
-        let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
-            return Err(format!(
-                "--resume: {} has no chunk or state column",
-                csv_path.display()
-            ));
-        };
-        for rec in rd.records() {
-            let rec = rec.map_err(|e| format!("{}: {e}", csv_path.display()))?;
-            let state = rec.get(si).unwrap_or("-").to_string();
-            if let (Some((chunk, units)), Some(key)) = (
-                rec.get(ci).and_then(parse_chunk_cell),
-                unit_key(&rec, &header),
-            ) {
-                cov.add(chunk, units, &[(state.clone(), key)]);
-            }
-            *per_state.entry(state).or_default() += 1;
-            rows += 1;
-        }
-        header_written = true;
-        log(&format!("resuming {}: {rows} rows", csv_path.display()));
-    }
+    let mut tally = if o.resume && csv_path.exists() {
+        resume(o, &csv_path, log)?
+    } else {
+        Tally::default()
+    };
     let exe = build_bench(&o.mpicc, &o.out)?;
     log(&format!("built {} with {}", exe.display(), o.mpicc));
     // The chunk's own rows, as the benchmark writes them: a partial file,
     // removed at the end, on an error or by a stop.
     let chunk_rows = sim_core::outputs::Partial::new(&o.out.join("chunk.csv"));
-    let tmp = chunk_rows.path().to_path_buf();
     // The whole CSV is kept here and replaces the file after each chunk
     // ([`write_atomic`]): an interrupted run leaves the rows of its
     // finished chunks, never a row cut in half.
     let mut before = Vec::new();
-    if header_written {
-        before = std::fs::read(&csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    if tally.header_written {
+        before = std::fs::read(&csv_path)
+            .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
         if before.last().is_some_and(|&b| b != b'\n') {
             before.push(b'\n');
         }
     }
-    let mut combined = csv::Writer::from_writer(before);
+    let mut c = Campaign {
+        o,
+        flavour,
+        library: &library,
+        exe: &exe,
+        tmp: chunk_rows.path(),
+        csv_path: &csv_path,
+        splits: o
+            .split_ns
+            .iter()
+            .map(|x| format!("{x}"))
+            .collect::<Vec<_>>()
+            .join(","),
+        combined: csv::Writer::from_writer(before),
+        tally: &mut tally,
+        measuring: Duration::ZERO,
+        loaded_noted: false,
+    };
     let chunks = plan(&o.kinds, o.quick);
     let start = Instant::now();
-    let wait_deadline = start + o.max_wait;
-    let mut measuring = Duration::ZERO;
     let wanted: Vec<&str> = if o.quick {
         vec!["all"]
     } else {
         o.states.clone()
     };
-    let splits: Vec<String> = o.split_ns.iter().map(|x| format!("{x}")).collect();
-    let mut round = 0;
-    let mut loaded_noted = false;
-    'rounds: loop {
-        round += 1;
-        if o.rounds.is_some_and(|r| round > r) {
-            break;
-        }
-        let mut progress = false;
-        for &chunk in &chunks {
-            let missing = if o.quick {
-                if cov.has_run(chunk) {
-                    Vec::new()
-                } else {
-                    vec!["all"]
-                }
-            } else {
-                cov.missing(chunk, &wanted)
-            };
-            if missing.is_empty() {
-                continue;
-            }
-            if measuring >= o.budget {
-                log("time budget spent");
-                break 'rounds;
-            }
-            let want = match missing.len() {
-                1 => missing[0],
-                _ if o.quick => "all",
-                _ => "any",
-            };
-            let pre = if o.quick {
-                None
-            } else {
-                let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
-                if !quiet && !loaded_noted {
-                    log(&format!(
-                        "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
-                        l.others_pct, o.max_busy
-                    ));
-                    loaded_noted = true;
-                }
-                Some(l)
-            };
-            let _ = std::fs::remove_file(&tmp);
-            let mut cmd = Command::new(&o.mpirun);
-            if !o.no_bind {
-                cmd.args(flavour.bind_args());
-            }
-            cmd.args(&o.mpirun_args);
-            cmd.args(["-n", "2"]).arg(&exe);
-            cmd.args(["--kind", chunk.kind, "--library", &library]);
-            cmd.arg("--chunk")
-                .arg(format!("{}/{}", chunk.index, chunk.of))
-                .args(["--want", want, "--split-ns"])
-                .arg(splits.join(","))
-                .arg("--out")
-                .arg(&tmp);
-            if o.quick {
-                cmd.arg("--quick");
-            }
-            if flavour == Flavour::OpenMpi && is_root() {
-                // Open MPI refuses root unless told; only the child sees it.
-                cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-            }
-            let text = command_text(&cmd);
-            let a = Snapshot::take()?;
-            let ran = Instant::now();
-            let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
-            measuring += ran.elapsed();
-            let b = Snapshot::take()?;
-            let during = load_between(&a, &b);
-            if !ok {
-                return Err(format!(
-                    "`{text}` failed:\n{}\n{}",
-                    tail(&so, 10),
-                    tail(&se, 20)
-                ));
-            }
-            let summary = parse_summary(&so)
-                .ok_or_else(|| format!("`{text}` printed no summary line:\n{}", tail(&so, 10)))?;
-            let note = format!(
-                "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
-                chunk.kind,
-                chunk.index,
-                chunk.of,
-                summary.measured,
-                summary.units,
-                summary.skipped_state,
-                summary.skipped_mixed,
-                summary.locality,
-                summary.cpus,
-                pre.map_or(f64::NAN, |l| l.others_pct),
-                during.others_pct,
-                during.steal_pct
-            );
-            // Under load: the rows are kept (with their load) but the
-            // chunk is not covered, so it runs again within the budget.
-            let loaded = !o.quick && during.others_pct > o.max_busy;
-            if loaded {
-                log(&format!(
-                    "{note}; measured under load: kept, not fitted, to be run again"
-                ));
-            } else {
-                log(&note);
-            }
-            let mut rd = match csv::Reader::from_path(&tmp) {
-                Ok(r) => r,
-                Err(_) if summary.measured == 0 => {
-                    if !loaded {
-                        cov.add(chunk, summary.units, &[]);
-                    }
-                    continue;
-                }
-                Err(e) => return Err(format!("{}: {e}", tmp.display())),
-            };
-            let header = rd.headers().map_err(|e| e.to_string())?.clone();
-            if !header_written {
-                let mut h = header.clone();
-                h.push_field("chunk");
-                h.push_field("others_pct");
-                h.push_field("steal_pct");
-                combined.write_record(&h).map_err(|e| e.to_string())?;
-                header_written = true;
-            }
-            let si = header.iter().position(|h| h == "state");
-            let mut seen = Vec::new();
-            for rec in rd.records() {
-                let mut rec = rec.map_err(|e| format!("{}: {e}", tmp.display()))?;
-                let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
-                if let Some(k) = unit_key(&rec, &header) {
-                    seen.push((state.clone(), k));
-                }
-                *per_state.entry(state).or_default() += 1;
-                rec.push_field(&chunk_cell(chunk, summary.units));
-                rec.push_field(&format!("{:.1}", during.others_pct));
-                rec.push_field(&format!("{:.1}", during.steal_pct));
-                combined.write_record(&rec).map_err(|e| e.to_string())?;
-                rows += 1;
-                progress = true;
-            }
-            combined.flush().map_err(|e| e.to_string())?;
-            write_atomic(&csv_path, combined.get_ref())?;
-            if !loaded {
-                cov.add(chunk, summary.units, &seen);
-            }
-        }
-        if o.quick
-            || o.rounds.is_some_and(|r| round >= r)
-            || chunks.iter().all(|&c| cov.missing(c, &wanted).is_empty())
-        {
-            break;
-        }
-        if measuring >= o.budget {
-            log("time budget spent");
-            break;
-        }
-        if !progress {
-            // The placement stays in the state we have; look again later.
-            std::thread::sleep(Duration::from_secs(5));
-        }
-    }
+    c.rounds(&chunks, &wanted, start + o.max_wait, log)?;
+    let measuring = c.measuring;
+    c.combined.flush().map_err(Error::input)?;
+    write_atomic(&csv_path, c.combined.get_ref())?;
     drop(chunk_rows);
-    combined.flush().map_err(|e| e.to_string())?;
-    write_atomic(&csv_path, combined.get_ref())?;
     let lacking: Vec<String> = chunks
         .iter()
         .filter_map(|&c| {
             let m = if o.quick {
                 Vec::new()
             } else {
-                cov.missing(c, &wanted)
+                tally.cov.missing(c, &wanted)
             };
             (!m.is_empty()).then(|| format!("{} {}/{} ({})", c.kind, c.index, c.of, m.join(", ")))
         })
@@ -503,6 +300,7 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
             lacking.join("; ")
         ));
     }
+    let rows = tally.rows;
     log(&format!(
         "{rows} rows in {} after {:.0} s ({:.0} s measuring)",
         csv_path.display(),
@@ -513,8 +311,332 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, String
         csv: csv_path,
         rows,
         library,
-        per_state,
+        per_state: tally.per_state,
     })
+}
+
+/// Asks the launcher its version: the MPI flavour, and the library label
+/// (`--library`, else the flavour's name), checked for the CSV.
+fn launcher(o: &Options, log: &mut dyn FnMut(&str)) -> Result<(Flavour, String), Error> {
+    let (ok, version, verr) = {
+        let mut c = Command::new(&o.mpirun);
+        c.arg("--version");
+        run_with_timeout(c, Duration::from_secs(60))?
+    };
+    if !ok {
+        return Err(Error::Input(format!(
+            "`{} --version` failed; is --mpirun an MPI launcher?\n{}",
+            o.mpirun,
+            tail(&verr, 10)
+        )));
+    }
+    let flavour = Flavour::of_version(&version);
+    let library = o.library.clone().unwrap_or_else(|| flavour.name().into());
+    if library.is_empty() || library.contains([',', '"', '\n']) {
+        return Err(Error::Input(format!(
+            "--library `{library}`: no commas, quotes or newlines"
+        )));
+    }
+    log(&format!(
+        "{}: {:?} ({})",
+        o.mpirun,
+        flavour,
+        version.lines().next().unwrap_or("").trim()
+    ));
+    Ok((flavour, library))
+}
+
+/// What a campaign has measured: rows in all, per placement state, and
+/// which units are covered in which state.
+#[derive(Debug, Default)]
+struct Tally {
+    cov: Coverage,
+    rows: usize,
+    per_state: BTreeMap<String, usize>,
+    /// Whether the CSV has its header line.
+    header_written: bool,
+}
+
+/// `--resume`: the rows of `csv_path`, which this very benchmark must
+/// have measured, as the campaign's start.
+fn resume(o: &Options, csv_path: &Path, log: &mut dyn FnMut(&str)) -> Result<Tally, Error> {
+    let src_path = o.out.join("netsim_bench.c");
+    if std::fs::read_to_string(&src_path).ok().as_deref() != Some(BENCH_SOURCE) {
+        return Err(Error::Input(format!(
+            "--resume: {} is not this netsim's benchmark source; the rows of {} were \
+             measured with another version (start a new --out)",
+            src_path.display(),
+            csv_path.display()
+        )));
+    }
+    let mut rd = csv::Reader::from_path(csv_path)
+        .map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+    let header = rd.headers().map_err(Error::input)?.clone();
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let (Some(ci), Some(si)) = (col("chunk"), col("state")) else {
+        return Err(Error::Input(format!(
+            "--resume: {} has no chunk or state column",
+            csv_path.display()
+        )));
+    };
+    let mut t = Tally {
+        header_written: true,
+        ..Tally::default()
+    };
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+        let state = rec.get(si).unwrap_or("-").to_string();
+        if let (Some((chunk, units)), Some(key)) = (
+            rec.get(ci).and_then(parse_chunk_cell),
+            unit_key(&rec, &header),
+        ) {
+            t.cov.add(chunk, units, &[(state.clone(), key)]);
+        }
+        *t.per_state.entry(state).or_default() += 1;
+        t.rows += 1;
+    }
+    log(&format!("resuming {}: {} rows", csv_path.display(), t.rows));
+    Ok(t)
+}
+
+/// A campaign under way: what every chunk's command shares, the rows so
+/// far and the time spent measuring.
+struct Campaign<'a> {
+    o: &'a Options,
+    flavour: Flavour,
+    library: &'a str,
+    exe: &'a Path,
+    /// Where the benchmark writes a chunk's rows.
+    tmp: &'a Path,
+    csv_path: &'a Path,
+    /// `--split-ns` as the benchmark takes it.
+    splits: String,
+    /// The whole CSV.
+    combined: csv::Writer<Vec<u8>>,
+    tally: &'a mut Tally,
+    /// The time chunks ran (the budget's).
+    measuring: Duration,
+    /// Whether the log already said that chunks run under load.
+    loaded_noted: bool,
+}
+
+impl Campaign<'_> {
+    /// Runs rounds over `chunks` until each has rows in every `wanted`
+    /// state, the rounds asked for are done or the budget is spent.
+    fn rounds(
+        &mut self,
+        chunks: &[Chunk],
+        wanted: &[&str],
+        wait_deadline: Instant,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(), Error> {
+        let o = self.o;
+        let mut round = 0;
+        loop {
+            round += 1;
+            if o.rounds.is_some_and(|r| round > r) {
+                return Ok(());
+            }
+            let mut progress = false;
+            for &chunk in chunks {
+                let missing = if o.quick {
+                    if self.tally.cov.has_run(chunk) {
+                        Vec::new()
+                    } else {
+                        vec!["all"]
+                    }
+                } else {
+                    self.tally.cov.missing(chunk, wanted)
+                };
+                if missing.is_empty() {
+                    continue;
+                }
+                if self.measuring >= o.budget {
+                    log("time budget spent");
+                    return Ok(());
+                }
+                let want = match missing.len() {
+                    1 => missing[0],
+                    _ if o.quick => "all",
+                    _ => "any",
+                };
+                progress |= self.chunk(round, chunk, want, wait_deadline, log)?;
+            }
+            if o.quick
+                || o.rounds.is_some_and(|r| round >= r)
+                || chunks
+                    .iter()
+                    .all(|&c| self.tally.cov.missing(c, wanted).is_empty())
+            {
+                return Ok(());
+            }
+            if self.measuring >= o.budget {
+                log("time budget spent");
+                return Ok(());
+            }
+            if !progress {
+                // The placement stays in the state we have; look again later.
+                std::thread::sleep(Duration::from_secs(5));
+            }
+        }
+    }
+
+    /// Measures one chunk asking for placement state `want` (after
+    /// waiting for a quiet machine, unless `--quick`) and adds its rows;
+    /// returns whether it added any.
+    fn chunk(
+        &mut self,
+        round: u32,
+        chunk: Chunk,
+        want: &str,
+        wait_deadline: Instant,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<bool, Error> {
+        let o = self.o;
+        let pre = if o.quick {
+            None
+        } else {
+            let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
+            if !quiet && !self.loaded_noted {
+                log(&format!(
+                    "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
+                    l.others_pct, o.max_busy
+                ));
+                self.loaded_noted = true;
+            }
+            Some(l)
+        };
+        let _ = std::fs::remove_file(self.tmp);
+        let cmd = self.command(chunk, want);
+        let text = command_text(&cmd);
+        let a = Snapshot::take()?;
+        let ran = Instant::now();
+        let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
+        self.measuring += ran.elapsed();
+        let b = Snapshot::take()?;
+        let during = load_between(&a, &b);
+        if !ok {
+            return Err(Error::Input(format!(
+                "`{text}` failed:\n{}\n{}",
+                tail(&so, 10),
+                tail(&se, 20)
+            )));
+        }
+        let summary = parse_summary(&so).ok_or_else(|| {
+            Error::Input(format!(
+                "`{text}` printed no summary line:\n{}",
+                tail(&so, 10)
+            ))
+        })?;
+        let note = format!(
+            "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
+            chunk.kind,
+            chunk.index,
+            chunk.of,
+            summary.measured,
+            summary.units,
+            summary.skipped_state,
+            summary.skipped_mixed,
+            summary.locality,
+            summary.cpus,
+            pre.map_or(f64::NAN, |l| l.others_pct),
+            during.others_pct,
+            during.steal_pct
+        );
+        // Under load: the rows are kept (with their load) but the
+        // chunk is not covered, so it runs again within the budget.
+        let loaded = !o.quick && during.others_pct > o.max_busy;
+        if loaded {
+            log(&format!(
+                "{note}; measured under load: kept, not fitted, to be run again"
+            ));
+        } else {
+            log(&note);
+        }
+        self.add_rows(chunk, &summary, during, loaded)
+    }
+
+    /// The launcher's command that runs one chunk of the benchmark.
+    fn command(&self, chunk: Chunk, want: &str) -> Command {
+        let o = self.o;
+        let mut cmd = Command::new(&o.mpirun);
+        if !o.no_bind {
+            cmd.args(self.flavour.bind_args());
+        }
+        cmd.args(&o.mpirun_args);
+        cmd.args(["-n", "2"]).arg(self.exe);
+        cmd.args(["--kind", chunk.kind, "--library", self.library]);
+        cmd.arg("--chunk")
+            .arg(format!("{}/{}", chunk.index, chunk.of))
+            .args(["--want", want, "--split-ns"])
+            .arg(&self.splits)
+            .arg("--out")
+            .arg(self.tmp);
+        if o.quick {
+            cmd.arg("--quick");
+        }
+        if self.flavour == Flavour::OpenMpi && is_root() {
+            // Open MPI refuses root unless told; only the child sees it.
+            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+        cmd
+    }
+
+    /// Appends the chunk's rows, with their chunk and load, to the CSV
+    /// and rewrites it; a chunk not `loaded` covers its units. Returns
+    /// whether there were rows.
+    fn add_rows(
+        &mut self,
+        chunk: Chunk,
+        summary: &ChunkSummary,
+        during: Load,
+        loaded: bool,
+    ) -> Result<bool, Error> {
+        let tmp = self.tmp;
+        let mut rd = match csv::Reader::from_path(tmp) {
+            Ok(r) => r,
+            Err(_) if summary.measured == 0 => {
+                if !loaded {
+                    self.tally.cov.add(chunk, summary.units, &[]);
+                }
+                return Ok(false);
+            }
+            Err(e) => return Err(Error::Input(format!("{}: {e}", tmp.display()))),
+        };
+        let header = rd.headers().map_err(Error::input)?.clone();
+        if !self.tally.header_written {
+            let mut h = header.clone();
+            h.push_field("chunk");
+            h.push_field("others_pct");
+            h.push_field("steal_pct");
+            self.combined.write_record(&h).map_err(Error::input)?;
+            self.tally.header_written = true;
+        }
+        let si = header.iter().position(|h| h == "state");
+        let mut seen = Vec::new();
+        let mut progress = false;
+        for rec in rd.records() {
+            let mut rec = rec.map_err(|e| Error::Input(format!("{}: {e}", tmp.display())))?;
+            let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
+            if let Some(k) = unit_key(&rec, &header) {
+                seen.push((state.clone(), k));
+            }
+            *self.tally.per_state.entry(state).or_default() += 1;
+            rec.push_field(&chunk_cell(chunk, summary.units));
+            rec.push_field(&format!("{:.1}", during.others_pct));
+            rec.push_field(&format!("{:.1}", during.steal_pct));
+            self.combined.write_record(&rec).map_err(Error::input)?;
+            self.tally.rows += 1;
+            progress = true;
+        }
+        self.combined.flush().map_err(Error::input)?;
+        write_atomic(self.csv_path, self.combined.get_ref())?;
+        if !loaded {
+            self.tally.cov.add(chunk, summary.units, &seen);
+        }
+        Ok(progress)
+    }
 }
 
 /// The rows a fit may use: those measured while other processes used at
@@ -534,13 +656,13 @@ pub struct QuietRows {
 
 /// Splits a calibration CSV into the rows measured at a load of at most
 /// `max_busy` percent and the others ([`QuietRows`]).
-pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
+pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, Error> {
     let mut rd = csv::Reader::from_reader(text.as_bytes());
-    let header = rd.headers().map_err(|e| e.to_string())?.clone();
+    let header = rd.headers().map_err(Error::input)?.clone();
     let col = |name: &str| header.iter().position(|h| h == name);
     let (load, state) = (col("others_pct"), col("state"));
     let mut out = csv::Writer::from_writer(Vec::new());
-    out.write_record(&header).map_err(|e| e.to_string())?;
+    out.write_record(&header).map_err(Error::input)?;
     let mut q = QuietRows {
         text: String::new(),
         kept: BTreeMap::new(),
@@ -548,7 +670,7 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
         max_kept_pct: 0.0,
     };
     for (i, rec) in rd.records().enumerate() {
-        let rec = rec.map_err(|e| format!("row {}: {e}", i + 2))?;
+        let rec = rec.map_err(|e| Error::Input(format!("row {}: {e}", i + 2)))?;
         let st = state.and_then(|c| rec.get(c)).unwrap_or("-").to_string();
         let pct = load
             .and_then(|c| rec.get(c))
@@ -560,18 +682,18 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
         }
         q.max_kept_pct = q.max_kept_pct.max(pct);
         *q.kept.entry(st).or_default() += 1;
-        out.write_record(&rec).map_err(|e| e.to_string())?;
+        out.write_record(&rec).map_err(Error::input)?;
     }
-    let bytes = out.into_inner().map_err(|e| e.to_string())?;
-    q.text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let bytes = out.into_inner().map_err(Error::input)?;
+    q.text = String::from_utf8(bytes).map_err(Error::input)?;
     Ok(q)
 }
 
 /// Writes `bytes` to `path` whole or not at all
 /// ([`sim_core::outputs::write`]: a temporary name beside it, renamed
 /// over it; a stop by a signal removes the temporary file).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    sim_core::outputs::write(path, bytes)
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    sim_core::outputs::write(path, bytes).map_err(Error::input)
 }
 
 /// Appends `line` to `<out>/calibrate.log`, one whole line per write

@@ -32,6 +32,7 @@
 //! * Reported: the in-order stream slope of every HVPP kind and the
 //!   message rate.
 
+use crate::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -197,9 +198,9 @@ pub struct Fit {
 }
 
 /// Fits the selected rows (one library, one state: [`select`]).
-pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
+pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, Error> {
     if rows.is_empty() {
-        return Err("no rows to fit".into());
+        return Err(Error::input("no rows to fit"));
     }
     let us = units(rows);
     let (queues, streams, mut notes) = fit_gamma(&us, o.noise)?;
@@ -241,11 +242,10 @@ pub fn fit_rows(rows: &[Measurement], o: &FitOptions) -> Result<Fit, String> {
         .map(|(k, u)| (k.2, k.5, u.seconds))
         .collect();
     if postal.is_empty() && gamma.is_none() {
-        return Err(
+        return Err(Error::input(
             "nothing to fit: no pingpong rows and no hvpp sizes measured both in order and \
-             reversed"
-                .into(),
-        );
+             reversed",
+        ));
     }
     let mut rows_by_kind = BTreeMap::new();
     for r in rows {
@@ -327,7 +327,7 @@ pub struct Sample {
 }
 
 /// Fits [`Sample`]s with the default options.
-pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
+pub fn fit(samples: &[Sample]) -> Result<Fit, Error> {
     let rows = samples
         .iter()
         .enumerate()
@@ -340,8 +340,9 @@ pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
                 } else {
                     Kind::HvppPaper
                 },
-                locality: Locality::from_name(&s.locality)
-                    .ok_or_else(|| format!("sample {i}: locality `{}`", s.locality))?,
+                locality: Locality::from_name(&s.locality).ok_or_else(|| {
+                    Error::Input(format!("sample {i}: locality `{}`", s.locality))
+                })?,
                 size: s.size,
                 n: s.n,
                 order: (s.n > 1).then_some(if s.reversed { Order::Rev } else { Order::In }),
@@ -350,7 +351,7 @@ pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
                 state: None,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Error>>()?;
     fit_rows(&rows, &FitOptions::default())
 }
 
@@ -365,8 +366,9 @@ pub fn check_scenario(
     text: &str,
     name: &str,
     dir: &Path,
-) -> Result<scenarios::scenario::Outcome, String> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+) -> Result<scenarios::scenario::Outcome, Error> {
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| Error::Rejected(format!("{name}: {e}")))?;
     run_file(
         &ScenarioFile {
             name: name.into(),
@@ -382,7 +384,7 @@ pub fn run_table(
     table: &toml::Table,
     name: &str,
     dir: &Path,
-) -> Result<scenarios::scenario::Outcome, String> {
+) -> Result<scenarios::scenario::Outcome, Error> {
     run_file(
         &ScenarioFile {
             name: name.into(),
@@ -397,18 +399,9 @@ fn run_file(
     src: &ScenarioFile,
     table: &toml::Table,
     dir: &Path,
-) -> Result<scenarios::scenario::Outcome, String> {
-    let sc = scenarios::scenario::from_table(src, table, &[], dir).map_err(|e| e.to_string())?;
-    sc.run(src, u64::MAX, |_, _| {}).map_err(|e| e.to_string())
-}
-
-/// Why `netsim fit` failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// The input is wrong or contradicts the model (exit 2).
-    Input(String),
-    /// The fitted scenario was rejected by the simulator: a bug.
-    Rejected(String),
+) -> Result<scenarios::scenario::Outcome, Error> {
+    let sc = scenarios::scenario::from_table(src, table, &[], dir).map_err(Error::rejected)?;
+    sc.run(src, u64::MAX, |_, _| {}).map_err(Error::rejected)
 }
 
 /// What `netsim fit` does: read, select, fit, write the scenario and
@@ -418,7 +411,7 @@ pub fn fit_file(
     source: &str,
     locality: Option<Locality>,
     o: &FitOptions,
-) -> Result<(Fit, String), Failure> {
+) -> Result<(Fit, String), Error> {
     fit_split(text, source, locality, o, |_| true).map(|s| (s.fit, s.scenario))
 }
 
@@ -431,14 +424,14 @@ pub fn fit_split(
     locality: Option<Locality>,
     o: &FitOptions,
     train: impl Fn(&Measurement) -> bool,
-) -> Result<Split, Failure> {
-    let rows = read_csv(text, source, locality).map_err(Failure::Input)?;
-    let rows = select(rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
+) -> Result<Split, Error> {
+    let rows = read_csv(text, source, locality)?;
+    let rows = select(rows, o).map_err(|e| e.within(source))?;
     let (rows, held): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| train(r));
-    let f = fit_rows(&rows, o).map_err(|e| Failure::Input(format!("{source}: {e}")))?;
+    let f = fit_rows(&rows, o).map_err(|e| e.within(source))?;
     let scenario = f.to_scenario(source);
     check_scenario(&scenario, "the fitted scenario", Path::new(".")).map_err(|e| {
-        Failure::Rejected(format!(
+        Error::Rejected(format!(
             "netsim run rejects the fitted scenario (a bug in netsim fit; please report it \
              with the data): {e}\n{scenario}"
         ))

@@ -13,6 +13,8 @@
 
 pub mod calibrate;
 pub mod cases;
+mod error;
+pub use error::Error;
 pub mod fit;
 pub mod models;
 pub mod plot;

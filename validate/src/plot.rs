@@ -1,6 +1,7 @@
 //! SVG figures: simulated against modeled, in the manner of the papers'
 //! figures (points for what was simulated, lines for the model).
 
+use crate::Error;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -93,9 +94,10 @@ fn range(vals: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 
 impl Figure {
     /// Writes the figure as SVG to `path`.
-    pub fn write_svg(&self, path: &Path) -> Result<(), String> {
-        let err =
-            |e: &dyn std::fmt::Display| format!("{}: cannot draw figure: {e}", path.display());
+    pub fn write_svg(&self, path: &Path) -> Result<(), Error> {
+        let err = |e: &dyn std::fmt::Display| {
+            Error::Input(format!("{}: cannot draw figure: {e}", path.display()))
+        };
         let all = || self.series.iter().flat_map(|s| s.points.iter());
         let (x0, x1) = range(all().map(|p| p.0), self.log_x);
         let (y0, y1) = range(all().map(|p| p.1), self.log_y);

@@ -22,6 +22,7 @@
 //! its own data), and the report states the data's repeat noise
 //! ([`repeat_noise`]) and the target it implies ([`median_target`]).
 
+use crate::Error;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -54,7 +55,7 @@ pub fn on_grid(s: u64) -> bool {
 
 impl TrainSet {
     /// Reads `--train` items.
-    pub fn parse(items: &[String]) -> Result<TrainSet, String> {
+    pub fn parse(items: &[String]) -> Result<TrainSet, Error> {
         let mut v = Vec::new();
         for it in items {
             let (k, rest) = match it.split_once(':') {
@@ -62,22 +63,24 @@ impl TrainSet {
                 None => (it.as_str(), None),
             };
             let kind = Kind::parse(k).ok_or_else(|| {
-                format!(
+                Error::Input(format!(
                     "--train `{it}`: `{k}` is not a kind ({})",
                     Kind::ALL.map(Kind::name).join(", ")
-                )
+                ))
             })?;
             let pick = match rest {
                 None => Pick::All,
                 Some("grid") if kind == Kind::PingPong => Pick::Grid,
                 Some(r) => Pick::Size(r.parse().map_err(|_| {
-                    format!("--train `{it}`: `{r}` is not a size in bytes (or `grid` for pingpong)")
+                    Error::Input(format!(
+                        "--train `{it}`: `{r}` is not a size in bytes (or `grid` for pingpong)"
+                    ))
                 })?),
             };
             v.push((kind, pick));
         }
         if v.is_empty() {
-            return Err("--train: no items".into());
+            return Err(Error::input("--train: no items"));
         }
         Ok(TrainSet(v))
     }
@@ -180,9 +183,9 @@ pub fn predict(
     scenario: &str,
     locality: Locality,
     rows: &[Measurement],
-) -> Result<(Vec<Point>, usize), String> {
-    let base: toml::Table =
-        toml::from_str(scenario).map_err(|e| format!("the fitted scenario: {e}"))?;
+) -> Result<(Vec<Point>, usize), Error> {
+    let base: toml::Table = toml::from_str(scenario)
+        .map_err(|e| Error::Rejected(format!("the fitted scenario: {e}")))?;
     type Key = (Kind, u64, u64, Option<Order>, u64);
     let mut units: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
     let mut skipped = 0;
@@ -214,7 +217,7 @@ pub fn predict(
         let mut t = base.clone();
         t.insert("workload".into(), toml::Value::Table(w));
         let o = fit::run_table(&t, "the fitted scenario", Path::new("."))
-            .map_err(|e| format!("{} {size} B n = {n}: {e}", kind.name()))?;
+            .map_err(|e| e.within(format!("{} {size} B n = {n}", kind.name())))?;
         out.push(Point {
             kind,
             size,

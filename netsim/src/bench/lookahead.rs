@@ -22,6 +22,7 @@
 //! Gemini's), `block` (16, as 2x2x2 Geminis' nodes), `half` (two halves).
 
 use super::workloads::{Counted, amg, halo27, ideal, per_gemini, timed};
+use crate::cli::CliError;
 use mpi_layer::MpiParams;
 use scenarios::workloads::{Collective, collective, grid_dims, random_pairs};
 use sim_core::{Bandwidth, EventId, Schedule, Time};
@@ -64,7 +65,7 @@ pub(crate) fn node_partition(nodes: u32, scheme: &str) -> Vec<u32> {
 }
 
 /// Partition of every vertex of `m` (a torus) under `scheme`.
-pub(crate) fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, String> {
+pub(crate) fn partition(m: &Machine, scheme: &str) -> Result<Vec<u32>, CliError> {
     let t = m
         .torus()
         .ok_or_else(|| "the lookahead measurement needs a torus machine".to_string())?;
@@ -274,7 +275,7 @@ pub(crate) struct Measured {
     pub cross: Vec<u64>,
 }
 
-fn probe_of(net: Network, scheme: &str) -> Result<(Probe, Rc<RefCell<Tally>>, u32), String> {
+fn probe_of(net: Network, scheme: &str) -> Result<(Probe, Rc<RefCell<Tally>>, u32), CliError> {
     let Network::Packet(net) = net else {
         return Err("the lookahead measurement runs the packet model".into());
     };
@@ -292,7 +293,7 @@ fn probe_of(net: Network, scheme: &str) -> Result<(Probe, Rc<RefCell<Tally>>, u3
 }
 
 /// Runs `name` (one of [`WORKLOADS`]) in the packet model with `scheme`.
-pub(crate) fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
+pub(crate) fn measure(name: &str, scheme: &str) -> Result<Measured, CliError> {
     let bw = MpiParams::blue_waters;
     let (pl, net, progs) = match name {
         "alltoall-torus" | "halo27-512" | "halo27" => {
@@ -309,11 +310,11 @@ pub(crate) fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
             let p = 1024;
             let m = TorusParams::blue_waters_dims(grid_dims(p / 2))
                 .build()
-                .map_err(|e| e.to_string())?;
+                .map_err(CliError::input)?;
             let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
-            let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(|e| e.to_string())?;
+            let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(CliError::input)?;
             let net =
-                Network::new(m, NetConfig::with_mode(Mode::Packet)).map_err(|e| e.to_string())?;
+                Network::new(m, NetConfig::with_mode(Mode::Packet)).map_err(CliError::input)?;
             (pl, net, random_pairs(p, 100, 64 << 10, 1))
         }
         "allreduce" => {
@@ -341,14 +342,14 @@ pub(crate) fn measure(name: &str, scheme: &str) -> Result<Measured, String> {
             let p = 8192;
             let (pl, net, list) = amg(p, &format!("P{p}-level2-spmv.csv"), Mode::Packet)?;
             let (probe, tally, parts) = probe_of(net, scheme)?;
-            let r = mpi_layer::run(pl, probe, list.programs(), bw()).map_err(|e| e.to_string())?;
+            let r = mpi_layer::run(pl, probe, list.programs(), bw()).map_err(CliError::input)?;
             return Ok(finish(r.events, r.makespan, tally, parts));
         }
         _ => {
-            return Err(format!(
+            return Err(CliError::input(format!(
                 "unknown workload `{name}` ({})",
                 WORKLOADS.join(", ")
-            ));
+            )));
         }
     };
     let (probe, tally, parts) = probe_of(net, scheme)?;
@@ -394,7 +395,7 @@ pub(crate) fn report(
     workloads: &[String],
     schemes: &[String],
     histogram: bool,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     println!(
         "cross-partition event distances: packet model (cut-through, 4 KiB packets) on a Blue Waters torus; `allreduce`: the ideal network (500 ns, 100 GB/s)"
     );

@@ -5,6 +5,7 @@
 //! `netsim bench` alone runs the fixed set of issue 7 ([`suite`]); the
 //! subcommands are the engine and network micro-benchmarks.
 
+use crate::cli::CliError;
 use clap::Subcommand;
 use std::process::Command as Process;
 use topology::Mode;
@@ -84,7 +85,7 @@ pub(crate) enum BenchCommand {
 
 /// `netsim bench [FLAGS] [SUBCOMMAND]`: without a subcommand, the fixed
 /// set of workloads ([`suite`]).
-pub(crate) fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), String> {
+pub(crate) fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), CliError> {
     let Some(cmd) = cmd else {
         return suite::run(args);
     };
@@ -143,8 +144,8 @@ pub(crate) fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), Stri
             println!(
                 "(post: no cancellation handle; handle: cancellable. per cpu s: events per CPU second of the process, steadier than wall time on a shared machine)"
             );
-            let exe =
-                std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+            let exe = std::env::current_exe()
+                .map_err(|e| CliError::input(format!("cannot find own executable: {e}")))?;
             for size in n {
                 for handles in [false, true] {
                     let mut cmd = Process::new(&exe);
@@ -155,9 +156,11 @@ pub(crate) fn run(args: SuiteArgs, cmd: Option<BenchCommand>) -> Result<(), Stri
                     }
                     let status = cmd
                         .status()
-                        .map_err(|e| format!("cannot run benchmark child: {e}"))?;
+                        .map_err(|e| CliError::input(format!("cannot run benchmark child: {e}")))?;
                     if !status.success() {
-                        return Err(format!("benchmark child for n = {size} failed: {status}"));
+                        return Err(CliError::input(format!(
+                            "benchmark child for n = {size} failed: {status}"
+                        )));
                     }
                 }
             }
@@ -174,9 +177,11 @@ fn net_bench(
     backpressure: bool,
     modes: Vec<Mode>,
     child: bool,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let [x, y, z] = dims[..] else {
-        return Err(format!("--dims needs three sizes, got {dims:?}"));
+        return Err(CliError::input(format!(
+            "--dims needs three sizes, got {dims:?}"
+        )));
     };
     if child {
         let mode = modes[0];
@@ -207,7 +212,8 @@ fn net_bench(
         "{:>7} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10} {:>20}  flows per update",
         "mode", "messages", "events", "wall [s]", "events/s", "makespan", "peak [MiB]", "checksum",
     );
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::input(format!("cannot find own executable: {e}")))?;
     for m in modes {
         let status = Process::new(&exe)
             .args(["bench", "net", "--child", "--mode", &m.to_string()])
@@ -220,9 +226,11 @@ fn net_bench(
             .args(["--packet", &packet.to_string(), "--seed", &seed.to_string()])
             .args(backpressure.then_some("--backpressure"))
             .status()
-            .map_err(|e| format!("cannot run benchmark child: {e}"))?;
+            .map_err(|e| CliError::input(format!("cannot run benchmark child: {e}")))?;
         if !status.success() {
-            return Err(format!("benchmark child for mode {m} failed: {status}"));
+            return Err(CliError::input(format!(
+                "benchmark child for mode {m} failed: {status}"
+            )));
         }
     }
     Ok(())

@@ -9,6 +9,7 @@
 //! one rate update recomputed (mean and largest), the figure that decides
 //! whether flow-level simulation scales.
 
+use crate::cli::CliError;
 use sim_core::rand::seq::SliceRandom;
 use sim_core::{Engine, Model, RngStreams, Scheduler, Time};
 use std::time::Instant;
@@ -59,17 +60,17 @@ pub(crate) fn run_net(
     mode: Mode,
     packet_bytes: u64,
     backpressure: bool,
-) -> Result<NetRun, String> {
+) -> Result<NetRun, CliError> {
     let machine = TorusParams::blue_waters_dims(dims)
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(CliError::input)?;
     let n = machine.nodes();
     let cfg = NetConfig {
         packet_bytes,
         backpressure,
         ..NetConfig::with_mode(mode)
     };
-    let net = Network::new(machine, cfg).map_err(|e| e.to_string())?;
+    let net = Network::new(machine, cfg).map_err(CliError::input)?;
     let mut perm: Vec<u32> = (0..n).collect();
     perm.shuffle(&mut RngStreams::new(seed).stream("permutation"));
     let mut eng: Engine<NetEvent> = Engine::new();
@@ -99,7 +100,10 @@ pub(crate) fn run_net(
     eng.run(&mut d);
     let wall_secs = start.elapsed().as_secs_f64();
     if d.delivered != messages {
-        return Err(format!("{} of {messages} messages delivered", d.delivered));
+        return Err(CliError::input(format!(
+            "{} of {messages} messages delivered",
+            d.delivered
+        )));
     }
     let touched = d
         .net

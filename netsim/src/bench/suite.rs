@@ -13,6 +13,7 @@
 use super::workloads::{
     AMG_LEVELS, Figures, OBSERVE_REPORT, amg_level, amg_levels, figures, ideal, timed,
 };
+use crate::cli::CliError;
 use mpi_layer::MpiParams;
 use scenarios::workloads::{Collective, collective};
 use sim_core::Time;
@@ -163,7 +164,7 @@ const WORKLOADS: &[Workload] = &[
 ];
 
 /// Entry point of `netsim bench` without a subcommand.
-pub(crate) fn run(a: SuiteArgs) -> Result<(), String> {
+pub(crate) fn run(a: SuiteArgs) -> Result<(), CliError> {
     if let Some(name) = a.child.clone() {
         return child(&a, &name);
     }
@@ -179,7 +180,9 @@ pub(crate) fn run(a: SuiteArgs) -> Result<(), String> {
     }
     for o in &a.only {
         if o != "sweep" && !WORKLOADS.iter().any(|w| w.name == o) {
-            return Err(format!("unknown workload `{o}` (netsim bench --list)"));
+            return Err(CliError::input(format!(
+                "unknown workload `{o}` (netsim bench --list)"
+            )));
         }
     }
     let wanted = |n: &str| a.only.is_empty() || a.only.iter().any(|o| o == n);
@@ -251,8 +254,9 @@ fn row(name: &str, p: u32, mode: &str, f: &Figures) {
 }
 
 /// Runs one workload in a child process; `None` if it timed out.
-fn spawn(a: &SuiteArgs, name: &str, mode: &str, procs: u32) -> Result<Option<Figures>, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+fn spawn(a: &SuiteArgs, name: &str, mode: &str, procs: u32) -> Result<Option<Figures>, CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::input(format!("cannot find own executable: {e}")))?;
     let mut cmd = Process::new(exe);
     cmd.args(["bench", "--child", name, "--mode", mode])
         .args(["--procs", &procs.to_string()])
@@ -260,10 +264,10 @@ fn spawn(a: &SuiteArgs, name: &str, mode: &str, procs: u32) -> Result<Option<Fig
         .stdout(Stdio::piped());
     let mut ch = cmd
         .spawn()
-        .map_err(|e| format!("cannot run benchmark child: {e}"))?;
+        .map_err(|e| CliError::input(format!("cannot run benchmark child: {e}")))?;
     let deadline = Instant::now() + Duration::from_secs(a.timeout);
     let status = loop {
-        if let Some(s) = ch.try_wait().map_err(|e| e.to_string())? {
+        if let Some(s) = ch.try_wait().map_err(CliError::input)? {
             break s;
         }
         if Instant::now() > deadline {
@@ -276,13 +280,19 @@ fn spawn(a: &SuiteArgs, name: &str, mode: &str, procs: u32) -> Result<Option<Fig
     };
     let mut out = String::new();
     if let Some(mut s) = ch.stdout.take() {
-        s.read_to_string(&mut out).map_err(|e| e.to_string())?;
+        s.read_to_string(&mut out).map_err(CliError::input)?;
     }
     if !status.success() {
-        return Err(format!("benchmark child {name} ({mode}) failed: {status}"));
+        return Err(CliError::input(format!(
+            "benchmark child {name} ({mode}) failed: {status}"
+        )));
     }
     parse(&out)
-        .ok_or_else(|| format!("benchmark child {name} ({mode}) printed no figures: {out}"))
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "benchmark child {name} ({mode}) printed no figures: {out}"
+            ))
+        })
         .map(Some)
 }
 
@@ -301,7 +311,7 @@ fn parse(out: &str) -> Option<Figures> {
 
 // ----- the children ----------------------------------------------------
 
-fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
+fn child(a: &SuiteArgs, name: &str) -> Result<(), CliError> {
     let family = if amg_level(name).is_some() {
         AMG_LEVELS
     } else {
@@ -310,7 +320,7 @@ fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
     let w = WORKLOADS
         .iter()
         .find(|w| w.name == family)
-        .ok_or_else(|| format!("unknown workload `{name}`"))?;
+        .ok_or_else(|| CliError::input(format!("unknown workload `{name}`")))?;
     let p = match a.procs {
         0 if a.quick => w.procs.1,
         0 => w.procs.0,
@@ -320,7 +330,7 @@ fn child(a: &SuiteArgs, name: &str) -> Result<(), String> {
         "packet" => Some(Mode::Packet),
         "flow" => Some(Mode::Flow),
         "ideal" => None,
-        m => return Err(format!("unknown mode `{m}`")),
+        m => return Err(CliError::input(format!("unknown mode `{m}`"))),
     };
     OBSERVE_REPORT.store(a.observe_report, std::sync::atomic::Ordering::Relaxed);
     let f = figures(name, p, mode, a.quick)?;
@@ -383,7 +393,7 @@ fn sweep_ratio(quick: bool) {
 
 // ----- scaling curves ---------------------------------------------------
 
-fn scale(a: &SuiteArgs, wanted: &dyn Fn(&str) -> bool) -> Result<(), String> {
+fn scale(a: &SuiteArgs, wanted: &dyn Fn(&str) -> bool) -> Result<(), CliError> {
     use crate_plot::{Figure, Series, Style};
     println!("netsim bench --scale: events/s and peak memory as P grows");
     header();
@@ -420,7 +430,7 @@ fn scale(a: &SuiteArgs, wanted: &dyn Fn(&str) -> bool) -> Result<(), String> {
             style: Style::Line,
         });
     }
-    std::fs::create_dir_all(&a.out).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&a.out).map_err(CliError::input)?;
     let figs = [
         (
             "bench-scale-events.svg",

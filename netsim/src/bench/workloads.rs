@@ -1,6 +1,7 @@
 //! The workloads of `netsim bench`, as a child process runs them: each
 //! builds its programs and machine, then times the simulation alone.
 
+use crate::cli::CliError;
 use mpi_layer::{
     CommId, MpiParams, Op, OpStream, Origin, ProgramError, ReqId, RunResults, Source, TagSel,
 };
@@ -75,17 +76,17 @@ fn simulate<T: Counted, S: OpStream>(
     net: T,
     progs: Vec<S>,
     params: MpiParams,
-) -> Result<(RunResults, Option<u64>), String> {
+) -> Result<(RunResults, Option<u64>), CliError> {
     if !OBSERVE_REPORT.load(std::sync::atomic::Ordering::Relaxed) {
-        let sim = mpi_layer::Simulation::new(pl, net, progs, params).map_err(|e| e.to_string())?;
+        let sim = mpi_layer::Simulation::new(pl, net, progs, params).map_err(CliError::input)?;
         let (r, net) = sim.run_observed(u64::MAX, |_, _| {});
-        return Ok((r.map_err(|e| e.to_string())?, net.rate_changes()));
+        return Ok((r.map_err(CliError::input)?, net.rate_changes()));
     }
     let obs = mpi_layer::ReportObserver::default();
     let sim = mpi_layer::Simulation::with_observer(pl, net, progs, params, obs)
-        .map_err(|e| e.to_string())?;
+        .map_err(CliError::input)?;
     let (r, net, obs) = sim.run_full(u64::MAX, |_, _| {});
-    let r = r.map_err(|e| e.to_string())?;
+    let r = r.map_err(CliError::input)?;
     if obs.results(r.events) != r {
         return Err("the observer's results differ from the built-in ones".into());
     }
@@ -99,16 +100,18 @@ pub(super) fn figures(
     p: u32,
     mode: Option<Mode>,
     quick: bool,
-) -> Result<Figures, String> {
-    let mode_or = |m: Option<Mode>| m.ok_or_else(|| format!("{name} needs a transport mode"));
+) -> Result<Figures, CliError> {
+    let mode_or = |m: Option<Mode>| {
+        m.ok_or_else(|| CliError::input(format!("{name} needs a transport mode")))
+    };
     match name {
         "alltoall-switch" => {
             let nodes = p.div_ceil(8);
             let m = InfinibandParams::qdr(nodes)
                 .build()
-                .map_err(|e| e.to_string())?;
+                .map_err(CliError::input)?;
             let net =
-                Network::new(m, NetConfig::with_mode(mode_or(mode)?)).map_err(|e| e.to_string())?;
+                Network::new(m, NetConfig::with_mode(mode_or(mode)?)).map_err(CliError::input)?;
             let progs = collective(Collective::Alltoall, p, 1024, 1);
             timed(
                 Placement::block(p, 8, 1),
@@ -139,11 +142,11 @@ pub(super) fn figures(
         "random-pairs" => {
             let m = TorusParams::blue_waters_dims(grid_dims(p.div_ceil(2)))
                 .build()
-                .map_err(|e| e.to_string())?;
+                .map_err(CliError::input)?;
             let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
-            let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(|e| e.to_string())?;
+            let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(CliError::input)?;
             let net =
-                Network::new(m, NetConfig::with_mode(mode_or(mode)?)).map_err(|e| e.to_string())?;
+                Network::new(m, NetConfig::with_mode(mode_or(mode)?)).map_err(CliError::input)?;
             let rounds = if quick { 4 } else { 100 };
             timed(
                 pl,
@@ -191,7 +194,7 @@ pub(super) fn figures(
                 &format!("P{p}-level{level}-{kernel}.csv"),
                 mode_or(mode)?,
             ),
-            None => Err(format!("unknown workload `{name}`")),
+            None => Err(CliError::input(format!("unknown workload `{name}`"))),
         },
     }
 }
@@ -218,26 +221,26 @@ pub(super) fn amg(
     p: u32,
     file: &str,
     mode: Mode,
-) -> Result<(Placement, Network, MessageList), String> {
+) -> Result<(Placement, Network, MessageList), CliError> {
     let path = scenarios::shared::shared_path("workloads/amg-elasticity")?.join(file);
     let cfg = MessageListConfig {
         num_ranks: Some(p),
         recv_order: ListOrder::AsListed,
         tag: 0,
     };
-    let list = MessageList::read(&path, &cfg).map_err(|e| e.to_string())?;
+    let list = MessageList::read(&path, &cfg).map_err(CliError::input)?;
     let dims = if p >= 8192 { [8, 8, 4] } else { [4, 2, 2] };
     let m = TorusParams::blue_waters_dims(dims)
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(CliError::input)?;
     let nodes: Vec<NodeId> = (0..m.nodes()).map(NodeId).collect();
-    let pl = Placement::map(p, &nodes, 16, 2, Mapping::Block).map_err(|e| e.to_string())?;
-    let net = Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())?;
+    let pl = Placement::map(p, &nodes, 16, 2, Mapping::Block).map_err(CliError::input)?;
+    let net = Network::new(m, NetConfig::with_mode(mode)).map_err(CliError::input)?;
     Ok((pl, net, list))
 }
 
 /// Runs the AMG message list `file` of `p` ranks as [`amg`] sets it up.
-fn amg_run(p: u32, file: &str, mode: Mode) -> Result<Figures, String> {
+fn amg_run(p: u32, file: &str, mode: Mode) -> Result<Figures, CliError> {
     let (pl, net, list) = amg(p, file, mode)?;
     let t = Instant::now();
     let r = simulate(pl, net, list.programs(), MpiParams::blue_waters())?;
@@ -260,7 +263,7 @@ pub(super) fn timed<T: Counted>(
     net: T,
     progs: Programs,
     params: MpiParams,
-) -> Result<Figures, String> {
+) -> Result<Figures, CliError> {
     let name: Arc<str> = Arc::from("bench");
     let progs: Vec<Program> = progs
         .into_iter()
@@ -322,13 +325,13 @@ pub(super) fn ideal(nodes: u32) -> IdealNetwork {
 
 /// `p` ranks, one per Gemini of the most cubic Blue Waters torus of `p`
 /// Geminis (the first node of each).
-pub(super) fn per_gemini(p: u32, mode: Mode) -> Result<(Placement, Network), String> {
+pub(super) fn per_gemini(p: u32, mode: Mode) -> Result<(Placement, Network), CliError> {
     let m = TorusParams::blue_waters_dims(grid_dims(p))
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(CliError::input)?;
     let nodes: Vec<NodeId> = (0..m.nodes()).step_by(2).map(NodeId).collect();
-    let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(|e| e.to_string())?;
-    let net = Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())?;
+    let pl = Placement::map(p, &nodes, 1, 1, Mapping::Block).map_err(CliError::input)?;
+    let net = Network::new(m, NetConfig::with_mode(mode)).map_err(CliError::input)?;
     Ok((pl, net))
 }
 
@@ -372,7 +375,7 @@ fn pairs_posted(p: u32, msgs: u32) -> Programs {
 }
 
 /// Zhu's random patterns, summed over all patterns.
-fn zhu(mode: Mode, quick: bool) -> Result<Figures, String> {
+fn zhu(mode: Mode, quick: bool) -> Result<Figures, CliError> {
     let nodes = 30u32;
     let patterns = if quick { 4 } else { 40 };
     let bytes: u64 = 10 << 20;
@@ -387,8 +390,8 @@ fn zhu(mode: Mode, quick: bool) -> Result<Figures, String> {
             }
             let mut ep = EthernetParams::zhu(Backbone::Optical, Sharing::Fair);
             ep.nodes_per_rack = nodes.div_ceil(2);
-            let m = ep.build().map_err(|e| e.to_string())?;
-            let net = Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())?;
+            let m = ep.build().map_err(CliError::input)?;
+            let net = Network::new(m, NetConfig::with_mode(mode)).map_err(CliError::input)?;
             let placement = pat.placement(ep.sockets, ep.cores_per_socket);
             let f = timed(placement, net, pat.programs(bytes), params.clone())?;
             total.messages += f.messages;

@@ -12,7 +12,7 @@ mod set;
 mod sweep;
 
 use error::scenario_err;
-pub(crate) use error::{CliError, EXIT_CHECK_FAILED, EXIT_INPUT};
+pub(crate) use error::{CliError, EXIT_CHECK_FAILED};
 pub(crate) use output::out;
 use set::{collectives_set, overrides};
 pub(crate) use sweep::{SweepArgs, sweep};
@@ -346,7 +346,7 @@ fn run_table(
 
 /// Refuses a link series whose bins did not fit in memory, with the
 /// interval that would.
-fn series_fits(b: &topology::SeriesBuilder) -> Result<(), String> {
+fn series_fits(b: &topology::SeriesBuilder) -> Result<(), CliError> {
     let Some(need) = b.refused() else {
         return Ok(());
     };
@@ -356,11 +356,11 @@ fn series_fits(b: &topology::SeriesBuilder) -> Result<(), String> {
             .as_ps()
             .saturating_mul(need.div_ceil(limit.max(1)).max(2)),
     );
-    sim_core::limits::check_memory(
+    Ok(sim_core::limits::check_memory(
         &format!("the link series in bins of {}", b.interval()),
         need,
         &format!("choose a wider --series-interval (at least {wider})"),
-    )
+    )?)
 }
 
 /// The names of link `l`'s two vertices.
@@ -404,7 +404,7 @@ fn emit(o: &Outcome, opts: &OutputOpts) -> Result<(), CliError> {
         Format::Table => out(&render::table(&o.report)),
         Format::Json => out(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&o.report).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(&o.report).map_err(CliError::input)?
         )),
         Format::Csv => out(&render::csv(&o.report)?),
     }
@@ -429,8 +429,8 @@ pub(crate) fn replay(a: ReplayArgs) -> Result<(), CliError> {
     let mut t = Table::new();
     // Each option goes in as the value serde writes for it: the same
     // name a scenario file uses, since the types are the file's.
-    let mut set = |p: &str, v: &dyn ErasedValue| -> Result<(), String> {
-        scenarios::sweep::set_path(&mut t, p, v.toml()?)
+    let mut set = |p: &str, v: &dyn ErasedValue| -> Result<(), CliError> {
+        Ok(scenarios::sweep::set_path(&mut t, p, v.toml()?)?)
     };
     if let Some(p) = &a.platform {
         set("machine.platform", p)?;
@@ -486,7 +486,7 @@ pub(crate) fn replay(a: ReplayArgs) -> Result<(), CliError> {
 fn finish_tap(
     tap: Tap<std::io::BufWriter<std::fs::File>>,
     opts: &OutputOpts,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let named = |p: &Option<PathBuf>, e: std::io::Error| {
         format!("{}: {e}", p.as_deref().unwrap_or(Path::new("")).display())
     };
@@ -501,12 +501,12 @@ fn finish_tap(
 
 /// A command-line value as the TOML a scenario file would hold.
 trait ErasedValue {
-    fn toml(&self) -> Result<Value, String>;
+    fn toml(&self) -> Result<Value, CliError>;
 }
 
 impl<T: serde::Serialize + ?Sized> ErasedValue for T {
-    fn toml(&self) -> Result<Value, String> {
-        Value::try_from(self).map_err(|e| e.to_string())
+    fn toml(&self) -> Result<Value, CliError> {
+        Value::try_from(self).map_err(CliError::input)
     }
 }
 

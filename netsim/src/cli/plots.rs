@@ -1,6 +1,7 @@
 //! `--plot`: per-rank finish times, link utilization, sweep curves, drawn
 //! with `validate::plot` figures.
 
+use super::CliError;
 use scenarios::scenario::Outcome;
 use scenarios::sweep::Row;
 use std::collections::BTreeMap;
@@ -23,7 +24,7 @@ pub(crate) fn links_path(p: &Path) -> PathBuf {
 /// the x, y and z curves show at once which dimension is the bottleneck
 /// and how evenly the load spreads (a flat curve is balanced traffic; a
 /// few links at the top are hot spots, named in the report's link table).
-pub(crate) fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, CliError> {
     let r = &o.report;
     let fin: Vec<(f64, f64)> = r
         .finish
@@ -290,14 +291,18 @@ fn metric_of(v: &serde_json::Value, path: &str) -> Option<f64> {
 /// `FILE-by-<path>.svg`. Words on an axis are placed at 0, 1, 2, ... in
 /// sweep order; numbers (and sizes, times, rates with units) at their
 /// value, on a log axis when they span two decades. Returns the files.
-pub(crate) fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn sweep_figures(
+    rows: &[Row],
+    p: &Path,
+    metric: &str,
+) -> Result<Vec<PathBuf>, CliError> {
     let Some(first) = rows.first() else {
         return Err("no rows to plot".into());
     };
     if metric_of(&first.result, metric).is_none() {
-        return Err(format!(
+        return Err(CliError::input(format!(
             "--metric `{metric}` is not a number in the report (e.g. makespan_s, messages, matching.posted_recvs.mean)"
-        ));
+        )));
     }
     let axes = first.params.len().max(1);
     let mut written = Vec::new();
@@ -405,12 +410,14 @@ pub(crate) fn sweep_figures(rows: &[Row], p: &Path, metric: &str) -> Result<Vec<
 
 /// A figure written whole ([`super::output::write_with`]).
 trait WriteWhole {
-    fn write_svg_whole(&self, path: &Path) -> Result<(), String>;
+    fn write_svg_whole(&self, path: &Path) -> Result<(), CliError>;
 }
 
 impl WriteWhole for Figure {
-    fn write_svg_whole(&self, path: &Path) -> Result<(), String> {
-        super::output::write_with(path, |tmp| self.write_svg(tmp))
+    fn write_svg_whole(&self, path: &Path) -> Result<(), CliError> {
+        // The closure's error is `sim_core::outputs`'s message.
+        super::output::write_with(path, |tmp| self.write_svg(tmp).map_err(|e| e.to_string()))
+            .map_err(CliError::input)
     }
 }
 

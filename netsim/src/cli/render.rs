@@ -1,6 +1,7 @@
 //! Text renderings of reports: the human table, CSV (`section,key,value`),
 //! the sweep table, and the preset list. Schemas: `docs/OUTPUT.md`.
 
+use super::CliError;
 use mpi_layer::MpiParams;
 use scenarios::scenario::{Report, SearchStats};
 use scenarios::sweep::Row;
@@ -251,7 +252,7 @@ fn links_lines(o: &mut String, r: &Report) {
 }
 
 /// Records as CSV text, quoted where needed by the `csv` crate.
-fn csv_text<I, R>(records: I) -> Result<String, String>
+fn csv_text<I, R>(records: I) -> Result<String, CliError>
 where
     I: IntoIterator<Item = R>,
     R: IntoIterator,
@@ -259,10 +260,10 @@ where
 {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in records {
-        w.write_record(r).map_err(|e| e.to_string())?;
+        w.write_record(r).map_err(CliError::input)?;
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    let bytes = w.into_inner().map_err(CliError::input)?;
+    String::from_utf8(bytes).map_err(CliError::input)
 }
 
 /// Every leaf of a JSON document with its dotted path, in document
@@ -311,8 +312,8 @@ fn leaf_text(v: &serde_json::Value) -> String {
 /// row; see docs/OUTPUT.md): every leaf of the JSON report, the section
 /// its top-level key (`run` for top-level values) and the key the rest
 /// of its dotted path.
-pub(crate) fn csv(r: &Report) -> Result<String, String> {
-    let json = serde_json::to_value(r).map_err(|e| e.to_string())?;
+pub(crate) fn csv(r: &Report) -> Result<String, CliError> {
+    let json = serde_json::to_value(r).map_err(CliError::input)?;
     let rows = leaves(&json).into_iter().map(|(path, v)| {
         let (section, key) = path.split_once('.').unwrap_or(("run", &path));
         [section.to_string(), key.to_string(), leaf_text(v)]
@@ -346,7 +347,7 @@ const SYNTHETIC_COLUMNS: [&str; 6] = [
 /// A sweep as CSV: one row per point, its axis values, then the main
 /// figures of its report ([`SWEEP_COLUMNS`], and [`SYNTHETIC_COLUMNS`]
 /// for synthetic traffic, named by their paths).
-pub(crate) fn sweep_csv(rows: &[Row]) -> Result<String, String> {
+pub(crate) fn sweep_csv(rows: &[Row]) -> Result<String, CliError> {
     let mut header = vec!["index".to_string()];
     let mut columns = SWEEP_COLUMNS.to_vec();
     if let Some(r) = rows.first() {

@@ -1,6 +1,7 @@
 //! Command-line options that stand for scenario fields (`--set`,
 //! `--collectives`), as dotted paths and TOML values.
 
+use super::CliError;
 use scenarios::scenario::parse_assignment;
 use toml::Value;
 
@@ -15,8 +16,8 @@ pub(super) fn collectives_set(name: Option<&str>) -> Option<(String, Value)> {
 }
 
 /// `--set path=value` options as (path, value) pairs.
-pub(super) fn overrides(set: &[String]) -> Result<Vec<(String, Value)>, String> {
+pub(super) fn overrides(set: &[String]) -> Result<Vec<(String, Value)>, CliError> {
     set.iter()
-        .map(|s| parse_assignment(s).map_err(|e| format!("--set {e}")))
+        .map(|s| parse_assignment(s).map_err(|e| CliError::input(format!("--set {e}"))))
         .collect()
 }

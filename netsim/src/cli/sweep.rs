@@ -98,16 +98,18 @@ fn split_values(s: &str) -> Vec<String> {
     out
 }
 
-fn parse_axis(s: &str) -> Result<Axis, String> {
-    let (p, vs) = s
-        .split_once('=')
-        .ok_or_else(|| format!("--vary `{s}` is not of the form path=v1,v2,..."))?;
+fn parse_axis(s: &str) -> Result<Axis, CliError> {
+    let (p, vs) = s.split_once('=').ok_or_else(|| {
+        CliError::input(format!("--vary `{s}` is not of the form path=v1,v2,..."))
+    })?;
     let values: Vec<Value> = split_values(vs)
         .iter()
         .map(|v| scenario::parse_value(v))
         .collect();
     if p.trim().is_empty() || values.is_empty() {
-        return Err(format!("--vary `{s}`: empty path or values"));
+        return Err(CliError::input(format!(
+            "--vary `{s}`: empty path or values"
+        )));
     }
     Ok(Axis {
         path: p.trim().to_string(),
@@ -128,11 +130,12 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
                 eprintln!("netsim: note: {name} is this merge's --out file, not read as a shard");
                 continue;
             }
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
+            let text =
+                std::fs::read_to_string(p).map_err(|e| CliError::input(format!("{name}: {e}")))?;
             inputs.push((name, text));
         }
         let rows = sweep::merge(&inputs)?;
-        return Ok(write_rows(&rows, &o)?);
+        return write_rows(&rows, &o);
     }
     let path = a.scenario.ok_or("sweep needs a scenario file")?;
     let (src, mut table) = scenario::read_table(&path).map_err(scenario_err)?;
@@ -196,7 +199,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
             result,
         });
     }
-    Ok(write_rows(&rows, &a.rows)?)
+    write_rows(&rows, &a.rows)
 }
 
 fn run_point(
@@ -215,16 +218,16 @@ fn run_point(
     let sc = scenario::from_table(&bare, &t, &[], dir).map_err(scenario_err)?;
     let mut o = sc.run(&bare, u64::MAX, |_, _| {}).map_err(scenario_err)?;
     o.report.wall = None;
-    Ok(serde_json::to_value(&o.report).map_err(|e| e.to_string())?)
+    serde_json::to_value(&o.report).map_err(CliError::input)
 }
 
-fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
+fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), CliError> {
     let text = if o.csv {
         render::sweep_csv(rows)?
     } else {
         let mut s = String::new();
         for r in rows {
-            s += &serde_json::to_string(r).map_err(|e| e.to_string())?;
+            s += &serde_json::to_string(r).map_err(CliError::input)?;
             s.push('\n');
         }
         s

@@ -38,6 +38,53 @@ fn makespan_ps(cwd: &Path, args: &[&str]) -> u64 {
     v["makespan_ps"].as_u64().unwrap_or_else(|| panic!("{v}"))
 }
 
+/// Writes one SimGrid TI file per rank, `{prefix}{rank}.txt` with the
+/// text given, and `list`, which names them in rank order.
+fn ti_trace(d: &Path, list: &str, prefix: &str, ranks: &[&str]) {
+    let mut names = String::new();
+    for (r, text) in ranks.iter().enumerate() {
+        let name = format!("{prefix}{r}.txt");
+        std::fs::write(d.join(&name), text).unwrap();
+        names += &name;
+        names.push('\n');
+    }
+    std::fs::write(d.join(list), names).unwrap();
+}
+
+/// Two ranks exchanging 1e8 B at once (`irecv`, `isend`, `waitall`)
+/// replayed on `platform` (as `x.xml`): the default mode (`auto`, flow)
+/// takes 1.600020256 s (20 us + 2 x (1e8 + 16) B / 125 MB/s), and the
+/// packet model refuses the platform (exit 2) with `refusal` and the
+/// advice to use flow mode.
+fn exchange_flow_only(test: &str, platform: &str, refusal: &str) {
+    let d = &dir(test);
+    std::fs::write(d.join("x.xml"), platform).unwrap();
+    ti_trace(
+        d,
+        "list.txt",
+        "t",
+        &[
+            "0 init\n0 irecv 1 0 1e8\n0 isend 1 0 1e8\n0 waitall\n",
+            "1 init\n1 irecv 0 0 1e8\n1 isend 0 0 1e8\n1 waitall\n",
+        ],
+    );
+    let args = [
+        "replay",
+        "list.txt",
+        "--platform",
+        "x.xml",
+        "--json",
+        "--no-wall",
+    ];
+    assert_eq!(makespan_ps(d, &args), 1_600_020_256_000);
+    let o = netsim(d, &[&args[..], &["--mode", "packet"]].concat());
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let _ = std::fs::remove_dir_all(d);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(refusal), "{err}");
+    assert!(err.contains("use flow mode"), "{err}");
+}
+
 /// A flat cluster of four 1 Gf hosts: private links 125 MB/s, 50 us;
 /// backbone 2.25 GB/s, 500 us.
 const FLAT_CLUSTER: &str = r#"<?xml version='1.0'?>
@@ -53,17 +100,15 @@ const FLAT_CLUSTER: &str = r#"<?xml version='1.0'?>
 /// receives, computes 1e9 flops, sends 1e6 B back (tag 1) and receives
 /// 1e6 B (tag 2).
 fn simgrid_example(d: &Path) {
-    std::fs::write(
-        d.join("actions0.txt"),
-        "0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n0 send 1 2 1e6\n0 finalize\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("actions1.txt"),
-        "1 init\n1 recv 0 0 1e6\n1 compute 1e9\n1 isend 0 1 1e6\n1 irecv 0 2 1e6\n1 wait 0 1 2\n1 finalize\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("list.txt"), "actions0.txt\nactions1.txt\n").unwrap();
+    ti_trace(
+        d,
+        "list.txt",
+        "actions",
+        &[
+            "0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n0 send 1 2 1e6\n0 finalize\n",
+            "1 init\n1 recv 0 0 1e6\n1 compute 1e9\n1 isend 0 1 1e6\n1 irecv 0 2 1e6\n1 wait 0 1 2\n1 finalize\n",
+        ],
+    );
 }
 
 #[test]
@@ -182,22 +227,16 @@ fn full_routing_zone_with_explicit_routes() {
 "#,
     )
     .unwrap();
-    std::fs::write(
-        d.join("r0.txt"),
-        "0 init\n0 send 1 0 1000000\n0 recv 2 1 500000\n0 finalize\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("r1.txt"),
-        "1 init\n1 recv 0 0 1000000\n1 compute 1e6\n1 send 2 2 2000000\n1 finalize\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("r2.txt"),
-        "2 init\n2 recv 1 2 2000000\n2 send 0 1 500000\n2 finalize\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("list.txt"), "r0.txt\nr1.txt\nr2.txt\n").unwrap();
+    ti_trace(
+        &d,
+        "list.txt",
+        "r",
+        &[
+            "0 init\n0 send 1 0 1000000\n0 recv 2 1 500000\n0 finalize\n",
+            "1 init\n1 recv 0 0 1000000\n1 compute 1e6\n1 send 2 2 2000000\n1 finalize\n",
+            "2 init\n2 recv 1 2 2000000\n2 send 0 1 500000\n2 finalize\n",
+        ],
+    );
     // a -> b: 10 + 5 + 20 us = 35 us, bottleneck lb 100 MB/s:
     //   35 us + 1000016 B / 1e8 B/s = 10.035160 ms
     // b computes 1e6 flops at 1 Gf: 1 ms -> 11.035160 ms
@@ -363,43 +402,13 @@ fn bad_platform_limiter_that_could_limit_a_torus_host() {
 /// refuses it (exit 2, naming the link).
 #[test]
 fn a_shared_link_both_ways_is_one_capacity() {
-    let d = dir("shared");
-    std::fs::write(
-        d.join("x.xml"),
-        format!(
+    exchange_flow_only(
+        "shared",
+        &format!(
             "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("t0.txt"),
-        "0 init\n0 irecv 1 0 1e8\n0 isend 1 0 1e8\n0 waitall\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("t1.txt"),
-        "1 init\n1 irecv 0 0 1e8\n1 isend 0 0 1e8\n1 waitall\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("list.txt"), "t0.txt\nt1.txt\n").unwrap();
-    let args = [
-        "replay",
-        "list.txt",
-        "--platform",
-        "x.xml",
-        "--json",
-        "--no-wall",
-    ];
-    assert_eq!(makespan_ps(&d, &args), 1_600_020_256_000);
-    let o = netsim(&d, &[&args[..], &["--mode", "packet"]].concat());
-    let err = String::from_utf8_lossy(&o.stderr).to_string();
-    let _ = std::fs::remove_dir_all(&d);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives"),
-        "{err}"
+        "x.xml:2: link `l1` (line 5) is SHARED and carries both what host `a` sends and what it receives",
     );
-    assert!(err.contains("use flow mode"), "{err}");
 }
 
 /// SimGrid's TCP window (`network/TCP-gamma`, CM02) on a route of 2.5 ms:
@@ -431,29 +440,15 @@ fn tcp_window_on_a_long_route_is_simgrids() {
         wan(r#"<config><prop id="network/TCP-gamma" value="65536"/></config>"#),
     )
     .unwrap();
-    std::fs::write(
-        d.join("w0.txt"),
-        "0 init
-0 send 1 0 1e9
-0 recv 1 1 1e6
-",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("w1.txt"),
-        "1 init
-1 recv 0 0 1e9
-1 send 0 1 1e6
-",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("list.txt"),
-        "w0.txt
-w1.txt
-",
-    )
-    .unwrap();
+    ti_trace(
+        &d,
+        "list.txt",
+        "w",
+        &[
+            "0 init\n0 send 1 0 1e9\n0 recv 1 1 1e6\n",
+            "1 init\n1 recv 0 0 1e9\n1 send 0 1 1e6\n",
+        ],
+    );
     let run = |p: &str, extra: &[&str]| {
         let mut a = vec![
             "replay",
@@ -558,44 +553,14 @@ fn bad_platform_no_route_between_the_ranks_hosts() {
 /// 20 us (the TCP window's 4 MiB / 40 us does not bind).
 #[test]
 fn full_routes_that_are_not_a_star_replay_in_flow_mode() {
-    let d = dir("notstar");
-    std::fs::write(
-        d.join("x.xml"),
-        format!(
+    // `auto` (the default) takes flow for it.
+    exchange_flow_only(
+        "notstar",
+        &format!(
             "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n{HOSTS}<host id=\"c\" speed=\"1Gf\"/>\n<link id=\"l1\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l2\" bandwidth=\"125MBps\" latency=\"10us\"/><link id=\"l3\" bandwidth=\"125MBps\" latency=\"10us\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l1\"/><link_ctn id=\"l2\"/></route>\n<route src=\"a\" dst=\"c\"><link_ctn id=\"l3\"/><link_ctn id=\"l2\"/></route>\n</zone>\n</platform>\n"
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("t0.txt"),
-        "0 init\n0 irecv 1 0 1e8\n0 isend 1 0 1e8\n0 waitall\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("t1.txt"),
-        "1 init\n1 irecv 0 0 1e8\n1 isend 0 0 1e8\n1 waitall\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("list.txt"), "t0.txt\nt1.txt\n").unwrap();
-    let args = [
-        "replay",
-        "list.txt",
-        "--platform",
-        "x.xml",
-        "--json",
-        "--no-wall",
-    ];
-    // `auto` (the default) takes flow for it.
-    assert_eq!(makespan_ps(&d, &args), 1_600_020_256_000);
-    let o = netsim(&d, &[&args[..], &["--mode", "packet"]].concat());
-    let err = String::from_utf8_lossy(&o.stderr).to_string();
-    let _ = std::fs::remove_dir_all(&d);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("x.xml:2: the platform's routes are per pair of hosts"),
-        "{err}"
+        "x.xml:2: the platform's routes are per pair of hosts",
     );
-    assert!(err.contains("use flow mode"), "{err}");
 }
 
 #[test]
@@ -627,13 +592,15 @@ fn hosts_of_different_speeds_compute_at_their_own() {
 </zone></platform>"#,
     )
     .unwrap();
-    std::fs::write(
-        d.join("c0.txt"),
-        "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 compute 3e9\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("c1.txt"), "1 init\n1 recv 0 0 1e6\n1 compute 3e9\n").unwrap();
-    std::fs::write(d.join("c.txt"), "c0.txt\nc1.txt\n").unwrap();
+    ti_trace(
+        &d,
+        "c.txt",
+        "c",
+        &[
+            "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 compute 3e9\n",
+            "1 init\n1 recv 0 0 1e6\n1 compute 3e9\n",
+        ],
+    );
     let mut args = vec![
         "replay",
         "c.txt",

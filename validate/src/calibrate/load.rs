@@ -2,6 +2,8 @@
 //! outside this command's process tree, from `/proc/stat` and
 //! `/proc/self/stat`, as a share of all CPUs.
 
+use crate::Error;
+
 /// CPU time counters of the whole machine (the `cpu` line of
 /// `/proc/stat`) [clock ticks].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,14 +57,16 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Reads `/proc/stat` and `/proc/self/stat`.
-    pub fn take() -> Result<Snapshot, String> {
+    pub fn take() -> Result<Snapshot, Error> {
         let stat = std::fs::read_to_string("/proc/stat")
-            .map_err(|e| format!("/proc/stat: {e} (the quiet check needs Linux)"))?;
+            .map_err(|e| Error::Input(format!("/proc/stat: {e} (the quiet check needs Linux)")))?;
         let own = std::fs::read_to_string("/proc/self/stat")
-            .map_err(|e| format!("/proc/self/stat: {e}"))?;
+            .map_err(|e| Error::Input(format!("/proc/self/stat: {e}")))?;
         Ok(Snapshot {
-            machine: parse_proc_stat(&stat).ok_or("/proc/stat: no `cpu` line")?,
-            tree: parse_tree_ticks(&own).ok_or("/proc/self/stat: unexpected layout")?,
+            machine: parse_proc_stat(&stat)
+                .ok_or_else(|| Error::input("/proc/stat: no `cpu` line"))?,
+            tree: parse_tree_ticks(&own)
+                .ok_or_else(|| Error::input("/proc/self/stat: unexpected layout"))?,
         })
     }
 }

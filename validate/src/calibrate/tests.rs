@@ -155,7 +155,7 @@ fn csv_is_replaced_whole() {
     let sub = dir.join("sub");
     std::fs::create_dir(&sub).unwrap();
     std::fs::write(sub.join("keep"), b"x").unwrap();
-    let e = write_atomic(&sub, b"rows").unwrap_err();
+    let e = write_atomic(&sub, b"rows").unwrap_err().to_string();
     assert!(e.contains("sub"), "{e}");
     assert!(sub.join("keep").exists());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);

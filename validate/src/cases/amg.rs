@@ -5,6 +5,7 @@
 //! contention (eqs. 5-7).
 
 use super::{Case, Opts};
+use crate::Error;
 use crate::models::bienz;
 use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, params::BLUE_WATERS_DELTA};
@@ -99,12 +100,11 @@ fn run_phase(
     placement: &Placement,
     dims: [u32; 3],
     params: &MpiParams,
-) -> Result<(mpi_layer::RunResults, Vec<u64>), String> {
+) -> Result<(mpi_layer::RunResults, Vec<u64>), Error> {
     let machine = TorusParams::blue_waters_dims(dims)
         .build()
-        .map_err(|e| e.to_string())?;
-    let net =
-        Network::new(machine, NetConfig::with_mode(Mode::Packet)).map_err(|e| e.to_string())?;
+        .map_err(Error::case)?;
+    let net = Network::new(machine, NetConfig::with_mode(Mode::Packet)).map_err(Error::case)?;
     let programs = list.programs();
     let visits = Visits(vec![0; list.num_ranks() as usize]);
     let sim = mpi_layer::Simulation::with_observer(
@@ -114,9 +114,9 @@ fn run_phase(
         params.clone(),
         visits,
     )
-    .map_err(|e| format!("amg: {e}"))?;
+    .map_err(|e| Error::case(format!("amg: {e}")))?;
     let (r, _, visits) = sim.run_full(u64::MAX, |_, _| {});
-    Ok((r.map_err(|e| format!("amg: {e}"))?, visits.0))
+    Ok((r.map_err(|e| Error::case(format!("amg: {e}")))?, visits.0))
 }
 
 /// The rank that finishes last (the critical process), lowest on ties.
@@ -125,7 +125,7 @@ fn critical(r: &mpi_layer::RunResults) -> usize {
     r.finish.iter().position(|&f| f == last).unwrap_or(0)
 }
 
-fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn amg(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let gamma = params.gamma_posted.gamma.as_secs_f64();
     let ppn: u32 = 16;
@@ -142,7 +142,7 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
         (8192, [8, 8, 4], (0..=6).collect(), 2)
     };
     let dir = scenarios::shared::shared_path("workloads/amg-elasticity")
-        .map_err(|e| format!("amg: {e}"))?;
+        .map_err(|e| Error::case(format!("amg: {e}")))?;
     let mut rows = Vec::new();
     // Per kind: simulated, max-rate, + queue search, + contention by level.
     let mut fig: [[Vec<(f64, f64)>; 4]; 2] = Default::default();
@@ -155,25 +155,25 @@ fn amg(o: Opts<'_>) -> Result<Vec<Row>, String> {
             }
             let path = dir.join(format!("P{procs}-level{level}-{kind}.csv"));
             if !path.is_file() {
-                return Err(format!("amg: {} is missing", path.display()));
+                return Err(Error::case(format!("amg: {} is missing", path.display())));
             }
             let cfg = MessageListConfig {
                 num_ranks: Some(procs),
                 recv_order: RecvOrder::AsListed,
                 tag: 0,
             };
-            let list = MessageList::read(&path, &cfg).map_err(|e| e.to_string())?;
+            let list = MessageList::read(&path, &cfg).map_err(Error::case)?;
             // Packet mode only: on the finest levels (hundreds of
             // thousands of large concurrent messages) the flow model's
             // max-min updates are too slow for the suite's time budget.
             let machine = TorusParams::blue_waters_dims(dims)
                 .build()
-                .map_err(|e| e.to_string())?;
+                .map_err(Error::case)?;
             let nodes: Vec<NodeId> = (0..machine.nodes()).map(NodeId).collect();
-            let net = Network::new(machine, NetConfig::with_mode(Mode::Packet))
-                .map_err(|e| e.to_string())?;
+            let net =
+                Network::new(machine, NetConfig::with_mode(Mode::Packet)).map_err(Error::case)?;
             let placement = Placement::map(procs, &nodes, ppn as u16, 2, Mapping::Block)
-                .map_err(|e| e.to_string())?;
+                .map_err(Error::case)?;
             let terms = model(&list, &placement, &net, &params, ppn);
             drop(net);
             let start = std::time::Instant::now();
@@ -282,7 +282,7 @@ struct Phase<'a> {
 
 /// The what-if rows of Sec. 5 on one phase: a hashed matcher, and the
 /// receive order reversed or shuffled.
-fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, Error> {
     let &Phase {
         level,
         kind,
@@ -337,7 +337,7 @@ fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, String
     // sends in list order, so arrivals come in an order tied to the
     // listed one; a seeded shuffle of the receives stands for a
     // machine whose arrival order is unrelated to it.
-    let max_of = |order: RecvOrder| -> Result<(u64, usize, f64), String> {
+    let max_of = |order: RecvOrder| -> Result<(u64, usize, f64), Error> {
         let l = MessageList::read(
             path,
             &MessageListConfig {
@@ -345,7 +345,7 @@ fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, String
                 ..*cfg
             },
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(Error::case)?;
         let (r, v) = run_phase(&l, placement, dims, params)?;
         let m = v.iter().copied().max().unwrap_or(0);
         Ok((
@@ -414,7 +414,7 @@ fn whatif_rows(phase: &Phase<'_>, params: &MpiParams) -> Result<Vec<Row>, String
 }
 
 /// Figs. 10 and 11: per level, simulated beside the three model sums.
-fn write_figures(dir: &Path, procs: u32, fig: &[[Vec<(f64, f64)>; 4]; 2]) -> Result<(), String> {
+fn write_figures(dir: &Path, procs: u32, fig: &[[Vec<(f64, f64)>; 4]; 2]) -> Result<(), Error> {
     for (ki, (kind, figno)) in [("SpMV", 10), ("SpGEMM", 11)].into_iter().enumerate() {
         let names = [
             "simulated (packet)",

@@ -5,6 +5,7 @@
 //! against the model.
 
 use super::{Case, Opts, simulate};
+use crate::Error;
 use crate::models::bridges::{self as qn, BridgesParams};
 use crate::plot::{Figure, Series, Style};
 use crate::suite::{Check, Row};
@@ -28,7 +29,7 @@ pub(super) fn cases() -> Vec<Case> {
     ]
 }
 
-fn mva_vs_des(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn mva_vs_des(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let p = BridgesParams::default();
     let nets: Vec<(String, qn::Network)> = vec![
         ("ping-pong 8 B (eager)".into(), qn::pingpong_network(&p, 8)),
@@ -84,7 +85,7 @@ fn mva_vs_des(o: Opts<'_>) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-fn mpi_vs_model(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn mpi_vs_model(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::infiniband_qdr();
     let bp = BridgesParams::default();
     let sizes: &[u64] = if o.quick {
@@ -106,11 +107,9 @@ fn mpi_vs_model(o: Opts<'_>) -> Result<Vec<Row>, String> {
     };
     let mut rows = Vec::new();
     let (mut fig_sim, mut fig_model) = (Vec::new(), Vec::new());
-    let ib = |n: u32, mode: Mode| -> Result<Network, String> {
-        let m = InfinibandParams::qdr(n)
-            .build()
-            .map_err(|e| e.to_string())?;
-        Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())
+    let ib = |n: u32, mode: Mode| -> Result<Network, Error> {
+        let m = InfinibandParams::qdr(n).build().map_err(Error::case)?;
+        Network::new(m, NetConfig::with_mode(mode)).map_err(Error::case)
     };
     for &s in sizes {
         let reps = 2;

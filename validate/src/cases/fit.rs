@@ -4,6 +4,7 @@
 //! parameters, its switch points and gamma (Bienz eq. 4).
 
 use super::{Case, Opts, ideal_pair, simulate};
+use crate::Error;
 use crate::fit::{Sample, fit};
 use crate::suite::{Check, Row};
 use mpi_layer::{MpiParams, Protocol};
@@ -18,7 +19,7 @@ pub(super) fn cases() -> Vec<Case> {
     }]
 }
 
-fn roundtrip(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn roundtrip(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let loc = Locality::OtherNode;
     let mut samples = Vec::new();
@@ -77,7 +78,7 @@ fn roundtrip(o: Opts<'_>) -> Result<Vec<Row>, String> {
         .postal
         .iter()
         .find(|p| p.locality == "other_node")
-        .ok_or("no inter-node fit")?
+        .ok_or_else(|| Error::case("no inter-node fit"))?
         .segments;
     let mut rows = vec![
         Row::new(
@@ -116,7 +117,7 @@ fn roundtrip(o: Opts<'_>) -> Result<Vec<Row>, String> {
             Check::Relative { tol: 1e-3 },
         ));
     }
-    let (g, exponent) = f.gamma.ok_or("no gamma fitted")?;
+    let (g, exponent) = f.gamma.ok_or_else(|| Error::case("no gamma fitted"))?;
     rows.push(
         Row::new(
             "fit",

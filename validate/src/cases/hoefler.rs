@@ -4,6 +4,7 @@
 //! `log2 P` scaling, and alltoall against its bandwidth bounds.
 
 use super::{Case, Opts, simulate, simulate_on};
+use crate::Error;
 use crate::models::hoefler;
 use crate::suite::{Check, Row};
 use mpi_layer::{CommId, MpiParams, Op, ReqId, Source, TagSel};
@@ -60,13 +61,13 @@ pub fn bgp_torus(k: u32) -> TorusParams {
     }
 }
 
-fn net(k: u32, mode: Mode, routing: RouteMode) -> Result<Network, String> {
-    let m = bgp_torus(k).build().map_err(|e| e.to_string())?;
+fn net(k: u32, mode: Mode, routing: RouteMode) -> Result<Network, Error> {
+    let m = bgp_torus(k).build().map_err(Error::case)?;
     let cfg = NetConfig {
         routing,
         ..NetConfig::with_mode(mode)
     };
-    Network::new(m, cfg).map_err(|e| e.to_string())
+    Network::new(m, cfg).map_err(Error::case)
 }
 
 fn one_per_node(p: u32) -> Placement {
@@ -86,7 +87,7 @@ const PS_EXACT: Check = Check::Exact {
     resolution: 1e-12,
 };
 
-fn torus(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn torus(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::bgp();
     let mut rows = torus_idle(o, &params)?;
     rows.extend(torus_worst_case(o, &params)?);
@@ -95,7 +96,7 @@ fn torus(o: Opts<'_>) -> Result<Vec<Row>, String> {
 }
 
 /// Eq. 1 on the idle torus, every piece of the piecewise model.
-fn torus_idle(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+fn torus_idle(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     // Eq. 1 on the idle torus: ping-pong between node 0 and the farthest
     // node (3 k / 2 hops), every piece of the piecewise model.
@@ -135,7 +136,7 @@ fn torus_idle(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
 }
 
 /// Sec. 3's worst-case pattern against eq. 2's bounds.
-fn torus_worst_case(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+fn torus_worst_case(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     // Sec. 3's worst case: every node sends to the node k/2 away in every
     // dimension (distance 3 k / 2), all at once, minimal adaptive routing.
@@ -208,7 +209,7 @@ fn torus_worst_case(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String>
 }
 
 /// The alltoall against the link-load bound and Sec. 4's LogGP model.
-fn torus_alltoall(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
+fn torus_alltoall(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     // Alltoall (pairwise, 1 KiB per peer) on a k^3 torus against bandwidth
     // bounds. The valid bound: every byte crosses its hop count of links,
@@ -286,7 +287,7 @@ fn torus_alltoall(o: Opts<'_>, params: &MpiParams) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-fn collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn collectives(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::bgp();
     // Powers of two only: for other P, recursive doubling folds and
     // unfolds the extra ranks (two more steps), which is not log2 P.
@@ -388,7 +389,7 @@ pub fn bgp_six_links() -> MpiParams {
 /// spanning trees of the torus against `alpha_T + beta_T log2 P + 2.67
 /// ns / 6 S`, the link use that gives it, and the large allreduce (a
 /// reduce up the same trees, then the broadcast) against 2.68 broadcasts.
-fn large(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn large(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     // The seed's 960 MiB on 4^3 and 8^3 nodes; the quick suite a fifth
     // of it on 3^3 (a pipeline 7 segments deep instead of 10 or 22).
     let (ks, s): (&[u32], u64) = if o.quick {

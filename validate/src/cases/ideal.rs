@@ -3,6 +3,7 @@
 //! so the simulator must meet them exactly.
 
 use super::{Case, Opts, simulate};
+use crate::Error;
 use crate::models::bienz;
 use crate::plot::{Figure, Series, Style};
 use crate::suite::{Check, Row};
@@ -86,7 +87,7 @@ const PS_EXACT: Check = Check::Exact {
     resolution: 1e-12,
 };
 
-fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn postal(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let sizes: [&[u64]; 3] = if o.quick {
         [&[8], &[4096], &[1 << 16]]
@@ -149,10 +150,10 @@ fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
             for &s in sizes[pi] {
                 let m = topology::TorusParams::blue_waters_dims([4, 4, 4])
                     .build()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(Error::case)?;
                 let far = 2; // router (1, 0, 0), first node: one hop
                 let net = topology::Network::new(m, topology::NetConfig::with_mode(mode))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(Error::case)?;
                 let placement = Placement::from_locs(vec![loc(0, 0, 0), loc(far, 0, 0)]);
                 let reps = 2;
                 let r = simulate(
@@ -214,7 +215,7 @@ fn postal(o: Opts<'_>) -> Result<Vec<Row>, String> {
 /// `n` messages); reversed, max-rate plus eq. 3's `gamma n^2`. Both are
 /// two-sided (10 %): a simulator whose stream is too fast fails as well as
 /// one too slow.
-fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let s = 8;
     let ns: &[u32] = if o.quick {
@@ -341,7 +342,7 @@ fn hvpp(o: Opts<'_>) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     // LogGP's own machine (the `loggp` preset on a network of no latency
     // and no bandwidth limit, as LogGOPSim runs it): L = 1.3 us, o = 0.5
     // us on each side (L + 2o = Blue Waters' inter-node short alpha, 2.3
@@ -418,7 +419,7 @@ fn loggp_collectives(o: Opts<'_>) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-fn hoefler_matching(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn hoefler_matching(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::bgp();
     let rs: &[u32] = if o.quick {
         &[0, 10, 100]

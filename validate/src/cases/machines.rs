@@ -3,6 +3,7 @@
 //! modes where the paper's effect is a bandwidth effect.
 
 use super::{Case, Opts, simulate, simulate_on};
+use crate::Error;
 use crate::models::bienz;
 use crate::models::zhu::{self, LogicalLink, ZhuPlatform, ZhuVariant};
 use crate::plot::{Figure, Series, Style};
@@ -69,14 +70,14 @@ fn mode_name(m: Mode) -> &'static str {
 
 /// A small Blue Waters torus (the full 23 x 24 x 24 machine is not needed
 /// for a few nodes, and its routing tables would dominate the run).
-fn bw_torus(dims: [u32; 3], mode: Mode) -> Result<Network, String> {
+fn bw_torus(dims: [u32; 3], mode: Mode) -> Result<Network, Error> {
     let m = TorusParams::blue_waters_dims(dims)
         .build()
-        .map_err(|e| e.to_string())?;
-    Network::new(m, NetConfig::with_mode(mode)).map_err(|e| e.to_string())
+        .map_err(Error::case)?;
+    Network::new(m, NetConfig::with_mode(mode)).map_err(Error::case)
 }
 
-fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let s: u64 = 1 << 20;
     assert_eq!(params.protocol(s), Protocol::Rendezvous);
@@ -99,7 +100,7 @@ fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, String> {
             let net = bw_torus([2, 1, 1], mode)?;
             let nodes = [NodeId(0), NodeId(2)];
             let placement = Placement::map(2 * ppn, &nodes, ppn as u16, 2, Mapping::Block)
-                .map_err(|e| e.to_string())?;
+                .map_err(Error::case)?;
             let reps = 2;
             let r = simulate(
                 "max-rate",
@@ -137,7 +138,7 @@ fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, String> {
             let net = bw_torus([4, 2, 2], mode)?;
             let nodes: Vec<NodeId> = (0..=k).map(NodeId).collect();
             let placement =
-                Placement::map(k + 1, &nodes, 1, 2, Mapping::Block).map_err(|e| e.to_string())?;
+                Placement::map(k + 1, &nodes, 1, 2, Mapping::Block).map_err(Error::case)?;
             let r = simulate(
                 "max-rate",
                 placement,
@@ -194,7 +195,7 @@ fn max_rate(o: Opts<'_>) -> Result<Vec<Row>, String> {
 /// Bienz et al. Sec. 4.2, Figs. 6, 7, 9: HighVolumePingPong between all
 /// ranks of Geminis G0 and G2 and of G1 and G3 in a line of four, so that
 /// every byte crosses the G1-G2 link; n messages of 64 KiB / n.
-fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn gemini_line_case(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let params = MpiParams::blue_waters();
     let cases: &[(u32, u64)] = if o.quick {
         &[(4, 16384), (256, 256)]
@@ -254,7 +255,7 @@ fn line_run(
     ppn: u16,
     params: &MpiParams,
     progs: Vec<Vec<mpi_layer::Op>>,
-) -> Result<(f64, f64), String> {
+) -> Result<(f64, f64), Error> {
     let per_gemini = 2 * ppn as u32;
     let net = bw_torus([8, 2, 2], mode)?;
     let nodes = net
@@ -262,9 +263,9 @@ fn line_run(
         .torus()
         .expect("torus")
         .line([0, 0, 0], 0, 4)
-        .map_err(|e| e.to_string())?;
-    let placement = Placement::map(4 * per_gemini, &nodes, ppn, 2, Mapping::Block)
-        .map_err(|e| e.to_string())?;
+        .map_err(Error::case)?;
+    let placement =
+        Placement::map(4 * per_gemini, &nodes, ppn, 2, Mapping::Block).map_err(Error::case)?;
     let (r, net) = simulate_on("gemini-line", placement, net, progs, params.clone())?;
     let hosts = net.machine().nodes();
     let stats = net.link_stats(r.makespan);
@@ -285,20 +286,28 @@ struct LinePoint {
     full: f64,
 }
 
-/// The runs of one `(n, s)` of [`gemini_line_case`] and their rows.
-fn gemini_line_point(
-    mode: Mode,
-    n: u32,
-    s: u64,
-    params: &MpiParams,
-) -> Result<(LinePoint, Vec<Row>), String> {
-    let ppn: u16 = 16;
+/// The three runs of one `(n, s)` of the Gemini line: their times (s)
+/// and the bytes the G1-G2 cable carried.
+struct LineRuns {
+    /// G0 <-> G2 and G1 <-> G3, receives in order.
+    crossing: f64,
+    /// Bytes over the cable in `crossing`.
+    l_crossing: f64,
+    /// G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
+    apart: f64,
+    /// As `crossing`, receives posted in reverse (Fig. 7).
+    reversed: f64,
+    /// Bytes over the cable in `reversed`.
+    l_reversed: f64,
+}
+
+/// Simulates the runs of one `(n, s)` of [`gemini_line_case`] with `ppn`
+/// ranks per node.
+fn line_runs(mode: Mode, ppn: u16, n: u32, s: u64, params: &MpiParams) -> Result<LineRuns, Error> {
     let per_gemini = 2 * ppn as u32;
-    let gamma = params.gamma_posted.gamma;
-    let mut rows = Vec::new();
     let line = |progs| line_run(mode, ppn, params, progs);
     // G0 <-> G2 and G1 <-> G3 (Fig. 6): everything crosses G1-G2.
-    let (crossing, l_measured) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
+    let (crossing, l_crossing) = line(gemini_line(per_gemini, n, s, RecvOrder::InOrder))?;
     // G0 <-> G1 and G2 <-> G3: the same bytes, no shared link.
     let g = per_gemini;
     let apart_pairs: Vec<(u32, u32)> = (0..g)
@@ -312,6 +321,34 @@ fn gemini_line_point(
         s,
         RecvOrder::InOrder,
     ))?;
+    let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
+    Ok(LineRuns {
+        crossing,
+        l_crossing,
+        apart,
+        reversed,
+        l_reversed,
+    })
+}
+
+/// The runs of one `(n, s)` of [`gemini_line_case`] and their rows.
+fn gemini_line_point(
+    mode: Mode,
+    n: u32,
+    s: u64,
+    params: &MpiParams,
+) -> Result<(LinePoint, Vec<Row>), Error> {
+    let ppn: u16 = 16;
+    let per_gemini = 2 * ppn as u32;
+    let gamma = params.gamma_posted.gamma;
+    let mut rows = Vec::new();
+    let LineRuns {
+        crossing,
+        l_crossing,
+        apart,
+        reversed,
+        l_reversed,
+    } = line_runs(mode, ppn, n, s, params)?;
     // Bienz's model for one rank, two phases of n messages: max-rate
     // per message (R_N for rendezvous only, Table 1), queue search
     // (n (n + 1) / 2 elements per phase reversed), contention.
@@ -326,7 +363,6 @@ fn gemini_line_point(
     // Fig. 7: receives posted in reverse. The searches add on the
     // receivers' side, on top of max-rate (the paper's model
     // underestimates only by the contention).
-    let (reversed, l_reversed) = line(gemini_line(per_gemini, n, s, RecvOrder::Reversed))?;
     let measured = delta * l_reversed;
     rows.push(
         Row::new(
@@ -395,7 +431,7 @@ fn gemini_line_point(
             Check::LowerBound { slack: 0.0 },
         )
         .note(format!(
-            "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_measured:.3e} B over the G1-G2 cable",
+            "same traffic without the shared link: {apart:.4e} s ({:.2}x faster); {l_crossing:.3e} B over the G1-G2 cable",
             crossing / apart
         )),
     );
@@ -443,7 +479,7 @@ fn gemini_line_point(
     Ok((point, rows))
 }
 
-fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     // Section 7: nine experiments (|N|, d); the paper's Fig. 2 lists
     // |N| of 10, 20, 30 with d = 1, 2, 3. Patterns per experiment: enough
     // for hundreds of links.
@@ -475,9 +511,9 @@ fn zhu_patterns(o: Opts<'_>) -> Result<Vec<Row>, String> {
                 let mut ep = EthernetParams::zhu(Backbone::Optical, sharing);
                 // |N| nodes split evenly over the two racks.
                 ep.nodes_per_rack = nodes.div_ceil(2);
-                let machine = ep.build().map_err(|e| e.to_string())?;
-                let net = Network::new(machine, NetConfig::with_mode(Mode::Flow))
-                    .map_err(|e| e.to_string())?;
+                let machine = ep.build().map_err(Error::case)?;
+                let net =
+                    Network::new(machine, NetConfig::with_mode(Mode::Flow)).map_err(Error::case)?;
                 // One process per logical-link end, on its node; cores
                 // numbered per node in order of appearance.
                 let placement = pat.placement(ep.sockets, ep.cores_per_socket);

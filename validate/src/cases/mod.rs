@@ -5,6 +5,7 @@
 //! in `cargo test` (fewer sizes, smaller n), the full version runs in
 //! `netsim validate`. Cases that can write figures do so into `figures`.
 
+use crate::Error;
 use crate::suite::Row;
 use mpi_layer::{MpiParams, Op, RunResults, VecProgram};
 use std::path::Path;
@@ -35,7 +36,7 @@ pub struct Case {
     /// What it checks, one line.
     pub about: &'static str,
     /// Runs it.
-    pub run: fn(Opts<'_>) -> Result<Vec<Row>, String>,
+    pub run: fn(Opts<'_>) -> Result<Vec<Row>, Error>,
 }
 
 impl std::fmt::Debug for Case {
@@ -56,45 +57,46 @@ pub fn all() -> Vec<Case> {
     v
 }
 
-/// Runs programs given as streams; errors become strings naming the case.
+/// Runs programs given as streams; errors are [`Error::Case`]s naming the case.
 pub fn simulate_streams<T: Transport, S: mpi_layer::OpStream>(
     case: &str,
     placement: Placement,
     transport: T,
     programs: Vec<S>,
     params: MpiParams,
-) -> Result<RunResults, String> {
-    mpi_layer::run(placement, transport, programs, params).map_err(|e| format!("{case}: {e}"))
+) -> Result<RunResults, Error> {
+    mpi_layer::run(placement, transport, programs, params)
+        .map_err(|e| Error::case(format!("{case}: {e}")))
 }
 
 /// Runs in-memory programs and hands the transport back (for its link
-/// statistics); errors become strings naming the case.
+/// statistics); errors are [`Error::Case`]s naming the case.
 pub fn simulate_on<T: Transport>(
     case: &str,
     placement: Placement,
     transport: T,
     programs: Vec<Vec<Op>>,
     params: MpiParams,
-) -> Result<(RunResults, T), String> {
+) -> Result<(RunResults, T), Error> {
     let progs: Vec<VecProgram> = programs
         .into_iter()
         .enumerate()
         .map(|(r, ops)| VecProgram::new(&format!("{case}/rank{r}"), ops))
         .collect();
     let sim = mpi_layer::Simulation::new(placement, transport, progs, params)
-        .map_err(|e| format!("{case}: {e}"))?;
+        .map_err(|e| Error::case(format!("{case}: {e}")))?;
     let (r, t) = sim.run_observed(u64::MAX, |_, _| {});
-    Ok((r.map_err(|e| format!("{case}: {e}"))?, t))
+    Ok((r.map_err(|e| Error::case(format!("{case}: {e}")))?, t))
 }
 
-/// Runs in-memory programs; errors become strings naming the case.
+/// Runs in-memory programs; errors are [`Error::Case`]s naming the case.
 pub fn simulate<T: Transport>(
     case: &str,
     placement: Placement,
     transport: T,
     programs: Vec<Vec<Op>>,
     params: MpiParams,
-) -> Result<RunResults, String> {
+) -> Result<RunResults, Error> {
     let progs = programs
         .into_iter()
         .enumerate()

@@ -26,6 +26,7 @@
 //! traffic (`HASHED_NOTE` says why).
 
 use super::{Case, Opts};
+use crate::Error;
 use crate::suite::{Check, Row};
 use scenarios::synthetic::{Pattern, SyntheticParams, channel_load_bound, saturation};
 use sim_core::Bandwidth;
@@ -132,7 +133,7 @@ fn machine(dims: [u32; 3]) -> TorusParams {
     t
 }
 
-fn rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn rows(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let (set, warmup, measure) = if o.quick {
         (QUICK, 1000, 2000)
     } else {
@@ -140,9 +141,10 @@ fn rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
     };
     let mut out = Vec::new();
     for &(dims, pattern, routing, ideal) in set {
-        let m = machine(dims).build().map_err(|e| e.to_string())?;
+        let m = machine(dims).build().map_err(Error::case)?;
         let (cfg, p) = saturation_setup(routing, pattern, warmup, measure);
-        let r = saturation(&m, cfg, &p).map_err(|e| format!("routing-saturation: {e}"))?;
+        let r =
+            saturation(&m, cfg, &p).map_err(|e| Error::case(format!("routing-saturation: {e}")))?;
         let sat = r.saturation.unwrap_or(0.0);
         let [x, y, z] = dims;
         // Valiant routes a packet to its own source through an
@@ -243,7 +245,7 @@ const TREE_QUICK: &[(u32, Pattern, RouteMode, Ideal)] = &[
     (2, Pattern::Uniform, RouteMode::Ecmp, Ideal::Routes),
 ];
 
-fn tree_rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
+fn tree_rows(o: Opts<'_>) -> Result<Vec<Row>, Error> {
     let (set, warmup, measure) = if o.quick {
         (TREE_QUICK, 1000, 2000)
     } else {
@@ -261,9 +263,11 @@ fn tree_rows(o: Opts<'_>) -> Result<Vec<Row>, String> {
             ..FatTreeParams::default()
         }
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(Error::case)?;
         let (cfg, p) = saturation_setup(routing, pattern, warmup, measure);
-        let e = |e: scenarios::synthetic::SyntheticError| format!("fat-tree-saturation: {e}");
+        let e = |e: scenarios::synthetic::SyntheticError| {
+            Error::case(format!("fat-tree-saturation: {e}"))
+        };
         let (ideal, check) = match ideal {
             Ideal::Closed(x) => (x, Check::Relative { tol: TOL }),
             Ideal::Routes => (

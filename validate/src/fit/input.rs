@@ -25,6 +25,7 @@
 //!
 
 use super::*;
+use crate::Error;
 
 /// A benchmark kind (the `kind` column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -121,27 +122,29 @@ pub fn read_csv(
     text: &str,
     source: &str,
     locality: Option<Locality>,
-) -> Result<Vec<Measurement>, String> {
+) -> Result<Vec<Measurement>, Error> {
     let mut rdr = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
     let header: Vec<String> = rdr
         .headers()
-        .map_err(|e| format!("{source}: {e}"))?
+        .map_err(|e| Error::Input(format!("{source}: {e}")))?
         .iter()
         .map(|h| h.to_ascii_lowercase())
         .collect();
     if header.iter().all(|h| h.is_empty()) {
-        return Err(format!("{source}: empty file (need a header line)"));
+        return Err(Error::Input(format!(
+            "{source}: empty file (need a header line)"
+        )));
     }
     let col = |name: &str| header.iter().position(|h| h == name);
     let need = |name: &str| {
         col(name).ok_or_else(|| {
-            format!(
+            Error::Input(format!(
                 "{source}: header lacks column `{name}` (needs kind,size,seconds; n,order for hvpp \
                  rows, n,window for msgrate rows; calibrate/README.md)"
-            )
+            ))
         })
     };
     let (c_kind, c_size, c_secs) = (need("kind")?, need("size")?, need("seconds")?);
@@ -150,89 +153,94 @@ pub fn read_csv(
     let mut out = Vec::new();
     for rec in rdr.records() {
         let rec = rec.map_err(|e| match e.position() {
-            Some(p) => format!("{source}:{}: {e}", p.line()),
-            None => format!("{source}: {e}"),
+            Some(p) => Error::Input(format!("{source}:{}: {e}", p.line())),
+            None => Error::Input(format!("{source}: {e}")),
         })?;
         let line = rec.position().map_or(0, |p| p.line());
         let at = format!("{source}:{line}");
         let cell = |c: usize| rec.get(c).unwrap_or("");
         let kind = Kind::parse(cell(c_kind)).ok_or_else(|| {
-            format!(
+            Error::Input(format!(
                 "{at}: column `kind`: `{}` is not one of pingpong, hvpp-paper, hvpp-posted, \
                  hvpp-unexpected, msgrate",
                 cell(c_kind)
-            )
+            ))
         })?;
         let size: u64 = cell(c_size).parse().map_err(|_| {
-            format!(
+            Error::Input(format!(
                 "{at}: column `size`: `{}` is not a whole number of bytes",
                 cell(c_size)
-            )
+            ))
         })?;
-        let seconds: f64 = cell(c_secs)
-            .parse()
-            .map_err(|_| format!("{at}: column `seconds`: `{}` is not a number", cell(c_secs)))?;
+        let seconds: f64 = cell(c_secs).parse().map_err(|_| {
+            Error::Input(format!(
+                "{at}: column `seconds`: `{}` is not a number",
+                cell(c_secs)
+            ))
+        })?;
         if !(seconds > 0.0 && seconds.is_finite()) {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "{at}: column `seconds`: must be positive, got {}",
                 cell(c_secs)
-            ));
+            )));
         }
         let n = match c_n.map(cell).filter(|s| !s.is_empty() && *s != "-") {
-            Some(v) => v
-                .parse::<u64>()
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| format!("{at}: column `n`: `{v}` is not a whole number >= 1"))?,
+            Some(v) => v.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                Error::Input(format!(
+                    "{at}: column `n`: `{v}` is not a whole number >= 1"
+                ))
+            })?,
             None if kind == Kind::PingPong => 1,
             None => {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "{at}: a {} row needs column `n` (messages each way for hvpp, windows \
                      timed for msgrate)",
                     kind.name()
-                ));
+                )));
             }
         };
         if kind == Kind::PingPong && n != 1 {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "{at}: column `n`: a pingpong row has n = 1 (one message), got {n}"
-            ));
+            )));
         }
         let order = match c_order.map(cell).unwrap_or("") {
             "in" | "in-order" => Some(Order::In),
             "rev" | "reversed" => Some(Order::Rev),
             "" | "-" => None,
             o => {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "{at}: column `order`: `{o}` is not in, in-order, rev or reversed"
-                ));
+                )));
             }
         };
         if kind.is_hvpp() && order.is_none() {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "{at}: a {} row needs column `order` (in or rev)",
                 kind.name()
-            ));
+            )));
         }
         let window = if kind == Kind::MsgRate {
             let w = c_window.map(cell).unwrap_or("");
             w.parse::<u64>().ok().filter(|&w| w >= 1).ok_or_else(|| {
-                format!("{at}: column `window`: a msgrate row needs a window >= 1, got `{w}`")
+                Error::Input(format!(
+                    "{at}: column `window`: a msgrate row needs a window >= 1, got `{w}`"
+                ))
             })?
         } else {
             0
         };
         let locality = match c_loc.map(cell).unwrap_or("") {
             "" | "-" => locality.ok_or_else(|| {
-                format!(
+                Error::Input(format!(
                     "{at}: no locality: give a `locality` column (same_socket, same_node, \
                      other_node) or --locality"
-                )
+                ))
             })?,
             l => Locality::from_name(l).ok_or_else(|| {
-                format!(
+                Error::Input(format!(
                     "{at}: column `locality`: `{l}` is not same_socket, same_node or other_node"
-                )
+                ))
             })?,
         };
         let opt_cell = |c: Option<usize>| c.map(|c| cell(c).to_string()).filter(|s| !s.is_empty());
@@ -250,7 +258,7 @@ pub fn read_csv(
         });
     }
     if out.is_empty() {
-        return Err(format!("{source}: no data rows"));
+        return Err(Error::Input(format!("{source}: no data rows")));
     }
     Ok(out)
 }
@@ -294,7 +302,7 @@ impl Default for FitOptions {
 
 /// Keeps the rows of one library and one state; errors if the rows mix
 /// them and the options do not choose.
-pub fn select(rows: Vec<Measurement>, o: &FitOptions) -> Result<Vec<Measurement>, String> {
+pub fn select(rows: Vec<Measurement>, o: &FitOptions) -> Result<Vec<Measurement>, Error> {
     fn pick(
         rows: Vec<Measurement>,
         what: &str,
@@ -302,7 +310,7 @@ pub fn select(rows: Vec<Measurement>, o: &FitOptions) -> Result<Vec<Measurement>
         opt: &str,
         chosen: Option<&String>,
         get: impl Fn(&Measurement) -> Option<&String>,
-    ) -> Result<Vec<Measurement>, String> {
+    ) -> Result<Vec<Measurement>, Error> {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for r in &rows {
             if let Some(v) = get(r) {
@@ -319,19 +327,24 @@ pub fn select(rows: Vec<Measurement>, o: &FitOptions) -> Result<Vec<Measurement>
         match chosen {
             Some(c) => {
                 if counts.is_empty() {
-                    return Err(format!("{opt} {c}: the data have no `{what}` column"));
+                    return Err(Error::Input(format!(
+                        "{opt} {c}: the data have no `{what}` column"
+                    )));
                 }
                 let kept: Vec<Measurement> =
                     rows.into_iter().filter(|r| get(r) == Some(c)).collect();
                 if kept.is_empty() {
-                    return Err(format!("{opt} {c}: no rows; the data have {}", list()));
+                    return Err(Error::Input(format!(
+                        "{opt} {c}: no rows; the data have {}",
+                        list()
+                    )));
                 }
                 Ok(kept)
             }
-            None if counts.len() > 1 => Err(format!(
+            None if counts.len() > 1 => Err(Error::Input(format!(
                 "the data mix {whats}: {}; fit one at a time with {opt}",
                 list()
-            )),
+            ))),
             None => Ok(rows),
         }
     }

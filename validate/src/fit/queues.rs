@@ -2,6 +2,7 @@
 //! HVPP rows.
 
 use super::*;
+use crate::Error;
 
 /// The queue-search fit of one HVPP kind and size.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,7 +100,7 @@ pub(super) fn units(rows: &[Measurement]) -> BTreeMap<UnitKey, Unit> {
 /// at the smallest size ([`fit_bands`]).
 pub(super) type QueueFits = (Vec<GammaFit>, Vec<StreamFit>, Vec<String>);
 
-pub(super) fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<QueueFits, String> {
+pub(super) fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<QueueFits, Error> {
     // (kind, size) -> n -> (in, rev); localities pooled (one gamma).
     type Pair<'a> = (Option<&'a Unit>, Option<&'a Unit>);
     let mut by: BTreeMap<(Kind, u64), BTreeMap<u64, Pair<'_>>> = BTreeMap::new();
@@ -206,7 +207,7 @@ pub(super) fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<Q
     if !contradictions.is_empty() {
         let more = contradictions.len().saturating_sub(10);
         contradictions.truncate(10);
-        return Err(format!(
+        return Err(Error::Input(format!(
             "reversed receives faster than in order by more than the noise ({:.0} %), which \
              the queue-search model cannot fit (a reversed queue is searched at least as far); \
              check the order column, or raise --noise:\n  {}{}",
@@ -217,7 +218,7 @@ pub(super) fn fit_gamma(units: &BTreeMap<UnitKey, Unit>, noise: f64) -> Result<Q
             } else {
                 String::new()
             }
-        ));
+        )));
     }
     Ok((gammas, streams, dropped))
 }

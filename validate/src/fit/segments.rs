@@ -1,6 +1,7 @@
 //! Ping-pong points cut into segments and mapped onto the protocols.
 
 use super::*;
+use crate::Error;
 
 /// A fitted line `T = alpha + s / R_b` over measured sizes `lo..=hi`.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,13 +171,13 @@ pub fn fit_postal(
     points: &[(u64, f64)],
     max_segments: usize,
     alpha_min: f64,
-) -> Result<PostalFit, String> {
+) -> Result<PostalFit, Error> {
     let name = locality.name();
     if points.len() < 2 {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "{name}: need ping-pong times at two sizes at least, got {}",
             points.len()
-        ));
+        )));
     }
     let pts: Vec<(f64, f64)> = points.iter().map(|&(s, t)| (s as f64, t)).collect();
     let seg = segmentations(&pts, max_segments.max(3), alpha_min);
@@ -190,9 +191,9 @@ pub fn fit_postal(
     if regimes.is_empty() {
         // No segmentation had a finite error (times such as 1e-227 s):
         // nothing to map onto protocols.
-        return Err(format!(
+        return Err(Error::Input(format!(
             "{name}: no line fits the ping-pong times (are they in seconds?)"
-        ));
+        )));
     }
     let (segments, notes) = map_protocols(&pts, &regimes, &seg, alpha_min);
     Ok(PostalFit {

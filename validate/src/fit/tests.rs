@@ -50,7 +50,7 @@ fn synth(loc: &str, regimes: &[(u64, f64, f64)], noise: f64, seed: u64) -> Strin
     csv
 }
 
-fn fit_text(csv: &str, o: &FitOptions) -> Result<Fit, String> {
+fn fit_text(csv: &str, o: &FitOptions) -> Result<Fit, Error> {
     let rows = read_csv(csv, "t.csv", None)?;
     fit_rows(&select(rows, o)?, o)
 }
@@ -293,7 +293,9 @@ fn hvpp_rows_with_n_1_stay_hvpp() {
     let csv = format!(
         "{HEADER}lib,hvpp-paper,same_socket,8,1,in,0,2e-6,near\nlib,hvpp-paper,same_socket,8,1,rev,0,2e-6,near\n"
     );
-    let e = fit_text(&csv, &FitOptions::default()).unwrap_err();
+    let e = fit_text(&csv, &FitOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("nothing to fit"), "{e}");
 }
 
@@ -302,7 +304,9 @@ fn reversed_faster_than_in_order_names_the_rows() {
     let csv = format!(
         "{HEADER}lib,hvpp-posted,same_socket,8,64,in,0,2e-5,near\nlib,hvpp-posted,same_socket,8,64,rev,0,1e-5,near\nlib,pingpong,same_socket,8,1,-,0,1e-6,near\n"
     );
-    let e = fit_text(&csv, &FitOptions::default()).unwrap_err();
+    let e = fit_text(&csv, &FitOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("reversed receives faster than in order"), "{e}");
     assert!(e.contains("t.csv:3") && e.contains("t.csv:2"), "{e}");
     // Within the noise: no error, gamma 0 and a note.
@@ -331,7 +335,7 @@ fn order_spellings_state_library_and_locality() {
     }
     // Locality: never a silent default.
     let csv = "kind,size,seconds\npingpong,8,1e-6\n";
-    let e = read_csv(csv, "l.csv", None).unwrap_err();
+    let e = read_csv(csv, "l.csv", None).unwrap_err().to_string();
     assert!(e.starts_with("l.csv:2: no locality"), "{e}");
     let r = read_csv(csv, "l.csv", Some(Locality::SameSocket)).unwrap();
     assert_eq!(r[0].locality, Locality::SameSocket);
@@ -348,7 +352,9 @@ fn order_spellings_state_library_and_locality() {
     csv += &pp_row("same_socket", 64, 1.1e-6);
     csv += &pp_row("same_socket", 8, 3e-6).replace("near", "far");
     csv += &pp_row("same_socket", 64, 3.3e-6).replace("near", "far");
-    let e = fit_text(&csv, &FitOptions::default()).unwrap_err();
+    let e = fit_text(&csv, &FitOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("mix states: far (2 rows), near (2 rows)"), "{e}");
     let far = FitOptions {
         state: Some("far".into()),
@@ -364,10 +370,11 @@ fn order_spellings_state_library_and_locality() {
             ..Default::default()
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("--state warm: no rows"), "{e}");
     let two_libs = csv.replacen("lib,", "other,", 1);
-    let e = fit_text(&two_libs, &far).unwrap_err();
+    let e = fit_text(&two_libs, &far).unwrap_err().to_string();
     assert!(
         e.contains("mix librarys") || e.contains("mix libraries") || e.contains("library"),
         "{e}"
@@ -425,7 +432,7 @@ fn bad_input_names_the_line_and_column() {
         ),
     ];
     for (csv, want) in cases {
-        let e = read_csv(csv, "b.csv", None).unwrap_err();
+        let e = read_csv(csv, "b.csv", None).unwrap_err().to_string();
         assert!(e.contains(want), "{csv:?}: got {e}, want {want}");
     }
     assert!(fit_rows(&[], &FitOptions::default()).is_err());
@@ -528,7 +535,9 @@ fn copy_rate_from_the_two_smallest_streams() {
 #[test]
 fn fit_csv_without_a_finite_segmentation_is_an_error() {
     let crash = include_str!("../../../fuzz/regressions/fit/crash-empty-postal-fit.csv");
-    let e = fit_text(crash, &FitOptions::default()).unwrap_err();
+    let e = fit_text(crash, &FitOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no line fits"), "{e}");
 }
 

@@ -15,6 +15,8 @@
 //! intent (the text: "once k_ab is calculated" the link moves to the set of
 //! calculated links) is `E := E \ {e}; E-bar := E-bar u {e}`.
 
+use crate::Error;
+
 /// Rates of the platform's resources, in bytes per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ZhuPlatform {
@@ -141,12 +143,12 @@ pub fn inverse_bandwidths(
     p: &ZhuPlatform,
     links: &[LogicalLink],
     variant: ZhuVariant,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, Error> {
     if let Some((i, l)) = links.iter().enumerate().find(|(_, l)| l.src == l.dst) {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "logical link {i} goes from node {} to itself",
             l.src
-        ));
+        )));
     }
     let beta = [1.0 / p.backbone, 1.0 / p.nic, 1.0 / p.nic];
     let beta_e = 1.0 / p.flow_cap;
@@ -301,6 +303,6 @@ mod tests {
             &[LogicalLink { src: 3, dst: 3 }],
             ZhuVariant::Asymmetric,
         );
-        assert!(err.unwrap_err().contains("node 3"));
+        assert!(err.unwrap_err().to_string().contains("node 3"));
     }
 }
