@@ -16,7 +16,8 @@ use sim_core::{PerByte, Time, units};
 use topology::Locality;
 
 /// MPI parameter presets (also `--mpi` of `netsim replay`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum MpiPreset {
     /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
