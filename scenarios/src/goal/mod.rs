@@ -381,6 +381,26 @@ pub enum GoalError {
         "a send's tag 4294967295 (-1) is LogGOPSim's wildcard, which netsim's sends do not have"
     )]
     AnyTagSend,
+    /// A second `num_ranks` line.
+    #[error("a second `num_ranks` line")]
+    SecondNumRanks,
+    /// `num_ranks` beyond netsim's limit (the limit's message).
+    #[error("num_ranks: {0}")]
+    NumRanksLimit(String),
+    /// A `rank R {` line before `num_ranks`.
+    #[error("`rank` block before `num_ranks`")]
+    BlockBeforeNumRanks,
+    /// A block for a rank beyond `num_ranks`.
+    #[error("rank {rank} does not exist (num_ranks {num_ranks})")]
+    NoBlockRank {
+        /// The block's rank.
+        rank: u64,
+        /// The schedule's ranks.
+        num_ranks: u32,
+    },
+    /// A second block for one rank.
+    #[error("rank {0} has two blocks")]
+    TwoBlocks(u32),
     /// A peer beyond `num_ranks`.
     #[error("rank {peer} does not exist (num_ranks {num_ranks})")]
     NoPeer {

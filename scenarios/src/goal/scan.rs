@@ -46,8 +46,8 @@ use sim_core::limits;
 
 use super::lex::{self, Item};
 use super::{
-    Block, BlockScan, Def, GoalConfig, Labels, NONE, SCAN_CHUNK, check_op, compiled, compiled::Rec,
-    read_some, temporary_file,
+    Block, BlockScan, Def, GoalConfig, GoalError, Labels, NONE, SCAN_CHUNK, check_op, compiled,
+    compiled::Rec, read_some, temporary_file,
 };
 use crate::text::{error_at, open};
 
@@ -151,8 +151,8 @@ impl<'a> Part<'a> {
             let Some(b) = self.cur.as_mut() else {
                 match item {
                     Item::Empty => {}
-                    Item::NumRanks(n) => self.num_ranks_line(n).map_err(err)?,
-                    Item::Open(r) => self.open_block(r, line).map_err(err)?,
+                    Item::NumRanks(n) => self.num_ranks_line(n).map_err(|e| err(e.to_string()))?,
+                    Item::Open(r) => self.open_block(r, line).map_err(|e| err(e.to_string()))?,
                     _ => {
                         let mut plain = Vec::new();
                         let text = if lex::strip_comments(text, &mut false, &mut plain) {
@@ -264,11 +264,11 @@ impl<'a> Part<'a> {
     }
 
     /// `num_ranks N`, outside the blocks.
-    fn num_ranks_line(&mut self, n: u64) -> Result<(), String> {
+    fn num_ranks_line(&mut self, n: u64) -> Result<(), GoalError> {
         if self.num_ranks.is_some() {
-            return Err("a second `num_ranks` line".into());
+            return Err(GoalError::SecondNumRanks);
         }
-        limits::check_ranks(n).map_err(|m| format!("num_ranks: {m}"))?;
+        limits::check_ranks(n).map_err(GoalError::NumRanksLimit)?;
         let n = n as u32;
         self.num_ranks = Some(n);
         self.found = Found::Dense(vec![None; n as usize]);
@@ -276,12 +276,13 @@ impl<'a> Part<'a> {
     }
 
     /// `rank R {` on `line`: a block starts.
-    fn open_block(&mut self, r: u64, line: u64) -> Result<(), String> {
-        let n = self
-            .num_ranks
-            .ok_or_else(|| "`rank` block before `num_ranks`".to_string())?;
+    fn open_block(&mut self, r: u64, line: u64) -> Result<(), GoalError> {
+        let n = self.num_ranks.ok_or(GoalError::BlockBeforeNumRanks)?;
         if r >= u64::from(n) {
-            return Err(format!("rank {r} does not exist (num_ranks {n})"));
+            return Err(GoalError::NoBlockRank {
+                rank: r,
+                num_ranks: n,
+            });
         }
         let start = Block {
             offset: self.w.pos(),
@@ -302,7 +303,7 @@ impl<'a> Part<'a> {
             }
         };
         if twice {
-            return Err(format!("rank {r} has two blocks"));
+            return Err(GoalError::TwoBlocks(r));
         }
         self.labels.clear();
         self.cur = Some(BlockScan {
