@@ -110,11 +110,14 @@ pub enum ValueError {
         /// The text found.
         token: String,
     },
+    /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
+    #[error("{0}")]
+    RankLimit(String),
 }
 
 /// Refuses a rank beyond [`MAX_TRACE_RANKS`].
-pub(crate) fn check_rank(r: u32) -> Result<(), String> {
-    sim_core::limits::check_rank(r.into())
+pub(crate) fn check_rank(r: u32) -> Result<(), ValueError> {
+    sim_core::limits::check_rank(r.into()).map_err(ValueError::RankLimit)
 }
 
 /// The error for a list of per-rank files longer than [`MAX_TRACE_RANKS`].

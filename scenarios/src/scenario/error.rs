@@ -30,17 +30,6 @@ pub enum ScenarioError {
     },
 }
 
-impl ScenarioError {
-    /// What is wrong, without the location.
-    pub fn message(&self) -> &str {
-        match self {
-            ScenarioError::Input { message, .. } | ScenarioError::Deadlock { message, .. } => {
-                message
-            }
-        }
-    }
-}
-
 fn location(file: &str, line: &Option<usize>) -> String {
     match (file.is_empty(), line) {
         (true, _) => String::new(),
