@@ -417,7 +417,7 @@ pub enum GoalError {
     CalcLimit {
         /// The amount.
         amount: u64,
-        /// The `calc` unit [ps].
+        /// The `calc` unit \[ps\].
         unit_ps: u64,
         /// `sim_core::limits`' message.
         message: String,
