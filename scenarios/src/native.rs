@@ -60,7 +60,7 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::limits;
 use sim_core::time::Time;
 
-use crate::reader::{Span, TraceReader, check_rank, check_rank_files};
+use crate::reader::{Span, TraceReader, ValueError, check_rank, check_rank_files};
 use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
 
 mod comms;
@@ -186,8 +186,12 @@ impl OpStream for NativeStream {
                     "a rank column in a per-rank file (use one shared file or no rank column)",
                 ));
             }
-            let op = parse_fields(name, fields, self.num_ranks)
-                .map_err(|m| self.lines.error(format!("{name}: {m}")))?;
+            let op = parse_fields(name, fields, self.num_ranks).map_err(|error| {
+                self.lines.error(NativeError::Op {
+                    op: name.into(),
+                    error,
+                })
+            })?;
             return Ok(Some((op, self.lines.origin())));
         }
         Ok(None)
@@ -198,12 +202,139 @@ fn strip_comment(line: &str) -> &str {
     line.split_once('#').map_or(line, |(a, _)| a)
 }
 
+/// What is wrong with an operation line of a native trace; the reader
+/// adds the file and line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NativeError {
+    /// A line without an operation.
+    #[error("empty line")]
+    EmptyLine,
+    /// A field of operation `op`.
+    #[error("{op}: {error}")]
+    Op {
+        /// The operation's name.
+        op: String,
+        /// What is wrong.
+        error: FieldError,
+    },
+}
+
+/// What is wrong with the fields of an operation line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    /// No such operation.
+    #[error("unknown operation")]
+    UnknownOp,
+    /// A `key=` given twice.
+    #[error("field `{0}` given twice")]
+    Twice(String),
+    /// A required `key=` absent.
+    #[error("missing field `{0}=`")]
+    Missing(String),
+    /// A field that is not `key=value`.
+    #[error("unexpected field `{0}` (fields are key=value)")]
+    Positional(String),
+    /// A `key=` the operation does not have.
+    #[error("unknown field `{0}`")]
+    Unknown(String),
+    /// A value that does not read as its type.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// A negative size.
+    #[error("{key} must not be negative, found `{value}`")]
+    Negative {
+        /// The field.
+        key: String,
+        /// The value found.
+        value: String,
+    },
+    /// A negative size in a list.
+    #[error("{key} must not hold negative sizes, found `{value}`")]
+    NegativeInList {
+        /// The field.
+        key: String,
+        /// The entry found.
+        value: String,
+    },
+    /// A size beyond netsim's limit (the limit's message).
+    #[error("{key}: {message}")]
+    Limit {
+        /// The field.
+        key: String,
+        /// `sim_core::limits`' message.
+        message: String,
+    },
+    /// A rank outside `0..num_ranks`.
+    #[error("{key}={value} names no rank (the trace has ranks 0..{num_ranks})")]
+    NoRank {
+        /// The field.
+        key: String,
+        /// The rank found.
+        value: i64,
+        /// The trace's ranks.
+        num_ranks: u32,
+    },
+    /// Not exactly one duration.
+    #[error("expected one duration with a unit, e.g. `2.5us`")]
+    DurationCount,
+    /// A duration that does not read.
+    #[error(transparent)]
+    Duration(#[from] DurationError),
+    /// A duration beyond netsim's limit (the limit's message).
+    #[error("{0}")]
+    DurationLimit(String),
+    /// A size field that must be at least one byte (an element size).
+    #[error("{0} must be at least 1 byte")]
+    ZeroBytes(String),
+    /// A flag list entry other than 0 or 1.
+    #[error("{key} holds 0 or 1 per dimension, found {value}")]
+    Flag {
+        /// The field.
+        key: String,
+        /// The entry found.
+        value: u8,
+    },
+    /// A tuple entry with the wrong number of numbers.
+    #[error("{key} holds {n} numbers separated by `:` per entry, found `{entry}`")]
+    Tuple {
+        /// The field.
+        key: String,
+        /// Numbers per entry.
+        n: usize,
+        /// The entry found.
+        entry: String,
+    },
+    /// `reorder=` other than 0 or 1.
+    #[error("reorder is 0 or 1, found `{0}`")]
+    Reorder(String),
+}
+
+/// A duration that does not read (see [`parse_duration`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// No unit.
+    #[error("duration `{0}` needs a unit (ps, ns, us, ms, s)")]
+    NoUnit(String),
+    /// A unit other than ps, ns, us, ms, s.
+    #[error("unknown time unit `{0}` (ps, ns, us, ms, s)")]
+    UnknownUnit(String),
+    /// The number before the unit does not read.
+    #[error("duration `{0}` is not a number with a unit")]
+    NotANumber(String),
+    /// Below zero or beyond [`Time`].
+    #[error("duration `{0}` is negative or too large")]
+    OutOfRange(String),
+}
+
 /// Parses one operation line without its rank column (`isend dst=1 ...`)
 /// for a program of `num_ranks` ranks; the error says what is wrong.
-pub fn parse_op(line: &str, num_ranks: u32) -> Result<Op, String> {
+pub fn parse_op(line: &str, num_ranks: u32) -> Result<Op, NativeError> {
     let mut fields = strip_comment(line).split_whitespace();
-    let name = fields.next().ok_or("empty line")?;
-    parse_fields(name, fields, num_ranks).map_err(|m| format!("{name}: {m}"))
+    let name = fields.next().ok_or(NativeError::EmptyLine)?;
+    parse_fields(name, fields, num_ranks).map_err(|error| NativeError::Op {
+        op: name.into(),
+        error,
+    })
 }
 
 /// The `key=value` fields of a line.
@@ -214,14 +345,14 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn new(it: impl Iterator<Item = &'a str>, num_ranks: u32) -> Result<Fields<'a>, String> {
+    fn new(it: impl Iterator<Item = &'a str>, num_ranks: u32) -> Result<Fields<'a>, FieldError> {
         let mut pairs: Vec<(&str, &str, bool)> = Vec::new();
         let mut positional = Vec::new();
         for tok in it {
             match tok.split_once('=') {
                 Some((k, v)) => {
                     if pairs.iter().any(|(k2, _, _)| *k2 == k) {
-                        return Err(format!("field `{k}` given twice"));
+                        return Err(FieldError::Twice(k.into()));
                     }
                     pairs.push((k, v, false));
                 }
@@ -241,26 +372,31 @@ impl<'a> Fields<'a> {
         Some(p.1)
     }
 
-    fn req(&mut self, key: &str) -> Result<&'a str, String> {
-        self.opt(key)
-            .ok_or_else(|| format!("missing field `{key}=`"))
+    fn req(&mut self, key: &str) -> Result<&'a str, FieldError> {
+        self.opt(key).ok_or_else(|| FieldError::Missing(key.into()))
     }
 
-    fn int<T: std::str::FromStr>(&mut self, key: &str) -> Result<T, String> {
-        parse_int(self.req(key)?, key)
+    fn int<T: std::str::FromStr>(&mut self, key: &str) -> Result<T, FieldError> {
+        Ok(parse_int(self.req(key)?, key)?)
     }
 
-    fn bytes(&mut self, key: &str) -> Result<u64, String> {
+    fn bytes(&mut self, key: &str) -> Result<u64, FieldError> {
         let v = self.req(key)?;
         if v.starts_with('-') {
-            return Err(format!("{key} must not be negative, found `{v}`"));
+            return Err(FieldError::Negative {
+                key: key.into(),
+                value: v.into(),
+            });
         }
         let b = parse_int(v, key)?;
-        limits::check_bytes(b).map_err(|m| format!("{key}: {m}"))?;
+        limits::check_bytes(b).map_err(|message| FieldError::Limit {
+            key: key.into(),
+            message,
+        })?;
         Ok(b)
     }
 
-    fn list(&mut self, key: &str) -> Result<Vec<u64>, String> {
+    fn list(&mut self, key: &str) -> Result<Vec<u64>, FieldError> {
         let v = self.req(key)?;
         if v.is_empty() {
             return Ok(Vec::new());
@@ -268,76 +404,80 @@ impl<'a> Fields<'a> {
         v.split(',')
             .map(|t| {
                 if t.starts_with('-') {
-                    Err(format!("{key} must not hold negative sizes, found `{t}`"))
+                    Err(FieldError::NegativeInList {
+                        key: key.into(),
+                        value: t.into(),
+                    })
                 } else {
-                    parse_int(t, key)
+                    Ok(parse_int(t, key)?)
                 }
             })
             .collect()
     }
 
-    fn rank(&mut self, key: &str) -> Result<Rank, String> {
+    fn rank(&mut self, key: &str) -> Result<Rank, FieldError> {
         let v: i64 = self.int(key)?;
         if v < 0 || v >= self.num_ranks as i64 {
-            return Err(format!(
-                "{key}={v} names no rank (the trace has ranks 0..{})",
-                self.num_ranks
-            ));
+            return Err(FieldError::NoRank {
+                key: key.into(),
+                value: v,
+                num_ranks: self.num_ranks,
+            });
         }
         Ok(v as Rank)
     }
 
-    fn source(&mut self, key: &str) -> Result<Source, String> {
+    fn source(&mut self, key: &str) -> Result<Source, FieldError> {
         if self.opt(key) == Some("any") {
             return Ok(Source::Any);
         }
         Ok(Source::Rank(self.rank(key)?))
     }
 
-    fn tag_sel(&mut self, key: &str) -> Result<TagSel, String> {
+    fn tag_sel(&mut self, key: &str) -> Result<TagSel, FieldError> {
         if self.opt(key) == Some("any") {
             return Ok(TagSel::Any);
         }
         Ok(TagSel::Tag(self.int(key)?))
     }
 
-    fn comm(&mut self) -> Result<CommId, String> {
+    fn comm(&mut self) -> Result<CommId, FieldError> {
         match self.opt("comm") {
             None => Ok(CommId::WORLD),
             Some(v) => Ok(CommId(parse_int(v, "comm")?)),
         }
     }
 
-    fn reqs(&mut self) -> Result<Vec<ReqId>, String> {
+    fn reqs(&mut self) -> Result<Vec<ReqId>, FieldError> {
         let v = self.req("req")?;
-        v.split(',')
+        Ok(v.split(',')
             .map(|t| parse_int(t, "req").map(ReqId))
-            .collect()
+            .collect::<Result<_, _>>()?)
     }
 
-    fn duration(&mut self) -> Result<Time, String> {
+    fn duration(&mut self) -> Result<Time, FieldError> {
         if self.positional.len() != 1 {
-            return Err("expected one duration with a unit, e.g. `2.5us`".into());
+            return Err(FieldError::DurationCount);
         }
         let t = self.positional.remove(0);
         let d = parse_duration(t)?;
-        limits::check_duration(d)?;
+        limits::check_duration(d).map_err(FieldError::DurationLimit)?;
         Ok(d)
     }
 
-    fn finish(self) -> Result<(), String> {
+    fn finish(self) -> Result<(), FieldError> {
         if let Some(p) = self.positional.first() {
-            return Err(format!("unexpected field `{p}` (fields are key=value)"));
+            return Err(FieldError::Positional(p.to_string()));
         }
         if let Some((k, _, _)) = self.pairs.iter().find(|p| !p.2) {
-            return Err(format!("unknown field `{k}`"));
+            return Err(FieldError::Unknown(k.to_string()));
         }
         Ok(())
     }
 }
 
 /// Parses `2.5us`, `100ns`, `3s`, `1e-3s`, ...
-pub fn parse_duration(t: &str) -> Result<Time, String> {
+pub fn parse_duration(t: &str) -> Result<Time, DurationError> {
     // The unit starts at the first letter that is not a number's exponent
     // (`1e-3s`: the `e` of `e-3` is followed by a digit or a signed digit).
     let b = t.as_bytes();
@@ -353,7 +493,7 @@ pub fn parse_duration(t: &str) -> Result<Time, String> {
     };
     let split = (0..b.len())
         .find(|&i| b[i].is_ascii_alphabetic() && !exponent(i))
-        .ok_or_else(|| format!("duration `{t}` needs a unit (ps, ns, us, ms, s)"))?;
+        .ok_or_else(|| DurationError::NoUnit(t.into()))?;
     let (num, unit) = t.split_at(split);
     let scale = match unit {
         "ps" => 1e-12,
@@ -361,7 +501,7 @@ pub fn parse_duration(t: &str) -> Result<Time, String> {
         "us" => 1e-6,
         "ms" => 1e-3,
         "s" => 1.0,
-        _ => return Err(format!("unknown time unit `{unit}` (ps, ns, us, ms, s)")),
+        _ => return Err(DurationError::UnknownUnit(unit.into())),
     };
     if unit == "ps" {
         if let Ok(ps) = num.parse::<u64>() {
@@ -370,16 +510,15 @@ pub fn parse_duration(t: &str) -> Result<Time, String> {
     }
     let v: f64 = num
         .parse()
-        .map_err(|_| format!("duration `{t}` is not a number with a unit"))?;
-    Time::try_from_secs_f64(v * scale)
-        .ok_or_else(|| format!("duration `{t}` is negative or too large"))
+        .map_err(|_| DurationError::NotANumber(t.into()))?;
+    Time::try_from_secs_f64(v * scale).ok_or_else(|| DurationError::OutOfRange(t.into()))
 }
 
 fn parse_fields<'a>(
     name: &str,
     it: impl Iterator<Item = &'a str>,
     num_ranks: u32,
-) -> Result<Op, String> {
+) -> Result<Op, FieldError> {
     let mut f = Fields::new(it, num_ranks)?;
     let op = match name {
         "send" => Op::Send {
@@ -501,7 +640,7 @@ fn parse_fields<'a>(
             elem_bytes: match f.opt("elem") {
                 None => mpi_layer::ELEMENT_BYTES,
                 Some(_) => match f.bytes("elem")? {
-                    0 => return Err("elem must be at least 1 byte".into()),
+                    0 => return Err(FieldError::ZeroBytes("elem".into())),
                     b => b,
                 },
             },
@@ -519,7 +658,7 @@ fn parse_fields<'a>(
         },
         _ => match comms::parse(name, &mut f) {
             Some(op) => op?,
-            None => return Err("unknown operation".into()),
+            None => return Err(FieldError::UnknownOp),
         },
     };
     f.finish()?;
@@ -734,12 +873,19 @@ mod tests {
         assert!(
             parse_duration("1es")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown time unit `es`")
         );
-        assert!(parse_duration("3").unwrap_err().contains("needs a unit"));
+        assert!(
+            parse_duration("3")
+                .unwrap_err()
+                .to_string()
+                .contains("needs a unit")
+        );
         assert!(
             parse_duration("3h")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown time unit")
         );
         assert!(parse_duration("-1us").is_err());
@@ -765,31 +911,37 @@ mod tests {
         assert!(
             parse_op("send dst=1 tag=0", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("missing field `bytes=`")
         );
         assert!(
             parse_op("send dst=9 tag=0 bytes=1", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("dst=9 names no rank")
         );
         assert!(
             parse_op("send dst=1 tag=0 bytes=-1", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("must not be negative")
         );
         assert!(
             parse_op("send dst=1 tag=0 bytes=1 colour=2", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown field `colour`")
         );
         assert!(
             parse_op("send dst=1 dst=2 tag=0 bytes=1", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("given twice")
         );
         assert!(
             parse_op("jump", 4)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown operation")
         );
     }

@@ -74,9 +74,50 @@ impl Span {
     }
 }
 
+/// A value of a trace line that does not read as what it should be; the
+/// reader adds the file and line. `what` names the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// Not a decimal integer of the field's type.
+    #[error("{what} must be an integer in range, found `{token}`")]
+    NotAnInteger {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// Not a number.
+    #[error("{what} must be a number, found `{token}`")]
+    NotANumber {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// An infinity or NaN.
+    #[error("{what} must be finite, found `{token}`")]
+    NotFinite {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// Below zero.
+    #[error("{what} must not be negative, found `{token}`")]
+    Negative {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
+    #[error("{0}")]
+    RankLimit(String),
+}
+
 /// Refuses a rank beyond [`MAX_TRACE_RANKS`].
-pub(crate) fn check_rank(r: u32) -> Result<(), String> {
-    sim_core::limits::check_rank(r.into())
+pub(crate) fn check_rank(r: u32) -> Result<(), ValueError> {
+    sim_core::limits::check_rank(r.into()).map_err(ValueError::RankLimit)
 }
 
 /// The error for a list of per-rank files longer than [`MAX_TRACE_RANKS`].

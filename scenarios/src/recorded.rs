@@ -323,6 +323,63 @@ pub struct CallMapper {
     persistent: FxHashMap<u32, Op>,
 }
 
+/// Why a recorded call has no operations; the reader adds the file and
+/// record.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// A datatype neither predefined nor defined before.
+    #[error("datatype {0} has no known size (a derived type this reader cannot size)")]
+    UnknownDatatype(u16),
+    /// A count below zero.
+    #[error("negative count {0}")]
+    NegativeCount(i64),
+    /// A point-to-point call on `MPI_COMM_SELF`.
+    #[error("point-to-point on MPI_COMM_SELF is not supported")]
+    SelfPointToPoint,
+    /// A rank of `MPI_COMM_WORLD` beyond the trace's ranks.
+    #[error("rank {rank} does not exist (the trace has {num_ranks} ranks)")]
+    NoRank {
+        /// The rank.
+        rank: Rank,
+        /// The trace's ranks.
+        num_ranks: u32,
+    },
+    /// A root that names no rank.
+    #[error("invalid root {0}")]
+    InvalidRoot(i64),
+    /// A group or communicator call on `MPI_COMM_SELF`.
+    #[error("{0} on MPI_COMM_SELF is not supported")]
+    SelfComm(&'static str),
+    /// A call given `MPI_GROUP_NULL`.
+    #[error("{0} given MPI_GROUP_NULL")]
+    NullGroup(&'static str),
+    /// A rank, dimension, index or edge out of range.
+    #[error("invalid {what} {value}")]
+    Invalid {
+        /// What the value is.
+        what: &'static str,
+        /// The value.
+        value: i64,
+    },
+    /// A group range that is not three numbers.
+    #[error("{call}: a range has {n} numbers, not 3")]
+    RangeLength {
+        /// The call.
+        call: &'static str,
+        /// The numbers given.
+        n: usize,
+    },
+    /// A group range beyond 32 bits.
+    #[error("{0}: invalid range")]
+    InvalidRange(&'static str),
+    /// `MPI_Comm_free` of `MPI_COMM_WORLD` or `MPI_COMM_SELF`.
+    #[error("MPI_Comm_free of a predefined communicator")]
+    FreePredefined,
+    /// A call netsim does not model (why).
+    #[error("{0}")]
+    Unsupported(&'static str),
+}
+
 impl CallMapper {
     /// A mapper for a rank of a run of `num_ranks` ranks (which bounds the
     /// ranks of `MPI_COMM_WORLD`), with the predefined datatype sizes
@@ -337,26 +394,24 @@ impl CallMapper {
     }
 
     /// The size of `d` \[bytes\].
-    pub fn size_of(&self, d: Datatype) -> Result<u64, String> {
+    pub fn size_of(&self, d: Datatype) -> Result<u64, CallError> {
         if let Some(&s) = self.predefined.get(d.0 as usize) {
             return Ok(s);
         }
-        self.derived.get(&d.0).copied().ok_or_else(|| {
-            format!(
-                "datatype {} has no known size (a derived type this reader cannot size)",
-                d.0
-            )
-        })
+        self.derived
+            .get(&d.0)
+            .copied()
+            .ok_or(CallError::UnknownDatatype(d.0))
     }
 
-    fn bytes(&self, c: Count) -> Result<u64, String> {
+    fn bytes(&self, c: Count) -> Result<u64, CallError> {
         if c.count < 0 {
-            return Err(format!("negative count {}", c.count));
+            return Err(CallError::NegativeCount(c.count));
         }
         Ok(c.count as u64 * self.size_of(c.datatype)?)
     }
 
-    fn all_bytes(&self, cs: &[Count]) -> Result<Vec<u64>, String> {
+    fn all_bytes(&self, cs: &[Count]) -> Result<Vec<u64>, CallError> {
         cs.iter().map(|&c| self.bytes(c)).collect()
     }
 
@@ -368,36 +423,38 @@ impl CallMapper {
         }
     }
 
-    fn p2p(c: Comm) -> Result<CommId, String> {
-        Self::coll(c).ok_or_else(|| "point-to-point on MPI_COMM_SELF is not supported".into())
+    fn p2p(c: Comm) -> Result<CommId, CallError> {
+        Self::coll(c).ok_or(CallError::SelfPointToPoint)
     }
 
     /// The rank of a peer; `None` for `MPI_PROC_NULL` (and for
     /// `MPI_ANY_SOURCE` where a single rank is needed).
-    fn rank(&self, p: Peer, comm: CommId) -> Result<Option<Rank>, String> {
+    fn rank(&self, p: Peer, comm: CommId) -> Result<Option<Rank>, CallError> {
         match p {
-            Peer::Rank(r) if comm == CommId::WORLD && r >= self.num_ranks => Err(format!(
-                "rank {r} does not exist (the trace has {} ranks)",
-                self.num_ranks
-            )),
+            Peer::Rank(r) if comm == CommId::WORLD && r >= self.num_ranks => {
+                Err(CallError::NoRank {
+                    rank: r,
+                    num_ranks: self.num_ranks,
+                })
+            }
             Peer::Rank(r) => Ok(Some(r)),
             Peer::Any | Peer::Null => Ok(None),
         }
     }
 
-    fn source(&self, p: Peer, comm: CommId) -> Result<Option<Source>, String> {
+    fn source(&self, p: Peer, comm: CommId) -> Result<Option<Source>, CallError> {
         match p {
             Peer::Any => Ok(Some(Source::Any)),
             _ => Ok(self.rank(p, comm)?.map(Source::Rank)),
         }
     }
 
-    fn root(&self, r: i64, comm: CommId) -> Result<Rank, String> {
+    fn root(&self, r: i64, comm: CommId) -> Result<Rank, CallError> {
         if r < 0 {
-            return Err(format!("invalid root {r}"));
+            return Err(CallError::InvalidRoot(r));
         }
         self.rank(Peer::Rank(r as Rank), comm)?
-            .ok_or_else(|| format!("invalid root {r}"))
+            .ok_or(CallError::InvalidRoot(r))
     }
 
     /// The counts of `Gatherv` / `Scatterv` at rank `rank` of `size`.
@@ -408,7 +465,7 @@ impl CallMapper {
         own: Count,
         root: Rank,
         at_root: &[Count],
-    ) -> Result<Vec<u64>, String> {
+    ) -> Result<Vec<u64>, CallError> {
         if rank == root as i64 {
             return self.all_bytes(at_root);
         }
@@ -420,7 +477,7 @@ impl CallMapper {
     }
 
     /// Appends the operations of `call` to `out`.
-    pub fn ops(&mut self, call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
+    pub fn ops(&mut self, call: RecordedCall, out: &mut Vec<Op>) -> Result<(), CallError> {
         let live = |rs: &[Option<ReqId>]| -> Vec<ReqId> { rs.iter().flatten().copied().collect() };
         use RecordedCall as C;
         match call {
@@ -757,7 +814,7 @@ impl CallMapper {
                 let size = blocks
                     .iter()
                     .map(|&(n, d)| Ok(n * self.size_of(d)?))
-                    .sum::<Result<u64, String>>();
+                    .sum::<Result<u64, CallError>>();
                 if let Ok(s) = size {
                     self.derived.insert(new.0, s);
                 }

@@ -19,19 +19,51 @@ use std::path::{Path, PathBuf};
 /// The environment variable naming the shared data folder.
 pub const ENV: &str = "NETSIM_SHARED";
 
-/// The shared data folder by the rule of this module, or a message
+/// Why the shared data folder, or a path in it, was not found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SharedError {
+    /// `$NETSIM_SHARED` names no directory.
+    #[error(
+        "{ENV}={} is not a directory (it should name the shared data folder, \
+         holding workloads/ and traces/)",
+        .0.display()
+    )]
+    EnvNotADirectory(PathBuf),
+    /// No `shared/` beside any of these starting directories or their
+    /// parents.
+    #[error(
+        "the shared data folder was not found: no `shared/` holding workloads/ or traces/ \
+         beside {} or any of their parents; set {ENV} to its path",
+        joined(.0)
+    )]
+    NotFound(Vec<PathBuf>),
+    /// The folder was found but this path is not in it.
+    #[error(
+        "{} is missing from the shared data folder (found by the rule: ${ENV}, else \
+         `shared/` beside the current directory or a parent)",
+        .0.display()
+    )]
+    Missing(PathBuf),
+}
+
+/// The places looked at, for [`SharedError::NotFound`].
+fn joined(starts: &[PathBuf]) -> String {
+    starts
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The shared data folder by the rule of this module, or an error
 /// naming every place looked at.
-pub fn shared_dir() -> Result<PathBuf, String> {
+pub fn shared_dir() -> Result<PathBuf, SharedError> {
     if let Some(v) = std::env::var_os(ENV) {
         let p = PathBuf::from(v);
         return if p.is_dir() {
             Ok(p)
         } else {
-            Err(format!(
-                "{ENV}={} is not a directory (it should name the shared data folder, \
-                 holding workloads/ and traces/)",
-                p.display()
-            ))
+            Err(SharedError::EnvNotADirectory(p))
         };
     }
     let cwd = std::env::current_dir().ok();
@@ -44,29 +76,17 @@ pub fn shared_dir() -> Result<PathBuf, String> {
             return Ok(d);
         }
     }
-    Err(format!(
-        "the shared data folder was not found: no `shared/` holding workloads/ or traces/ \
-         beside {} or any of their parents; set {ENV} to its path",
-        starts
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" or ")
-    ))
+    Err(SharedError::NotFound(starts))
 }
 
-/// `rel` inside the shared data folder, or a message naming what is
+/// `rel` inside the shared data folder, or an error naming what is
 /// missing.
-pub fn shared_path(rel: &str) -> Result<PathBuf, String> {
+pub fn shared_path(rel: &str) -> Result<PathBuf, SharedError> {
     let p = shared_dir()?.join(rel);
     if p.exists() {
         Ok(p)
     } else {
-        Err(format!(
-            "{} is missing from the shared data folder (found by the rule: ${ENV}, else \
-             `shared/` beside the current directory or a parent)",
-            p.display()
-        ))
+        Err(SharedError::Missing(p))
     }
 }
 
@@ -79,7 +99,7 @@ pub const PREFIX: &str = "shared:";
 /// shared data folder ([`shared_dir`]); an absolute path stays as it is;
 /// any other is relative to `base` (the scenario's folder). Errors only
 /// when a `shared:` path's folder is not found.
-pub fn resolve(base: &Path, p: &Path) -> Result<PathBuf, String> {
+pub fn resolve(base: &Path, p: &Path) -> Result<PathBuf, SharedError> {
     if let Some(rel) = p.to_str().and_then(|s| s.strip_prefix(PREFIX)) {
         return Ok(shared_dir()?.join(rel));
     }

@@ -95,23 +95,49 @@ pub struct Point {
 /// 1-point one, 17 kB per point.
 pub const BYTES_PER_POINT: u64 = 17_000;
 
+/// What is wrong with a sweep: its axes, a shard, a parameter path, or
+/// the rows of shards to merge (naming their file and line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SweepError {
+    /// An axis path given in two `--vary`.
+    #[error("--vary `{0}` is given twice: give all its values in one --vary")]
+    AxisTwice(String),
+    /// An axis without values.
+    #[error("--vary `{0}` has no values")]
+    AxisEmpty(String),
+    /// The product of the axes' lengths overflows.
+    #[error("the sweep has more points than a 64-bit count holds")]
+    TooManyPoints,
+    /// The points do not fit in memory (`sim_core::limits::check_memory`'s
+    /// message).
+    #[error("{0}")]
+    Memory(String),
+    /// `--shard` is not `i/N` with `0 <= i < N`.
+    #[error("{0}")]
+    Shard(String),
+    /// A parameter assignment that is not `path=value`, or a path that
+    /// is empty or crosses a value that is not a table.
+    #[error("{0}")]
+    Path(String),
+    /// A shard output that does not merge.
+    #[error("{0}")]
+    Merge(String),
+}
+
 /// Checks the axes (no path twice, none empty) and returns the number of
 /// points, refusing a product that overflows.
-pub fn point_count(axes: &[Axis]) -> Result<usize, String> {
+pub fn point_count(axes: &[Axis]) -> Result<usize, SweepError> {
     for (i, a) in axes.iter().enumerate() {
         if axes[..i].iter().any(|b| b.path == a.path) {
-            return Err(format!(
-                "--vary `{}` is given twice: give all its values in one --vary",
-                a.path
-            ));
+            return Err(SweepError::AxisTwice(a.path.clone()));
         }
         if a.values.is_empty() {
-            return Err(format!("--vary `{}` has no values", a.path));
+            return Err(SweepError::AxisEmpty(a.path.clone()));
         }
     }
     axes.iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
-        .ok_or_else(|| "the sweep has more points than a 64-bit count holds".to_string())
+        .ok_or(SweepError::TooManyPoints)
 }
 
 /// Point `index` of the cartesian product of `axes`, first axis slowest.
@@ -148,7 +174,7 @@ pub fn shard_points(
     axes: &[Axis],
     total: usize,
     shard: Option<Shard>,
-) -> Result<Vec<Point>, String> {
+) -> Result<Vec<Point>, SweepError> {
     let (first, step) = shard.map_or((0, 1), |s| (s.index, s.count));
     let n = total.saturating_sub(first).div_ceil(step);
     let what = match shard {
@@ -162,7 +188,8 @@ pub fn shard_points(
         &what,
         (n as u64).saturating_mul(BYTES_PER_POINT),
         "give fewer --vary values, or split the sweep with --shard i/N",
-    )?;
+    )
+    .map_err(SweepError::Memory)?;
     Ok((first..total)
         .step_by(step)
         .map(|i| point(axes, i))
@@ -179,22 +206,23 @@ pub struct Shard {
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = SweepError;
     /// Parses `i/N`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, SweepError> {
+        let bad = SweepError::Shard;
         let (i, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("shard `{s}` is not of the form i/N"))?;
+            .ok_or_else(|| bad(format!("shard `{s}` is not of the form i/N")))?;
         let index: usize = i
             .trim()
             .parse()
-            .map_err(|_| format!("shard index `{i}` is not a number"))?;
+            .map_err(|_| bad(format!("shard index `{i}` is not a number")))?;
         let count: usize = n
             .trim()
             .parse()
-            .map_err(|_| format!("shard count `{n}` is not a number"))?;
+            .map_err(|_| bad(format!("shard count `{n}` is not a number")))?;
         if count == 0 || index >= count {
-            return Err(format!("shard {index}/{count}: need 0 <= i < N"));
+            return Err(bad(format!("shard {index}/{count}: need 0 <= i < N")));
         }
         Ok(Shard { index, count })
     }
@@ -209,12 +237,15 @@ impl Shard {
 
 /// Sets `value` at dotted `path` in `table`, creating intermediate tables.
 /// Errors if the path crosses a non-table value.
-pub fn set_path(table: &mut Table, path: &str, value: Value) -> Result<(), String> {
+pub fn set_path(table: &mut Table, path: &str, value: Value) -> Result<(), SweepError> {
+    let bad = SweepError::Path;
     let mut parts = path.split('.').peekable();
     let mut cur = table;
     while let Some(key) = parts.next() {
         if key.is_empty() {
-            return Err(format!("parameter path `{path}` has an empty component"));
+            return Err(bad(format!(
+                "parameter path `{path}` has an empty component"
+            )));
         }
         if parts.peek().is_none() {
             cur.insert(key.to_string(), value);
@@ -225,15 +256,19 @@ pub fn set_path(table: &mut Table, path: &str, value: Value) -> Result<(), Strin
             .or_insert_with(|| Value::Table(Table::new()));
         cur = match entry {
             Value::Table(t) => t,
-            _ => return Err(format!("parameter path `{path}`: `{key}` is not a table")),
+            _ => {
+                return Err(bad(format!(
+                    "parameter path `{path}`: `{key}` is not a table"
+                )));
+            }
         };
     }
-    Err(format!("parameter path `{path}` is empty"))
+    Err(bad(format!("parameter path `{path}` is empty")))
 }
 
 /// The scenario table of a point: the base with the point's assignment
 /// applied.
-pub fn apply(base: &Table, p: &Point) -> Result<Table, String> {
+pub fn apply(base: &Table, p: &Point) -> Result<Table, SweepError> {
     let mut t = base.clone();
     for p in &p.assignment {
         set_path(&mut t, &p.path, p.value.clone())?;
@@ -314,7 +349,7 @@ pub fn fingerprint(base: &Table, axes: &[Axis]) -> String {
 /// input for errors) into the full sweep in point order. Errors name the
 /// file and line of a bad row, rows of another sweep, duplicated points
 /// and missing points.
-pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
+pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, SweepError> {
     // Each row with where it came from (input, line).
     let mut rows: Vec<(Row, usize, usize)> = Vec::new();
     let mut sweep: Option<(String, usize, String)> = None;
@@ -323,18 +358,19 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
             if line.trim().is_empty() {
                 continue;
             }
-            let row: Row = serde_json::from_str(line)
-                .map_err(|e| format!("{name}:{}: not a sweep row: {e}", ln + 1))?;
+            let row: Row = serde_json::from_str(line).map_err(|e| {
+                SweepError::Merge(format!("{name}:{}: not a sweep row: {e}", ln + 1))
+            })?;
             match &sweep {
                 None => sweep = Some((row.sweep.clone(), row.total, name.clone())),
                 Some((id, total, first)) => {
                     if *id != row.sweep || *total != row.total {
-                        return Err(format!(
+                        return Err(SweepError::Merge(format!(
                             "{name}:{}: row of sweep {} ({} points), but {first} holds sweep {id} ({total} points)",
                             ln + 1,
                             row.sweep,
                             row.total
-                        ));
+                        )));
                     }
                 }
             }
@@ -342,18 +378,18 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
         }
     }
     let Some((_, total, _)) = sweep else {
-        return Err("no sweep rows in the inputs".into());
+        return Err(SweepError::Merge("no sweep rows in the inputs".into()));
     };
     rows.sort_by_key(|r| r.0.index);
     for w in rows.windows(2) {
         if w[0].0.index == w[1].0.index {
             let at = |r: &(Row, usize, usize)| format!("{}:{}", inputs[r.1].0, r.2);
-            return Err(format!(
+            return Err(SweepError::Merge(format!(
                 "point {} appears twice: at {} and at {} (is one input an earlier merge of the others?)",
                 w[0].0.index,
                 at(&w[0]),
                 at(&w[1])
-            ));
+            )));
         }
     }
     let rows: Vec<Row> = rows.into_iter().map(|r| r.0).collect();
@@ -363,17 +399,17 @@ pub fn merge(inputs: &[(String, String)]) -> Result<Vec<Row>, String> {
         .collect();
     if !missing.is_empty() {
         let shown: Vec<String> = missing.iter().take(10).map(|i| i.to_string()).collect();
-        return Err(format!(
+        return Err(SweepError::Merge(format!(
             "{} of {total} points missing (e.g. {}); is a shard's output absent?",
             missing.len(),
             shown.join(", ")
-        ));
+        )));
     }
     if let Some(r) = rows.iter().find(|r| r.index >= total) {
-        return Err(format!(
+        return Err(SweepError::Merge(format!(
             "point {} is beyond the sweep's {total} points",
             r.index
-        ));
+        )));
     }
     Ok(rows)
 }
@@ -393,7 +429,12 @@ mod tests {
         assert_eq!(mine, want);
         let mut twice = ax.clone();
         twice.push(ax[0].clone());
-        assert!(point_count(&twice).unwrap_err().contains("given twice"));
+        assert!(
+            point_count(&twice)
+                .unwrap_err()
+                .to_string()
+                .contains("given twice")
+        );
         let wide = Axis {
             path: "x".into(),
             values: vec![Value::Integer(0); 1 << 16],
@@ -404,7 +445,12 @@ mod tests {
                 ..wide.clone()
             })
             .collect();
-        assert!(point_count(&huge).unwrap_err().contains("64-bit"));
+        assert!(
+            point_count(&huge)
+                .unwrap_err()
+                .to_string()
+                .contains("64-bit")
+        );
     }
 
     fn axes() -> Vec<Axis> {
@@ -440,7 +486,9 @@ mod tests {
         set_path(&mut t, "mpi.eager_max", Value::from(5)).unwrap();
         assert_eq!(t["mpi"]["eager_max"], Value::from(5));
         set_path(&mut t, "seed", Value::from(1)).unwrap();
-        let e = set_path(&mut t, "seed.x", Value::from(1)).unwrap_err();
+        let e = set_path(&mut t, "seed.x", Value::from(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`seed` is not a table"), "{e}");
         assert!(set_path(&mut t, "a..b", Value::from(1)).is_err());
     }
@@ -485,23 +533,27 @@ mod tests {
             (0..6).collect::<Vec<_>>()
         );
         // A missing shard is named as missing points.
-        let e = merge(&inputs[..1]).unwrap_err();
+        let e = merge(&inputs[..1]).unwrap_err().to_string();
         assert!(e.contains("3 of 6 points missing"), "{e}");
         // A point twice (an earlier merge among the inputs) names both
         // places.
         let mut again = inputs.clone();
         again.push(("sweep.jsonl".into(), inputs[1].1.clone()));
-        let e = merge(&again).unwrap_err();
+        let e = merge(&again).unwrap_err().to_string();
         assert!(
             e.starts_with("point 1 appears twice: at shard1:1 and at sweep.jsonl:1"),
             "{e}"
         );
         // A duplicated shard.
-        let e = merge(&[inputs[0].clone(), inputs[0].clone(), inputs[1].clone()]).unwrap_err();
+        let e = merge(&[inputs[0].clone(), inputs[0].clone(), inputs[1].clone()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("appears twice"), "{e}");
         // A row of another sweep.
         let other = inputs[1].1.replace(&id, "0000000000000000");
-        let e = merge(&[inputs[0].clone(), ("other".into(), other)]).unwrap_err();
+        let e = merge(&[inputs[0].clone(), ("other".into(), other)])
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("other:1:"), "{e}");
         assert!("2/2".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());

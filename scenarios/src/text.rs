@@ -3,6 +3,7 @@
 //! that share a bounded set of open files ([`FilePool`], [`PooledLines`]),
 //! and number parsers whose errors say what was expected.
 
+use std::fmt::Display;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -10,19 +11,21 @@ use std::sync::{Arc, Mutex};
 
 use mpi_layer::{Origin, ProgramError};
 
+use crate::reader::ValueError;
+
 /// An error at `source:line`.
-pub(crate) fn error_at(source: &Arc<str>, line: u64, message: impl Into<String>) -> ProgramError {
+pub(crate) fn error_at(source: &Arc<str>, line: u64, message: impl Display) -> ProgramError {
     ProgramError {
         origin: Origin {
             source: source.clone(),
             line,
         },
-        message: message.into(),
+        message: message.to_string(),
     }
 }
 
 /// An error about a whole file (cannot open, empty, ...): line 0.
-pub(crate) fn file_error(path: &Path, message: impl Into<String>) -> ProgramError {
+pub(crate) fn file_error(path: &Path, message: impl Display) -> ProgramError {
     error_at(&path_name(path), 0, message)
 }
 
@@ -93,7 +96,7 @@ impl Lines {
     }
 
     /// An error at the current line.
-    pub(crate) fn error(&self, message: impl Into<String>) -> ProgramError {
+    pub(crate) fn error(&self, message: impl Display) -> ProgramError {
         error_at(&self.source, self.line, message)
     }
 }
@@ -290,7 +293,7 @@ impl PooledLines {
     }
 
     /// An error at the current line.
-    pub(crate) fn error(&self, message: impl Into<String>) -> ProgramError {
+    pub(crate) fn error(&self, message: impl Display) -> ProgramError {
         error_at(&self.source, self.line, message)
     }
 
@@ -367,23 +370,33 @@ impl std::io::Read for PooledReader {
 }
 
 /// Parses a decimal integer of type `T`, naming `what` on failure.
-pub(crate) fn parse_int<T: std::str::FromStr>(token: &str, what: &str) -> Result<T, String> {
-    token
-        .parse::<T>()
-        .map_err(|_| format!("{what} must be an integer in range, found `{token}`"))
+pub(crate) fn parse_int<T: std::str::FromStr>(token: &str, what: &str) -> Result<T, ValueError> {
+    token.parse::<T>().map_err(|_| ValueError::NotAnInteger {
+        what: what.into(),
+        token: token.into(),
+    })
 }
 
 /// Parses a non-negative finite number written as a float (`1e6`, `5e4`,
 /// `275427`), as SimGrid's traces write counts and flops.
-pub(crate) fn parse_nonneg_f64(token: &str, what: &str) -> Result<f64, String> {
-    let v: f64 = token
-        .parse()
-        .map_err(|_| format!("{what} must be a number, found `{token}`"))?;
+pub(crate) fn parse_nonneg_f64(token: &str, what: &str) -> Result<f64, ValueError> {
+    let what = || what.to_string();
+    let token_s = || token.to_string();
+    let v: f64 = token.parse().map_err(|_| ValueError::NotANumber {
+        what: what(),
+        token: token_s(),
+    })?;
     if !v.is_finite() {
-        return Err(format!("{what} must be finite, found `{token}`"));
+        return Err(ValueError::NotFinite {
+            what: what(),
+            token: token_s(),
+        });
     }
     if v < 0.0 {
-        return Err(format!("{what} must not be negative, found `{token}`"));
+        return Err(ValueError::Negative {
+            what: what(),
+            token: token_s(),
+        });
     }
     Ok(v)
 }

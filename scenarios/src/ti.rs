@@ -47,7 +47,7 @@ use crate::reader::{
 use crate::text::{FilePool, Lines, PooledLines, error_at, file_error, parse_int, path_name};
 
 use actions::State;
-pub use actions::simgrid_datatype_size;
+pub use actions::{ActionError, simgrid_datatype_size};
 
 /// Parameters of TI replay.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,13 +90,9 @@ impl RankSpeeds {
         let _ = self.0.set(speeds);
     }
 
-    fn get(&self, rank: Rank) -> Result<f64, String> {
-        self.0
-            .get()
-            .and_then(|v| v.get(rank as usize).copied())
-            .ok_or_else(|| {
-                format!("rank {rank}'s host speed is not known (the rank is not placed)")
-            })
+    /// Rank `rank`'s speed, `None` before the ranks are placed.
+    fn get(&self, rank: Rank) -> Option<f64> {
+        self.0.get().and_then(|v| v.get(rank as usize).copied())
     }
 }
 

@@ -27,15 +27,14 @@ use crate::ti::{TiConfig, TiTrace};
 
 /// The trace formats netsim reads, named `ti`, `dumpi`, `otf2`, `goal`,
 /// `native` and `csv` in scenario files and on the command line.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum TraceFormat {
     /// SimGrid time-independent trace (shared file, list file, or per-rank
     /// files; `crate::ti`).
     #[serde(rename = "ti")]
-    #[value(name = "ti")]
+    #[cfg_attr(feature = "clap", value(name = "ti"))]
     SimGridTi,
     /// SST DUMPI binary trace, opened through its `.meta` file
     /// (`crate::dumpi`).
@@ -49,7 +48,7 @@ pub enum TraceFormat {
     Native,
     /// CSV message list `src,dst,bytes` (`crate::msglist`).
     #[serde(rename = "csv")]
-    #[value(name = "csv")]
+    #[cfg_attr(feature = "clap", value(name = "csv"))]
     MessageList,
 }
 

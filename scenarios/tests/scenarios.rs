@@ -2381,11 +2381,21 @@ mod scenario_files {
     fn a_deadlocked_trace_gets_the_diagnosis() {
         let d = scratch("deadlock");
         write(&d, "t.txt", "0 init\n1 init\n0 recv 1 0 8\n1 recv 0 0 8\n");
-        let e = run_err(&write(
+        let s = write(
             &d,
             "s.toml",
             "[machine]\npreset = \"ideal\"\n[workload]\nkind = \"trace\"\npath = \"t.txt\"\n",
-        ));
+        );
+        // A deadlock is its own outcome, not bad input.
+        let (src, sc) = scenario::load(&s).unwrap();
+        let Err(err) = sc.run(&src, u64::MAX, |_, _| {}) else {
+            panic!("the run should deadlock");
+        };
+        assert!(
+            matches!(&err, scenario::ScenarioError::Deadlock { file, .. } if file.ends_with("s.toml")),
+            "{err:?}"
+        );
+        let e = run_err(&s);
         assert!(e.contains("deadlock"), "{e}");
         assert!(
             e.contains("rank 0 blocked in MPI_Recv(source 1, tag 0, 8 B, MPI_COMM_WORLD) at")

@@ -73,10 +73,9 @@ impl From<&str> for CliError {
 impl From<ScenarioError> for CliError {
     fn from(e: ScenarioError) -> Self {
         CliError {
-            code: if e.deadlock {
-                EXIT_DEADLOCK
-            } else {
-                EXIT_INPUT
+            code: match e {
+                ScenarioError::Deadlock { .. } => EXIT_DEADLOCK,
+                ScenarioError::Input { .. } => EXIT_INPUT,
             },
             message: e.to_string(),
         }

@@ -59,21 +59,33 @@ fn new_comm(v: &Val) -> Option<CommId> {
     }
 }
 
-fn group(v: &Val) -> Result<Group, String> {
+/// A handle argument that names no group or communicator; the reader
+/// adds the file and record.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum HandleError {
+    /// Not a group handle.
+    #[error("invalid group {0}")]
+    Group(u16),
+    /// Not a communicator handle.
+    #[error("invalid communicator {0}")]
+    Comm(u16),
+}
+
+fn group(v: &Val) -> Result<Group, HandleError> {
     match v.i() as u16 {
         GROUP_NULL => Ok(Group::Null),
         GROUP_EMPTY => Ok(Group::Id(GroupId::EMPTY)),
         x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(x as u32))),
-        x => Err(format!("invalid group {x}")),
+        x => Err(HandleError::Group(x)),
     }
 }
 
-fn comm(v: &Val) -> Result<Comm, String> {
+fn comm(v: &Val) -> Result<Comm, HandleError> {
     match v.i() as u16 {
         COMM_WORLD => Ok(Comm::Id(CommId::WORLD)),
         COMM_SELF => Ok(Comm::SelfOnly),
         x if x >= FIRST_USER_COMM => Ok(Comm::Id(CommId(x as u32))),
-        x => Err(format!("invalid communicator {x}")),
+        x => Err(HandleError::Comm(x)),
     }
 }
 
@@ -143,7 +155,7 @@ fn define(new: &Val, n: i64, old: &Val) -> RecordedCall {
 /// The decoded arguments `v` of a record of a function of role `role`
 /// as a [`RecordedCall`]; argument positions follow [`FUNCTIONS`]'s
 /// layouts. Errors: an invalid communicator handle.
-pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, String> {
+pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, HandleError> {
     use RecordedCall as C;
     Ok(match role {
         Role::Send => C::Send {

@@ -19,6 +19,8 @@
 //! with tag `-1` (LogGOPSim's wildcard, which would match any receive) is
 //! an error.
 
+use super::GoalError;
+
 /// What one line holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Item<'a> {
@@ -111,7 +113,7 @@ impl<'a> Cur<'a> {
         }
     }
     /// `[0-9]+` (after blanks) as a `u64`; `what` names it in errors.
-    fn int(&mut self, what: &str) -> Result<u64, String> {
+    fn int(&mut self, what: &'static str) -> Result<u64, GoalError> {
         self.ws();
         let s = self.s;
         let start = self.i;
@@ -124,15 +126,15 @@ impl<'a> Cur<'a> {
             } else {
                 v.checked_mul(10)
                     .and_then(|v| v.checked_add(d))
-                    .ok_or_else(|| format!("{what} is larger than 2^64 - 1"))?
+                    .ok_or(GoalError::Overflow(what))?
             };
             self.i += 1;
         }
         if self.i == start {
-            return Err(format!(
-                "expected {what} (an integer), found {}",
-                self.found()
-            ));
+            return Err(GoalError::ExpectedInt {
+                what,
+                found: self.found(),
+            });
         }
         Ok(v)
     }
@@ -152,25 +154,32 @@ impl<'a> Cur<'a> {
             Some(w) => format!("`{w}`"),
         }
     }
-    fn end(&mut self, expected: &str) -> Result<(), String> {
+    fn end(&mut self, expected: &'static str) -> Result<(), GoalError> {
         if self.at_end() {
             Ok(())
         } else {
-            Err(format!("expected {expected}, found {}", self.found()))
+            Err(GoalError::Expected {
+                expected,
+                found: self.found(),
+            })
         }
     }
 }
 
-fn small(v: u64, what: &str, max: u64) -> Result<u64, String> {
+fn small(v: u64, what: &'static str, max: u64) -> Result<u64, GoalError> {
     if v > max {
-        Err(format!("{what} {v} is larger than {max}"))
+        Err(GoalError::TooLarge {
+            what,
+            value: v,
+            max,
+        })
     } else {
         Ok(v)
     }
 }
 
 /// Reads one line (comments already removed, no `\n`).
-pub(super) fn line(s: &[u8]) -> Result<Item<'_>, String> {
+pub(super) fn line(s: &[u8]) -> Result<Item<'_>, GoalError> {
     item(&mut Cur { s, i: 0 })
 }
 
@@ -190,7 +199,7 @@ pub(super) fn next_line<'a>(
     eof: bool,
     in_block: &mut bool,
     strip: &'a mut Vec<u8>,
-) -> Option<(Result<Item<'a>, String>, usize)> {
+) -> Option<(Result<Item<'a>, GoalError>, usize)> {
     if !*in_block {
         if let Some((it, used)) = quick(buf) {
             debug_assert_eq!(
@@ -211,7 +220,7 @@ fn scan_line<'a>(
     eof: bool,
     in_block: &mut bool,
     strip: &'a mut Vec<u8>,
-) -> Option<(Result<Item<'a>, String>, usize)> {
+) -> Option<(Result<Item<'a>, GoalError>, usize)> {
     if !*in_block {
         let mut c = Cur { s: buf, i: 0 };
         if let Ok(it) = item(&mut c) {
@@ -406,7 +415,7 @@ fn quick(s: &[u8]) -> Option<(Item<'_>, usize)> {
     Some((Item::Op(label, o), q.end()?))
 }
 
-fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
+fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, GoalError> {
     if c.at_end() {
         return Ok(Item::Empty);
     }
@@ -416,10 +425,7 @@ fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
         return Ok(Item::Close);
     }
     let Some(word) = c.ident() else {
-        return Err(format!(
-            "expected `send`, `recv`, `calc`, a label, a dependency, `rank R {{`, `num_ranks N` or `}}`, found {}",
-            c.found()
-        ));
+        return Err(GoalError::ExpectedItem(c.found()));
     };
     let item = match word {
         b"num_ranks" => {
@@ -430,10 +436,10 @@ fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
         b"rank" => {
             let r = c.int("a rank")?;
             if !c.kw(b"{") {
-                return Err(format!(
-                    "expected `{{` after `rank {r}`, found {}",
-                    c.found()
-                ));
+                return Err(GoalError::ExpectedBrace {
+                    rank: r,
+                    found: c.found(),
+                });
             }
             c.end("the end of the line after `rank R {`")?;
             return Ok(Item::Open(r));
@@ -450,10 +456,7 @@ fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
                 } else if c.kw(b"calc") {
                     Kind::Calc
                 } else {
-                    return Err(format!(
-                        "expected `send`, `recv` or `calc` after the label, found {}",
-                        c.found()
-                    ));
+                    return Err(GoalError::ExpectedKind(c.found()));
                 };
                 Item::Op(Some(label), op(c, kind)?)
             } else {
@@ -462,17 +465,15 @@ fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
                 } else if c.kw(b"irequires") {
                     true
                 } else {
-                    return Err(format!(
-                        "unknown operation `{}` (send, recv, calc, a label `l:`, or a dependency `a requires b`)",
-                        String::from_utf8_lossy(label)
+                    return Err(GoalError::UnknownOp(
+                        String::from_utf8_lossy(label).into_owned(),
                     ));
                 };
                 let Some(other) = c.ident() else {
-                    return Err(format!(
-                        "expected a label after `{}`, found {}",
-                        if start { "irequires" } else { "requires" },
-                        c.found()
-                    ));
+                    return Err(GoalError::ExpectedLabel {
+                        after: if start { "irequires" } else { "requires" },
+                        found: c.found(),
+                    });
                 };
                 c.end("the end of the line after a dependency")?;
                 return Ok(Item::Dep(label, other, start));
@@ -483,7 +484,7 @@ fn item<'a>(c: &mut Cur<'a>) -> Result<Item<'a>, String> {
 }
 
 /// The rest of an operation after its keyword.
-fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
+fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, GoalError> {
     let mut o = OpSpec {
         kind,
         size: 0,
@@ -502,14 +503,11 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
     }
     c.ws();
     if c.s[c.i..].starts_with(b"-") {
-        return Err(format!("size must not be negative, found {}", c.found()));
+        return Err(GoalError::NegativeSize(c.found()));
     }
     o.size = c.int("a size")?;
     if !c.kw(b"b") {
-        return Err(format!(
-            "size `{}` must be bytes, e.g. `{}b`",
-            o.size, o.size
-        ));
+        return Err(GoalError::SizeUnit(o.size));
     }
     let (dir, any) = if kind == Kind::Send {
         ("to", false)
@@ -517,10 +515,10 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
         ("from", true)
     };
     if !(if any { c.kw(b"from") } else { c.kw(b"to") }) {
-        return Err(format!(
-            "expected `{dir}` after the size, found {}",
-            c.found()
-        ));
+        return Err(GoalError::ExpectedPeer {
+            dir,
+            found: c.found(),
+        });
     }
     o.peer = if any && c.minus_one() {
         ANY
@@ -529,7 +527,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
         u32::try_from(r)
             .ok()
             .filter(|&r| r != ANY)
-            .ok_or_else(|| format!("rank {r} does not exist"))?
+            .ok_or(GoalError::NoRank(r))?
     };
     if c.kw(b"tag") {
         o.tag = if c.minus_one() {
@@ -538,10 +536,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, String> {
             small(c.int("a tag")?, "tag", u64::from(u32::MAX))? as u32
         };
         if kind == Kind::Send && o.tag == ANY {
-            return Err(
-                "a send's tag 4294967295 (-1) is LogGOPSim's wildcard, which netsim's sends do not have"
-                    .into(),
-            );
+            return Err(GoalError::AnyTagSend);
         }
     }
     if c.kw(b"cpu") {

@@ -46,8 +46,8 @@ use sim_core::limits;
 
 use super::lex::{self, Item};
 use super::{
-    Block, BlockScan, Def, GoalConfig, Labels, NONE, SCAN_CHUNK, check_op, compiled, compiled::Rec,
-    read_some, temporary_file,
+    Block, BlockScan, Def, GoalConfig, GoalError, Labels, NONE, SCAN_CHUNK, check_op, compiled,
+    compiled::Rec, read_some, temporary_file,
 };
 use crate::text::{error_at, open};
 
@@ -138,17 +138,7 @@ impl<'a> Part<'a> {
                 if self.eof || self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                     break;
                 }
-                self.buf.copy_within(self.lo..self.hi, 0);
-                (self.hi, self.lo) = (self.hi - self.lo, 0);
-                if self.hi == self.buf.len() {
-                    let n = 2 * self.hi;
-                    self.buf.resize(n, 0); // a line longer than the buffer
-                }
-                let line = self.line;
-                let n = read_some(file, &mut self.buf[self.hi..])
-                    .map_err(|e| error_at(source, line + 1, format!("cannot read: {e}")))?;
-                self.eof = n == 0;
-                self.hi += n;
+                self.refill(file)?;
                 continue;
             };
             let text = &self.buf[self.lo..self.lo + used];
@@ -157,58 +147,12 @@ impl<'a> Part<'a> {
             self.line += 1;
             let line = self.line;
             let err = |m: String| error_at(source, line, m);
-            let item = item.map_err(err)?;
+            let item = item.map_err(|e| err(e.to_string()))?;
             let Some(b) = self.cur.as_mut() else {
                 match item {
                     Item::Empty => {}
-                    Item::NumRanks(n) => {
-                        if self.num_ranks.is_some() {
-                            return Err(err("a second `num_ranks` line".into()));
-                        }
-                        limits::check_ranks(n).map_err(|m| err(format!("num_ranks: {m}")))?;
-                        let n = n as u32;
-                        self.num_ranks = Some(n);
-                        self.found = Found::Dense(vec![None; n as usize]);
-                    }
-                    Item::Open(r) => {
-                        let n = self
-                            .num_ranks
-                            .ok_or_else(|| err("`rank` block before `num_ranks`".into()))?;
-                        if r >= u64::from(n) {
-                            return Err(err(format!("rank {r} does not exist (num_ranks {n})")));
-                        }
-                        let start = Block {
-                            offset: self.w.pos(),
-                            end: self.w.pos(),
-                            line,
-                            lookahead: 0,
-                            last_root: NONE,
-                        };
-                        let r = r as u32;
-                        let twice = match &mut self.found {
-                            Found::Dense(v) => v[r as usize].is_some(),
-                            Found::Later(v, seen) => {
-                                let (word, bit) = (r as usize / 64, 1u64 << (r % 64));
-                                let twice = seen[word] & bit != 0;
-                                seen[word] |= bit;
-                                v.push((r, start));
-                                twice
-                            }
-                        };
-                        if twice {
-                            return Err(err(format!("rank {r} has two blocks")));
-                        }
-                        self.labels.clear();
-                        self.cur = Some(BlockScan {
-                            rank: r,
-                            start,
-                            items: 0,
-                            ops: 0,
-                            last_line: line,
-                            labels: std::mem::replace(&mut self.labels, Labels::new()),
-                            last_unlabeled: NONE,
-                        });
-                    }
+                    Item::NumRanks(n) => self.num_ranks_line(n).map_err(|e| err(e.to_string()))?,
+                    Item::Open(r) => self.open_block(r, line).map_err(|e| err(e.to_string()))?,
                     _ => {
                         let mut plain = Vec::new();
                         let text = if lex::strip_comments(text, &mut false, &mut plain) {
@@ -232,21 +176,7 @@ impl<'a> Part<'a> {
             match item {
                 Item::Empty => continue,
                 Item::Close => {
-                    let mut root = b.last_unlabeled;
-                    for d in b.labels.values() {
-                        if !d.dependent && (root == NONE || d.item > root) {
-                            root = d.item;
-                        }
-                    }
-                    self.w.record(dline, &Rec::End).map_err(write_err)?;
-                    b.start.last_root = root;
-                    b.start.end = self.w.pos();
-                    match &mut self.found {
-                        Found::Dense(v) => v[b.rank as usize] = Some(b.start),
-                        Found::Later(v, _) => v.last_mut().expect("opened").1 = b.start,
-                    }
-                    self.labels = std::mem::replace(&mut b.labels, Labels::new());
-                    self.cur = None;
+                    self.close_block(dline).map_err(write_err)?;
                     continue;
                 }
                 Item::NumRanks(_) | Item::Open(_) => {
@@ -256,7 +186,7 @@ impl<'a> Part<'a> {
                 }
                 Item::Op(label, o) => {
                     check_op(&o, self.num_ranks.unwrap_or(0), self.config.calc_unit)
-                        .map_err(err)?;
+                        .map_err(|e| err(e.to_string()))?;
                     let def = Def {
                         item: k,
                         op: b.ops,
@@ -313,6 +243,100 @@ impl<'a> Part<'a> {
                 .filter(|&n| n < NONE)
                 .ok_or_else(|| err("more than 2^32 - 2 items in one rank block".into()))?;
         }
+        Ok(())
+    }
+
+    /// Reads more of `file` after the unscanned bytes (moved to the
+    /// buffer's start; the buffer doubles for a line longer than it).
+    fn refill(&mut self, file: &mut File) -> Result<(), ProgramError> {
+        self.buf.copy_within(self.lo..self.hi, 0);
+        (self.hi, self.lo) = (self.hi - self.lo, 0);
+        if self.hi == self.buf.len() {
+            let n = 2 * self.hi;
+            self.buf.resize(n, 0); // a line longer than the buffer
+        }
+        let line = self.line;
+        let n = read_some(file, &mut self.buf[self.hi..])
+            .map_err(|e| error_at(self.source, line + 1, format!("cannot read: {e}")))?;
+        self.eof = n == 0;
+        self.hi += n;
+        Ok(())
+    }
+
+    /// `num_ranks N`, outside the blocks.
+    fn num_ranks_line(&mut self, n: u64) -> Result<(), GoalError> {
+        if self.num_ranks.is_some() {
+            return Err(GoalError::SecondNumRanks);
+        }
+        limits::check_ranks(n).map_err(GoalError::NumRanksLimit)?;
+        let n = n as u32;
+        self.num_ranks = Some(n);
+        self.found = Found::Dense(vec![None; n as usize]);
+        Ok(())
+    }
+
+    /// `rank R {` on `line`: a block starts.
+    fn open_block(&mut self, r: u64, line: u64) -> Result<(), GoalError> {
+        let n = self.num_ranks.ok_or(GoalError::BlockBeforeNumRanks)?;
+        if r >= u64::from(n) {
+            return Err(GoalError::NoBlockRank {
+                rank: r,
+                num_ranks: n,
+            });
+        }
+        let start = Block {
+            offset: self.w.pos(),
+            end: self.w.pos(),
+            line,
+            lookahead: 0,
+            last_root: NONE,
+        };
+        let r = r as u32;
+        let twice = match &mut self.found {
+            Found::Dense(v) => v[r as usize].is_some(),
+            Found::Later(v, seen) => {
+                let (word, bit) = (r as usize / 64, 1u64 << (r % 64));
+                let twice = seen[word] & bit != 0;
+                seen[word] |= bit;
+                v.push((r, start));
+                twice
+            }
+        };
+        if twice {
+            return Err(GoalError::TwoBlocks(r));
+        }
+        self.labels.clear();
+        self.cur = Some(BlockScan {
+            rank: r,
+            start,
+            items: 0,
+            ops: 0,
+            last_line: line,
+            labels: std::mem::replace(&mut self.labels, Labels::new()),
+            last_unlabeled: NONE,
+        });
+        Ok(())
+    }
+
+    /// A block's `}`, `dline` lines after its last item: its root (the
+    /// last item no other depends on) and end are set.
+    fn close_block(&mut self, dline: u64) -> std::io::Result<()> {
+        let b = self.cur.as_mut().expect("a block is open");
+        let mut root = b.last_unlabeled;
+        for d in b.labels.values() {
+            if !d.dependent && (root == NONE || d.item > root) {
+                root = d.item;
+            }
+        }
+        self.w.record(dline, &Rec::End)?;
+        b.start.last_root = root;
+        b.start.end = self.w.pos();
+        match &mut self.found {
+            Found::Dense(v) => v[b.rank as usize] = Some(b.start),
+            Found::Later(v, _) => v.last_mut().expect("opened").1 = b.start,
+        }
+        self.labels = std::mem::replace(&mut b.labels, Labels::new());
+        self.cur = None;
         Ok(())
     }
 

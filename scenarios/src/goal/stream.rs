@@ -269,7 +269,7 @@ impl GoalStream {
         self.block.lookahead
     }
 
-    fn err(&self, line: u64, m: impl Into<String>) -> ProgramError {
+    fn err(&self, line: u64, m: impl std::fmt::Display) -> ProgramError {
         error_at(&self.sh.source, line, m)
     }
 
@@ -403,7 +403,7 @@ impl GoalStream {
             }
             Rec::Op(o) => {
                 if !sh.checked {
-                    check_op(&o, sh.num_ranks, sh.calc_unit).map_err(err)?;
+                    check_op(&o, sh.num_ranks, sh.calc_unit).map_err(|e| err(e.to_string()))?;
                 }
                 let id = live.base + live.nodes.len() as u32;
                 let len = live.nodes.len();

@@ -5,33 +5,38 @@
 
 use mpi_layer::{CommId, GroupId, Op, Rank};
 
-use super::Fields;
+use super::{FieldError, Fields};
 use crate::text::parse_int;
 
 impl Fields<'_> {
-    fn group(&mut self, key: &str) -> Result<GroupId, String> {
+    fn group(&mut self, key: &str) -> Result<GroupId, FieldError> {
         Ok(GroupId(self.int(key)?))
     }
 
-    fn new_comm(&mut self) -> Result<CommId, String> {
+    fn new_comm(&mut self) -> Result<CommId, FieldError> {
         Ok(CommId(self.int("new")?))
     }
 
-    fn ints<T: std::str::FromStr>(&mut self, key: &str) -> Result<Vec<T>, String> {
+    fn ints<T: std::str::FromStr>(&mut self, key: &str) -> Result<Vec<T>, FieldError> {
         let v = self.req(key)?;
         if v.is_empty() {
             return Ok(Vec::new());
         }
-        v.split(',').map(|t| parse_int(t, key)).collect()
+        Ok(v.split(',')
+            .map(|t| parse_int(t, key))
+            .collect::<Result<_, _>>()?)
     }
 
-    fn flags(&mut self, key: &str) -> Result<Vec<bool>, String> {
+    fn flags(&mut self, key: &str) -> Result<Vec<bool>, FieldError> {
         self.ints::<u8>(key)?
             .into_iter()
             .map(|x| match x {
                 0 => Ok(false),
                 1 => Ok(true),
-                _ => Err(format!("{key} holds 0 or 1 per dimension, found {x}")),
+                _ => Err(FieldError::Flag {
+                    key: key.into(),
+                    value: x,
+                }),
             })
             .collect()
     }
@@ -40,7 +45,7 @@ impl Fields<'_> {
     fn tuples<T: std::str::FromStr + Copy + Default, const N: usize>(
         &mut self,
         key: &str,
-    ) -> Result<Vec<[T; N]>, String> {
+    ) -> Result<Vec<[T; N]>, FieldError> {
         let v = self.req(key)?;
         if v.is_empty() {
             return Ok(Vec::new());
@@ -49,9 +54,11 @@ impl Fields<'_> {
             .map(|t| {
                 let parts: Vec<&str> = t.split(':').collect();
                 if parts.len() != N {
-                    return Err(format!(
-                        "{key} holds {N} numbers separated by `:` per entry, found `{t}`"
-                    ));
+                    return Err(FieldError::Tuple {
+                        key: key.into(),
+                        n: N,
+                        entry: t.into(),
+                    });
                 }
                 let mut out = [T::default(); N];
                 for (o, p) in out.iter_mut().zip(parts) {
@@ -65,11 +72,11 @@ impl Fields<'_> {
 
 /// The operation a communicator line names, or `None` if `name` is not
 /// one of these lines.
-pub(super) fn parse(name: &str, f: &mut Fields<'_>) -> Option<Result<Op, String>> {
+pub(super) fn parse(name: &str, f: &mut Fields<'_>) -> Option<Result<Op, FieldError>> {
     parse_inner(name, f).transpose()
 }
 
-fn parse_inner(name: &str, f: &mut Fields<'_>) -> Result<Option<Op>, String> {
+fn parse_inner(name: &str, f: &mut Fields<'_>) -> Result<Option<Op>, FieldError> {
     Ok(Some(match name {
         "comm_group" => Op::CommGroup {
             comm: f.comm()?,
@@ -128,7 +135,7 @@ fn parse_inner(name: &str, f: &mut Fields<'_>) -> Result<Option<Op>, String> {
             // Accepted and ignored: netsim never reorders.
             if let Some(r) = f.opt("reorder") {
                 if r != "0" && r != "1" {
-                    return Err(format!("reorder is 0 or 1, found `{r}`"));
+                    return Err(FieldError::Reorder(r.into()));
                 }
             }
             op

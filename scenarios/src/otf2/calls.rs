@@ -2,15 +2,15 @@
 //! ([`RecordedCall`]): sizes in bytes, and a collective's per-rank size
 //! read back from the bytes Score-P counts ([`collective`]).
 
-use super::defs::UNDEFINED_U32;
+use super::defs::{Otf2Error, UNDEFINED_U32};
 use crate::recorded::{Comm, Count, Datatype, RecordedCall};
 
 /// The datatype every recorded size is counted in: OTF2 records bytes.
 const BYTE: Datatype = Datatype(0);
 
 /// `n` bytes as a recorded count.
-pub(super) fn bytes(n: u64) -> Result<Count, String> {
-    let count = i64::try_from(n).map_err(|_| format!("size {n} bytes is too large"))?;
+pub(super) fn bytes(n: u64) -> Result<Count, Otf2Error> {
+    let count = i64::try_from(n).map_err(|_| Otf2Error::SizeTooLarge(n))?;
     Ok(Count {
         count,
         datatype: BYTE,
@@ -40,7 +40,7 @@ mod op {
 
 /// `total` split over `n` ranks as evenly as integers allow (the first
 /// ranks get the remainder).
-fn split(total: u64, n: u32) -> Result<Vec<Count>, String> {
+fn split(total: u64, n: u32) -> Result<Vec<Count>, Otf2Error> {
     let n64 = u64::from(n.max(1));
     (0..n64)
         .map(|i| bytes(total / n64 + u64::from(i < total % n64)))
@@ -73,15 +73,13 @@ pub fn collective(
     root: u32,
     sent: u64,
     received: u64,
-) -> Result<Option<RecordedCall>, String> {
-    let rooted = || -> Result<i64, String> {
+) -> Result<Option<RecordedCall>, Otf2Error> {
+    let rooted = || -> Result<i64, Otf2Error> {
         if root == UNDEFINED_U32 {
-            return Err(format!("collective operation {op} without a root"));
+            return Err(Otf2Error::NoRoot(op));
         }
         if root >= n {
-            return Err(format!(
-                "root {root} does not exist in a communicator of {n} ranks"
-            ));
+            return Err(Otf2Error::RootOutside { root, size: n });
         }
         Ok(i64::from(root))
     };
@@ -279,11 +277,13 @@ mod tests {
         assert!(
             collective(op::BCAST, c, 0, 10, UNDEFINED_U32, 4, 4)
                 .unwrap_err()
+                .to_string()
                 .contains("without a root")
         );
         assert!(
             collective(op::REDUCE, c, 0, 10, 12, 4, 4)
                 .unwrap_err()
+                .to_string()
                 .contains("root 12 does not exist")
         );
         assert_eq!(collective(17, c, 0, 10, 0, 0, 0).unwrap(), None);

@@ -13,6 +13,115 @@ use rustc_hash::FxHashMap;
 use mpi_layer::{CommId, Rank};
 
 use crate::reader::MAX_TRACE_RANKS;
+
+/// What is wrong with an OTF2 archive: its definitions, a recorded size
+/// or collective, or what the OTF2 library reported; the reader adds the
+/// file and event.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Otf2Error {
+    /// No `CLOCK_PROPERTIES`.
+    #[error("no clock resolution (CLOCK_PROPERTIES) in the definitions")]
+    NoClock,
+    /// No MPI locations group.
+    #[error(
+        "no MPI locations group (GROUP of type COMM_LOCATIONS, paradigm MPI): \
+         not a trace of an MPI program"
+    )]
+    NoMpiGroup,
+    /// An empty MPI locations group.
+    #[error("the MPI locations group has no members")]
+    EmptyMpiGroup,
+    /// More ranks than a trace may have.
+    #[error("{0} MPI ranks, more than the {MAX_TRACE_RANKS} a trace may have")]
+    TooManyRanks(usize),
+    /// A rank whose location is not defined.
+    #[error("rank {rank}'s location {location} has no LOCATION definition")]
+    NoLocation {
+        /// The rank.
+        rank: usize,
+        /// Its location.
+        location: u64,
+    },
+    /// A location that is two ranks.
+    #[error("location {location} is rank {rank} and an earlier rank")]
+    LocationTwice {
+        /// The location.
+        location: u64,
+        /// The later rank.
+        rank: usize,
+    },
+    /// A communicator whose group is not defined.
+    #[error("communicator {comm} names group {group}, which is not defined")]
+    NoGroup {
+        /// The communicator.
+        comm: u32,
+        /// Its group.
+        group: u32,
+    },
+    /// A communicator group naming a rank beyond the trace's.
+    #[error(
+        "communicator {comm}'s group {group} names rank {rank}; the trace has {num_ranks} ranks"
+    )]
+    GroupRankOutside {
+        /// The communicator.
+        comm: u32,
+        /// Its group.
+        group: u32,
+        /// The rank.
+        rank: u64,
+        /// The trace's ranks.
+        num_ranks: usize,
+    },
+    /// A communicator group naming a rank twice.
+    #[error("communicator {comm}'s group {group} names rank {rank} twice")]
+    GroupRankTwice {
+        /// The communicator.
+        comm: u32,
+        /// Its group.
+        group: u32,
+        /// The rank.
+        rank: u64,
+    },
+    /// A communicator whose group is of another type.
+    #[error("communicator {comm}'s group {group} has type {kind}, not a communicator group")]
+    NotACommGroup {
+        /// The communicator.
+        comm: u32,
+        /// Its group.
+        group: u32,
+        /// The group's type.
+        kind: u8,
+    },
+    /// A communicator reference netsim cannot number.
+    #[error("communicator reference {0} is too large")]
+    CommTooLarge(u32),
+    /// A communicator defined twice.
+    #[error("communicator {0} is defined twice")]
+    CommTwice(u32),
+    /// A communicator an event names but no definition gives.
+    #[error("communicator {0} is not defined")]
+    NoComm(u32),
+    /// A size beyond 63 bits.
+    #[error("size {0} bytes is too large")]
+    SizeTooLarge(u64),
+    /// A rooted collective without its root.
+    #[error("collective operation {0} without a root")]
+    NoRoot(u8),
+    /// A root beyond the communicator's ranks.
+    #[error("root {root} does not exist in a communicator of {size} ranks")]
+    RootOutside {
+        /// The root.
+        root: u32,
+        /// The communicator's ranks.
+        size: u32,
+    },
+    /// The anchor's path holds a NUL byte.
+    #[error("the path contains a NUL byte")]
+    NulInPath,
+    /// A call of the OTF2 library failed (its message).
+    #[error("{0}")]
+    Library(String),
+}
 use crate::recorded::Comm;
 
 /// `OTF2_PARADIGM_MPI`.
@@ -142,9 +251,9 @@ pub struct Layout {
 
 impl Layout {
     /// The replay's view of `defs`; errors say which definition is wrong.
-    pub fn new(defs: &Definitions) -> Result<Layout, String> {
+    pub fn new(defs: &Definitions) -> Result<Layout, Otf2Error> {
         if defs.resolution == 0 {
-            return Err("no clock resolution (CLOCK_PROPERTIES) in the definitions".into());
+            return Err(Otf2Error::NoClock);
         }
         // The MPI locations in rank order: the MPI paradigm's
         // COMM_LOCATIONS group.
@@ -155,29 +264,27 @@ impl Layout {
             .collect();
         world_groups.sort_by_key(|(id, _)| **id);
         let Some((_, world)) = world_groups.first() else {
-            return Err(
-                "no MPI locations group (GROUP of type COMM_LOCATIONS, paradigm MPI): \
-                        not a trace of an MPI program"
-                    .into(),
-            );
+            return Err(Otf2Error::NoMpiGroup);
         };
         let n = world.members.len();
         if n == 0 {
-            return Err("the MPI locations group has no members".into());
+            return Err(Otf2Error::EmptyMpiGroup);
         }
         if n as u64 > MAX_TRACE_RANKS as u64 {
-            return Err(format!(
-                "{n} MPI ranks, more than the {MAX_TRACE_RANKS} a trace may have"
-            ));
+            return Err(Otf2Error::TooManyRanks(n));
         }
         for (r, loc) in world.members.iter().enumerate() {
             if !defs.locations.iter().any(|(l, _)| l == loc) {
-                return Err(format!(
-                    "rank {r}'s location {loc} has no LOCATION definition"
-                ));
+                return Err(Otf2Error::NoLocation {
+                    rank: r,
+                    location: *loc,
+                });
             }
             if world.members[..r].contains(loc) {
-                return Err(format!("location {loc} is rank {r} and an earlier rank"));
+                return Err(Otf2Error::LocationTwice {
+                    location: *loc,
+                    rank: r,
+                });
             }
         }
         let mut regions = FxHashMap::default();
@@ -191,11 +298,9 @@ impl Layout {
         let mut created = Vec::new();
         let mut world_seen = false;
         for c in &defs.comms {
-            let g = defs.groups.get(&c.group).ok_or_else(|| {
-                format!(
-                    "communicator {} names group {}, which is not defined",
-                    c.id, c.group
-                )
+            let g = defs.groups.get(&c.group).ok_or(Otf2Error::NoGroup {
+                comm: c.id,
+                group: c.group,
             })?;
             let kind = match g.kind {
                 GROUP_COMM_SELF => CommKind::SelfOnly,
@@ -212,16 +317,19 @@ impl Layout {
                     let mut m = Vec::with_capacity(g.members.len());
                     for &x in &g.members {
                         if x >= n as u64 {
-                            return Err(format!(
-                                "communicator {}'s group {} names rank {x}; the trace has {n} ranks",
-                                c.id, c.group
-                            ));
+                            return Err(Otf2Error::GroupRankOutside {
+                                comm: c.id,
+                                group: c.group,
+                                rank: x,
+                                num_ranks: n,
+                            });
                         }
                         if m.contains(&(x as Rank)) {
-                            return Err(format!(
-                                "communicator {}'s group {} names rank {x} twice",
-                                c.id, c.group
-                            ));
+                            return Err(Otf2Error::GroupRankTwice {
+                                comm: c.id,
+                                group: c.group,
+                                rank: x,
+                            });
                         }
                         m.push(x as Rank);
                     }
@@ -232,10 +340,11 @@ impl Layout {
                     }
                 }
                 k => {
-                    return Err(format!(
-                        "communicator {}'s group {} has type {k}, not a communicator group",
-                        c.id, c.group
-                    ));
+                    return Err(Otf2Error::NotACommGroup {
+                        comm: c.id,
+                        group: c.group,
+                        kind: k,
+                    });
                 }
             };
             let id = match kind {
@@ -243,14 +352,14 @@ impl Layout {
                 // Ids 1.. for the others; u32::MAX means "no communicator".
                 _ => match c.id.checked_add(1) {
                     Some(x) if x != u32::MAX => CommId(x),
-                    _ => return Err(format!("communicator reference {} is too large", c.id)),
+                    _ => return Err(Otf2Error::CommTooLarge(c.id)),
                 },
             };
             if kind != CommKind::World {
                 created.push(c.id);
             }
             if comms.insert(c.id, CommInfo { kind, id }).is_some() {
-                return Err(format!("communicator {} is defined twice", c.id));
+                return Err(Otf2Error::CommTwice(c.id));
             }
         }
         Ok(Layout {
@@ -268,10 +377,8 @@ impl Layout {
     }
 
     /// Communicator `c`, or an error naming it.
-    pub fn comm(&self, c: u32) -> Result<&CommInfo, String> {
-        self.comms
-            .get(&c)
-            .ok_or_else(|| format!("communicator {c} is not defined"))
+    pub fn comm(&self, c: u32) -> Result<&CommInfo, Otf2Error> {
+        self.comms.get(&c).ok_or(Otf2Error::NoComm(c))
     }
 }
 
@@ -337,23 +444,29 @@ pub(crate) mod tests {
         let mut d = three_ranks();
         d.locations.pop();
         assert_eq!(
-            Layout::new(&d).unwrap_err(),
+            Layout::new(&d).unwrap_err().to_string(),
             "rank 2's location 12 has no LOCATION definition"
         );
         let mut d = three_ranks();
         d.groups.get_mut(&2).unwrap().members = vec![0, 5];
         assert_eq!(
-            Layout::new(&d).unwrap_err(),
+            Layout::new(&d).unwrap_err().to_string(),
             "communicator 1's group 2 names rank 5; the trace has 3 ranks"
         );
         let mut d = three_ranks();
         d.resolution = 0;
-        assert!(Layout::new(&d).unwrap_err().contains("CLOCK_PROPERTIES"));
+        assert!(
+            Layout::new(&d)
+                .unwrap_err()
+                .to_string()
+                .contains("CLOCK_PROPERTIES")
+        );
         let mut d = three_ranks();
         d.groups.remove(&0);
         assert!(
             Layout::new(&d)
                 .unwrap_err()
+                .to_string()
                 .contains("not a trace of an MPI program")
         );
     }

@@ -20,7 +20,7 @@ use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
 use std::rc::Rc;
 
-use super::defs::{CommDef, Definitions, GroupDef, RegionDef};
+use super::defs::{CommDef, Definitions, GroupDef, Otf2Error, RegionDef};
 use super::stream::{Event, EventSource};
 
 type Reader = c_void;
@@ -249,11 +249,11 @@ fn take_error(what: &str) -> String {
     }
 }
 
-fn check(code: ErrorCode, what: &str) -> Result<(), String> {
+fn check(code: ErrorCode, what: &str) -> Result<(), Otf2Error> {
     if code == SUCCESS {
         Ok(())
     } else {
-        Err(take_error(what))
+        Err(Otf2Error::Library(take_error(what)))
     }
 }
 
@@ -588,14 +588,14 @@ pub(super) struct Opened {
 }
 
 /// Opens the archive and reads its global definitions.
-pub(super) fn open(anchor: &Path) -> Result<(Opened, Definitions), String> {
+pub(super) fn open(anchor: &Path) -> Result<(Opened, Definitions), Otf2Error> {
     register_error_callback();
-    let c = CString::new(anchor.as_os_str().as_encoded_bytes())
-        .map_err(|_| "the path contains a NUL byte".to_string())?;
+    let c =
+        CString::new(anchor.as_os_str().as_encoded_bytes()).map_err(|_| Otf2Error::NulInPath)?;
     // SAFETY: a NUL-terminated path; null is checked.
     let reader = unsafe { OTF2_Reader_Open(c.as_ptr()) };
     if reader.is_null() {
-        return Err(take_error("open the anchor file"));
+        return Err(Otf2Error::Library(take_error("open the anchor file")));
     }
     let archive = Archive {
         reader,
@@ -614,7 +614,9 @@ pub(super) fn open(anchor: &Path) -> Result<(Opened, Definitions), String> {
         )?;
         let g = OTF2_Reader_GetGlobalDefReader(reader);
         if g.is_null() {
-            return Err(take_error("open the global definitions"));
+            return Err(Otf2Error::Library(take_error(
+                "open the global definitions",
+            )));
         }
         let cb = OTF2_GlobalDefReaderCallbacks_New();
         OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
@@ -650,8 +652,8 @@ impl Opened {
     pub(super) fn sources(
         &self,
         locations: &[u64],
-    ) -> Result<Vec<Otf2Source>, (Option<u64>, String)> {
-        let any = |e: String| (None, e);
+    ) -> Result<Vec<Otf2Source>, (Option<u64>, Otf2Error)> {
+        let any = |e: Otf2Error| (None, e);
         let mut a = self.archive.borrow_mut();
         let reader = a.reader;
         // SAFETY: the library's handles; each queue is boxed, so its
@@ -685,7 +687,9 @@ impl Opened {
                     // definitions' mapping tables apply to it.
                     let e = OTF2_Reader_GetEvtReader(reader, l);
                     if e.is_null() {
-                        return Err(any(take_error(&format!("open location {l}'s events"))));
+                        return Err(any(Otf2Error::Library(take_error(&format!(
+                            "open location {l}'s events"
+                        )))));
                     }
                     let d = OTF2_Reader_GetDefReader(reader, l);
                     if !d.is_null() {
@@ -739,7 +743,7 @@ impl std::fmt::Debug for Otf2Source {
 }
 
 impl EventSource for Otf2Source {
-    fn next_event(&mut self) -> Result<Option<(u64, Event)>, String> {
+    fn next_event(&mut self) -> Result<Option<(u64, Event)>, Otf2Error> {
         let mut a = self.archive.borrow_mut();
         let i = self.index;
         let q = a.queues[i];

@@ -53,7 +53,7 @@ pub mod defs;
 mod ffi;
 pub mod stream;
 
-pub use defs::{Definitions, Layout};
+pub use defs::{Definitions, Layout, Otf2Error};
 pub use stream::{Event, EventSource, MAX_LOOKAHEAD, Otf2Config, RankStream};
 
 /// The events the library decodes per read of one rank's file (4096

@@ -53,7 +53,7 @@ use mpi_layer::{CommId, GroupId, Op, OpStream, Origin, ProgramError, Rank, ReqId
 use sim_core::time::Time;
 
 use super::calls::{bytes, collective};
-use super::defs::{CommInfo, CommKind, Layout};
+use super::defs::{CommInfo, CommKind, Layout, Otf2Error};
 use crate::recorded::{CallMapper, Comm, Count, Group, Peer, RecordedCall};
 
 /// How many events a stream reads ahead to find where a nonblocking
@@ -123,12 +123,12 @@ pub enum Event {
 /// Where a rank's events come from, in order, each with its 1-based
 /// position in the location's event file.
 pub trait EventSource {
-    /// The next event, `None` at the end, or an error message.
-    fn next_event(&mut self) -> Result<Option<(u64, Event)>, String>;
+    /// The next event, `None` at the end, or an error.
+    fn next_event(&mut self) -> Result<Option<(u64, Event)>, Otf2Error>;
 }
 
 impl EventSource for std::vec::IntoIter<(u64, Event)> {
-    fn next_event(&mut self) -> Result<Option<(u64, Event)>, String> {
+    fn next_event(&mut self) -> Result<Option<(u64, Event)>, Otf2Error> {
         Ok(self.next())
     }
 }

@@ -7,21 +7,21 @@
 
 use mpi_layer::{CommId, GroupId, Op};
 
-use super::{Comm, Group, RecordedCall, SetOp};
+use super::{CallError, Comm, Group, RecordedCall, SetOp};
 
 /// A communicator argument: `MPI_COMM_SELF` has no netsim communicator.
-fn comm(c: Comm, call: &str) -> Result<CommId, String> {
+fn comm(c: Comm, call: &'static str) -> Result<CommId, CallError> {
     match c {
         Comm::Id(id) => Ok(id),
-        Comm::SelfOnly => Err(format!("{call} on MPI_COMM_SELF is not supported")),
+        Comm::SelfOnly => Err(CallError::SelfComm(call)),
     }
 }
 
 /// A group argument: `MPI_GROUP_NULL` is an error.
-fn group(g: Group, call: &str) -> Result<GroupId, String> {
+fn group(g: Group, call: &'static str) -> Result<GroupId, CallError> {
     match g {
         Group::Id(id) => Ok(id),
-        Group::Null => Err(format!("{call} given MPI_GROUP_NULL")),
+        Group::Null => Err(CallError::NullGroup(call)),
     }
 }
 
@@ -37,14 +37,14 @@ fn new_group(g: Group) -> Option<GroupId> {
 /// The new communicator of a rank that gets none (`MPI_COMM_NULL`).
 const NO_COMM: CommId = CommId(u32::MAX);
 
-fn ranks(v: &[i64], what: &str) -> Result<Vec<u32>, String> {
+fn ranks(v: &[i64], what: &'static str) -> Result<Vec<u32>, CallError> {
     v.iter()
-        .map(|&x| u32::try_from(x).map_err(|_| format!("invalid {what} {x}")))
+        .map(|&x| u32::try_from(x).map_err(|_| CallError::Invalid { what, value: x }))
         .collect()
 }
 
 /// Appends the operations of a group, constructor or topology call.
-pub(super) fn ops(call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
+pub(super) fn ops(call: RecordedCall, out: &mut Vec<Op>) -> Result<(), CallError> {
     use RecordedCall as C;
     match call {
         C::CommGroup { comm: c, new } => {
@@ -89,9 +89,12 @@ pub(super) fn ops(call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
             let mut ranges = Vec::with_capacity(r.len());
             for t in &r {
                 let [a, b, c] = t[..] else {
-                    return Err(format!("{name}: a range has {} numbers, not 3", t.len()));
+                    return Err(CallError::RangeLength {
+                        call: name,
+                        n: t.len(),
+                    });
                 };
-                let fit = |x: i64| i32::try_from(x).map_err(|_| format!("{name}: invalid range"));
+                let fit = |x: i64| i32::try_from(x).map_err(|_| CallError::InvalidRange(name));
                 ranges.push([fit(a)?, fit(b)?, fit(c)?]);
             }
             if let Some(new) = new_group(new) {
@@ -133,7 +136,7 @@ pub(super) fn ops(call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
         }),
         C::CommFree { comm: c } => match c {
             Some(Comm::Id(id)) if id != CommId::WORLD => out.push(Op::CommFree { comm: id }),
-            Some(_) => return Err("MPI_Comm_free of a predefined communicator".into()),
+            Some(_) => return Err(CallError::FreePredefined),
             None => {}
         },
         C::CartCreate {
@@ -167,7 +170,7 @@ pub(super) fn ops(call: RecordedCall, out: &mut Vec<Op>) -> Result<(), String> {
             edges: ranks(&edges, "edge")?,
             new: new.unwrap_or(NO_COMM),
         }),
-        C::Unsupported { why } => return Err(why.into()),
+        C::Unsupported { why } => return Err(CallError::Unsupported(why)),
         _ => unreachable!("not a communicator call"),
     }
     Ok(())

@@ -13,7 +13,7 @@ fn run(calls: Vec<RecordedCall>) -> Result<Vec<Op>, String> {
     let mut m = CallMapper::new(4, vec![1]);
     let mut out = Vec::new();
     for c in calls {
-        m.ops(c, &mut out)?;
+        m.ops(c, &mut out).map_err(|e| e.to_string())?;
     }
     Ok(out)
 }

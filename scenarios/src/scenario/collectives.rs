@@ -119,21 +119,55 @@ impl<'de> Deserialize<'de> for AlgRules {
     }
 }
 
+/// What is wrong with one rule of [`AlgRules`]; the scenario error adds
+/// the file, line and key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum RuleError {
+    /// No such algorithm for this collective (`names` lists them).
+    #[error("unknown {kind} algorithm `{name}`: one of {names}")]
+    UnknownAlgorithm {
+        kind: &'static str,
+        name: String,
+        names: String,
+    },
+    /// A condition on neither `bytes` nor `procs`.
+    #[error("`{rule}`: condition `{cond}` names neither `bytes` nor `procs`")]
+    NoVariable { rule: String, cond: String },
+    /// A condition without a comparison.
+    #[error("`{rule}`: condition `{cond}` needs <, <=, >, >= or =")]
+    NoComparison { rule: String, cond: String },
+    /// A `bytes` condition on a collective without a size.
+    #[error("`{rule}`: {kind} calls have no size to compare (only `procs`)")]
+    NoSize { rule: String, kind: &'static str },
+    /// A size that does not read (the units parser's message).
+    #[error("`{rule}`: {message}")]
+    Bytes { rule: String, message: String },
+    /// A `procs` value that is not a number.
+    #[error("`{rule}`: `{value}` is not a number of ranks")]
+    NotRanks { rule: String, value: String },
+    /// A condition that never holds.
+    #[error("`{rule}`: `{cond}` never holds")]
+    Never { rule: String, cond: String },
+    /// Conditions that never hold together.
+    #[error("`{0}`: the conditions never hold together")]
+    NeverTogether(String),
+}
+
 /// One rule of [`AlgRules`], `name[@cond,cond...]` with `cond` one of
 /// `bytes` or `procs`, then `<`, `<=`, `>`, `>=` or `=`, then a value
 /// (bytes with a unit, or a plain number); checked against `kind`.
-fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, String> {
+fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, RuleError> {
     let (name, conds) = match rule.split_once('@') {
         Some((n, c)) => (n.trim(), Some(c)),
         None => (rule.trim(), None),
     };
     let alg = kind.algorithm(name).ok_or_else(|| {
         let names: Vec<&str> = kind.algorithms().iter().map(|(n, _)| *n).collect();
-        format!(
-            "unknown {} algorithm `{name}`: one of {}",
-            kind.name(),
-            names.join(", ")
-        )
+        RuleError::UnknownAlgorithm {
+            kind: kind.name(),
+            name: name.into(),
+            names: names.join(", "),
+        }
     })?;
     let mut o = Override::always(alg);
     let Some(conds) = conds else { return Ok(o) };
@@ -143,31 +177,46 @@ fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, String> {
         } else if let Some(r) = cond.strip_prefix("procs") {
             ("procs", r)
         } else {
-            return Err(format!(
-                "`{rule}`: condition `{cond}` names neither `bytes` nor `procs`"
-            ));
+            return Err(RuleError::NoVariable {
+                rule: rule.into(),
+                cond: cond.into(),
+            });
         };
         let rest = rest.trim_start();
         let (opr, value) = ["<=", ">=", "<", ">", "="]
             .into_iter()
             .find_map(|op| rest.strip_prefix(op).map(|v| (op, v.trim())))
-            .ok_or_else(|| format!("`{rule}`: condition `{cond}` needs <, <=, >, >= or ="))?;
+            .ok_or_else(|| RuleError::NoComparison {
+                rule: rule.into(),
+                cond: cond.into(),
+            })?;
         let v: u64 = if var == "bytes" {
             if !kind.has_size() {
-                return Err(format!(
-                    "`{rule}`: {} calls have no size to compare (only `procs`)",
-                    kind.name()
-                ));
+                return Err(RuleError::NoSize {
+                    rule: rule.into(),
+                    kind: kind.name(),
+                });
             }
-            units::parse_bytes(value).map_err(|e| format!("`{rule}`: {e}"))?
+            units::parse_bytes(value).map_err(|message| RuleError::Bytes {
+                rule: rule.into(),
+                message,
+            })?
         } else {
             value
                 .parse::<u32>()
                 .map(u64::from)
-                .map_err(|_| format!("`{rule}`: `{value}` is not a number of ranks"))?
+                .map_err(|_| RuleError::NotRanks {
+                    rule: rule.into(),
+                    value: value.into(),
+                })?
         };
         let (lo, hi) = match opr {
-            "<" if v == 0 => return Err(format!("`{rule}`: `{cond}` never holds")),
+            "<" if v == 0 => {
+                return Err(RuleError::Never {
+                    rule: rule.into(),
+                    cond: cond.into(),
+                });
+            }
             "<" => (0, v - 1),
             "<=" => (0, v),
             ">" => (v.saturating_add(1), u64::MAX),
@@ -182,7 +231,7 @@ fn parse_rule(kind: CollKind, rule: &str) -> Result<Override, String> {
         }
     }
     if o.bytes.0 > o.bytes.1 || o.procs.0 > o.procs.1 {
-        return Err(format!("`{rule}`: the conditions never hold together"));
+        return Err(RuleError::NeverTogether(rule.into()));
     }
     Ok(o)
 }
@@ -254,7 +303,7 @@ impl CollectivesSpec {
             let slot = &mut cp.selection.overrides[kind as usize];
             *slot = [None; MAX_OVERRIDES];
             for (i, rule) in rules.iter().enumerate() {
-                slot[i] = Some(parse_rule(kind, rule).map_err(bad)?);
+                slot[i] = Some(parse_rule(kind, rule).map_err(|e| bad(e.to_string()))?);
             }
         }
         if let Some(v) = self.bcast_long_min {

@@ -1,23 +1,33 @@
-//! Errors of scenario files: [`ScenarioError`] is `file:line: what`. Lines
-//! come from the TOML parser's spans: the error's own span, the span of a
-//! key for errors found after parsing (in the file's text, kept in
-//! [`ScenarioFile`]), and the field's span for errors the TOML reader
-//! places at a table's header.
+//! Errors of scenarios: [`ScenarioError`] is bad input as `file:line:
+//! what`, or a run that deadlocked. Lines come from the TOML parser's
+//! spans: the error's own span, the span of a key for errors found after
+//! parsing (in the file's text, kept in [`ScenarioFile`]), and the
+//! field's span for errors the TOML reader places at a table's header.
 
-/// A scenario error: where (file and line when known) and what.
+/// Why a scenario gave no outcome: bad input or configuration
+/// (`file:line: what`), or a run that deadlocked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", location(.file, .line))]
-pub struct ScenarioError {
-    /// The file.
-    pub file: String,
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// What is wrong.
-    pub message: String,
+pub enum ScenarioError {
+    /// Bad input or configuration: a file, a field, a trace line, a limit.
+    #[error("{}{message}", location(.file, .line))]
+    Input {
+        /// The file.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
     /// The simulation ran and deadlocked (ranks blocked, nothing left to
-    /// happen), as opposed to bad input or configuration: the command
-    /// line exits with a code of its own for it.
-    pub deadlock: bool,
+    /// happen): not bad input, so the command line exits with a code of
+    /// its own for it.
+    #[error("{}{message}", location(.file, &None))]
+    Deadlock {
+        /// The scenario file.
+        file: String,
+        /// The diagnosis: the blocked ranks and what each waits for.
+        message: String,
+    },
 }
 
 fn location(file: &str, line: &Option<usize>) -> String {
@@ -93,20 +103,18 @@ impl ScenarioFile {
         } else {
             format!("{section}.{key}")
         };
-        ScenarioError {
+        ScenarioError::Input {
             file: self.name.clone(),
             line: key_line(&self.text, section, key),
             message: format!("`{name}`: {}", message.into()),
-            deadlock: false,
         }
     }
     /// An error about the whole scenario (no line).
     pub(super) fn plain(&self, message: impl Into<String>) -> ScenarioError {
-        ScenarioError {
+        ScenarioError::Input {
             file: self.name.clone(),
             line: None,
             message: message.into(),
-            deadlock: false,
         }
     }
 }
@@ -116,11 +124,10 @@ pub(super) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Scenari
     let line = e
         .span()
         .map(|s| refine_line(text, line_of(text, s.start), &message));
-    ScenarioError {
+    ScenarioError::Input {
         file: file.into(),
         line,
         message,
-        deadlock: false,
     }
 }
 

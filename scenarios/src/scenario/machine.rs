@@ -24,7 +24,8 @@ use super::{Dur, Limit, Rate, ScenarioError, ScenarioFile};
 /// `netsim replay`. Built from [`TorusParams::blue_waters_dims`],
 /// [`EthernetParams::zhu`], [`InfinibandParams::qdr`],
 /// [`FatTreeParams::default`] and [`topology::IdealNetwork`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum MachinePreset {
     /// Blue Waters' Cray Gemini 3-D torus (see --dims).
@@ -40,12 +41,33 @@ pub enum MachinePreset {
     Ideal,
 }
 
-/// The name in scenario files and on the command line (clap's, which a
-/// test checks is serde's).
+impl MachinePreset {
+    /// Every preset.
+    pub const ALL: [MachinePreset; 5] = [
+        MachinePreset::BlueWaters,
+        MachinePreset::EthernetZhu,
+        MachinePreset::InfinibandQdr,
+        MachinePreset::FatTree,
+        MachinePreset::Ideal,
+    ];
+
+    /// The name in scenario files and on the command line (a test checks
+    /// it is serde's and clap's).
+    pub fn name(self) -> &'static str {
+        match self {
+            MachinePreset::BlueWaters => "blue-waters",
+            MachinePreset::EthernetZhu => "ethernet-zhu",
+            MachinePreset::InfinibandQdr => "infiniband-qdr",
+            MachinePreset::FatTree => "fat-tree",
+            MachinePreset::Ideal => "ideal",
+        }
+    }
+}
+
+/// [`MachinePreset::name`].
 impl std::fmt::Display for MachinePreset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let v = clap::ValueEnum::to_possible_value(self).expect("no skipped presets");
-        f.pad(v.get_name())
+        f.pad(self.name())
     }
 }
 
@@ -266,15 +288,10 @@ impl<'de> Deserialize<'de> for MachineSpec {
         };
         // A field of another family is named as such; one of no family is
         // left to the family's type, whose error lists the fields it has.
-        let all = [
-            MachinePreset::BlueWaters,
-            MachinePreset::EthernetZhu,
-            MachinePreset::InfinibandQdr,
-            MachinePreset::Ideal,
-            MachinePreset::FatTree,
-        ];
         for key in table.keys() {
-            let elsewhere = all.iter().any(|p| p.fields().contains(&key.as_str()))
+            let elsewhere = MachinePreset::ALL
+                .iter()
+                .any(|p| p.fields().contains(&key.as_str()))
                 || FILE_FIELDS.contains(&key.as_str())
                 || PLATFORM_FIELDS.contains(&key.as_str());
             if elsewhere && !fields.contains(&key.as_str()) {

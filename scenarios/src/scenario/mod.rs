@@ -43,6 +43,7 @@ use mpi_layer::{NoObserver, Observer, RunError, RunResults, Simulation};
 use sim_core::Time;
 use topology::{IdealNetwork, Mode, NetConfig, Network};
 
+use crate::sweep::SweepError;
 use crate::synthetic::Load;
 
 mod collectives;
@@ -86,12 +87,12 @@ pub fn parse_value(text: &str) -> toml::Value {
 }
 
 /// Parses `path=value`.
-pub fn parse_assignment(s: &str) -> Result<(String, toml::Value), String> {
+pub fn parse_assignment(s: &str) -> Result<(String, toml::Value), SweepError> {
     let (p, v) = s
         .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not of the form path=value"))?;
+        .ok_or_else(|| SweepError::Path(format!("`{s}` is not of the form path=value")))?;
     if p.trim().is_empty() {
-        return Err(format!("`{s}`: empty parameter path"));
+        return Err(SweepError::Path(format!("`{s}`: empty parameter path")));
     }
     Ok((p.trim().to_string(), parse_value(v)))
 }
@@ -99,11 +100,10 @@ pub fn parse_assignment(s: &str) -> Result<(String, toml::Value), String> {
 /// Reads a scenario file's table (syntax checked, errors `file:line`).
 pub fn read_table(path: &Path) -> Result<(ScenarioFile, toml::Table), ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Input {
         file: file.clone(),
         line: None,
         message: format!("cannot read scenario: {e}"),
-        deadlock: false,
     })?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
     Ok((ScenarioFile { name: file, text }, table))
@@ -127,7 +127,7 @@ pub fn from_table(
     let mut t = table.clone();
     collectives::collectives_as_table(&mut t);
     for (p, v) in overrides {
-        crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e))?;
+        crate::sweep::set_path(&mut t, p, v.clone()).map_err(|e| src.plain(e.to_string()))?;
     }
     if !overrides.is_empty() || sc.is_none() {
         let names: Vec<String> = overrides
@@ -297,14 +297,13 @@ impl Scenario {
                 _ => None,
             };
             return Err(match from {
-                Some(p) => ScenarioError {
+                Some(p) => ScenarioError::Input {
                     file: crate::shared::resolve(&self.base_dir, p)
                         .unwrap_or_else(|_| p.clone())
                         .display()
                         .to_string(),
                     line: None,
                     message: "the workload read from this file has no ranks".into(),
-                    deadlock: false,
                 },
                 None => file.err("workload", "", "has no ranks"),
             });
@@ -412,9 +411,12 @@ impl Scenario {
         net: &Network,
         wall_s: f64,
     ) -> Result<Outcome, ScenarioError> {
-        let results = outcome.map_err(|e| ScenarioError {
-            deadlock: matches!(e, RunError::Deadlock(_)),
-            ..file.plain(run_error_text(&e))
+        let results = outcome.map_err(|e| match e {
+            RunError::Deadlock(_) => ScenarioError::Deadlock {
+                file: file.name.clone(),
+                message: run_error_text(&e),
+            },
+            _ => file.plain(run_error_text(&e)),
         })?;
         let (links, torus) = match net.links_machine() {
             Some(m) => (

@@ -16,7 +16,8 @@ use sim_core::{PerByte, Time, units};
 use topology::Locality;
 
 /// MPI parameter presets (also `--mpi` of `netsim replay`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum MpiPreset {
     /// Bienz et al. Table 1 (`MpiParams::blue_waters`).
@@ -544,60 +545,74 @@ impl Scenario {
             ));
         }
         if let Some(ps) = &m.postal {
-            for (li, row) in [&ps.same_socket, &ps.same_node, &ps.other_node]
-                .into_iter()
-                .enumerate()
-            {
-                let Some(row) = row else { continue };
-                for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
-                    .into_iter()
-                    .enumerate()
-                {
-                    let Some(c) = cell else { continue };
-                    let old = p.postal[pi][li];
-                    p.postal[pi][li] = Postal {
-                        alpha: c.alpha.map_or(old.alpha, |a| a.0),
-                        rate: c.rate.map_or(old.rate, |r| r.0),
-                    };
-                }
-            }
+            apply_postal(&mut p, ps);
         }
         if let Some(hs) = &m.host {
-            if let Some(c) = &hs.all {
-                for (pi, row) in p.host.iter_mut().enumerate() {
-                    for (li, h) in row.iter_mut().enumerate() {
-                        let at =
-                            format!("mpi.host.all ({} {})", PROTOCOL_KEYS[pi], LOCALITY_KEYS[li]);
-                        apply_host(h, c, &at, src)?;
-                    }
-                }
-            }
-            for (li, row) in [&hs.same_socket, &hs.same_node, &hs.other_node]
-                .into_iter()
-                .enumerate()
-            {
-                let Some(row) = row else { continue };
-                if let Some(c) = &row.all {
-                    for (pi, prow) in p.host.iter_mut().enumerate() {
-                        let at =
-                            format!("mpi.host.{}.all ({})", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
-                        apply_host(&mut prow[li], c, &at, src)?;
-                    }
-                }
-                for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
-                    .into_iter()
-                    .enumerate()
-                {
-                    if let Some(c) = cell {
-                        let at = format!("mpi.host.{}.{}", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
-                        apply_host(&mut p.host[pi][li], c, &at, src)?;
-                    }
-                }
-            }
+            apply_host_tables(&mut p, hs, src)?;
         }
         if let Some(CollectivesField(c)) = &m.collectives {
             c.apply(&mut p.collectives, src)?;
         }
         Ok(p)
     }
+}
+
+/// `[mpi.postal]`: each cell given replaces its alpha or rate.
+fn apply_postal(p: &mut MpiParams, ps: &PostalSpec) {
+    for (li, row) in [&ps.same_socket, &ps.same_node, &ps.other_node]
+        .into_iter()
+        .enumerate()
+    {
+        let Some(row) = row else { continue };
+        for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
+            .into_iter()
+            .enumerate()
+        {
+            let Some(c) = cell else { continue };
+            let old = p.postal[pi][li];
+            p.postal[pi][li] = Postal {
+                alpha: c.alpha.map_or(old.alpha, |a| a.0),
+                rate: c.rate.map_or(old.rate, |r| r.0),
+            };
+        }
+    }
+}
+
+/// `[mpi.host]`: every cell (`all`), then a locality's (`other_node.all`),
+/// then one cell (`other_node.eager`), in that order.
+fn apply_host_tables(
+    p: &mut MpiParams,
+    hs: &HostSpec,
+    src: &ScenarioFile,
+) -> Result<(), ScenarioError> {
+    if let Some(c) = &hs.all {
+        for (pi, row) in p.host.iter_mut().enumerate() {
+            for (li, h) in row.iter_mut().enumerate() {
+                let at = format!("mpi.host.all ({} {})", PROTOCOL_KEYS[pi], LOCALITY_KEYS[li]);
+                apply_host(h, c, &at, src)?;
+            }
+        }
+    }
+    for (li, row) in [&hs.same_socket, &hs.same_node, &hs.other_node]
+        .into_iter()
+        .enumerate()
+    {
+        let Some(row) = row else { continue };
+        if let Some(c) = &row.all {
+            for (pi, prow) in p.host.iter_mut().enumerate() {
+                let at = format!("mpi.host.{}.all ({})", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
+                apply_host(&mut prow[li], c, &at, src)?;
+            }
+        }
+        for (pi, cell) in [&row.short, &row.eager, &row.rendezvous]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(c) = cell {
+                let at = format!("mpi.host.{}.{}", LOCALITY_KEYS[li], PROTOCOL_KEYS[pi]);
+                apply_host(&mut p.host[pi][li], c, &at, src)?;
+            }
+        }
+    }
+    Ok(())
 }

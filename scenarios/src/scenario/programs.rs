@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use mpi_layer::VecProgram;
 use sim_core::Time;
 
-use super::{ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
+use super::{Dur, ListOrderName, Scenario, ScenarioError, ScenarioFile, WorkloadSpec};
 use crate::auto_mode::Traffic;
 use crate::msglist::{MessageList, MessageListConfig, RecvOrder as ListOrder};
 use crate::reader::{BoxedStream, TraceReader};
@@ -39,6 +39,69 @@ fn vec_streams(name: &str, progs: Vec<Vec<mpi_layer::Op>>) -> Vec<BoxedStream> {
         .collect()
 }
 
+/// `Ok` when `ok`, else the error `msg` at `workload.key`.
+fn need(file: &ScenarioFile, ok: bool, key: &str, msg: &str) -> Result<(), ScenarioError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(file.err("workload", key, msg))
+    }
+}
+
+/// A workload of generated programs, without a placement of its own.
+fn simple(name: &str, progs: Vec<Vec<mpi_layer::Op>>, ppn: u16, about: String) -> Programs {
+    Programs {
+        traffic: Some(Traffic::of_programs(&progs)),
+        streams: vec_streams(name, progs),
+        ppn,
+        node_of_rank: None,
+        rank_speeds: None,
+        about,
+    }
+}
+
+/// The readers' settings from a trace workload's fields and the
+/// platform's host speed (see [`Scenario::programs`]).
+fn trace_config(
+    file: &ScenarioFile,
+    host_speed: Option<Option<f64>>,
+    host_speed_flops: Option<f64>,
+    compute_scale: Option<f64>,
+    calc_unit: Option<Dur>,
+) -> Result<TraceConfig, ScenarioError> {
+    let need = |ok: bool, key: &str, msg: &str| need(file, ok, key, msg);
+    let mut cfg = TraceConfig::default();
+    match host_speed {
+        Some(Some(h)) => cfg.ti.host_speed_flops = h,
+        Some(None) if host_speed_flops.is_none() => {
+            cfg.ti.rank_speeds = Some(crate::ti::RankSpeeds::default());
+        }
+        _ => {}
+    }
+    if let Some(h) = host_speed_flops {
+        need(
+            h.is_finite() && h > 0.0,
+            "host_speed_flops",
+            "must be positive",
+        )?;
+        cfg.ti.host_speed_flops = h;
+    }
+    if let Some(c) = compute_scale {
+        need(
+            c.is_finite() && c >= 0.0,
+            "compute_scale",
+            "must be 0 or more",
+        )?;
+        cfg.dumpi.compute_scale = c;
+        cfg.otf2.compute_scale = c;
+    }
+    if let Some(u) = calc_unit {
+        cfg.goal.calc_unit = u.0;
+    }
+    cfg.msglist.recv_order = ListOrder::AsListed;
+    Ok(cfg)
+}
+
 /// Peak memory of a run per operation of a built-in workload (the
 /// programs and the run's state). Measured: `kind = "message-rate"`,
 /// `iters = 100000` on the ideal machine (13.2 M operations by the
@@ -58,23 +121,48 @@ impl Scenario {
         host_speed: Option<Option<f64>>,
     ) -> Result<Programs, ScenarioError> {
         self.check_size(file)?;
-        let w = "workload";
-        let need = |ok: bool, key: &str, msg: &str| -> Result<(), ScenarioError> {
-            if ok {
-                Ok(())
-            } else {
-                Err(file.err(w, key, msg))
+        match &self.workload {
+            WorkloadSpec::PingPong { .. }
+            | WorkloadSpec::Hvpp { .. }
+            | WorkloadSpec::MaxRate { .. }
+            | WorkloadSpec::GeminiLine { .. }
+            | WorkloadSpec::MessageRate { .. } => self.benchmark_programs(file),
+            WorkloadSpec::Zhu { .. }
+            | WorkloadSpec::Collective { .. }
+            | WorkloadSpec::Halo { .. }
+            | WorkloadSpec::RandomPairs { .. } => self.pattern_programs(file),
+            WorkloadSpec::MessageList {
+                file: list,
+                ranks,
+                order,
+            } => self.message_list_programs(file, list, *ranks, *order),
+            WorkloadSpec::Trace {
+                path,
+                files,
+                format,
+                host_speed_flops,
+                compute_scale,
+                calc_unit,
+            } => {
+                let cfg = trace_config(
+                    file,
+                    host_speed,
+                    *host_speed_flops,
+                    *compute_scale,
+                    *calc_unit,
+                )?;
+                self.trace_programs(file, path.as_deref(), files.as_deref(), *format, cfg)
             }
-        };
-        let simple =
-            |name: &str, progs: Vec<Vec<mpi_layer::Op>>, ppn: u16, about: String| Programs {
-                traffic: Some(Traffic::of_programs(&progs)),
-                streams: vec_streams(name, progs),
-                ppn,
-                node_of_rank: None,
-                rank_speeds: None,
-                about,
-            };
+            WorkloadSpec::Synthetic { .. } => {
+                Err(file.err("workload", "kind", "synthetic traffic has no MPI programs"))
+            }
+        }
+    }
+
+    /// The point-to-point benchmarks of the seed papers (ping-pong,
+    /// HighVolumePingPong, max-rate, the Gemini line, message rate).
+    fn benchmark_programs(&self, file: &ScenarioFile) -> Result<Programs, ScenarioError> {
+        let need = |ok: bool, key: &str, msg: &str| need(file, ok, key, msg);
         Ok(match &self.workload {
             WorkloadSpec::PingPong { sizes, reps } => {
                 need(!sizes.is_empty(), "sizes", "needs at least one size")?;
@@ -134,6 +222,34 @@ impl Scenario {
                     ),
                 )
             }
+            WorkloadSpec::MessageRate {
+                window,
+                size,
+                iters,
+                ack,
+            } => simple(
+                "message-rate",
+                if *ack {
+                    workloads::message_rate_acked(*window, size.0, *iters)
+                } else {
+                    workloads::message_rate(*window, size.0, *iters)
+                },
+                1,
+                format!(
+                    "message rate, window {window}, {} B, {iters} windows{}",
+                    size.0,
+                    if *ack { ", acknowledged" } else { "" }
+                ),
+            ),
+            _ => unreachable!("not a benchmark workload"),
+        })
+    }
+
+    /// The traffic patterns: Zhu's random links, a collective, a halo
+    /// exchange and random pairs.
+    fn pattern_programs(&self, file: &ScenarioFile) -> Result<Programs, ScenarioError> {
+        let need = |ok: bool, key: &str, msg: &str| need(file, ok, key, msg);
+        Ok(match &self.workload {
             WorkloadSpec::Zhu {
                 nodes,
                 rounds,
@@ -176,25 +292,6 @@ impl Scenario {
                     format!("{c:?} on {procs} ranks, {} B, {reps} time(s)", size.0),
                 )
             }
-            WorkloadSpec::MessageRate {
-                window,
-                size,
-                iters,
-                ack,
-            } => simple(
-                "message-rate",
-                if *ack {
-                    workloads::message_rate_acked(*window, size.0, *iters)
-                } else {
-                    workloads::message_rate(*window, size.0, *iters)
-                },
-                1,
-                format!(
-                    "message rate, window {window}, {} B, {iters} windows{}",
-                    size.0,
-                    if *ack { ", acknowledged" } else { "" }
-                ),
-            ),
             WorkloadSpec::Halo {
                 procs,
                 dims,
@@ -209,7 +306,7 @@ impl Scenario {
                 let st = match stencil {
                     7 => Stencil::Point7,
                     27 => Stencil::Point27,
-                    _ => return Err(file.err(w, "stencil", "must be 7 or 27")),
+                    _ => return Err(file.err("workload", "stencil", "must be 7 or 27")),
                 };
                 let d = match dims {
                     Some(d) => *d,
@@ -260,116 +357,92 @@ impl Scenario {
                     ),
                 )
             }
-            WorkloadSpec::MessageList {
-                file: list,
-                ranks,
-                order,
-            } => {
-                let cfg = MessageListConfig {
-                    num_ranks: *ranks,
-                    recv_order: match order {
-                        ListOrderName::AsListed => ListOrder::AsListed,
-                        ListOrderName::Reversed => ListOrder::Reversed,
-                        ListOrderName::Shuffled => ListOrder::Shuffled { seed: self.seed },
-                    },
-                    ..Default::default()
-                };
-                let l = MessageList::read(&self.resolve(file, list)?, &cfg)
-                    .map_err(|e| file.plain(e.to_string()))?;
-                let about = format!(
-                    "message list {}: {} messages, {} B, {} ranks",
-                    list.file_name()
-                        .map_or(list.display(), |f| Path::new(f).display()),
-                    l.num_messages(),
-                    l.total_bytes(),
-                    l.num_ranks()
-                );
-                Programs {
-                    traffic: Some(Traffic {
-                        messages: l.num_messages() as u64,
-                        bytes: l.total_bytes(),
-                    }),
-                    streams: l
-                        .programs()
-                        .into_iter()
-                        .map(|p| Box::new(p) as BoxedStream)
-                        .collect(),
-                    ppn: 1,
-                    node_of_rank: None,
-                    rank_speeds: None,
-                    about,
-                }
+            _ => unreachable!("not a pattern workload"),
+        })
+    }
+
+    /// A message list's programs (`src,dst,bytes`, one phase).
+    fn message_list_programs(
+        &self,
+        file: &ScenarioFile,
+        list: &Path,
+        ranks: Option<u32>,
+        order: ListOrderName,
+    ) -> Result<Programs, ScenarioError> {
+        let cfg = MessageListConfig {
+            num_ranks: ranks,
+            recv_order: match order {
+                ListOrderName::AsListed => ListOrder::AsListed,
+                ListOrderName::Reversed => ListOrder::Reversed,
+                ListOrderName::Shuffled => ListOrder::Shuffled { seed: self.seed },
+            },
+            ..Default::default()
+        };
+        let l = MessageList::read(&self.resolve(file, list)?, &cfg)
+            .map_err(|e| file.plain(e.to_string()))?;
+        let about = format!(
+            "message list {}: {} messages, {} B, {} ranks",
+            list.file_name()
+                .map_or(list.display(), |f| Path::new(f).display()),
+            l.num_messages(),
+            l.total_bytes(),
+            l.num_ranks()
+        );
+        Ok(Programs {
+            traffic: Some(Traffic {
+                messages: l.num_messages() as u64,
+                bytes: l.total_bytes(),
+            }),
+            streams: l
+                .programs()
+                .into_iter()
+                .map(|p| Box::new(p) as BoxedStream)
+                .collect(),
+            ppn: 1,
+            node_of_rank: None,
+            rank_speeds: None,
+            about,
+        })
+    }
+
+    /// A trace's programs, from one `path` or TI's per-rank `files`.
+    fn trace_programs(
+        &self,
+        file: &ScenarioFile,
+        path: Option<&Path>,
+        files: Option<&[PathBuf]>,
+        format: Option<TraceFormat>,
+        cfg: TraceConfig,
+    ) -> Result<Programs, ScenarioError> {
+        let need = |ok: bool, key: &str, msg: &str| need(file, ok, key, msg);
+        let streams = match (path, files) {
+            (Some(p), None) => {
+                let p = self.resolve(file, p)?;
+                open_path(&p, format, &cfg).map_err(|e| file.plain(e.to_string()))?
             }
-            WorkloadSpec::Trace {
-                path,
-                files,
-                format,
-                host_speed_flops,
-                compute_scale,
-                calc_unit,
-            } => {
-                let mut cfg = TraceConfig::default();
-                match host_speed {
-                    Some(Some(h)) => cfg.ti.host_speed_flops = h,
-                    Some(None) if host_speed_flops.is_none() => {
-                        cfg.ti.rank_speeds = Some(crate::ti::RankSpeeds::default());
-                    }
-                    _ => {}
-                }
-                if let Some(h) = host_speed_flops {
-                    need(
-                        h.is_finite() && *h > 0.0,
-                        "host_speed_flops",
-                        "must be positive",
-                    )?;
-                    cfg.ti.host_speed_flops = *h;
-                }
-                if let Some(c) = compute_scale {
-                    need(
-                        c.is_finite() && *c >= 0.0,
-                        "compute_scale",
-                        "must be 0 or more",
-                    )?;
-                    cfg.dumpi.compute_scale = *c;
-                    cfg.otf2.compute_scale = *c;
-                }
-                if let Some(u) = calc_unit {
-                    cfg.goal.calc_unit = u.0;
-                }
-                cfg.msglist.recv_order = ListOrder::AsListed;
-                let streams = match (path, files) {
-                    (Some(p), None) => {
-                        let p = self.resolve(file, p)?;
-                        open_path(&p, *format, &cfg).map_err(|e| file.plain(e.to_string()))?
-                    }
-                    (None, Some(fs)) => {
-                        need(
-                            matches!(format, None | Some(TraceFormat::SimGridTi)),
-                            "files",
-                            "per-rank files are a TI layout; use `path` for other formats",
-                        )?;
-                        let fs: Vec<PathBuf> = fs
-                            .iter()
-                            .map(|f| self.resolve(file, f))
-                            .collect::<Result<_, _>>()?;
-                        crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
-                            .and_then(|t| t.boxed_streams())
-                            .map_err(|e| file.plain(e.to_string()))?
-                    }
-                    _ => return Err(file.err(w, "", "give exactly one of `path` and `files`")),
-                };
-                Programs {
-                    about: format!("trace, {} ranks", streams.len()),
-                    streams,
-                    ppn: 1,
-                    node_of_rank: None,
-                    rank_speeds: cfg.ti.rank_speeds.clone(),
-                    traffic: None,
-                }
+            (None, Some(fs)) => {
+                need(
+                    matches!(format, None | Some(TraceFormat::SimGridTi)),
+                    "files",
+                    "per-rank files are a TI layout; use `path` for other formats",
+                )?;
+                let fs: Vec<PathBuf> = fs
+                    .iter()
+                    .map(|f| self.resolve(file, f))
+                    .collect::<Result<_, _>>()?;
+                crate::ti::TiTrace::from_rank_files(fs, cfg.ti.clone())
+                    .and_then(|t| t.boxed_streams())
+                    .map_err(|e| file.plain(e.to_string()))?
             }
-            WorkloadSpec::Synthetic { .. } => {
-                return Err(file.err(w, "kind", "synthetic traffic has no MPI programs"));
-            }
+            _ => return Err(file.err("workload", "", "give exactly one of `path` and `files`")),
+        };
+        Ok(Programs {
+            about: format!("trace, {} ranks", streams.len()),
+            streams,
+            ppn: 1,
+            node_of_rank: None,
+            rank_speeds: cfg.ti.rank_speeds.clone(),
+            traffic: None,
         })
     }
 

@@ -9,7 +9,78 @@ use rustc_hash::FxHashMap;
 use sim_core::time::Time;
 
 use super::{RankSpeeds, TiConfig};
+use crate::reader::ValueError;
 use crate::text::{parse_int, parse_nonneg_f64};
+
+/// What is wrong with one TI action line; the reader adds the file, the
+/// line and the action's name.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ActionError {
+    /// No such action.
+    #[error("unknown action")]
+    UnknownAction,
+    /// Too few or too many fields (`want` is `3` or `3 to 4`).
+    #[error("expected {want} fields after the action, found {found}")]
+    Arity {
+        /// The number of fields the action takes.
+        want: String,
+        /// The number found.
+        found: usize,
+    },
+    /// A field that does not read as its type.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// A rank outside `0..num_ranks`.
+    #[error("{what} {rank} does not exist (the trace has ranks 0..{num_ranks})")]
+    NoRank {
+        /// Which rank field.
+        what: String,
+        /// The rank found.
+        rank: i64,
+        /// The trace's ranks.
+        num_ranks: u32,
+    },
+    /// A datatype id SimGrid does not define.
+    #[error("unknown SimGrid datatype id {0} (SimGrid 3.32 defines -1 to 59)")]
+    Datatype(i64),
+    /// A rank's host speed asked before the rank is placed.
+    #[error("rank {0}'s host speed is not known (the rank is not placed)")]
+    UnplacedRank(Rank),
+    /// A computation longer than [`Time`] holds.
+    #[error("{0} flops is too long a computation")]
+    ComputeTooLong(f64),
+    /// A computation beyond netsim's limit (the limit's message).
+    #[error("{flops} flops: {message}")]
+    ComputeLimit {
+        /// The flops.
+        flops: f64,
+        /// `sim_core::limits`' message.
+        message: String,
+    },
+    /// A `sleep` longer than [`Time`] holds.
+    #[error("sleep duration too long")]
+    SleepTooLong,
+    /// A `wait` before any `isend` or `irecv`.
+    #[error("not preceded by any isend or irecv")]
+    WaitFirst,
+    /// A count beyond 64 bits.
+    #[error("count {0} too large")]
+    CountTooLarge(f64),
+    /// A count between 0 and 1 element.
+    #[error("count {0:e} is less than one element: counts are whole numbers")]
+    CountFraction(f64),
+    /// Count times datatype size overflows.
+    #[error("size of {0} elements overflows")]
+    SizeOverflow(f64),
+    /// A size beyond netsim's limit (the limit's message).
+    #[error("size of {count} elements: {message}")]
+    SizeLimit {
+        /// The count.
+        count: f64,
+        /// `sim_core::limits`' message.
+        message: String,
+    },
+}
 
 /// The size in bytes of SimGrid datatype id `id`, `None` for an id
 /// SimGrid 3.32 does not define.
@@ -183,44 +254,45 @@ impl State {
         self.pending_ops.push_back((op, origin.clone()));
     }
 
-    fn rank_arg(&self, tok: &str, what: &str) -> Result<Rank, String> {
+    fn rank_arg(&self, tok: &str, what: &str) -> Result<Rank, ActionError> {
         let r: i64 = parse_int(tok, what)?;
         if r < 0 || r >= self.num_ranks as i64 {
-            return Err(format!(
-                "{what} {r} does not exist (the trace has ranks 0..{})",
-                self.num_ranks
-            ));
+            return Err(ActionError::NoRank {
+                what: what.into(),
+                rank: r,
+                num_ranks: self.num_ranks,
+            });
         }
         Ok(r as Rank)
     }
 
-    fn dt(&self, tok: Option<&&str>) -> Result<u64, String> {
+    fn dt(&self, tok: Option<&&str>) -> Result<u64, ActionError> {
         match tok {
             None => Ok(self.default_dt),
             Some(t) => {
                 let id: i64 = parse_int(t, "datatype id")?;
-                simgrid_datatype_size(id).ok_or_else(|| {
-                    format!("unknown SimGrid datatype id {id} (SimGrid 3.32 defines -1 to 59)")
-                })
+                simgrid_datatype_size(id).ok_or(ActionError::Datatype(id))
             }
         }
     }
 
-    fn compute(&self, flops: f64) -> Result<Time, String> {
+    fn compute(&self, flops: f64) -> Result<Time, ActionError> {
         if flops == 0.0 {
             return Ok(Time::ZERO);
         }
         let speed = match &self.rank_speeds {
             None => self.host_speed,
-            Some(r) => r.get(self.rank)?,
+            Some(r) => r
+                .get(self.rank)
+                .ok_or(ActionError::UnplacedRank(self.rank))?,
         };
-        let d = Time::try_from_secs_f64(flops / speed)
-            .ok_or_else(|| format!("{flops} flops is too long a computation"))?;
-        sim_core::limits::check_duration(d).map_err(|m| format!("{flops} flops: {m}"))?;
+        let d = Time::try_from_secs_f64(flops / speed).ok_or(ActionError::ComputeTooLong(flops))?;
+        sim_core::limits::check_duration(d)
+            .map_err(|message| ActionError::ComputeLimit { flops, message })?;
         Ok(d)
     }
 
-    fn push_compute(&mut self, flops: f64, origin: &Origin) -> Result<(), String> {
+    fn push_compute(&mut self, flops: f64, origin: &Origin) -> Result<(), ActionError> {
         if flops > 0.0 {
             let duration = self.compute(flops)?;
             self.push(Op::Compute { duration }, origin);
@@ -241,7 +313,7 @@ impl State {
         action: &str,
         a: &[&str],
         origin: &Origin,
-    ) -> Result<(), String> {
+    ) -> Result<(), ActionError> {
         let n = self.num_ranks as usize;
         let comm = CommId::WORLD;
         match action {
@@ -316,7 +388,7 @@ impl State {
                 let dst = self.rank_arg(a[1], "destination rank")?;
                 let tag: Tag = parse_int(a[2], "tag")?;
                 if action == "wait" && !self.seen_request {
-                    return Err("not preceded by any isend or irecv".into());
+                    return Err(ActionError::WaitFirst);
                 }
                 let key = (src, dst, tag);
                 let found = if action == "test" {
@@ -349,7 +421,7 @@ impl State {
             "sleep" => {
                 arity(a, 1, 1)?;
                 let secs = parse_nonneg_f64(a[0], "seconds")?;
-                let duration = Time::try_from_secs_f64(secs).ok_or("sleep duration too long")?;
+                let duration = Time::try_from_secs_f64(secs).ok_or(ActionError::SleepTooLong)?;
                 self.push(Op::Sleep { duration }, origin);
             }
             "barrier" => {
@@ -491,27 +563,27 @@ impl State {
                 );
                 self.push_compute(flops, origin)?;
             }
-            _ => return Err("unknown action".into()),
+            _ => return Err(ActionError::UnknownAction),
         }
         Ok(())
     }
 
-    fn root(&self, tok: Option<&&str>) -> Result<Rank, String> {
+    fn root(&self, tok: Option<&&str>) -> Result<Rank, ActionError> {
         tok.map_or(Ok(0), |t| self.rank_arg(t, "root rank"))
     }
 }
 
-fn arity(a: &[&str], min: usize, max: usize) -> Result<(), String> {
+fn arity(a: &[&str], min: usize, max: usize) -> Result<(), ActionError> {
     if a.len() < min || a.len() > max {
         let want = if min == max {
             format!("{min}")
         } else {
             format!("{min} to {max}")
         };
-        return Err(format!(
-            "expected {want} fields after the action, found {}",
-            a.len()
-        ));
+        return Err(ActionError::Arity {
+            want,
+            found: a.len(),
+        });
     }
     Ok(())
 }
@@ -519,23 +591,22 @@ fn arity(a: &[&str], min: usize, max: usize) -> Result<(), String> {
 /// `count` elements of `dt` bytes (a fractional count is truncated, as
 /// SimGrid's conversion to `int` does; one between 0 and 1, which would
 /// silently become 0 bytes, is an error).
-fn bytes(count: f64, dt: u64) -> Result<u64, String> {
+fn bytes(count: f64, dt: u64) -> Result<u64, ActionError> {
     if count >= u64::MAX as f64 {
-        return Err(format!("count {count} too large"));
+        return Err(ActionError::CountTooLarge(count));
     }
     if count > 0.0 && count < 1.0 {
-        return Err(format!(
-            "count {count:e} is less than one element: counts are whole numbers"
-        ));
+        return Err(ActionError::CountFraction(count));
     }
     let b = (count as u64)
         .checked_mul(dt)
-        .ok_or_else(|| format!("size of {count} elements overflows"))?;
-    sim_core::limits::check_bytes(b).map_err(|m| format!("size of {count} elements: {m}"))?;
+        .ok_or(ActionError::SizeOverflow(count))?;
+    sim_core::limits::check_bytes(b)
+        .map_err(|message| ActionError::SizeLimit { count, message })?;
     Ok(b)
 }
 
-fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, String> {
+fn counts(tokens: &[&str], dt: u64) -> Result<Vec<u64>, ActionError> {
     tokens
         .iter()
         .map(|t| bytes(parse_nonneg_f64(t, "count")?, dt))

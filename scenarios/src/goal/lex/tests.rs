@@ -47,7 +47,7 @@ fn spellings_txt2bin_accepts() {
 
 #[test]
 fn what_it_refuses() {
-    let e = |s: &str| line(s.as_bytes()).unwrap_err();
+    let e = |s: &str| line(s.as_bytes()).unwrap_err().to_string();
     // `rank0` and `send8b` are one identifier each, as in txt2bin.
     assert!(e("send8b to 1").contains("unknown operation `send8b`"));
     assert!(
@@ -72,7 +72,7 @@ fn in_place_reading_is_line_reading() {
     let text: &[u8] = b"num_ranks 2\r\nrank 0 {\nl1: send 8b to 1 tag 3\n\
         l2:recv 8 b from -1 tag -1 // x\n l2 requires l1\r\n/* a\nb */ calc 5 cpu 1\n\
         bad line\nsend 8b to 1 nic 1 cpu 1\n}\n}";
-    let want: Vec<Result<String, String>> = {
+    let want: Vec<Result<String, GoalError>> = {
         let (mut b, mut out, mut v) = (false, Vec::new(), Vec::new());
         for l in text.split(|&c| c == b'\n') {
             let l = if strip_comments(l, &mut b, &mut out) {

@@ -3,13 +3,23 @@
 use super::*;
 
 #[test]
-fn preset_names_are_serdes() {
-    use clap::ValueEnum;
-    for p in MachinePreset::value_variants() {
+fn preset_names_are_serdes_and_claps() {
+    for p in MachinePreset::ALL {
         let name = p.to_string();
         let back: MachinePreset = toml::Value::from(name.as_str()).try_into().unwrap();
-        assert_eq!(&back, p);
+        assert_eq!(back, p);
+        #[cfg(feature = "clap")]
+        {
+            use clap::ValueEnum;
+            let v = p.to_possible_value().expect("no skipped presets");
+            assert_eq!(v.get_name(), name);
+        }
     }
+    #[cfg(feature = "clap")]
+    assert_eq!(
+        <MachinePreset as clap::ValueEnum>::value_variants(),
+        &MachinePreset::ALL
+    );
     assert_eq!(MachinePreset::BlueWaters.to_string(), "blue-waters");
 }
 
