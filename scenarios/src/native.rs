@@ -895,7 +895,8 @@ mod tests {
     fn reducescatter_element_size() {
         let rs = |line| match parse_op(line, 2) {
             Ok(Op::ReduceScatter { elem_bytes, .. }) => Ok(elem_bytes),
-            other => Err(format!("{other:?}")),
+            Ok(op) => Err(format!("not a reducescatter: {op:?}")),
+            Err(e) => Err(e.to_string()),
         };
         assert_eq!(rs("reducescatter counts=8,8"), Ok(mpi_layer::ELEMENT_BYTES));
         assert_eq!(rs("reducescatter counts=8,8 elem=1"), Ok(1));
