@@ -358,7 +358,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
                 let file = if state == "-" { "unprobed" } else { state };
                 let path = a.out.join(format!("{}-{file}.toml", m.library));
                 let scenario = format!("{}{scenario}", quality_line(&f, n, d, quiet.max_kept_pct));
-                cli::output::write(&path, scenario.as_bytes()).map_err(bad)?;
+                cli::output::write(&path, scenario.as_bytes()).map_err(|e| bad(e.to_string()))?;
                 eprint!("{}", f.report(&name));
                 println!(
                     "# ===== {} ({n} rows in state {state}) =====",
@@ -394,7 +394,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<bool, (u8, String)> {
     if let Some((state, _, from)) = written.iter().max_by_key(|w| w.1) {
         let to = a.out.join(format!("{}.toml", m.library));
         let text = std::fs::read(from).map_err(|e| bad(format!("{}: {e}", from.display())))?;
-        cli::output::write(&to, &text).map_err(bad)?;
+        cli::output::write(&to, &text).map_err(|e| bad(e.to_string()))?;
         eprintln!("{}: the fit of state {state} (the most rows)", to.display());
     }
     Ok(ok)
@@ -549,7 +549,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
             points.len()
         );
         let text = predict::report(&points, &training, noise, skipped, &title);
-        cli::output::write(p, text.as_bytes()).map_err(|e| (2, e))?;
+        cli::output::write(p, text.as_bytes()).map_err(|e| (2, e.to_string()))?;
         let all: Vec<_> = points.iter().collect();
         let (med, w10, w25) = predict::summary(&all);
         let (tmed, _, _) = predict::summary(&training.iter().collect::<Vec<_>>());
@@ -572,7 +572,7 @@ fn fit_cmd(a: FitArgs) -> Result<bool, (u8, String)> {
     }
     match &a.out {
         Some(p) => {
-            cli::output::write(p, scenario.as_bytes()).map_err(|e| (2, e))?;
+            cli::output::write(p, scenario.as_bytes()).map_err(|e| (2, e.to_string()))?;
             eprintln!("wrote {}", p.display());
         }
         None => cli::out(&scenario),
@@ -642,8 +642,8 @@ fn man_pages(dir: &std::path::Path) -> Result<(), (u8, String)> {
                 .and_then(|()| clap_mangen::generate_to(Cli::command(), p))
                 .map_err(|e| format!("{}: {e}", dir.display()))
         })
-        .map_err(|e| (cli::EXIT_INPUT, e))?;
-    pages.commit().map_err(|e| (cli::EXIT_INPUT, e))
+        .map_err(|e| (cli::EXIT_INPUT, e.to_string()))?;
+    pages.commit().map_err(|e| (cli::EXIT_INPUT, e.to_string()))
 }
 
 fn cli_err(e: cli::CliError) -> (u8, String) {

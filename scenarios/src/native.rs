@@ -321,7 +321,7 @@ impl<'a> Fields<'a> {
         }
         let t = self.positional.remove(0);
         let d = parse_duration(t)?;
-        limits::check_duration(d)?;
+        limits::check_duration(d).map_err(|e| e.to_string())?;
         Ok(d)
     }
 

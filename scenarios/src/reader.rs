@@ -76,7 +76,7 @@ impl Span {
 
 /// Refuses a rank beyond [`MAX_TRACE_RANKS`].
 pub(crate) fn check_rank(r: u32) -> Result<(), String> {
-    sim_core::limits::check_rank(r.into())
+    sim_core::limits::check_rank(r.into()).map_err(|e| e.to_string())
 }
 
 /// The error for a list of per-rank files longer than [`MAX_TRACE_RANKS`].

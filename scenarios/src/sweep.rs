@@ -162,7 +162,8 @@ pub fn shard_points(
         &what,
         (n as u64).saturating_mul(BYTES_PER_POINT),
         "give fewer --vary values, or split the sweep with --shard i/N",
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     Ok((first..total)
         .step_by(step)
         .map(|i| point(axes, i))

@@ -221,7 +221,7 @@ fn host_shape(opts: &[(&str, &str)]) -> Result<(u16, u16), String> {
 fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), String> {
     let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) = (None, None, 0u64, None, None);
     for (k, val) in options(words)? {
-        let bad = |m: String| format!("`{k}`: {m}");
+        let bad = |m: units::UnitError| format!("`{k}`: {m}");
         match k {
             "bw" => bw = Some(units::parse_rate(val).map_err(bad)?),
             "bw_back" => bw_back = Some(units::parse_rate(val).map_err(bad)?),

@@ -571,7 +571,7 @@ pub fn quiet_rows(text: &str, max_busy: f64) -> Result<QuietRows, String> {
 /// ([`sim_core::outputs::write`]: a temporary name beside it, renamed
 /// over it; a stop by a signal removes the temporary file).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    sim_core::outputs::write(path, bytes)
+    sim_core::outputs::write(path, bytes).map_err(|e| e.to_string())
 }
 
 /// Appends `line` to `<out>/calibrate.log`, one whole line per write

@@ -622,7 +622,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let j = i + all[i..].iter().take_while(|x| x.color == c).count();
             if c >= 0 {
                 let class = &all[i..j];
-                let topo = topology(class).map_err(|m| self.fail(r, origin, m))?;
+                let topo = topology(class).map_err(|m| self.fail(r, origin, m.to_string()))?;
                 let members: Vec<u32> = class.iter().map(|x| x.world).collect();
                 let global = self.comms.len() as u32;
                 for (k, a) in class.iter().enumerate() {
@@ -650,17 +650,30 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 }
 
+/// Ranks that created a group from different groups of members.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the ranks of a group of {size} called the creation, but {agree} ranks agree on it (groups must be the same or disjoint)"
+)]
+struct GroupMismatch {
+    /// The size of the group the first rank gave.
+    size: u32,
+    /// How many ranks arrived with the same group.
+    agree: usize,
+}
+
 /// The topology of a new communicator from its members' arrivals (in
 /// new rank order), or what is inconsistent.
-fn topology(class: &[Arrival]) -> Result<Topo, String> {
+fn topology(class: &[Arrival]) -> Result<Topo, GroupMismatch> {
     let n = class.len();
     Ok(match &class[0].shape {
         Shape::Plain => Topo::None,
         Shape::Group(size) => {
             if *size as usize != n {
-                return Err(format!(
-                    "the ranks of a group of {size} called the creation, but {n} ranks agree on it (groups must be the same or disjoint)"
-                ));
+                return Err(GroupMismatch {
+                    size: *size,
+                    agree: n,
+                });
             }
             Topo::None
         }

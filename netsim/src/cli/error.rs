@@ -36,6 +36,12 @@ impl From<String> for CliError {
     }
 }
 
+impl From<sim_core::outputs::OutputError> for CliError {
+    fn from(e: sim_core::outputs::OutputError) -> Self {
+        e.to_string().into()
+    }
+}
+
 impl From<&str> for CliError {
     fn from(message: &str) -> Self {
         message.to_string().into()

@@ -361,6 +361,7 @@ fn series_fits(b: &topology::SeriesBuilder) -> Result<(), String> {
         need,
         &format!("choose a wider --series-interval (at least {wider})"),
     )
+    .map_err(|e| e.to_string())
 }
 
 /// The names of link `l`'s two vertices.

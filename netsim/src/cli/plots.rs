@@ -90,7 +90,7 @@ pub(crate) fn run_figures(o: &Outcome, p: &Path) -> Result<Vec<PathBuf>, String>
     written.push(lp);
     if let Some(dims) = o.torus {
         let tp = torus_path(p);
-        super::output::write_with(&tp, |tmp| torus_map(o, dims, tmp))?;
+        super::output::write_with(&tp, |tmp| torus_map(o, dims, tmp)).map_err(|e| e.to_string())?;
         written.push(tp);
     }
     Ok(written)
@@ -410,7 +410,7 @@ trait WriteWhole {
 
 impl WriteWhole for Figure {
     fn write_svg_whole(&self, path: &Path) -> Result<(), String> {
-        super::output::write_with(path, |tmp| self.write_svg(tmp))
+        super::output::write_with(path, |tmp| self.write_svg(tmp)).map_err(|e| e.to_string())
     }
 }
 

@@ -231,7 +231,7 @@ fn write_rows(rows: &[Row], o: &RowOutput) -> Result<(), String> {
     };
     match &o.out {
         Some(p) => {
-            output::write(p, text.as_bytes())?;
+            output::write(p, text.as_bytes()).map_err(|e| e.to_string())?;
             eprintln!("wrote {} rows to {}", rows.len(), p.display());
         }
         None => out(&text),

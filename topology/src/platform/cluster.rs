@@ -77,7 +77,7 @@ impl<'i> Cx<'_, 'i> {
                         ),
                     ));
                 }
-                limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+                limits::check_nodes(n).map_err(|m| self.err(c, m.to_string()))?;
                 let nic = Bandwidth::bytes_per_sec(NIC_RATE);
                 let tp = TorusParams {
                     dims: d,
@@ -204,7 +204,7 @@ impl<'i> Cx<'_, 'i> {
             return Err(self.err(c, "<cluster sharing_policy=\"FATPIPE\">: private links that never share are not netsim's links (each direction is shared max-min); use SPLITDUPLEX".into()));
         }
         let n = names.len() as u64;
-        limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+        limits::check_nodes(n).map_err(|m| self.err(c, m.to_string()))?;
         if let Some(r) = c.attribute("router_id") {
             self.note(c, format!("<cluster router_id=\"{r}\">: the router other zones' routes would enter by; this platform has no other zone"));
         }
@@ -317,7 +317,7 @@ impl<'i> Cx<'_, 'i> {
         let hosts = prod(&m).filter(|&h| h == names.len() as u64).ok_or_else(|| {
             self.err(c, format!("<cluster>: the fat tree's hosts (the product of `down`) are not the {} hosts `radical` names", names.len()))
         })?;
-        limits::check_nodes(hosts).map_err(|m| self.err(c, m))?;
+        limits::check_nodes(hosts).map_err(|m| self.err(c, m.to_string()))?;
         // Nodes at level l: prod(m[l..]) * prod(w[..l]); a node's index is
         // (its a-digits above l) * prod(w[..l]) + (its b-digits). Switches,
         // cables and the routing table (switches x hosts) are bounded

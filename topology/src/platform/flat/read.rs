@@ -18,7 +18,7 @@ impl<'i> Cx<'_, 'i> {
                 format!("the platform has {n} hosts; netsim needs at least 2"),
             ));
         }
-        limits::check_nodes(n as u64).map_err(|m| self.err(body, m))?;
+        limits::check_nodes(n as u64).map_err(|m| self.err(body, m.to_string()))?;
         let mut b = MachineBuilder::new(format!("platform {}", body.attribute("id").unwrap_or("")));
         let hv: Vec<VRef> = f.hosts.iter().map(|(h, c, _)| b.host(h, 1, *c)).collect();
         let sw = b.net("platform", false);
