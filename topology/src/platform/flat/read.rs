@@ -231,55 +231,10 @@ impl<'i> Cx<'_, 'i> {
                     let r = self.fail(k, r)?;
                     f.nps[r].coords = self.coords(k, routing)?;
                 }
-                "peer" => {
-                    self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
-                    self.attrs(k, &["id", "speed", "bw_in", "bw_out", "lat", "coordinates"])?;
-                    self.only_props(k, &[])?;
-                    if kind != Kind::Vivaldi {
-                        return Err(self.err(k, "<peer> outside a Vivaldi zone".into()));
-                    }
-                    if let Some(l) = k.attribute("lat") {
-                        self.note(k, format!("<peer lat=\"{l}\">: ignored by SimGrid 3.32 (the z coordinate is the latency)"));
-                    }
-                    let pid = self.need(k, "id")?;
-                    let speed = self
-                        .value(k, "speed", units::speed)?
-                        .ok_or_else(|| self.err(k, "<peer> needs `speed`".into()))?;
-                    let bw = |a: &str| {
-                        self.value(k, a, units::rate)?
-                            .ok_or_else(|| self.err(k, format!("<peer> needs `{a}`")))
-                    };
-                    let (bin, bout) = (bw("bw_in")?, bw("bw_out")?);
-                    let h = self.add_host(f, k, pid, 1, speed, z)?;
-                    f.nps[h].coords = self.coords(k, routing)?;
-                    // VivaldiZone::set_peer_link: SHARED, no latency.
-                    let mut mk = |name: String, b| -> Result<u32, MachineFileError> {
-                        f.link(&name, b, Time::ZERO, Policy::Shared)
-                            .map_err(|m| self.err(k, m))?;
-                        Ok(f.links[&name].up)
-                    };
-                    let up = mk(format!("link_{pid}_UP"), bout)?;
-                    let down = mk(format!("link_{pid}_DOWN"), bin)?;
-                    let e = f.zones[z].star.entry(f.nps[h].id).or_default();
-                    e.up = Some(vec![up]);
-                    e.down = Some(vec![down]);
-                }
+                "peer" => self.flat_peer(f, k, z, kind, routing)?,
                 "link" | "backbone" => {
-                    self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
-                    self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
-                    self.only_props(k, &[])?;
-                    let lid = self.need(k, "id")?;
-                    let bw = self.value(k, "bandwidth", units::rate)?.ok_or_else(|| {
-                        self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name()))
-                    })?;
-                    let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
-                    let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
-                    f.link(lid, bw, lat, policy).map_err(|m| self.err(k, m))?;
-                    if k.has_tag_name("backbone") {
-                        if kind != Kind::Star {
-                            return Err(self.err(k, "<backbone> outside a Cluster zone".into()));
-                        }
-                        backbone = Some(f.links[lid].up);
+                    if let Some(b) = self.flat_link(f, k, kind)? {
+                        backbone = Some(b);
                     }
                 }
                 "host_link" => {
@@ -308,7 +263,96 @@ impl<'i> Cx<'_, 'i> {
         }
         // A Cluster zone's host links and cabinets, after its backbone
         // (SimGrid populates the zone when it closes).
-        for k in hostlinks {
+        self.flat_host_links(f, z, &hostlinks, backbone)?;
+        self.seal(f, z).map_err(|m| self.err(n, m))
+    }
+
+    /// A Vivaldi zone's `<peer>`: a host with its own links up and down
+    /// (SHARED, no latency).
+    fn flat_peer(
+        &self,
+        f: &mut Flat,
+        k: Node,
+        z: usize,
+        kind: Kind,
+        routing: &str,
+    ) -> Result<(), MachineFileError> {
+        self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
+        self.attrs(k, &["id", "speed", "bw_in", "bw_out", "lat", "coordinates"])?;
+        self.only_props(k, &[])?;
+        if kind != Kind::Vivaldi {
+            return Err(self.err(k, "<peer> outside a Vivaldi zone".into()));
+        }
+        if let Some(l) = k.attribute("lat") {
+            self.note(
+                k,
+                format!(
+                    "<peer lat=\"{l}\">: ignored by SimGrid 3.32 (the z coordinate is the latency)"
+                ),
+            );
+        }
+        let pid = self.need(k, "id")?;
+        let speed = self
+            .value(k, "speed", units::speed)?
+            .ok_or_else(|| self.err(k, "<peer> needs `speed`".into()))?;
+        let bw = |a: &str| {
+            self.value(k, a, units::rate)?
+                .ok_or_else(|| self.err(k, format!("<peer> needs `{a}`")))
+        };
+        let (bin, bout) = (bw("bw_in")?, bw("bw_out")?);
+        let h = self.add_host(f, k, pid, 1, speed, z)?;
+        f.nps[h].coords = self.coords(k, routing)?;
+        // VivaldiZone::set_peer_link: SHARED, no latency.
+        let mut mk = |name: String, b| -> Result<u32, MachineFileError> {
+            f.link(&name, b, Time::ZERO, Policy::Shared)
+                .map_err(|m| self.err(k, m))?;
+            Ok(f.links[&name].up)
+        };
+        let up = mk(format!("link_{pid}_UP"), bout)?;
+        let down = mk(format!("link_{pid}_DOWN"), bin)?;
+        let e = f.zones[z].star.entry(f.nps[h].id).or_default();
+        e.up = Some(vec![up]);
+        e.down = Some(vec![down]);
+        Ok(())
+    }
+
+    /// A `<link>` or `<backbone>`; a backbone's link (up direction) is
+    /// returned.
+    fn flat_link(
+        &self,
+        f: &mut Flat,
+        k: Node,
+        kind: Kind,
+    ) -> Result<Option<u32>, MachineFileError> {
+        self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
+        self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
+        self.only_props(k, &[])?;
+        let lid = self.need(k, "id")?;
+        let bw = self
+            .value(k, "bandwidth", units::rate)?
+            .ok_or_else(|| self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name())))?;
+        let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
+        let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
+        f.link(lid, bw, lat, policy).map_err(|m| self.err(k, m))?;
+        if !k.has_tag_name("backbone") {
+            return Ok(None);
+        }
+        if kind != Kind::Star {
+            return Err(self.err(k, "<backbone> outside a Cluster zone".into()));
+        }
+        Ok(Some(f.links[lid].up))
+    }
+
+    /// A Cluster zone's `<host_link>`s and `<cabinet>`s, each host a star
+    /// point with its links up and down (and the backbone, if any).
+    fn flat_host_links(
+        &self,
+        f: &mut Flat,
+        z: usize,
+        hostlinks: &[Node],
+        backbone: Option<u32>,
+    ) -> Result<(), MachineFileError> {
+        for &k in hostlinks {
             if k.has_tag_name("host_link") {
                 let h = self.named(f, k, "id")?;
                 let l = |a: &str| -> Result<u32, MachineFileError> {
@@ -335,7 +379,7 @@ impl<'i> Cx<'_, 'i> {
                 }
             }
         }
-        self.seal(f, z).map_err(|m| self.err(n, m))
+        Ok(())
     }
 
     /// A host's, router's or peer's `coordinates`, read in a Vivaldi zone
