@@ -80,7 +80,7 @@ pub use op::{
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, OB1_HEADER_BYTES, Postal,
-    Progress, Protocol, Rendezvous, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams,
+    Progress, Protocol, Rendezvous, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams, WireRateError,
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,

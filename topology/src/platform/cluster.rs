@@ -408,30 +408,58 @@ pub(super) struct HostSet {
     pub(super) lat: Time,
 }
 
+/// A `radical` refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum RadicalError {
+    /// A part that is not a number or a range.
+    #[error("`{0}` is not `N` or `A-B`")]
+    NotARange(String),
+    /// A range `A-B` with `B < A`.
+    #[error("`{0}`: the range ends before it starts")]
+    Backwards(String),
+    /// More hosts than netsim's limit.
+    #[error("more than netsim's MAX_NODES ({}) hosts", limits::MAX_NODES)]
+    TooMany,
+}
+
 /// `0-99` or `0-3,8,10-12`: the host numbers in order.
-fn radical(text: &str) -> Result<Vec<u64>, String> {
+fn radical(text: &str) -> Result<Vec<u64>, RadicalError> {
     let mut out = Vec::new();
     for part in text.split(',') {
         let p = part.trim();
         let num = |s: &str| {
             s.trim()
                 .parse::<u64>()
-                .map_err(|_| format!("`{p}` is not `N` or `A-B`"))
+                .map_err(|_| RadicalError::NotARange(p.to_string()))
         };
         let (a, b) = match p.split_once('-') {
             Some((a, b)) => (num(a)?, num(b)?),
             None => (num(p)?, num(p)?),
         };
         if b < a {
-            return Err(format!("`{p}`: the range ends before it starts"));
+            return Err(RadicalError::Backwards(p.to_string()));
         }
         if (out.len() as u64).saturating_add(b - a + 1) > limits::MAX_NODES as u64 {
-            return Err(format!(
-                "more than netsim's MAX_NODES ({}) hosts",
-                limits::MAX_NODES
-            ));
+            return Err(RadicalError::TooMany);
         }
         out.extend(a..=b);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radicals_and_their_errors() {
+        assert_eq!(radical("0-2,5").unwrap(), [0, 1, 2, 5]);
+        let e = |t: &str| radical(t).unwrap_err().to_string();
+        assert_eq!(e("0-x"), "`0-x` is not `N` or `A-B`");
+        assert_eq!(e("3-1"), "`3-1`: the range ends before it starts");
+        assert_eq!(
+            e("0-4194304"),
+            "more than netsim's MAX_NODES (4194304) hosts"
+        );
+    }
 }
