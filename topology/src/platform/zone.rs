@@ -115,30 +115,8 @@ impl<'i> Cx<'_, 'i> {
                     vref.insert(id, (b.net(id, false), ln));
                 }
                 "link" => {
-                    self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
-                    self.attrs(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
-                    self.only_props(n, &[])?;
-                    let id = self.need(n, "id")?;
-                    let bw = self
-                        .value(n, "bandwidth", units::rate)?
-                        .ok_or_else(|| self.err(n, "<link> needs `bandwidth`".into()))?;
-                    let lat = self.value(n, "latency", units::time)?.unwrap_or(Time::ZERO);
-                    let policy = self.policy(n, "sharing_policy", Policy::Shared)?;
-                    if let Some(l) = links.get(id) {
-                        return Err(self.err(
-                            n,
-                            format!("link `{id}` is already declared on line {}", l.line),
-                        ));
-                    }
-                    links.insert(
-                        id,
-                        SgLink {
-                            bw,
-                            lat,
-                            policy,
-                            line: ln,
-                        },
-                    );
+                    let (id, l) = self.zone_link(n, &links, ln)?;
+                    links.insert(id, l);
                 }
                 "route" => routes.push(n),
                 other => return Err(self.unsupported(n, other)),
@@ -178,39 +156,7 @@ impl<'i> Cx<'_, 'i> {
                     ));
                 }
             }
-            let mut ls = Vec::new();
-            for k in r.children().filter(Node::is_element) {
-                if k.tag_name().name() != "link_ctn" {
-                    return Err(self.unsupported(k, k.tag_name().name()));
-                }
-                self.attrs(k, &["id", "direction"])?;
-                let id = self.need(k, "id")?;
-                let l = *links.get(id).ok_or_else(|| {
-                    self.err(
-                        k,
-                        format!("<link_ctn>: unknown link `{id}` (declare it before the routes)"),
-                    )
-                })?;
-                let dir = match k.attribute("direction") {
-                    None | Some("NONE") => {
-                        if l.policy == Policy::SplitDuplex {
-                            return Err(self.err(k, format!("<link_ctn id=\"{id}\">: a SPLITDUPLEX link needs direction=\"UP\" or \"DOWN\"")));
-                        }
-                        0u8
-                    }
-                    Some("UP") => 1,
-                    Some("DOWN") => 2,
-                    Some(v) => {
-                        return Err(
-                            self.err(k, format!("<link_ctn direction=\"{v}\">: UP, DOWN or NONE"))
-                        );
-                    }
-                };
-                ls.push((id, dir, l));
-            }
-            if ls.is_empty() {
-                return Err(self.err(r, "<route> has no <link_ctn>".into()));
-            }
+            let ls = self.route_links(r, &links)?;
             let sym = match r.attribute("symmetrical").unwrap_or("YES") {
                 "YES" | "yes" => true,
                 "NO" | "no" => false,
@@ -234,6 +180,83 @@ impl<'i> Cx<'_, 'i> {
         } else {
             self.graph(z, b, &vref, &parsed, speeds)
         }
+    }
+
+    /// A zone's `<link>` (line `ln`): its id and parameters; refused if
+    /// `links` already has its id.
+    fn zone_link<'n>(
+        &self,
+        n: Node<'n, 'i>,
+        links: &FxHashMap<&str, SgLink>,
+        ln: usize,
+    ) -> Result<(&'n str, SgLink), MachineFileError> {
+        self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
+        self.attrs(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
+        self.only_props(n, &[])?;
+        let id = self.need(n, "id")?;
+        let bw = self
+            .value(n, "bandwidth", units::rate)?
+            .ok_or_else(|| self.err(n, "<link> needs `bandwidth`".into()))?;
+        let lat = self.value(n, "latency", units::time)?.unwrap_or(Time::ZERO);
+        let policy = self.policy(n, "sharing_policy", Policy::Shared)?;
+        if let Some(l) = links.get(id) {
+            return Err(self.err(
+                n,
+                format!("link `{id}` is already declared on line {}", l.line),
+            ));
+        }
+        Ok((
+            id,
+            SgLink {
+                bw,
+                lat,
+                policy,
+                line: ln,
+            },
+        ))
+    }
+
+    /// A `<route>`'s links with their direction (0 none, 1 UP, 2 DOWN),
+    /// each declared in `links`; at least one.
+    fn route_links<'n>(
+        &self,
+        r: Node<'n, 'i>,
+        links: &FxHashMap<&str, SgLink>,
+    ) -> Result<Vec<(&'n str, u8, SgLink)>, MachineFileError> {
+        let mut ls = Vec::new();
+        for k in r.children().filter(Node::is_element) {
+            if k.tag_name().name() != "link_ctn" {
+                return Err(self.unsupported(k, k.tag_name().name()));
+            }
+            self.attrs(k, &["id", "direction"])?;
+            let id = self.need(k, "id")?;
+            let l = *links.get(id).ok_or_else(|| {
+                self.err(
+                    k,
+                    format!("<link_ctn>: unknown link `{id}` (declare it before the routes)"),
+                )
+            })?;
+            let dir = match k.attribute("direction") {
+                None | Some("NONE") => {
+                    if l.policy == Policy::SplitDuplex {
+                        return Err(self.err(k, format!("<link_ctn id=\"{id}\">: a SPLITDUPLEX link needs direction=\"UP\" or \"DOWN\"")));
+                    }
+                    0u8
+                }
+                Some("UP") => 1,
+                Some("DOWN") => 2,
+                Some(v) => {
+                    return Err(
+                        self.err(k, format!("<link_ctn direction=\"{v}\">: UP, DOWN or NONE"))
+                    );
+                }
+            };
+            ls.push((id, dir, l));
+        }
+        if ls.is_empty() {
+            return Err(self.err(r, "<route> has no <link_ctn>".into()));
+        }
+        Ok(ls)
     }
 
     /// Floyd and Dijkstra: a route of one link is a cable.
