@@ -8,7 +8,7 @@ use crate::machine::{MachineBuilder, VRef};
 use crate::transport::NodeId;
 use roxmltree::Node;
 use rustc_hash::FxHashMap;
-use sim_core::{Time, limits};
+use sim_core::{Bandwidth, Time, limits};
 
 /// A route as read: source, destination, its links with their direction
 /// (0 none, 1 UP, 2 DOWN), and its element (for error lines).
@@ -182,6 +182,24 @@ impl<'i> Cx<'_, 'i> {
         }
     }
 
+    /// A `<link>` (or `<backbone>`) as declared: its id, bandwidth,
+    /// latency (0 if not given) and sharing policy (SHARED if not given).
+    pub(super) fn link_decl<'n>(
+        &self,
+        k: Node<'n, 'i>,
+    ) -> Result<(&'n str, Bandwidth, Time, Policy), MachineFileError> {
+        self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
+        self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
+        self.only_props(k, &[])?;
+        let id = self.need(k, "id")?;
+        let bw = self
+            .value(k, "bandwidth", units::rate)?
+            .ok_or_else(|| self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name())))?;
+        let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
+        let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
+        Ok((id, bw, lat, policy))
+    }
+
     /// A zone's `<link>` (line `ln`): its id and parameters; refused if
     /// `links` already has its id.
     fn zone_link<'n>(
@@ -190,15 +208,7 @@ impl<'i> Cx<'_, 'i> {
         links: &FxHashMap<&str, SgLink>,
         ln: usize,
     ) -> Result<(&'n str, SgLink), MachineFileError> {
-        self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
-        self.attrs(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
-        self.only_props(n, &[])?;
-        let id = self.need(n, "id")?;
-        let bw = self
-            .value(n, "bandwidth", units::rate)?
-            .ok_or_else(|| self.err(n, "<link> needs `bandwidth`".into()))?;
-        let lat = self.value(n, "latency", units::time)?.unwrap_or(Time::ZERO);
-        let policy = self.policy(n, "sharing_policy", Policy::Shared)?;
+        let (id, bw, lat, policy) = self.link_decl(n)?;
         if let Some(l) = links.get(id) {
             return Err(self.err(
                 n,

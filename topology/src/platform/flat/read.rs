@@ -326,15 +326,7 @@ impl<'i> Cx<'_, 'i> {
         k: Node,
         kind: Kind,
     ) -> Result<Option<u32>, MachineFileError> {
-        self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
-        self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
-        self.only_props(k, &[])?;
-        let lid = self.need(k, "id")?;
-        let bw = self
-            .value(k, "bandwidth", units::rate)?
-            .ok_or_else(|| self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name())))?;
-        let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
-        let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
+        let (lid, bw, lat, policy) = self.link_decl(k)?;
         f.link(lid, bw, lat, policy)
             .map_err(|m| self.err(k, m.to_string()))?;
         if !k.has_tag_name("backbone") {
