@@ -75,12 +75,12 @@ pub use observe::{
     MessageStep, NoObserver, Observer, Queue, ReportObserver, Search, Step, Waiting, Work,
 };
 pub use op::{
-    CommId, GraphOp, GroupId, Op, OpStream, Origin, ProgramError, Rank, Ready, ReqId, Source, Tag,
-    TagSel, VecProgram,
+    CommId, GraphOp, GroupId, Op, OpLimitError, OpStream, Origin, ProgramError, Rank, Ready, ReqId,
+    Source, Tag, TagSel, VecProgram,
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, OB1_HEADER_BYTES, Postal,
-    Progress, Protocol, Rendezvous, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams,
+    Progress, Protocol, Rendezvous, Rest, SMPI_HEADER_BYTES, SearchCost, ShmParams, WireRateError,
 };
 pub use sim::{
     BlockedRank, ConfigError, DeadlockReport, Ev, MsgState, RegionTime, RunError, RunResults,

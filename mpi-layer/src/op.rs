@@ -522,6 +522,17 @@ pub enum Op {
     },
 }
 
+/// An operation's size or duration beyond a limit of
+/// [`sim_core::limits`] ([`Op::check_limits`]): the field and the limit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {limit}")]
+pub struct OpLimitError {
+    /// The operation's field (`message size`, `counts`, `duration`).
+    pub field: &'static str,
+    /// The limit it exceeds.
+    pub limit: sim_core::limits::LimitError,
+}
+
 impl Op {
     /// Checks the operation's sizes and durations against the limits of
     /// [`sim_core::limits`] (every message or per-rank size at most
@@ -530,10 +541,12 @@ impl Op {
     /// [`MAX_DURATION`](sim_core::limits::MAX_DURATION)): the one check
     /// every reader and workload passes through, so that no time derived
     /// from an operation can overflow. The error names the field.
-    pub fn check_limits(&self) -> Result<(), String> {
+    pub fn check_limits(&self) -> Result<(), OpLimitError> {
         use sim_core::limits::{check_bytes, check_duration};
-        let one = |what: &str, b: u64| check_bytes(b).map_err(|m| format!("{what}: {m}"));
-        let all = |what: &str, v: &[u64]| v.iter().try_for_each(|&b| one(what, b));
+        let one = |field: &'static str, b: u64| {
+            check_bytes(b).map_err(|limit| OpLimitError { field, limit })
+        };
+        let all = |field: &'static str, v: &[u64]| v.iter().try_for_each(|&b| one(field, b));
         match self {
             Op::Send { bytes, .. }
             | Op::Recv { bytes, .. }
@@ -567,7 +580,10 @@ impl Op {
                 all("receive counts", recv)
             }
             Op::Compute { duration } | Op::Sleep { duration } => {
-                check_duration(*duration).map_err(|m| format!("duration: {m}"))
+                check_duration(*duration).map_err(|limit| OpLimitError {
+                    field: "duration",
+                    limit,
+                })
             }
             Op::Wait { .. }
             | Op::Waitall { .. }

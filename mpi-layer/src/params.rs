@@ -610,6 +610,24 @@ pub const SMPI_HEADER_BYTES: u64 = 16;
 /// issue 14 gives for Open MPI's ob1/vader; not measured here).
 pub const OB1_HEADER_BYTES: u64 = 56;
 
+/// Why a cell has no wire rate ([`MpiParams::wire_rate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WireRateError {
+    /// The receive side alone is slower per byte than `R_b`.
+    #[error(
+        "the receive side's {recv} per byte leaves nothing of 1 / R_b = {per_byte} for the wire"
+    )]
+    NoBudget {
+        /// The receive side's cost per byte.
+        recv: PerByte,
+        /// `1 / R_b`.
+        per_byte: PerByte,
+    },
+    /// A rate too large for a [`Bandwidth`].
+    #[error("wire rate out of range")]
+    OutOfRange,
+}
+
 impl MpiParams {
     /// The postal parameters of `proto` at locality `loc`.
     pub fn postal(&self, proto: Protocol, loc: Locality) -> Postal {
@@ -631,7 +649,11 @@ impl MpiParams {
     /// that the wire and the receive side's per-byte cost add up to
     /// `1 / R_b`. `None` (no cap) in the LogGP form ([`Rest::None`]), and
     /// an error if the receive side alone is slower per byte than `R_b`.
-    pub fn wire_rate(&self, proto: Protocol, loc: Locality) -> Result<Option<Bandwidth>, String> {
+    pub fn wire_rate(
+        &self,
+        proto: Protocol,
+        loc: Locality,
+    ) -> Result<Option<Bandwidth>, WireRateError> {
         let h = self.host(proto, loc);
         if h.rest == Rest::None {
             return Ok(None);
@@ -643,15 +665,14 @@ impl MpiParams {
         }
         let budget = 1.0 / rb.as_f64() - recv.as_secs_f64();
         if budget <= 0.0 {
-            return Err(format!(
-                "the receive side's {} per byte leaves nothing of 1 / R_b = {} for the wire",
+            return Err(WireRateError::NoBudget {
                 recv,
-                PerByte::of_rate(rb)
-            ));
+                per_byte: PerByte::of_rate(rb),
+            });
         }
         Bandwidth::try_bytes_per_sec_f64(1.0 / budget)
             .map(Some)
-            .ok_or_else(|| "wire rate out of range".to_string())
+            .ok_or(WireRateError::OutOfRange)
     }
 
     /// The gap `g` of a cell (its `alpha` when not given).

@@ -128,7 +128,7 @@ impl MessageList {
             }
             let check_ranks = |s: u32, d: u32| -> Result<(), ProgramError> {
                 for r in [s, d] {
-                    limits::check_rank(r.into()).map_err(|m| lines.error(m))?;
+                    limits::check_rank(r.into()).map_err(|m| lines.error(m.to_string()))?;
                 }
                 Ok(())
             };

@@ -262,7 +262,7 @@ pub enum FieldError {
         /// The field.
         key: String,
         /// `sim_core::limits`' message.
-        message: String,
+        message: sim_core::limits::LimitError,
     },
     /// A rank outside `0..num_ranks`.
     #[error("{key}={value} names no rank (the trace has ranks 0..{num_ranks})")]
@@ -282,7 +282,7 @@ pub enum FieldError {
     Duration(#[from] DurationError),
     /// A duration beyond netsim's limit (the limit's message).
     #[error("{0}")]
-    DurationLimit(String),
+    DurationLimit(sim_core::limits::LimitError),
     /// A size field that must be at least one byte (an element size).
     #[error("{0} must be at least 1 byte")]
     ZeroBytes(String),

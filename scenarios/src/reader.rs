@@ -112,7 +112,7 @@ pub enum ValueError {
     },
     /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
     #[error("{0}")]
-    RankLimit(String),
+    RankLimit(sim_core::limits::LimitError),
 }
 
 /// Refuses a rank beyond [`MAX_TRACE_RANKS`].

@@ -111,7 +111,7 @@ pub enum SweepError {
     /// The points do not fit in memory (`sim_core::limits::check_memory`'s
     /// message).
     #[error("{0}")]
-    Memory(String),
+    Memory(sim_core::limits::LimitError),
     /// `--shard` is not `i/N` with `0 <= i < N`.
     #[error("{0}")]
     Shard(String),

@@ -75,54 +75,89 @@ pub const MAX_SIM_TIME: Time = Time::from_ps(1_000_000 * PS_PER_SEC);
 /// a scenario's time parameter): [`MAX_SIM_TIME`].
 pub const MAX_DURATION: Time = MAX_SIM_TIME;
 
+/// A value beyond one of the limits above, or an estimate beyond the
+/// memory limit; the message names the limit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    /// More ranks than [`MAX_RANKS`].
+    #[error("{0} ranks exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS)")]
+    Ranks(u64),
+    /// A rank number not below [`MAX_RANKS`].
+    #[error(
+        "rank {0} exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS; ranks are 0..{MAX_RANKS})"
+    )]
+    Rank(u64),
+    /// More nodes than [`MAX_NODES`].
+    #[error("{0} nodes exceeds the limit of {MAX_NODES} nodes (netsim's MAX_NODES)")]
+    Nodes(u64),
+    /// A size above [`MAX_MESSAGE_BYTES`].
+    #[error(
+        "{0} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes (1 TiB, netsim's MAX_MESSAGE_BYTES)"
+    )]
+    Bytes(u64),
+    /// A duration above [`MAX_DURATION`].
+    #[error(
+        "{} ps exceeds the limit of {} ps (10^6 s, netsim's MAX_DURATION)",
+        .0.as_ps(),
+        MAX_DURATION.as_ps()
+    )]
+    Duration(Time),
+    /// An estimate above the [`memory_limit`] ([`check_memory`]).
+    #[error(
+        "{what} needs about {}, more than the {} {origin}; {remedy}, or raise the limit with --max-memory",
+        bytes_text(*estimate),
+        bytes_text(*limit)
+    )]
+    Memory {
+        /// What needs the memory (`a sweep of 10^9 points`).
+        what: String,
+        /// The estimate, in bytes.
+        estimate: u64,
+        /// The limit, in bytes.
+        limit: u64,
+        /// Where the limit comes from ([`memory_limit`]).
+        origin: &'static str,
+        /// The option to change.
+        remedy: String,
+    },
+}
+
 /// Checks a rank count against [`MAX_RANKS`]; the error names the limit.
-pub fn check_ranks(n: u64) -> Result<(), String> {
+pub fn check_ranks(n: u64) -> Result<(), LimitError> {
     if n > MAX_RANKS as u64 {
-        return Err(format!(
-            "{n} ranks exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS)"
-        ));
+        return Err(LimitError::Ranks(n));
     }
     Ok(())
 }
 
 /// Checks a rank number (0-based) against [`MAX_RANKS`].
-pub fn check_rank(r: u64) -> Result<(), String> {
+pub fn check_rank(r: u64) -> Result<(), LimitError> {
     if r >= MAX_RANKS as u64 {
-        return Err(format!(
-            "rank {r} exceeds the limit of {MAX_RANKS} ranks (netsim's MAX_RANKS; ranks are 0..{MAX_RANKS})"
-        ));
+        return Err(LimitError::Rank(r));
     }
     Ok(())
 }
 
 /// Checks a node count against [`MAX_NODES`].
-pub fn check_nodes(n: u64) -> Result<(), String> {
+pub fn check_nodes(n: u64) -> Result<(), LimitError> {
     if n > MAX_NODES as u64 {
-        return Err(format!(
-            "{n} nodes exceeds the limit of {MAX_NODES} nodes (netsim's MAX_NODES)"
-        ));
+        return Err(LimitError::Nodes(n));
     }
     Ok(())
 }
 
 /// Checks a message size against [`MAX_MESSAGE_BYTES`].
-pub fn check_bytes(b: u64) -> Result<(), String> {
+pub fn check_bytes(b: u64) -> Result<(), LimitError> {
     if b > MAX_MESSAGE_BYTES {
-        return Err(format!(
-            "{b} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes (1 TiB, netsim's MAX_MESSAGE_BYTES)"
-        ));
+        return Err(LimitError::Bytes(b));
     }
     Ok(())
 }
 
 /// Checks a duration against [`MAX_DURATION`].
-pub fn check_duration(t: Time) -> Result<(), String> {
+pub fn check_duration(t: Time) -> Result<(), LimitError> {
     if t > MAX_DURATION {
-        return Err(format!(
-            "{} ps exceeds the limit of {} ps (10^6 s, netsim's MAX_DURATION)",
-            t.as_ps(),
-            MAX_DURATION.as_ps()
-        ));
+        return Err(LimitError::Duration(t));
     }
     Ok(())
 }
@@ -187,16 +222,18 @@ pub fn bytes_text(b: u64) -> String {
 /// Checks that `estimate` bytes (of `what`, e.g. "a sweep of 10^9
 /// points") fit the [`memory_limit`]; the error gives the estimate, the
 /// limit and where it comes from, and `remedy` (the option to change).
-pub fn check_memory(what: &str, estimate: u64, remedy: &str) -> Result<(), String> {
+pub fn check_memory(what: &str, estimate: u64, remedy: &str) -> Result<(), LimitError> {
     let (limit, source) = memory_limit();
     if estimate <= limit {
         return Ok(());
     }
-    Err(format!(
-        "{what} needs about {}, more than the {} {source}; {remedy}, or raise the limit with --max-memory",
-        bytes_text(estimate),
-        bytes_text(limit)
-    ))
+    Err(LimitError::Memory {
+        what: what.to_string(),
+        estimate,
+        limit,
+        origin: source,
+        remedy: remedy.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -225,8 +262,9 @@ mod tests {
         assert_eq!(bytes_text(999), "999 B");
         set_memory_limit(1_000_000);
         assert_eq!(memory_limit(), (1_000_000, "set by --max-memory"));
-        let e =
-            check_memory("a sweep of 10 points", 2_000_000, "use fewer --vary values").unwrap_err();
+        let e = check_memory("a sweep of 10 points", 2_000_000, "use fewer --vary values")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains(
                 "about 2 MB, more than the 1 MB set by --max-memory; use fewer --vary values"
@@ -238,19 +276,42 @@ mod tests {
 
     #[test]
     fn checks_name_the_limit() {
-        assert!(check_rank(4_294_967_295).unwrap_err().contains("MAX_RANKS"));
+        assert!(
+            check_rank(4_294_967_295)
+                .unwrap_err()
+                .to_string()
+                .contains("MAX_RANKS")
+        );
         assert!(check_rank(MAX_RANKS as u64 - 1).is_ok());
         assert!(check_ranks(MAX_RANKS as u64).is_ok());
-        assert!(check_nodes(1 << 30).unwrap_err().contains("MAX_NODES"));
+        assert!(
+            check_nodes(1 << 30)
+                .unwrap_err()
+                .to_string()
+                .contains("MAX_NODES")
+        );
         assert!(check_bytes(MAX_MESSAGE_BYTES).is_ok());
+        assert_eq!(
+            check_duration(Time::MAX).unwrap_err().to_string(),
+            format!(
+                "{} ps exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_DURATION)",
+                u64::MAX
+            )
+        );
+        assert_eq!(
+            check_rank(1 << 22).unwrap_err().to_string(),
+            "rank 4194304 exceeds the limit of 4194304 ranks (netsim's MAX_RANKS; ranks are 0..4194304)"
+        );
         assert!(
             check_bytes(u64::MAX)
                 .unwrap_err()
+                .to_string()
                 .contains("MAX_MESSAGE_BYTES")
         );
         assert!(
             check_duration(Time::MAX)
                 .unwrap_err()
+                .to_string()
                 .contains("MAX_DURATION")
         );
     }

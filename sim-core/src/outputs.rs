@@ -18,8 +18,36 @@
 //! open handle ([`Partial::create`]) may still be written after its
 //! removal; the writes then go to the removed file.
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+
+/// An output that could not be written; the message names the target.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// Creating, renaming or moving a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file named in the message (the target, not the temporary).
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An entry of a temporary folder could not be read.
+    #[error(transparent)]
+    Entry(std::io::Error),
+    /// What the writer of the contents reported ([`Partial::fill`]), with
+    /// the temporary path replaced by the target.
+    #[error("{0}")]
+    Fill(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
 
 /// The partial files being written: (temporary path, target).
 static OPEN: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
@@ -102,29 +130,32 @@ impl Partial {
     }
 
     /// Creates the temporary file, buffered.
-    pub fn create(&self) -> Result<std::io::BufWriter<std::fs::File>, String> {
+    pub fn create(&self) -> Result<std::io::BufWriter<std::fs::File>, OutputError> {
         let _list = open_list();
         std::fs::File::create(&self.tmp)
             .map(std::io::BufWriter::new)
-            .map_err(|e| format!("{}: {e}", self.target.display()))
+            .map_err(io(&self.target))
     }
 
     /// Fills the temporary path by `f` (which creates what it writes),
     /// with no stop in between: a signal waits until `f` returns, then
     /// removes what it wrote. Errors name the target, not the temporary
     /// path. `f` must not create a [`Partial`] itself.
-    pub fn fill<T>(&self, f: impl FnOnce(&Path) -> Result<T, String>) -> Result<T, String> {
+    pub fn fill<T, E: Display>(
+        &self,
+        f: impl FnOnce(&Path) -> Result<T, E>,
+    ) -> Result<T, OutputError> {
         let _list = open_list();
         f(&self.tmp).map_err(|e| {
-            e.replace(
+            OutputError::Fill(e.to_string().replace(
                 &self.tmp.display().to_string(),
                 &self.target.display().to_string(),
-            )
+            ))
         })
     }
 
     /// Renames the complete file to its target.
-    pub fn commit(mut self) -> Result<(), String> {
+    pub fn commit(mut self) -> Result<(), OutputError> {
         if self.tmp == self.target {
             return Ok(());
         }
@@ -133,21 +164,19 @@ impl Partial {
         self.done = true;
         if self.tmp.is_dir() {
             // A folder of files (man pages): each moves into the target.
-            std::fs::create_dir_all(&self.target)
-                .map_err(|e| format!("{}: {e}", self.target.display()))?;
-            let entries =
-                std::fs::read_dir(&self.tmp).map_err(|e| format!("{}: {e}", self.tmp.display()))?;
+            std::fs::create_dir_all(&self.target).map_err(io(&self.target))?;
+            let entries = std::fs::read_dir(&self.tmp).map_err(io(&self.tmp))?;
             for e in entries {
-                let from = e.map_err(|e| e.to_string())?.path();
+                let from = e.map_err(OutputError::Entry)?.path();
                 let to = self.target.join(from.file_name().unwrap_or_default());
-                std::fs::rename(&from, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+                std::fs::rename(&from, &to).map_err(io(&to))?;
             }
             remove(&self.tmp);
             return Ok(());
         }
         std::fs::rename(&self.tmp, &self.target).map_err(|e| {
             remove(&self.tmp);
-            format!("{}: {e}", self.target.display())
+            io(&self.target)(e)
         })
     }
 }
@@ -165,18 +194,16 @@ impl Drop for Partial {
 }
 
 /// Writes `bytes` to `target` whole: a temporary file, then a rename.
-pub fn write(target: &Path, bytes: &[u8]) -> Result<(), String> {
-    write_with(target, |tmp| {
-        std::fs::write(tmp, bytes).map_err(|e| format!("{}: {e}", target.display()))
-    })
+pub fn write(target: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_with(target, |tmp| std::fs::write(tmp, bytes).map_err(io(target)))
 }
 
 /// Writes `target` whole by `f(temporary path)` ([`Partial::fill`]),
 /// then renames it. Errors name the target, not the temporary file.
-pub fn write_with(
+pub fn write_with<E: Display>(
     target: &Path,
-    f: impl FnOnce(&Path) -> Result<(), String>,
-) -> Result<(), String> {
+    f: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<(), OutputError> {
     let p = Partial::new(target);
     p.fill(f)?;
     p.commit()

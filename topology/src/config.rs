@@ -6,7 +6,6 @@
 use crate::machine::{Machine, Sharing};
 use crate::routing::Router;
 use crate::routing::fat_tree::{ECMP_KEY, Spread};
-use clap::ValueEnum;
 use sim_core::rng::{Rng, RngStreams};
 use sim_core::{Bandwidth, Time};
 
@@ -17,9 +16,8 @@ use sim_core::{Bandwidth, Time};
 pub const DEFAULT_PACKET_BYTES: u64 = 4096;
 
 /// Which transport model: [`crate::packet`] or [`crate::flow`].
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Packets queue at every link direction.
@@ -33,9 +31,8 @@ pub enum Mode {
 /// `auto`, which a run turns into one of them from its workload (the
 /// rule is the scenarios crate's `auto_mode`, documented in
 /// docs/SCENARIOS.md).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ModeChoice {
     /// Pick packet or flow per run from the workload.
@@ -59,9 +56,7 @@ impl ModeChoice {
 }
 
 /// How a packet moves through a router (packet mode).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// Virtual cut-through: a packet starts on the next link as soon as
@@ -80,15 +75,12 @@ pub enum Switching {
 /// (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`, `valiant`,
 /// `romm` and `ugal` on a torus; `dmodk`, `ecmp` and `random` on a fat
 /// tree. Each routing's tie rule and source are in [`crate::routing`].
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RouteMode {
     /// Dimension order, x then y then z.
     #[default]
     #[serde(alias = "dor")]
-    #[value(alias = "dor")]
     DimensionOrder,
     /// Minimal adaptive per packet (packet mode only; flow mode routes
     /// every flow in dimension order, since a flow has one path).
@@ -97,7 +89,6 @@ pub enum RouteMode {
         alias = "minimal-adaptive",
         alias = "min-adaptive"
     )]
-    #[value(name = "adaptive", alias = "minimal-adaptive", alias = "min-adaptive")]
     MinimalAdaptive,
     /// A dimension order drawn per packet (packet mode, torus).
     O1turn,
@@ -432,13 +423,13 @@ mod tests {
         assert!(serde_json::from_str::<Mode>("\"packets\"").is_err());
     }
 
-    /// Every choice has one name: serde's (files, reports), clap's
-    /// (command line) and `Display` agree, and each parses back.
+    /// Every choice has one name: serde's (files, reports) and `Display`
+    /// agree, and each parses back.
     #[test]
     fn one_name_per_choice() {
         fn check<T>(all: &[T])
         where
-            T: ValueEnum + serde::Serialize + serde::de::DeserializeOwned + PartialEq,
+            T: serde::Serialize + serde::de::DeserializeOwned + PartialEq,
             T: std::fmt::Debug + std::fmt::Display,
         {
             for v in all {
@@ -446,16 +437,45 @@ mod tests {
                 assert_eq!(serde_json::to_value(v).unwrap(), name.as_str());
                 let back: T = serde_json::from_value(name.clone().into()).unwrap();
                 assert_eq!(&back, v);
+            }
+        }
+        check(&[Mode::Packet, Mode::Flow]);
+        check(&[ModeChoice::Auto, ModeChoice::Packet, ModeChoice::Flow]);
+        check(&[Switching::CutThrough, Switching::StoreAndForward]);
+        use RouteMode::*;
+        check(&[
+            DimensionOrder,
+            MinimalAdaptive,
+            O1turn,
+            Valiant,
+            Romm,
+            Ugal,
+            Dmodk,
+            Ecmp,
+            Random,
+        ]);
+        check(&[Sharing::Fair, Sharing::Asymmetric]);
+        check(&[crate::Backbone::Optical, crate::Backbone::Electrical]);
+        check(&[crate::Dim::X, crate::Dim::Y, crate::Dim::Z]);
+        assert_eq!(RouteMode::MinimalAdaptive.to_string(), "adaptive");
+        assert_eq!(Switching::StoreAndForward.to_string(), "store-and-forward");
+        assert_eq!(format!("{:>7}", Mode::Flow), "   flow");
+    }
+
+    /// The command line's names (the `clap` feature, which the netsim
+    /// application turns on) are serde's.
+    #[cfg(feature = "clap")]
+    #[test]
+    fn command_line_names_are_serde_names() {
+        use clap::ValueEnum;
+        fn check<T: ValueEnum + std::fmt::Display + PartialEq + std::fmt::Debug>() {
+            for v in T::value_variants() {
+                let name = v.to_possible_value().unwrap().get_name().to_string();
+                assert_eq!(name, v.to_string());
                 assert_eq!(&T::from_str(&name, false).unwrap(), v);
             }
         }
-        check(Mode::value_variants());
-        check(ModeChoice::value_variants());
-        check(Switching::value_variants());
-        check(RouteMode::value_variants());
-        check(Sharing::value_variants());
-        check(crate::Backbone::value_variants());
-        check(crate::Dim::value_variants());
-        assert_eq!(RouteMode::MinimalAdaptive.to_string(), "adaptive");
+        check::<Mode>();
+        check::<ModeChoice>();
     }
 }

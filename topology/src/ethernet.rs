@@ -43,9 +43,7 @@ pub const ZHU_LINK_LATENCY_US: u64 = 75;
 pub const ZHU_BUFFER_BYTES: u64 = 3 * 1024 * 1024;
 
 /// Backbone cable type (Zhu et al. Sec. 4.2: `beta_O`, `beta_E`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Backbone {
     /// Optical 10 GbE, measured 9.4 Gb/s.

@@ -129,9 +129,9 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
                         format!("`{name}` is already declared on line {first}"),
                     ));
                 }
-                let opts = options(&words[2..]).map_err(|m| err(ln, m))?;
+                let opts = options(&words[2..]).map_err(|m| err(ln, m.to_string()))?;
                 let v = if kw == "host" {
-                    let (sockets, cores) = host_shape(&opts).map_err(|m| err(ln, m))?;
+                    let (sockets, cores) = host_shape(&opts).map_err(|m| err(ln, m.to_string()))?;
                     host_lines.push(ln);
                     b.host(name, sockets, cores)
                 } else {
@@ -161,7 +161,7 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
                 if words[1] == words[2] {
                     return Err(err(ln, format!("link from `{}` to itself", words[1])));
                 }
-                let (fwd, back) = link_params(&words[3..]).map_err(|m| err(ln, m))?;
+                let (fwd, back) = link_params(&words[3..]).map_err(|m| err(ln, m.to_string()))?;
                 b.cable(a, bv, fwd, back);
             }
             other => {
@@ -198,19 +198,55 @@ pub fn parse(file: &str, text: &str) -> Result<Machine, MachineFileError> {
     })
 }
 
+/// An option of a `host` or `link` line refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum OptionError {
+    /// A word that is not `key=value`.
+    #[error("expected `key=value`, got `{0}`")]
+    NotKeyValue(String),
+    /// A count that is not a positive integer.
+    #[error("`{key}` must be a positive integer, got `{value}`")]
+    NotPositive { key: String, value: String },
+    /// A key the line does not have.
+    #[error("unknown {line} option `{key}` ({known})")]
+    Unknown {
+        line: &'static str,
+        key: String,
+        known: &'static str,
+    },
+    /// A quantity with a bad unit or value.
+    #[error("`{key}`: {error}")]
+    Unit {
+        key: String,
+        error: units::UnitError,
+    },
+    /// A required option left out (`bw=<rate>`).
+    #[error("link needs `{0}`")]
+    Missing(&'static str),
+}
+
 /// A host's `sockets=` and `cores=` (1 each by default).
-fn host_shape(opts: &[(&str, &str)]) -> Result<(u16, u16), String> {
+fn host_shape(opts: &[(&str, &str)]) -> Result<(u16, u16), OptionError> {
     let (mut sockets, mut cores) = (1u16, 1u16);
     for &(k, val) in opts {
-        let n: u16 = val
-            .parse()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("`{k}` must be a positive integer, got `{val}`"))?;
+        let n: u16 =
+            val.parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| OptionError::NotPositive {
+                    key: k.to_string(),
+                    value: val.to_string(),
+                })?;
         match k {
             "sockets" => sockets = n,
             "cores" => cores = n,
-            _ => return Err(format!("unknown host option `{k}` (sockets, cores)")),
+            _ => {
+                return Err(OptionError::Unknown {
+                    line: "host",
+                    key: k.to_string(),
+                    known: "sockets, cores",
+                });
+            }
         }
     }
     Ok((sockets, cores))
@@ -218,10 +254,13 @@ fn host_shape(opts: &[(&str, &str)]) -> Result<(u16, u16), String> {
 
 /// A link's options: its parameters forward and back (`bw_back` and
 /// `lat_back` default to `bw` and `lat`).
-fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), String> {
+fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), OptionError> {
     let (mut bw, mut lat, mut buf, mut bw_back, mut lat_back) = (None, None, 0u64, None, None);
     for (k, val) in options(words)? {
-        let bad = |m: String| format!("`{k}`: {m}");
+        let bad = |error| OptionError::Unit {
+            key: k.to_string(),
+            error,
+        };
         match k {
             "bw" => bw = Some(units::parse_rate(val).map_err(bad)?),
             "bw_back" => bw_back = Some(units::parse_rate(val).map_err(bad)?),
@@ -235,14 +274,16 @@ fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), String> {
                 }
             }
             _ => {
-                return Err(format!(
-                    "unknown link option `{k}` (bw, lat, buffer, bw_back, lat_back)"
-                ));
+                return Err(OptionError::Unknown {
+                    line: "link",
+                    key: k.to_string(),
+                    known: "bw, lat, buffer, bw_back, lat_back",
+                });
             }
         }
     }
-    let bw = bw.ok_or("link needs `bw=<rate>`")?;
-    let lat = lat.ok_or("link needs `lat=<time>`")?;
+    let bw = bw.ok_or(OptionError::Missing("bw=<rate>"))?;
+    let lat = lat.ok_or(OptionError::Missing("lat=<time>"))?;
     let fwd = LinkParams {
         bandwidth: bw,
         latency: lat,
@@ -256,13 +297,13 @@ fn link_params(words: &[&str]) -> Result<(LinkParams, LinkParams), String> {
     Ok((fwd, back))
 }
 
-fn options<'a>(words: &[&'a str]) -> Result<Vec<(&'a str, &'a str)>, String> {
+fn options<'a>(words: &[&'a str]) -> Result<Vec<(&'a str, &'a str)>, OptionError> {
     words
         .iter()
         .map(|w| {
             w.split_once('=')
                 .filter(|(k, v)| !k.is_empty() && !v.is_empty())
-                .ok_or_else(|| format!("expected `key=value`, got `{w}`"))
+                .ok_or_else(|| OptionError::NotKeyValue(w.to_string()))
         })
         .collect()
 }

@@ -66,17 +66,7 @@ pub struct Vertex {
 
 /// How the two directions of a full-duplex cable (and a node interface)
 /// share bandwidth among the flows crossing them.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sharing {
     /// Directions are independent; flows in one direction share its

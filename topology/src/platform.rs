@@ -405,7 +405,7 @@ impl<'i> Cx<'_, 'i> {
         &self,
         n: Node,
         attr: &str,
-        f: fn(&str) -> Result<T, String>,
+        f: fn(&str) -> Result<T, units::ValueError>,
     ) -> Result<Option<T>, MachineFileError> {
         match n.attribute(attr) {
             None => Ok(None),

@@ -14,17 +14,7 @@ pub(crate) const NO_LINK: u32 = u32::MAX;
 /// A dimension of the torus (`x`, `y`, `z` in files and on the command
 /// line).
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Dim {
@@ -90,17 +80,7 @@ pub struct TorusGeom {
 /// Which way dimension-order routing goes around a ring of even size `k`
 /// when both ways are `k / 2` hops long. The name in scenario files
 /// (`machine.tie`) and platform imports.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TieRule {
     /// Always the positive way (+x, +y, +z): netsim's rule, the default.

@@ -196,7 +196,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             Op::GroupRangeIncl { group, ranges, new } | Op::GroupRangeExcl { group, ranges, new } => {
                 let incl = matches!(op, Op::GroupRangeIncl { .. });
                 self.group(r, *group, origin).and_then(|g| {
-                    let ranks = expand_ranges(ranges, g.len()).map_err(|m| self.fail(r, origin, m))?;
+                    let ranks = expand_ranges(ranges, g.len()).map_err(|m| self.fail(r, origin, m.to_string()))?;
                     let picked = self.positions(r, g.len(), &ranks, origin)?;
                     let members = select(&g, &picked, incl);
                     self.define_group(r, *new, members, origin)
@@ -622,7 +622,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             let j = i + all[i..].iter().take_while(|x| x.color == c).count();
             if c >= 0 {
                 let class = &all[i..j];
-                let topo = topology(class).map_err(|m| self.fail(r, origin, m))?;
+                let topo = topology(class).map_err(|m| self.fail(r, origin, m.to_string()))?;
                 let members: Vec<u32> = class.iter().map(|x| x.world).collect();
                 let global = self.comms.len() as u32;
                 for (k, a) in class.iter().enumerate() {
@@ -650,17 +650,30 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 }
 
+/// Ranks that created a group from different groups of members.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the ranks of a group of {size} called the creation, but {agree} ranks agree on it (groups must be the same or disjoint)"
+)]
+struct GroupMismatch {
+    /// The size of the group the first rank gave.
+    size: u32,
+    /// How many ranks arrived with the same group.
+    agree: usize,
+}
+
 /// The topology of a new communicator from its members' arrivals (in
 /// new rank order), or what is inconsistent.
-fn topology(class: &[Arrival]) -> Result<Topo, String> {
+fn topology(class: &[Arrival]) -> Result<Topo, GroupMismatch> {
     let n = class.len();
     Ok(match &class[0].shape {
         Shape::Plain => Topo::None,
         Shape::Group(size) => {
             if *size as usize != n {
-                return Err(format!(
-                    "the ranks of a group of {size} called the creation, but {n} ranks agree on it (groups must be the same or disjoint)"
-                ));
+                return Err(GroupMismatch {
+                    size: *size,
+                    agree: n,
+                });
             }
             Topo::None
         }
@@ -702,20 +715,39 @@ fn select(g: &[u32], picked: &[u32], incl: bool) -> Vec<u32> {
     }
 }
 
+/// A range of `MPI_Group_range_incl`/`excl` refused.
+#[derive(Debug, thiserror::Error)]
+enum RangeError {
+    /// A stride of 0.
+    #[error("range ({first}, {last}, 0) has a zero stride")]
+    ZeroStride { first: i32, last: i32 },
+    /// A position outside the group.
+    #[error("range ({first}, {last}, {stride}) leaves the group (size {n})")]
+    Leaves {
+        first: i32,
+        last: i64,
+        stride: i64,
+        n: usize,
+    },
+}
+
 /// The positions ranges `(first, last, stride)` enumerate, range after
 /// range, in a group of `n`.
-fn expand_ranges(ranges: &[[i32; 3]], n: usize) -> Result<Vec<u32>, String> {
+fn expand_ranges(ranges: &[[i32; 3]], n: usize) -> Result<Vec<u32>, RangeError> {
     let mut out = Vec::new();
     for &[first, last, stride] in ranges {
         if stride == 0 {
-            return Err(format!("range ({first}, {last}, 0) has a zero stride"));
+            return Err(RangeError::ZeroStride { first, last });
         }
         let (mut x, last, stride) = (first as i64, last as i64, stride as i64);
         while (stride > 0 && x <= last) || (stride < 0 && x >= last) {
             if x < 0 || x as usize >= n {
-                return Err(format!(
-                    "range ({first}, {last}, {stride}) leaves the group (size {n})"
-                ));
+                return Err(RangeError::Leaves {
+                    first,
+                    last,
+                    stride,
+                    n,
+                });
             }
             out.push(x as u32);
             x += stride;

@@ -227,10 +227,10 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
                 ),
             });
         }
-        if let Err(message) = limits::check_ranks(n as u64) {
+        if let Err(e) = limits::check_ranks(n as u64) {
             return Err(ConfigError::Invalid {
                 name: "programs",
-                message,
+                message: e.to_string(),
             });
         }
         let nodes = transport.nodes();

@@ -243,10 +243,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                     break;
                 }
                 Ok(Some((op, origin))) => {
-                    if let Err(message) = op.check_limits() {
+                    if let Err(e) = op.check_limits() {
                         self.error = Some(RunError::Program {
                             rank: r,
-                            error: ProgramError { origin, message },
+                            error: ProgramError {
+                                origin,
+                                message: e.to_string(),
+                            },
                         });
                         break;
                     }
@@ -289,12 +292,12 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
 
     /// Issues graph operation `g` of rank `r`.
     fn graph_issue(&mut self, s: &mut Sch<'_, T::Event>, r: u32, g: GraphOp) {
-        if let Err(message) = g.op.check_limits() {
+        if let Err(e) = g.op.check_limits() {
             self.error = Some(RunError::Program {
                 rank: r,
                 error: ProgramError {
                     origin: g.origin,
-                    message,
+                    message: e.to_string(),
                 },
             });
             return;

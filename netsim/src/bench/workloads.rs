@@ -222,9 +222,7 @@ pub(super) fn amg(
     file: &str,
     mode: Mode,
 ) -> Result<(Placement, Network, MessageList), CliError> {
-    let path = scenarios::shared::shared_path("workloads/amg-elasticity")
-        .map_err(|e| e.to_string())?
-        .join(file);
+    let path = scenarios::shared::shared_path("workloads/amg-elasticity")?.join(file);
     let cfg = MessageListConfig {
         num_ranks: Some(p),
         recv_order: ListOrder::AsListed,

@@ -64,6 +64,25 @@ impl From<String> for CliError {
     }
 }
 
+/// Errors of the libraries that are always bad input (exit 2), with
+/// their own message.
+macro_rules! input_errors {
+    ($($t:ty),*) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                e.to_string().into()
+            }
+        }
+    )*};
+}
+
+input_errors!(
+    sim_core::outputs::OutputError,
+    sim_core::limits::LimitError,
+    scenarios::sweep::SweepError,
+    scenarios::shared::SharedError
+);
+
 impl From<&str> for CliError {
     fn from(message: &str) -> Self {
         message.to_string().into()

@@ -430,7 +430,7 @@ pub(crate) fn replay(a: ReplayArgs) -> Result<(), CliError> {
     // Each option goes in as the value serde writes for it: the same
     // name a scenario file uses, since the types are the file's.
     let mut set = |p: &str, v: &dyn ErasedValue| -> Result<(), CliError> {
-        Ok(scenarios::sweep::set_path(&mut t, p, v.toml()?).map_err(|e| e.to_string())?)
+        Ok(scenarios::sweep::set_path(&mut t, p, v.toml()?)?)
     };
     if let Some(p) = &a.platform {
         set("machine.platform", p)?;

@@ -134,7 +134,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
                 std::fs::read_to_string(p).map_err(|e| CliError::input(format!("{name}: {e}")))?;
             inputs.push((name, text));
         }
-        let rows = sweep::merge(&inputs).map_err(|e| e.to_string())?;
+        let rows = sweep::merge(&inputs)?;
         return write_rows(&rows, &o);
     }
     let path = a.scenario.ok_or("sweep needs a scenario file")?;
@@ -146,7 +146,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
         .into_iter()
         .chain(collectives_set(a.collectives.as_deref()))
     {
-        sweep::set_path(&mut table, &p, v).map_err(|e| e.to_string())?;
+        sweep::set_path(&mut table, &p, v)?;
     }
     // The base must be a valid scenario on its own.
     scenario::from_table(&src, &table, &[], &dir).map_err(scenario_err)?;
@@ -156,14 +156,14 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<(), CliError> {
         .map(|s| parse_axis(s))
         .collect::<Result<_, _>>()?;
     let id = sweep::fingerprint(&table, &axes);
-    let total = sweep::point_count(&axes).map_err(|e| e.to_string())?;
+    let total = sweep::point_count(&axes)?;
     let shard: Option<Shard> = a
         .shard
         .as_deref()
         .map(str::parse)
         .transpose()
         .map_err(|e: sweep::SweepError| e.to_string())?;
-    let pts = sweep::shard_points(&axes, total, shard).map_err(|e| e.to_string())?;
+    let pts = sweep::shard_points(&axes, total, shard)?;
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -213,7 +213,7 @@ fn run_point(
     dir: &Path,
     p: &sweep::Point,
 ) -> Result<serde_json::Value, CliError> {
-    let t = sweep::apply(base, p).map_err(|e| e.to_string())?;
+    let t = sweep::apply(base, p)?;
     // The point's table stands alone: its errors cannot point at lines of
     // the base file.
     let bare = ScenarioFile {

@@ -386,7 +386,7 @@ pub enum GoalError {
     SecondNumRanks,
     /// `num_ranks` beyond netsim's limit (the limit's message).
     #[error("num_ranks: {0}")]
-    NumRanksLimit(String),
+    NumRanksLimit(sim_core::limits::LimitError),
     /// A `rank R {` line before `num_ranks`.
     #[error("`rank` block before `num_ranks`")]
     BlockBeforeNumRanks,
@@ -411,7 +411,7 @@ pub enum GoalError {
     },
     /// A size beyond netsim's limit (the limit's message).
     #[error("size: {0}")]
-    SizeLimit(String),
+    SizeLimit(sim_core::limits::LimitError),
     /// A computation beyond netsim's limit (the limit's message).
     #[error("calc {amount} (x {unit_ps} ps): {message}")]
     CalcLimit {
@@ -420,7 +420,7 @@ pub enum GoalError {
         /// The `calc` unit \[ps\].
         unit_ps: u64,
         /// `sim_core::limits`' message.
-        message: String,
+        message: sim_core::limits::LimitError,
     },
 }
 

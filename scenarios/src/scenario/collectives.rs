@@ -141,7 +141,10 @@ enum RuleError {
     NoSize { rule: String, kind: &'static str },
     /// A size that does not read (the units parser's message).
     #[error("`{rule}`: {message}")]
-    Bytes { rule: String, message: String },
+    Bytes {
+        rule: String,
+        message: sim_core::units::UnitError,
+    },
     /// A `procs` value that is not a number.
     #[error("`{rule}`: `{value}` is not a number of ranks")]
     NotRanks { rule: String, value: String },

@@ -688,7 +688,7 @@ impl InfinibandSpec {
         if let Some(v) = self.cores_per_socket {
             ip.cores_per_socket = v;
         }
-        limits::check_nodes(ip.nodes.into()).map_err(|m| err("nodes", m))?;
+        limits::check_nodes(ip.nodes.into()).map_err(|m| err("nodes", m.to_string()))?;
         ip.build().map_err(|e| err("nodes", e.to_string()))
     }
 }
@@ -733,7 +733,7 @@ impl FatTreeSpec {
 impl IdealSpec {
     fn build(&self, err: FieldErr, nodes_needed: u32) -> Result<BuiltMachine, ScenarioError> {
         let n = self.nodes.unwrap_or(nodes_needed);
-        limits::check_nodes(n.into()).map_err(|m| err("nodes", m))?;
+        limits::check_nodes(n.into()).map_err(|m| err("nodes", m.to_string()))?;
         Ok(BuiltMachine {
             fabric: Fabric::Ideal {
                 nodes: n,

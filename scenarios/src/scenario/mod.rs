@@ -313,7 +313,7 @@ impl Scenario {
             ranks as u64 * sim_core::limits::BYTES_PER_RANK,
             "run a smaller trace or workload",
         )
-        .map_err(|m| file.plain(m))?;
+        .map_err(|m| file.plain(m.to_string()))?;
         let ppn = self.ppn(file, &progs)?;
         let platform_window = platform.as_ref().and_then(|p| p.tcp_window);
         let host_speeds = platform.as_ref().map(|p| p.host_speeds.clone());

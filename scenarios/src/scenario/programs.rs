@@ -520,6 +520,6 @@ impl Scenario {
             ops.saturating_mul(BYTES_PER_OP),
             &format!("lower `workload.{key}`"),
         )
-        .map_err(|m| file.err(w, key, m))
+        .map_err(|m| file.err(w, key, m.to_string()))
     }
 }

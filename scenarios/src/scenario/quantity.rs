@@ -35,6 +35,7 @@ impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match UnitValue::deserialize(d)? {
             UnitValue::Text(s) => units::parse_time(&s)
+                .map_err(|e| e.to_string())
                 .and_then(|t| {
                     limits::check_duration(t).map_err(|m| format!("`{s}`: {m}"))?;
                     Ok(Dur(t))

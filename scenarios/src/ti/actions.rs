@@ -55,7 +55,7 @@ pub enum ActionError {
         /// The flops.
         flops: f64,
         /// `sim_core::limits`' message.
-        message: String,
+        message: sim_core::limits::LimitError,
     },
     /// A `sleep` longer than [`Time`] holds.
     #[error("sleep duration too long")]
@@ -78,7 +78,7 @@ pub enum ActionError {
         /// The count.
         count: f64,
         /// `sim_core::limits`' message.
-        message: String,
+        message: sim_core::limits::LimitError,
     },
 }
 

@@ -77,7 +77,7 @@ impl<'i> Cx<'_, 'i> {
                         ),
                     ));
                 }
-                limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+                limits::check_nodes(n).map_err(|m| self.err(c, m.to_string()))?;
                 let nic = Bandwidth::bytes_per_sec(NIC_RATE);
                 let tp = TorusParams {
                     dims: d,
@@ -204,7 +204,7 @@ impl<'i> Cx<'_, 'i> {
             return Err(self.err(c, "<cluster sharing_policy=\"FATPIPE\">: private links that never share are not netsim's links (each direction is shared max-min); use SPLITDUPLEX".into()));
         }
         let n = names.len() as u64;
-        limits::check_nodes(n).map_err(|m| self.err(c, m))?;
+        limits::check_nodes(n).map_err(|m| self.err(c, m.to_string()))?;
         if let Some(r) = c.attribute("router_id") {
             self.note(c, format!("<cluster router_id=\"{r}\">: the router other zones' routes would enter by; this platform has no other zone"));
         }
@@ -317,7 +317,7 @@ impl<'i> Cx<'_, 'i> {
         let hosts = prod(&m).filter(|&h| h == names.len() as u64).ok_or_else(|| {
             self.err(c, format!("<cluster>: the fat tree's hosts (the product of `down`) are not the {} hosts `radical` names", names.len()))
         })?;
-        limits::check_nodes(hosts).map_err(|m| self.err(c, m))?;
+        limits::check_nodes(hosts).map_err(|m| self.err(c, m.to_string()))?;
         // Nodes at level l: prod(m[l..]) * prod(w[..l]); a node's index is
         // (its a-digits above l) * prod(w[..l]) + (its b-digits). Switches,
         // cables and the routing table (switches x hosts) are bounded
@@ -408,30 +408,58 @@ pub(super) struct HostSet {
     pub(super) lat: Time,
 }
 
+/// A `radical` refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum RadicalError {
+    /// A part that is not a number or a range.
+    #[error("`{0}` is not `N` or `A-B`")]
+    NotARange(String),
+    /// A range `A-B` with `B < A`.
+    #[error("`{0}`: the range ends before it starts")]
+    Backwards(String),
+    /// More hosts than netsim's limit.
+    #[error("more than netsim's MAX_NODES ({}) hosts", limits::MAX_NODES)]
+    TooMany,
+}
+
 /// `0-99` or `0-3,8,10-12`: the host numbers in order.
-fn radical(text: &str) -> Result<Vec<u64>, String> {
+fn radical(text: &str) -> Result<Vec<u64>, RadicalError> {
     let mut out = Vec::new();
     for part in text.split(',') {
         let p = part.trim();
         let num = |s: &str| {
             s.trim()
                 .parse::<u64>()
-                .map_err(|_| format!("`{p}` is not `N` or `A-B`"))
+                .map_err(|_| RadicalError::NotARange(p.to_string()))
         };
         let (a, b) = match p.split_once('-') {
             Some((a, b)) => (num(a)?, num(b)?),
             None => (num(p)?, num(p)?),
         };
         if b < a {
-            return Err(format!("`{p}`: the range ends before it starts"));
+            return Err(RadicalError::Backwards(p.to_string()));
         }
         if (out.len() as u64).saturating_add(b - a + 1) > limits::MAX_NODES as u64 {
-            return Err(format!(
-                "more than netsim's MAX_NODES ({}) hosts",
-                limits::MAX_NODES
-            ));
+            return Err(RadicalError::TooMany);
         }
         out.extend(a..=b);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radicals_and_their_errors() {
+        assert_eq!(radical("0-2,5").unwrap(), [0, 1, 2, 5]);
+        let e = |t: &str| radical(t).unwrap_err().to_string();
+        assert_eq!(e("0-x"), "`0-x` is not `N` or `A-B`");
+        assert_eq!(e("3-1"), "`3-1`: the range ends before it starts");
+        assert_eq!(
+            e("0-4194304"),
+            "more than netsim's MAX_NODES (4194304) hosts"
+        );
+    }
 }

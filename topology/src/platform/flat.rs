@@ -35,6 +35,92 @@ use sim_core::{Bandwidth, Time, limits};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Why a tree of zones cannot be flattened: the message the reader puts
+/// after the element's `file:line`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum FlatError {
+    /// A host, router or zone name given twice.
+    #[error("`{0}` is declared twice (hosts, routers and zones share one name space)")]
+    NameTwice(String),
+    /// A link name given twice.
+    #[error("link `{0}` is declared twice")]
+    LinkTwice(String),
+    /// A route whose end is the root zone.
+    #[error("a route from or to the root zone itself")]
+    RootZone,
+    /// Two zones without a common ancestor.
+    #[error("two roots")]
+    TwoRoots,
+    /// Gateways that lead back to themselves.
+    #[error("the route from `{src}` to `{dst}` recurses through gateways without end")]
+    Recursion { src: String, dst: String },
+    /// A route between zones without gateways.
+    #[error(
+        "zone `{zone}` has no gateways from `{from}` to `{to}` (a <zoneRoute> with gw_src and gw_dst)"
+    )]
+    NoGateways {
+        zone: String,
+        from: String,
+        to: String,
+    },
+    /// A bypass route between zones without gateways.
+    #[error("a bypass route between zones without gateways")]
+    BypassGateways,
+    /// A pair of members a zone's routing does not join.
+    #[error("zone `{zone}` ({kind} routing, line {line}) has no route from `{src}` to `{dst}`")]
+    NoRoute {
+        zone: String,
+        kind: &'static str,
+        line: usize,
+        src: String,
+        dst: String,
+    },
+    /// A Dijkstra route through zone routes whose gateways do not meet.
+    #[error(
+        "Dijkstra zone `{zone}`: the route from `{src}` to `{dst}` joins zone routes whose gateways differ (line {line}); SimGrid 3.32 cannot resolve it either: use Floyd or Full"
+    )]
+    GatewaysDiffer {
+        zone: String,
+        src: String,
+        dst: String,
+        line: usize,
+    },
+    /// A route through a link twice (SimGrid counts it twice).
+    #[error(
+        "the route from `{src}` to `{dst}` crosses link `{link}` twice; SimGrid counts such a link twice, netsim once: give the route each link once"
+    )]
+    LinkTwiceOnRoute {
+        src: String,
+        dst: String,
+        link: String,
+    },
+    /// A route whose latency exceeds `MAX_DURATION`.
+    #[error(
+        "the route from `{src}` to `{dst}` has a latency of {latency}, above netsim's MAX_DURATION"
+    )]
+    RouteTooLong {
+        src: String,
+        dst: String,
+        latency: Time,
+    },
+    /// A Floyd zone too large for its tables.
+    #[error(
+        "<zone routing=\"Floyd\">: {0} hosts, routers and zones, above netsim's {MAX_FLOYD_MEMBERS} for Floyd's n^3 tables; use Dijkstra"
+    )]
+    FloydTooLarge(usize),
+}
+
+impl FlatError {
+    /// A pair a zone does not join: SimGrid fails only when a run uses
+    /// it, so the importer refuses such a pair only then.
+    pub(super) fn is_unrouted(&self) -> bool {
+        matches!(
+            self,
+            FlatError::NoRoute { .. } | FlatError::NoGateways { .. }
+        )
+    }
+}
+
 /// A zone's local routing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
@@ -162,11 +248,14 @@ const MAX_PAIR_HOSTS: usize = 4096;
 const MAX_FLOYD_MEMBERS: usize = 512;
 
 impl Flat {
-    fn np(&mut self, name: &str, zone: Option<usize>, host: Option<u32>) -> Result<usize, String> {
+    fn np(
+        &mut self,
+        name: &str,
+        zone: Option<usize>,
+        host: Option<u32>,
+    ) -> Result<usize, FlatError> {
         if self.by_name.contains_key(name) {
-            return Err(format!(
-                "`{name}` is declared twice (hosts, routers and zones share one name space)"
-            ));
+            return Err(FlatError::NameTwice(name.to_string()));
         }
         let i = self.nps.len();
         let id = match zone {
@@ -188,9 +277,15 @@ impl Flat {
         Ok(i)
     }
 
-    fn link(&mut self, name: &str, bw: Bandwidth, lat: Time, policy: Policy) -> Result<(), String> {
+    fn link(
+        &mut self,
+        name: &str,
+        bw: Bandwidth,
+        lat: Time,
+        policy: Policy,
+    ) -> Result<(), FlatError> {
         if self.links.contains_key(name) {
-            return Err(format!("link `{name}` is declared twice"));
+            return Err(FlatError::LinkTwice(name.to_string()));
         }
         let up = self.res.len() as u32;
         let (p1, p2) = if policy == Policy::SplitDuplex {
@@ -229,9 +324,9 @@ impl Flat {
     }
 
     /// SimGrid's `find_common_ancestors`: (common, src side, dst side).
-    fn ancestors(&self, src: usize, dst: usize) -> Result<(usize, usize, usize), String> {
+    fn ancestors(&self, src: usize, dst: usize) -> Result<(usize, usize, usize), FlatError> {
         let (Some(zs), Some(zd)) = (self.nps[src].zone, self.nps[dst].zone) else {
-            return Err("a route from or to the root zone itself".into());
+            return Err(FlatError::RootZone);
         };
         if zs == zd {
             return Ok((zs, zs, zs));
@@ -246,7 +341,7 @@ impl Flat {
         if a == b {
             return Ok((a, a, b));
         }
-        Ok((parent.ok_or("two roots")?, a, b))
+        Ok((parent.ok_or(FlatError::TwoRoots)?, a, b))
     }
 
     /// SimGrid's `get_global_route`: appends the route's links to `out`.
@@ -256,12 +351,12 @@ impl Flat {
         dst: usize,
         out: &mut Vec<u32>,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), FlatError> {
         if depth > MAX_DEPTH {
-            return Err(format!(
-                "the route from `{}` to `{}` recurses through gateways without end",
-                self.nps[src].name, self.nps[dst].name
-            ));
+            return Err(FlatError::Recursion {
+                src: self.nps[src].name.clone(),
+                dst: self.nps[dst].name.clone(),
+            });
         }
         let (c, a, b) = self.ancestors(src, dst)?;
         if self.bypass(c, src, dst, out, depth)? {
@@ -275,10 +370,11 @@ impl Flat {
         let mut mid = Vec::new();
         let gw = self.local(c, za, zb, &mut mid, depth)?;
         let Some((gs, gd)) = gw else {
-            return Err(format!(
-                "zone `{}` has no gateways from `{}` to `{}` (a <zoneRoute> with gw_src and gw_dst)",
-                self.zones[c].name, self.zones[a].name, self.zones[b].name
-            ));
+            return Err(FlatError::NoGateways {
+                zone: self.zones[c].name.clone(),
+                from: self.zones[a].name.clone(),
+                to: self.zones[b].name.clone(),
+            });
         };
         if src != gs {
             self.global(src, gs, out, depth + 1)?;
@@ -298,7 +394,7 @@ impl Flat {
         dst: usize,
         out: &mut Vec<u32>,
         depth: usize,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, FlatError> {
         let z = &self.zones[c];
         if z.bypass.is_empty() {
             return Ok(false);
@@ -339,8 +435,7 @@ impl Flat {
         let Some((key, h)) = found else {
             return Ok(false);
         };
-        let (gs, gd) =
-            h.gw.ok_or("a bypass route between zones without gateways")?;
+        let (gs, gd) = h.gw.ok_or(FlatError::BypassGateways)?;
         if src != key.0 {
             self.global(src, gs, out, depth + 1)?;
         }
@@ -351,15 +446,14 @@ impl Flat {
         Ok(true)
     }
 
-    fn no_route(&self, z: usize, src: usize, dst: usize) -> String {
-        format!(
-            "zone `{}` ({} routing, line {}) has no route from `{}` to `{}`",
-            self.zones[z].name,
-            self.zones[z].kind.name(),
-            self.zones[z].line,
-            self.nps[src].name,
-            self.nps[dst].name
-        )
+    fn no_route(&self, z: usize, src: usize, dst: usize) -> FlatError {
+        FlatError::NoRoute {
+            zone: self.zones[z].name.clone(),
+            kind: self.zones[z].kind.name(),
+            line: self.zones[z].line,
+            src: self.nps[src].name.clone(),
+            dst: self.nps[dst].name.clone(),
+        }
     }
 
     /// Zone `z`'s local route from member `src` to member `dst`: appends
@@ -371,7 +465,7 @@ impl Flat {
         dst: usize,
         out: &mut Vec<u32>,
         depth: usize,
-    ) -> Result<Option<(usize, usize)>, String> {
+    ) -> Result<Option<(usize, usize)>, FlatError> {
         let zone = &self.zones[z];
         let (s, d) = (self.nps[src].id, self.nps[dst].id);
         if self.nps[src].zone != Some(z) || self.nps[dst].zone != Some(z) {
@@ -480,7 +574,7 @@ impl Flat {
         src: usize,
         dst: usize,
         out: &mut Vec<u32>,
-    ) -> Result<Option<(usize, usize)>, String> {
+    ) -> Result<Option<(usize, usize)>, FlatError> {
         let zone = &self.zones[z];
         let (node, of, adj) = &zone.graph;
         let (Some(&s), Some(&d)) = (of.get(&self.nps[src].id), of.get(&self.nps[dst].id)) else {
@@ -531,10 +625,12 @@ impl Flat {
             // Walking back: w[0] follows w[1] on the route.
             if let (Some((g, _)), Some((_, h))) = (w[0].gw, w[1].gw) {
                 if g != h {
-                    return Err(format!(
-                        "Dijkstra zone `{}`: the route from `{}` to `{}` joins zone routes whose gateways differ (line {}); SimGrid 3.32 cannot resolve it either: use Floyd or Full",
-                        zone.name, self.nps[src].name, self.nps[dst].name, w[0].line
-                    ));
+                    return Err(FlatError::GatewaysDiffer {
+                        zone: zone.name.clone(),
+                        src: self.nps[src].name.clone(),
+                        dst: self.nps[dst].name.clone(),
+                        line: w[0].line,
+                    });
                 }
             }
         }

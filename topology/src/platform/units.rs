@@ -5,7 +5,57 @@
 //! SimGrid accepts `latency="0"` silently and other unit-less values with
 //! a deprecation warning.
 
-use sim_core::{Bandwidth, Time, limits};
+use sim_core::limits::{self, LimitError};
+use sim_core::{Bandwidth, Time};
+
+/// A SimGrid value refused: the quantity, the text as written and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum ValueError {
+    /// No number, or a unit SimGrid does not have.
+    #[error("{what} `{text}`: expected a number and a unit ({units})")]
+    Unit {
+        /// `bandwidth`, `time` or `speed`.
+        what: &'static str,
+        /// The text as written.
+        text: String,
+        /// The units of the quantity.
+        units: String,
+    },
+    /// A value outside the quantity's range.
+    #[error("{what} `{text}`: {rule}")]
+    Range {
+        /// `bandwidth`, `time` or `speed`.
+        what: &'static str,
+        /// The text as written.
+        text: String,
+        /// The rule broken.
+        rule: &'static str,
+    },
+    /// A time beyond netsim's `MAX_DURATION`.
+    #[error("time `{text}`: {limit}")]
+    Limit {
+        /// The text as written.
+        text: String,
+        /// The limit.
+        limit: LimitError,
+    },
+}
+
+fn unit(what: &'static str, text: &str, units: &[(&str, f64)]) -> ValueError {
+    ValueError::Unit {
+        what,
+        text: text.to_string(),
+        units: names(units),
+    }
+}
+
+fn range(what: &'static str, text: &str, rule: &'static str) -> ValueError {
+    ValueError::Range {
+        what,
+        text: text.to_string(),
+        rule,
+    }
+}
 
 /// Longest suffixes first, so that `MBps` is not read as `Bps`; a bare
 /// number is in the default unit (factor 1).
@@ -89,17 +139,14 @@ fn names(units: &[(&str, f64)]) -> String {
 }
 
 /// A bandwidth: positive, whole bytes per second (rounded to nearest).
-pub(super) fn rate(text: &str) -> Result<Bandwidth, String> {
-    let (v, f) = split(text, RATE_UNITS).ok_or_else(|| {
-        format!(
-            "bandwidth `{text}`: expected a number and a unit ({})",
-            names(RATE_UNITS)
-        )
-    })?;
+pub(super) fn rate(text: &str) -> Result<Bandwidth, ValueError> {
+    let (v, f) = split(text, RATE_UNITS).ok_or_else(|| unit("bandwidth", text, RATE_UNITS))?;
     let b = v * f;
     if !(0.5..1.8e19).contains(&b) {
-        return Err(format!(
-            "bandwidth `{text}`: must be at least 1 B/s and below 1.8e19 B/s"
+        return Err(range(
+            "bandwidth",
+            text,
+            "must be at least 1 B/s and below 1.8e19 B/s",
         ));
     }
     Ok(Bandwidth::bytes_per_sec(b.round() as u64))
@@ -107,48 +154,43 @@ pub(super) fn rate(text: &str) -> Result<Bandwidth, String> {
 
 /// A latency: non-negative, whole picoseconds (rounded to nearest), at
 /// most netsim's `MAX_DURATION`.
-pub(super) fn time(text: &str) -> Result<Time, String> {
-    let (v, f) = split(text, TIME_UNITS).ok_or_else(|| {
-        format!(
-            "time `{text}`: expected a number and a unit ({})",
-            names(TIME_UNITS)
-        )
-    })?;
+pub(super) fn time(text: &str) -> Result<Time, ValueError> {
+    let (v, f) = split(text, TIME_UNITS).ok_or_else(|| unit("time", text, TIME_UNITS))?;
     let ps = v * f * 1e12;
     if !(0.0..1.8e19).contains(&ps) {
-        return Err(format!("time `{text}`: must be 0 or more and finite"));
+        return Err(range("time", text, "must be 0 or more and finite"));
     }
     let t = Time::from_ps(ps.round() as u64);
-    limits::check_duration(t).map_err(|m| format!("time `{text}`: {m}"))?;
+    limits::check_duration(t).map_err(|limit| ValueError::Limit {
+        text: text.to_string(),
+        limit,
+    })?;
     Ok(t)
 }
 
 /// A host speed in flop/s (the first power state of a list), positive.
-pub(super) fn speed(text: &str) -> Result<f64, String> {
+pub(super) fn speed(text: &str) -> Result<f64, ValueError> {
     let s = speeds(text)?[0];
     if s > 0.0 {
         Ok(s)
     } else {
-        Err(format!(
-            "speed `{text}`: the first power state must be positive"
+        Err(range(
+            "speed",
+            text,
+            "the first power state must be positive",
         ))
     }
 }
 
 /// A host's speeds in flop/s, one per power state (`"100Mf,50Mf"`); 0 is
 /// allowed (SimGrid's energy examples give a switched-off state `0f`).
-pub(super) fn speeds(text: &str) -> Result<Vec<f64>, String> {
+pub(super) fn speeds(text: &str) -> Result<Vec<f64>, ValueError> {
     text.split(',')
         .map(|one| {
-            let (v, f) = split(one, SPEED_UNITS).ok_or_else(|| {
-                format!(
-                    "speed `{text}`: expected a number and a unit ({})",
-                    names(SPEED_UNITS)
-                )
-            })?;
+            let (v, f) = split(one, SPEED_UNITS).ok_or_else(|| unit("speed", text, SPEED_UNITS))?;
             let s = v * f;
             if !(s.is_finite() && s >= 0.0) {
-                return Err(format!("speed `{text}`: must be 0 or more and finite"));
+                return Err(range("speed", text, "must be 0 or more and finite"));
             }
             Ok(s)
         })
@@ -183,7 +225,24 @@ mod tests {
         assert_eq!(speeds("1Gf, 500Mf").unwrap(), vec![1e9, 5e8]);
         assert_eq!(speeds("100Mf, 0f").unwrap(), vec![1e8, 0.0]);
         assert!(speed("0f,1Gf").is_err());
-        assert!(rate("125 furlongs").unwrap_err().contains("MBps"));
+        assert!(
+            rate("125 furlongs")
+                .unwrap_err()
+                .to_string()
+                .contains("MBps")
+        );
+        assert_eq!(
+            rate("0Bps").unwrap_err().to_string(),
+            "bandwidth `0Bps`: must be at least 1 B/s and below 1.8e19 B/s"
+        );
+        assert_eq!(
+            speed("0f,1Gf").unwrap_err().to_string(),
+            "speed `0f,1Gf`: the first power state must be positive"
+        );
+        assert_eq!(
+            time("2e6s").unwrap_err().to_string(),
+            "time `2e6s`: 2000000000000000000 ps exceeds the limit of 1000000000000000000 ps (10^6 s, netsim's MAX_DURATION)"
+        );
         assert!(rate("0Bps").is_err());
         assert!(time("-1s").is_err());
         assert!(time("1e300s").is_err());

@@ -8,11 +8,34 @@ use crate::machine::{MachineBuilder, VRef};
 use crate::transport::NodeId;
 use roxmltree::Node;
 use rustc_hash::FxHashMap;
-use sim_core::{Time, limits};
+use sim_core::{Bandwidth, Time, limits};
 
 /// A route as read: source, destination, its links with their direction
 /// (0 none, 1 UP, 2 DOWN), and its element (for error lines).
 type Route<'s, 'n> = (&'s str, &'s str, Vec<(&'s str, u8, SgLink)>, Node<'n, 'n>);
+
+/// A link by name and direction (0 none, 1 UP, 2 DOWN).
+type Dir<'s> = (&'s str, u8);
+
+/// A host's end of a Full zone's star: the link and direction its
+/// routes start (or end) with, and that link; `None` until a route gives
+/// it.
+type End<'s> = Option<(Dir<'s>, SgLink)>;
+
+/// The index of host `h` among the zone's hosts.
+fn host_index(vref: &FxHashMap<&str, (VRef, usize)>, h: &str) -> usize {
+    match vref[h].0 {
+        VRef::Host(i) => i as usize,
+        VRef::Net(_) => unreachable!("Full zones have hosts only"),
+    }
+}
+
+/// The name of the zone's host number `h`, for messages.
+fn host_name<'s>(vref: &FxHashMap<&'s str, (VRef, usize)>, h: usize) -> &'s str {
+    vref.iter()
+        .find(|(_, v)| v.0 == VRef::Host(h as u32))
+        .map_or("?", |(k, _)| *k)
+}
 
 impl<'i> Cx<'_, 'i> {
     // ------------------------------------------------------- zones
@@ -92,30 +115,8 @@ impl<'i> Cx<'_, 'i> {
                     vref.insert(id, (b.net(id, false), ln));
                 }
                 "link" => {
-                    self.refuse(n, &["bandwidth_file", "latency_file", "state_file"])?;
-                    self.attrs(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
-                    self.only_props(n, &[])?;
-                    let id = self.need(n, "id")?;
-                    let bw = self
-                        .value(n, "bandwidth", units::rate)?
-                        .ok_or_else(|| self.err(n, "<link> needs `bandwidth`".into()))?;
-                    let lat = self.value(n, "latency", units::time)?.unwrap_or(Time::ZERO);
-                    let policy = self.policy(n, "sharing_policy", Policy::Shared)?;
-                    if let Some(l) = links.get(id) {
-                        return Err(self.err(
-                            n,
-                            format!("link `{id}` is already declared on line {}", l.line),
-                        ));
-                    }
-                    links.insert(
-                        id,
-                        SgLink {
-                            bw,
-                            lat,
-                            policy,
-                            line: ln,
-                        },
-                    );
+                    let (id, l) = self.zone_link(n, &links, ln)?;
+                    links.insert(id, l);
                 }
                 "route" => routes.push(n),
                 other => return Err(self.unsupported(n, other)),
@@ -155,39 +156,7 @@ impl<'i> Cx<'_, 'i> {
                     ));
                 }
             }
-            let mut ls = Vec::new();
-            for k in r.children().filter(Node::is_element) {
-                if k.tag_name().name() != "link_ctn" {
-                    return Err(self.unsupported(k, k.tag_name().name()));
-                }
-                self.attrs(k, &["id", "direction"])?;
-                let id = self.need(k, "id")?;
-                let l = *links.get(id).ok_or_else(|| {
-                    self.err(
-                        k,
-                        format!("<link_ctn>: unknown link `{id}` (declare it before the routes)"),
-                    )
-                })?;
-                let dir = match k.attribute("direction") {
-                    None | Some("NONE") => {
-                        if l.policy == Policy::SplitDuplex {
-                            return Err(self.err(k, format!("<link_ctn id=\"{id}\">: a SPLITDUPLEX link needs direction=\"UP\" or \"DOWN\"")));
-                        }
-                        0u8
-                    }
-                    Some("UP") => 1,
-                    Some("DOWN") => 2,
-                    Some(v) => {
-                        return Err(
-                            self.err(k, format!("<link_ctn direction=\"{v}\">: UP, DOWN or NONE"))
-                        );
-                    }
-                };
-                ls.push((id, dir, l));
-            }
-            if ls.is_empty() {
-                return Err(self.err(r, "<route> has no <link_ctn>".into()));
-            }
+            let ls = self.route_links(r, &links)?;
             let sym = match r.attribute("symmetrical").unwrap_or("YES") {
                 "YES" | "yes" => true,
                 "NO" | "no" => false,
@@ -211,6 +180,93 @@ impl<'i> Cx<'_, 'i> {
         } else {
             self.graph(z, b, &vref, &parsed, speeds)
         }
+    }
+
+    /// A `<link>` (or `<backbone>`) as declared: its id, bandwidth,
+    /// latency (0 if not given) and sharing policy (SHARED if not given).
+    pub(super) fn link_decl<'n>(
+        &self,
+        k: Node<'n, 'i>,
+    ) -> Result<(&'n str, Bandwidth, Time, Policy), MachineFileError> {
+        self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
+        self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
+        self.only_props(k, &[])?;
+        let id = self.need(k, "id")?;
+        let bw = self
+            .value(k, "bandwidth", units::rate)?
+            .ok_or_else(|| self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name())))?;
+        let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
+        let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
+        Ok((id, bw, lat, policy))
+    }
+
+    /// A zone's `<link>` (line `ln`): its id and parameters; refused if
+    /// `links` already has its id.
+    fn zone_link<'n>(
+        &self,
+        n: Node<'n, 'i>,
+        links: &FxHashMap<&str, SgLink>,
+        ln: usize,
+    ) -> Result<(&'n str, SgLink), MachineFileError> {
+        let (id, bw, lat, policy) = self.link_decl(n)?;
+        if let Some(l) = links.get(id) {
+            return Err(self.err(
+                n,
+                format!("link `{id}` is already declared on line {}", l.line),
+            ));
+        }
+        Ok((
+            id,
+            SgLink {
+                bw,
+                lat,
+                policy,
+                line: ln,
+            },
+        ))
+    }
+
+    /// A `<route>`'s links with their direction (0 none, 1 UP, 2 DOWN),
+    /// each declared in `links`; at least one.
+    fn route_links<'n>(
+        &self,
+        r: Node<'n, 'i>,
+        links: &FxHashMap<&str, SgLink>,
+    ) -> Result<Vec<(&'n str, u8, SgLink)>, MachineFileError> {
+        let mut ls = Vec::new();
+        for k in r.children().filter(Node::is_element) {
+            if k.tag_name().name() != "link_ctn" {
+                return Err(self.unsupported(k, k.tag_name().name()));
+            }
+            self.attrs(k, &["id", "direction"])?;
+            let id = self.need(k, "id")?;
+            let l = *links.get(id).ok_or_else(|| {
+                self.err(
+                    k,
+                    format!("<link_ctn>: unknown link `{id}` (declare it before the routes)"),
+                )
+            })?;
+            let dir = match k.attribute("direction") {
+                None | Some("NONE") => {
+                    if l.policy == Policy::SplitDuplex {
+                        return Err(self.err(k, format!("<link_ctn id=\"{id}\">: a SPLITDUPLEX link needs direction=\"UP\" or \"DOWN\"")));
+                    }
+                    0u8
+                }
+                Some("UP") => 1,
+                Some("DOWN") => 2,
+                Some(v) => {
+                    return Err(
+                        self.err(k, format!("<link_ctn direction=\"{v}\">: UP, DOWN or NONE"))
+                    );
+                }
+            };
+            ls.push((id, dir, l));
+        }
+        if ls.is_empty() {
+            return Err(self.err(r, "<route> has no <link_ctn>".into()));
+        }
+        Ok(ls)
     }
 
     /// Floyd and Dijkstra: a route of one link is a cable.
@@ -280,144 +336,10 @@ impl<'i> Cx<'_, 'i> {
         routes: &[Route<'_, '_>],
         speeds: Vec<f64>,
     ) -> Result<Platform, MachineFileError> {
-        type End<'s> = Option<((&'s str, u8), SgLink)>;
         let n = b.hosts() as usize;
-        let idx = |h: &str| match vref[h].0 {
-            VRef::Host(i) => i as usize,
-            VRef::Net(_) => unreachable!("Full zones have hosts only"),
-        };
-        let mut up: Vec<End> = vec![None; n];
-        let mut down: Vec<End> = vec![None; n];
-        for (src, dst, ls, r) in routes {
-            let first = ls[0];
-            let last = ls[ls.len() - 1];
-            for (slot, end, who, what) in [
-                (
-                    &mut up[idx(src)],
-                    first,
-                    src,
-                    "first link of the routes from",
-                ),
-                (&mut down[idx(dst)], last, dst, "last link of the routes to"),
-            ] {
-                let key = (end.0, end.1);
-                match slot {
-                    None => *slot = Some((key, end.2)),
-                    Some((k, _)) if *k == key => {}
-                    Some((k, _)) => {
-                        return Err(self.err(*r, format!(
-                            "<route src=\"{src}\" dst=\"{dst}\">: the {what} `{who}` is `{}` here and `{}` elsewhere; netsim maps a Full zone onto one switch with one cable per host, so every route from a host starts with the same link and every route to it ends with the same link",
-                            end.0, k.0
-                        )));
-                    }
-                }
-            }
-        }
-        // One link (and direction) is one host's end only, except the link
-        // of a one-link route, which is both hosts'.
-        let single: Vec<&str> = routes
-            .iter()
-            .filter(|r| r.2.len() == 1)
-            .map(|r| r.2[0].0)
-            .collect();
-        let mut owner: FxHashMap<(&str, u8, bool), usize> = FxHashMap::default();
-        for (dir, ends) in [(true, &up), (false, &down)] {
-            for (h, e) in ends.iter().enumerate() {
-                let Some(((id, d), _)) = e else {
-                    let name = &vref
-                        .iter()
-                        .find(|(_, v)| v.0 == VRef::Host(h as u32))
-                        .map(|(k, _)| *k)
-                        .unwrap_or("?");
-                    return Err(self.err(
-                        z,
-                        format!(
-                            "host `{name}` has no route {}; netsim needs one for its cable",
-                            if dir { "from it" } else { "to it" }
-                        ),
-                    ));
-                };
-                if let Some(o) = owner.insert((id, *d, dir), h) {
-                    if o != h && !single.contains(id) {
-                        return Err(self.err(z, format!("link `{id}` starts (or ends) the routes of two hosts; netsim gives each host its own cable")));
-                    }
-                }
-            }
-        }
-        // A SHARED link that ends a host's routes both ways is one
-        // resource for the host's sending and receiving in SimGrid: the
-        // cables that stand for it share one capacity (flow model only).
-        let mut both: Vec<((&str, u8), String)> = Vec::new();
-        for (h, (u, d)) in up.iter().zip(&down).enumerate() {
-            let (((id, dir), l), (end, dl)) = (u.expect("checked"), d.expect("checked"));
-            if let Some((id, l)) = [(id, l), (end.0, dl)]
-                .into_iter()
-                .find(|(_, l)| l.policy == Policy::FatPipe)
-            {
-                return Err(self.err(z, format!(
-                    "link `{id}` (line {}) ends routes and is FATPIPE: its flows never share it in SimGrid, and netsim's cables share each direction max-min; declare it SHARED or SPLITDUPLEX",
-                    l.line
-                )));
-            }
-            if l.policy == Policy::Shared && (id, dir) == end && !both.iter().any(|b| b.0 == end) {
-                let name = vref
-                    .iter()
-                    .find(|(_, v)| v.0 == VRef::Host(h as u32))
-                    .map_or("?", |(k, _)| *k);
-                let why = self.err(z, format!(
-                    "link `{id}` (line {}) is SHARED and carries both what host `{name}` sends and what it receives (one capacity for both directions)",
-                    l.line
-                ));
-                both.push((end, why.to_string()));
-            }
-        }
-        // The latency each route has beyond its two ends must be one
-        // number, split over the cables; links in between must not limit.
-        let ends: Vec<(&str, u8)> = up
-            .iter()
-            .chain(down.iter())
-            .map(|e| e.expect("checked").0)
-            .collect();
-        let total_up: u128 = up
-            .iter()
-            .map(|e| e.expect("checked").1.bw.as_bytes_per_sec() as u128)
-            .sum();
-        let mut rest: Option<(i128, Node)> = None;
-        for (src, dst, ls, r) in routes {
-            let l_route: i128 = ls.iter().map(|(_, _, l)| l.lat.as_ps() as i128).sum();
-            let (u, d) = (
-                up[idx(src)].expect("checked").1,
-                down[idx(dst)].expect("checked").1,
-            );
-            let res = l_route - u.lat.as_ps() as i128 - d.lat.as_ps() as i128;
-            match rest {
-                None => rest = Some((res, *r)),
-                Some((x, first)) if x != res => {
-                    return Err(self.err(*r, format!(
-                        "<route src=\"{src}\" dst=\"{dst}\">: its latency beyond its first and last links differs from the route on line {} ({} ps against {} ps); netsim's star has one latency between the cables",
-                        self.line(first), res, x
-                    )));
-                }
-                _ => {}
-            }
-            for (id, dir, l) in ls.get(1..ls.len().saturating_sub(1)).unwrap_or(&[]) {
-                if ends.contains(&(*id, *dir)) {
-                    continue;
-                }
-                let need = if l.policy == Policy::FatPipe {
-                    u.bw.as_bytes_per_sec() as u128
-                } else {
-                    total_up
-                };
-                if (l.bw.as_bytes_per_sec() as u128) < need {
-                    return Err(self.err(*r, format!(
-                        "<route src=\"{src}\" dst=\"{dst}\">: link `{id}` between its ends could limit traffic ({} below {need} B/s); netsim's star has no shared middle link",
-                        l.bw
-                    )));
-                }
-            }
-        }
-        let res = rest.map_or(0, |r| r.0);
+        let (up, down) = self.star_ends(z, n, vref, routes)?;
+        let both = self.shared_both_ways(z, vref, &up, &down)?;
+        let res = self.star_middle(vref, routes, &up, &down)?;
         let half = res.div_euclid(2);
         let (add_up, add_down) = (res - half, half);
         let sw = b.net("switch", false);
@@ -466,5 +388,170 @@ impl<'i> Cx<'_, 'i> {
                 .map_err(|e| self.err(z, machine_msg(e)))?;
         }
         Ok(p)
+    }
+
+    /// Each host's two ends of the star: the first link (and direction)
+    /// of the routes from it, the last of the routes to it; refused when
+    /// a host's routes start or end differently, a host has no route, or
+    /// a link ends the routes of two hosts.
+    fn star_ends<'s>(
+        &self,
+        z: Node,
+        n: usize,
+        vref: &FxHashMap<&str, (VRef, usize)>,
+        routes: &[Route<'s, '_>],
+    ) -> Result<(Vec<End<'s>>, Vec<End<'s>>), MachineFileError> {
+        let idx = |h: &str| host_index(vref, h);
+        let mut up: Vec<End> = vec![None; n];
+        let mut down: Vec<End> = vec![None; n];
+        for (src, dst, ls, r) in routes {
+            let first = ls[0];
+            let last = ls[ls.len() - 1];
+            for (slot, end, who, what) in [
+                (
+                    &mut up[idx(src)],
+                    first,
+                    src,
+                    "first link of the routes from",
+                ),
+                (&mut down[idx(dst)], last, dst, "last link of the routes to"),
+            ] {
+                let key = (end.0, end.1);
+                match slot {
+                    None => *slot = Some((key, end.2)),
+                    Some((k, _)) if *k == key => {}
+                    Some((k, _)) => {
+                        return Err(self.err(*r, format!(
+                            "<route src=\"{src}\" dst=\"{dst}\">: the {what} `{who}` is `{}` here and `{}` elsewhere; netsim maps a Full zone onto one switch with one cable per host, so every route from a host starts with the same link and every route to it ends with the same link",
+                            end.0, k.0
+                        )));
+                    }
+                }
+            }
+        }
+        // One link (and direction) is one host's end only, except the link
+        // of a one-link route, which is both hosts'.
+        let single: Vec<&str> = routes
+            .iter()
+            .filter(|r| r.2.len() == 1)
+            .map(|r| r.2[0].0)
+            .collect();
+        let mut owner: FxHashMap<(&str, u8, bool), usize> = FxHashMap::default();
+        for (dir, ends) in [(true, &up), (false, &down)] {
+            for (h, e) in ends.iter().enumerate() {
+                let Some(((id, d), _)) = e else {
+                    let name = host_name(vref, h);
+                    return Err(self.err(
+                        z,
+                        format!(
+                            "host `{name}` has no route {}; netsim needs one for its cable",
+                            if dir { "from it" } else { "to it" }
+                        ),
+                    ));
+                };
+                if let Some(o) = owner.insert((id, *d, dir), h) {
+                    if o != h && !single.contains(id) {
+                        return Err(self.err(z, format!("link `{id}` starts (or ends) the routes of two hosts; netsim gives each host its own cable")));
+                    }
+                }
+            }
+        }
+        Ok((up, down))
+    }
+
+    /// The SHARED links that end a host's routes both ways, each with the
+    /// reason its cables share one capacity.
+    fn shared_both_ways<'s>(
+        &self,
+        z: Node,
+        vref: &FxHashMap<&str, (VRef, usize)>,
+        up: &[End<'s>],
+        down: &[End<'s>],
+    ) -> Result<Vec<(Dir<'s>, String)>, MachineFileError> {
+        // A SHARED link that ends a host's routes both ways is one
+        // resource for the host's sending and receiving in SimGrid: the
+        // cables that stand for it share one capacity (flow model only).
+        let mut both: Vec<((&str, u8), String)> = Vec::new();
+        for (h, (u, d)) in up.iter().zip(down).enumerate() {
+            let (((id, dir), l), (end, dl)) = (u.expect("checked"), d.expect("checked"));
+            if let Some((id, l)) = [(id, l), (end.0, dl)]
+                .into_iter()
+                .find(|(_, l)| l.policy == Policy::FatPipe)
+            {
+                return Err(self.err(z, format!(
+                    "link `{id}` (line {}) ends routes and is FATPIPE: its flows never share it in SimGrid, and netsim's cables share each direction max-min; declare it SHARED or SPLITDUPLEX",
+                    l.line
+                )));
+            }
+            if l.policy == Policy::Shared && (id, dir) == end && !both.iter().any(|b| b.0 == end) {
+                let name = host_name(vref, h);
+                let why = self.err(z, format!(
+                    "link `{id}` (line {}) is SHARED and carries both what host `{name}` sends and what it receives (one capacity for both directions)",
+                    l.line
+                ));
+                both.push((end, why.to_string()));
+            }
+        }
+        Ok(both)
+    }
+
+    /// The latency every route has beyond its two ends (one number for
+    /// the star, split over the cables); refused when routes differ or a
+    /// link between the ends could limit traffic.
+    fn star_middle(
+        &self,
+        vref: &FxHashMap<&str, (VRef, usize)>,
+        routes: &[Route<'_, '_>],
+        up: &[End<'_>],
+        down: &[End<'_>],
+    ) -> Result<i128, MachineFileError> {
+        let idx = |h: &str| host_index(vref, h);
+        // The latency each route has beyond its two ends must be one
+        // number, split over the cables; links in between must not limit.
+        let ends: Vec<(&str, u8)> = up
+            .iter()
+            .chain(down.iter())
+            .map(|e| e.expect("checked").0)
+            .collect();
+        let total_up: u128 = up
+            .iter()
+            .map(|e| e.expect("checked").1.bw.as_bytes_per_sec() as u128)
+            .sum();
+        let mut rest: Option<(i128, Node)> = None;
+        for (src, dst, ls, r) in routes {
+            let l_route: i128 = ls.iter().map(|(_, _, l)| l.lat.as_ps() as i128).sum();
+            let (u, d) = (
+                up[idx(src)].expect("checked").1,
+                down[idx(dst)].expect("checked").1,
+            );
+            let res = l_route - u.lat.as_ps() as i128 - d.lat.as_ps() as i128;
+            match rest {
+                None => rest = Some((res, *r)),
+                Some((x, first)) if x != res => {
+                    return Err(self.err(*r, format!(
+                        "<route src=\"{src}\" dst=\"{dst}\">: its latency beyond its first and last links differs from the route on line {} ({} ps against {} ps); netsim's star has one latency between the cables",
+                        self.line(first), res, x
+                    )));
+                }
+                _ => {}
+            }
+            for (id, dir, l) in ls.get(1..ls.len().saturating_sub(1)).unwrap_or(&[]) {
+                if ends.contains(&(*id, *dir)) {
+                    continue;
+                }
+                let need = if l.policy == Policy::FatPipe {
+                    u.bw.as_bytes_per_sec() as u128
+                } else {
+                    total_up
+                };
+                if (l.bw.as_bytes_per_sec() as u128) < need {
+                    return Err(self.err(*r, format!(
+                        "<route src=\"{src}\" dst=\"{dst}\">: link `{id}` between its ends could limit traffic ({} below {need} B/s); netsim's star has no shared middle link",
+                        l.bw
+                    )));
+                }
+            }
+        }
+        Ok(rest.map_or(0, |r| r.0))
     }
 }

@@ -153,7 +153,7 @@ impl<'i> Cx<'_, 'i> {
                 Some(l) => {
                     let name = format!("{id}_link_{}_limiter", f.nps[h].id);
                     f.link(&name, l, Time::ZERO, Policy::Shared)
-                        .map_err(|m| self.err(c, m))?;
+                        .map_err(|m| self.err(c, m.to_string()))?;
                     Some(f.links[&name].up)
                 }
                 None => None,
@@ -165,7 +165,7 @@ impl<'i> Cx<'_, 'i> {
                 Some(l) => {
                     let name = format!("{id}_router_{r}_limiter");
                     f.link(&name, l, Time::ZERO, Policy::Shared)
-                        .map_err(|m| self.err(c, m))?;
+                        .map_err(|m| self.err(c, m.to_string()))?;
                     Some(f.links[&name].up)
                 }
                 None => None,
@@ -174,7 +174,7 @@ impl<'i> Cx<'_, 'i> {
         let mut mk = |name: String, k: usize| -> Result<(u32, u32), MachineFileError> {
             let rate = Bandwidth::bytes_per_sec(bw.as_bytes_per_sec().saturating_mul(k as u64));
             f.link(&name, rate, lat, policy)
-                .map_err(|m| self.err(c, m))?;
+                .map_err(|m| self.err(c, m.to_string()))?;
             let l = f.links[&name];
             Ok((l.up, l.down))
         };

@@ -18,7 +18,7 @@ impl<'i> Cx<'_, 'i> {
                 format!("the platform has {n} hosts; netsim needs at least 2"),
             ));
         }
-        limits::check_nodes(n as u64).map_err(|m| self.err(body, m))?;
+        limits::check_nodes(n as u64).map_err(|m| self.err(body, m.to_string()))?;
         let mut b = MachineBuilder::new(format!("platform {}", body.attribute("id").unwrap_or("")));
         let hv: Vec<VRef> = f.hosts.iter().map(|(h, c, _)| b.host(h, 1, *c)).collect();
         let sw = b.net("platform", false);
@@ -63,7 +63,7 @@ impl<'i> Cx<'_, 'i> {
             if let Err(e) = f.global(host_np[s as usize], host_np[d as usize], &mut links, 0) {
                 // A pair without a route is refused only if a run uses
                 // it (`Machine::unrouted`), as SimGrid fails only then.
-                if !e.starts_with("zone `") {
+                if !e.is_unrouted() {
                     err = Some(e);
                 }
                 return None;
@@ -75,10 +75,11 @@ impl<'i> Cx<'_, 'i> {
                 if shared.contains(&(l + base))
                     || (r.2 == Policy::FatPipe && links.iter().filter(|&&x| x == l).count() > 1)
                 {
-                    err = Some(format!(
-                        "the route from `{}` to `{}` crosses link `{}` twice; SimGrid counts such a link twice, netsim once: give the route each link once",
-                        f.nps[host_np[s as usize]].name, f.nps[host_np[d as usize]].name, r.3
-                    ));
+                    err = Some(FlatError::LinkTwiceOnRoute {
+                        src: f.nps[host_np[s as usize]].name.clone(),
+                        dst: f.nps[host_np[d as usize]].name.clone(),
+                        link: r.3.clone(),
+                    });
                     return None;
                 }
                 if r.2 == Policy::FatPipe {
@@ -89,10 +90,11 @@ impl<'i> Cx<'_, 'i> {
             }
             let lat = lat.saturating_add(Time::from_ps(f.extra.get()));
             if lat > limits::MAX_DURATION {
-                err = Some(format!(
-                    "the route from `{}` to `{}` has a latency of {lat}, above netsim's MAX_DURATION",
-                    f.nps[host_np[s as usize]].name, f.nps[host_np[d as usize]].name
-                ));
+                err = Some(FlatError::RouteTooLong {
+                    src: f.nps[host_np[s as usize]].name.clone(),
+                    dst: f.nps[host_np[d as usize]].name.clone(),
+                    latency: lat,
+                });
                 return None;
             }
             Some(PairRoute {
@@ -106,7 +108,7 @@ impl<'i> Cx<'_, 'i> {
             .to_string();
         let r = p.machine.set_pair_routes(route, why);
         if let Some(e) = err {
-            return Err(self.err(body, e));
+            return Err(self.err(body, e.to_string()));
         }
         r.map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
         Ok(p)
@@ -115,9 +117,9 @@ impl<'i> Cx<'_, 'i> {
     pub(super) fn fail(
         &self,
         n: Node,
-        r: Result<usize, String>,
+        r: Result<usize, FlatError>,
     ) -> Result<usize, MachineFileError> {
-        r.map_err(|m| self.err(n, m))
+        r.map_err(|m| self.err(n, m.to_string()))
     }
 
     pub(super) fn zone_links(
@@ -231,55 +233,10 @@ impl<'i> Cx<'_, 'i> {
                     let r = self.fail(k, r)?;
                     f.nps[r].coords = self.coords(k, routing)?;
                 }
-                "peer" => {
-                    self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
-                    self.attrs(k, &["id", "speed", "bw_in", "bw_out", "lat", "coordinates"])?;
-                    self.only_props(k, &[])?;
-                    if kind != Kind::Vivaldi {
-                        return Err(self.err(k, "<peer> outside a Vivaldi zone".into()));
-                    }
-                    if let Some(l) = k.attribute("lat") {
-                        self.note(k, format!("<peer lat=\"{l}\">: ignored by SimGrid 3.32 (the z coordinate is the latency)"));
-                    }
-                    let pid = self.need(k, "id")?;
-                    let speed = self
-                        .value(k, "speed", units::speed)?
-                        .ok_or_else(|| self.err(k, "<peer> needs `speed`".into()))?;
-                    let bw = |a: &str| {
-                        self.value(k, a, units::rate)?
-                            .ok_or_else(|| self.err(k, format!("<peer> needs `{a}`")))
-                    };
-                    let (bin, bout) = (bw("bw_in")?, bw("bw_out")?);
-                    let h = self.add_host(f, k, pid, 1, speed, z)?;
-                    f.nps[h].coords = self.coords(k, routing)?;
-                    // VivaldiZone::set_peer_link: SHARED, no latency.
-                    let mut mk = |name: String, b| -> Result<u32, MachineFileError> {
-                        f.link(&name, b, Time::ZERO, Policy::Shared)
-                            .map_err(|m| self.err(k, m))?;
-                        Ok(f.links[&name].up)
-                    };
-                    let up = mk(format!("link_{pid}_UP"), bout)?;
-                    let down = mk(format!("link_{pid}_DOWN"), bin)?;
-                    let e = f.zones[z].star.entry(f.nps[h].id).or_default();
-                    e.up = Some(vec![up]);
-                    e.down = Some(vec![down]);
-                }
+                "peer" => self.flat_peer(f, k, z, kind, routing)?,
                 "link" | "backbone" => {
-                    self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
-                    self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
-                    self.only_props(k, &[])?;
-                    let lid = self.need(k, "id")?;
-                    let bw = self.value(k, "bandwidth", units::rate)?.ok_or_else(|| {
-                        self.err(k, format!("<{}> needs `bandwidth`", k.tag_name().name()))
-                    })?;
-                    let lat = self.value(k, "latency", units::time)?.unwrap_or(Time::ZERO);
-                    let policy = self.policy(k, "sharing_policy", Policy::Shared)?;
-                    f.link(lid, bw, lat, policy).map_err(|m| self.err(k, m))?;
-                    if k.has_tag_name("backbone") {
-                        if kind != Kind::Star {
-                            return Err(self.err(k, "<backbone> outside a Cluster zone".into()));
-                        }
-                        backbone = Some(f.links[lid].up);
+                    if let Some(b) = self.flat_link(f, k, kind)? {
+                        backbone = Some(b);
                     }
                 }
                 "host_link" => {
@@ -308,7 +265,89 @@ impl<'i> Cx<'_, 'i> {
         }
         // A Cluster zone's host links and cabinets, after its backbone
         // (SimGrid populates the zone when it closes).
-        for k in hostlinks {
+        self.flat_host_links(f, z, &hostlinks, backbone)?;
+        self.seal(f, z).map_err(|m| self.err(n, m.to_string()))
+    }
+
+    /// A Vivaldi zone's `<peer>`: a host with its own links up and down
+    /// (SHARED, no latency).
+    fn flat_peer(
+        &self,
+        f: &mut Flat,
+        k: Node,
+        z: usize,
+        kind: Kind,
+        routing: &str,
+    ) -> Result<(), MachineFileError> {
+        self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
+        self.attrs(k, &["id", "speed", "bw_in", "bw_out", "lat", "coordinates"])?;
+        self.only_props(k, &[])?;
+        if kind != Kind::Vivaldi {
+            return Err(self.err(k, "<peer> outside a Vivaldi zone".into()));
+        }
+        if let Some(l) = k.attribute("lat") {
+            self.note(
+                k,
+                format!(
+                    "<peer lat=\"{l}\">: ignored by SimGrid 3.32 (the z coordinate is the latency)"
+                ),
+            );
+        }
+        let pid = self.need(k, "id")?;
+        let speed = self
+            .value(k, "speed", units::speed)?
+            .ok_or_else(|| self.err(k, "<peer> needs `speed`".into()))?;
+        let bw = |a: &str| {
+            self.value(k, a, units::rate)?
+                .ok_or_else(|| self.err(k, format!("<peer> needs `{a}`")))
+        };
+        let (bin, bout) = (bw("bw_in")?, bw("bw_out")?);
+        let h = self.add_host(f, k, pid, 1, speed, z)?;
+        f.nps[h].coords = self.coords(k, routing)?;
+        // VivaldiZone::set_peer_link: SHARED, no latency.
+        let mut mk = |name: String, b| -> Result<u32, MachineFileError> {
+            f.link(&name, b, Time::ZERO, Policy::Shared)
+                .map_err(|m| self.err(k, m.to_string()))?;
+            Ok(f.links[&name].up)
+        };
+        let up = mk(format!("link_{pid}_UP"), bout)?;
+        let down = mk(format!("link_{pid}_DOWN"), bin)?;
+        let e = f.zones[z].star.entry(f.nps[h].id).or_default();
+        e.up = Some(vec![up]);
+        e.down = Some(vec![down]);
+        Ok(())
+    }
+
+    /// A `<link>` or `<backbone>`; a backbone's link (up direction) is
+    /// returned.
+    fn flat_link(
+        &self,
+        f: &mut Flat,
+        k: Node,
+        kind: Kind,
+    ) -> Result<Option<u32>, MachineFileError> {
+        let (lid, bw, lat, policy) = self.link_decl(k)?;
+        f.link(lid, bw, lat, policy)
+            .map_err(|m| self.err(k, m.to_string()))?;
+        if !k.has_tag_name("backbone") {
+            return Ok(None);
+        }
+        if kind != Kind::Star {
+            return Err(self.err(k, "<backbone> outside a Cluster zone".into()));
+        }
+        Ok(Some(f.links[lid].up))
+    }
+
+    /// A Cluster zone's `<host_link>`s and `<cabinet>`s, each host a star
+    /// point with its links up and down (and the backbone, if any).
+    fn flat_host_links(
+        &self,
+        f: &mut Flat,
+        z: usize,
+        hostlinks: &[Node],
+        backbone: Option<u32>,
+    ) -> Result<(), MachineFileError> {
+        for &k in hostlinks {
             if k.has_tag_name("host_link") {
                 let h = self.named(f, k, "id")?;
                 let l = |a: &str| -> Result<u32, MachineFileError> {
@@ -326,7 +365,7 @@ impl<'i> Cx<'_, 'i> {
                     let h = self.add_host(f, k, &hid, 1, speed, z)?;
                     let mut mk = |name: String| -> Result<u32, MachineFileError> {
                         f.link(&name, bw, lat, Policy::Shared)
-                            .map_err(|m| self.err(k, m))?;
+                            .map_err(|m| self.err(k, m.to_string()))?;
                         Ok(f.links[&name].up)
                     };
                     let u = mk(format!("link_{hid}_UP"))?;
@@ -335,7 +374,7 @@ impl<'i> Cx<'_, 'i> {
                 }
             }
         }
-        self.seal(f, z).map_err(|m| self.err(n, m))
+        Ok(())
     }
 
     /// A host's, router's or peer's `coordinates`, read in a Vivaldi zone
@@ -439,7 +478,7 @@ impl<'i> Cx<'_, 'i> {
 
     /// Star zones give members without routes empty ones, Floyd computes
     /// its tables (SimGrid's `do_seal`).
-    pub(super) fn seal(&self, f: &mut Flat, z: usize) -> Result<(), String> {
+    pub(super) fn seal(&self, f: &mut Flat, z: usize) -> Result<(), FlatError> {
         match f.zones[z].kind {
             Kind::Star | Kind::Vivaldi => {
                 for i in 0..f.zones[z].members.len() {
@@ -453,9 +492,7 @@ impl<'i> Cx<'_, 'i> {
             Kind::Floyd => {
                 let n = f.zones[z].members.len();
                 if n > MAX_FLOYD_MEMBERS {
-                    return Err(format!(
-                        "<zone routing=\"Floyd\">: {n} hosts, routers and zones, above netsim's {MAX_FLOYD_MEMBERS} for Floyd's n^3 tables; use Dijkstra"
-                    ));
+                    return Err(FlatError::FloydTooLarge(n));
                 }
                 f.seal_floyd(z)
             }
@@ -653,7 +690,7 @@ impl<'i> Cx<'_, 'i> {
                 )
             })?;
             f.link(&name, bw, bb_lat.unwrap_or(Time::ZERO), p)
-                .map_err(|m| self.err(c, m))?;
+                .map_err(|m| self.err(c, m.to_string()))?;
             Some(f.links[&name].up)
         } else {
             None
@@ -666,12 +703,13 @@ impl<'i> Cx<'_, 'i> {
                 Some(b) if b.as_bytes_per_sec() > 0 => {
                     let name = format!("{lid}_limiter");
                     f.link(&name, b, Time::ZERO, Policy::Shared)
-                        .map_err(|m| self.err(c, m))?;
+                        .map_err(|m| self.err(c, m.to_string()))?;
                     Some(f.links[&name].up)
                 }
                 _ => None,
             };
-            f.link(&lid, bw, lat, policy).map_err(|m| self.err(c, m))?;
+            f.link(&lid, bw, lat, policy)
+                .map_err(|m| self.err(c, m.to_string()))?;
             let l = f.links[&lid];
             let hid_id = f.nps[h].id;
             let up: Vec<u32> = [lim, Some(l.up), bb].into_iter().flatten().collect();
@@ -691,6 +729,6 @@ impl<'i> Cx<'_, 'i> {
         };
         let r = f.np(&router, Some(z), None);
         self.fail(c, r)?;
-        self.seal(f, z).map_err(|m| self.err(c, m))
+        self.seal(f, z).map_err(|m| self.err(c, m.to_string()))
     }
 }

@@ -217,3 +217,66 @@ fn a_dragonfly_routes_as_simgrids_minimal_routing() {
     );
     assert_eq!(t, vec![us(4003); 2]);
 }
+
+/// The flattening's errors, whole: the texts the importer printed as
+/// strings before they were typed.
+#[test]
+fn flat_errors_read_as_before() {
+    use super::FlatError as E;
+    let s = |x: &str| x.to_string();
+    let cases = [
+        (
+            E::NameTwice(s("h")),
+            "`h` is declared twice (hosts, routers and zones share one name space)",
+        ),
+        (E::LinkTwice(s("l")), "link `l` is declared twice"),
+        (E::RootZone, "a route from or to the root zone itself"),
+        (
+            E::NoRoute {
+                zone: s("z"),
+                kind: "Floyd",
+                line: 3,
+                src: s("a"),
+                dst: s("b"),
+            },
+            "zone `z` (Floyd routing, line 3) has no route from `a` to `b`",
+        ),
+        (
+            E::NoGateways {
+                zone: s("z"),
+                from: s("x"),
+                to: s("y"),
+            },
+            "zone `z` has no gateways from `x` to `y` (a <zoneRoute> with gw_src and gw_dst)",
+        ),
+        (
+            E::FloydTooLarge(600),
+            "<zone routing=\"Floyd\">: 600 hosts, routers and zones, above netsim's 512 for Floyd's n^3 tables; use Dijkstra",
+        ),
+        (
+            E::RouteTooLong {
+                src: s("a"),
+                dst: s("b"),
+                latency: Time::from_ps(7),
+            },
+            &format!(
+                "the route from `a` to `b` has a latency of {}, above netsim's MAX_DURATION",
+                Time::from_ps(7)
+            ),
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+    }
+    assert!(
+        E::NoRoute {
+            zone: s("z"),
+            kind: "Full",
+            line: 1,
+            src: s("a"),
+            dst: s("b")
+        }
+        .is_unrouted()
+    );
+    assert!(!E::RootZone.is_unrouted());
+}
