@@ -102,24 +102,32 @@ pub enum LimitError {
         MAX_DURATION.as_ps()
     )]
     Duration(Time),
-    /// An estimate above the [`memory_limit`] ([`check_memory`]).
-    #[error(
-        "{what} needs about {}, more than the {} {origin}; {remedy}, or raise the limit with --max-memory",
-        bytes_text(*estimate),
-        bytes_text(*limit)
-    )]
-    Memory {
-        /// What needs the memory (`a sweep of 10^9 points`).
-        what: String,
-        /// The estimate, in bytes.
-        estimate: u64,
-        /// The limit, in bytes.
-        limit: u64,
-        /// Where the limit comes from ([`memory_limit`]).
-        origin: &'static str,
-        /// The option to change.
-        remedy: String,
-    },
+    /// An estimate above the [`memory_limit`] ([`check_memory`]); boxed,
+    /// so that the other variants (and the errors that hold one) stay
+    /// small.
+    #[error(transparent)]
+    Memory(Box<MemoryExcess>),
+}
+
+/// What [`check_memory`] refused: the estimate, the limit and the option
+/// to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} needs about {}, more than the {} {origin}; {remedy}, or raise the limit with --max-memory",
+    bytes_text(*estimate),
+    bytes_text(*limit)
+)]
+pub struct MemoryExcess {
+    /// What needs the memory (`a sweep of 10^9 points`).
+    pub what: String,
+    /// The estimate, in bytes.
+    pub estimate: u64,
+    /// The limit, in bytes.
+    pub limit: u64,
+    /// Where the limit comes from ([`memory_limit`]).
+    pub origin: &'static str,
+    /// The option to change.
+    pub remedy: String,
 }
 
 /// Checks a rank count against [`MAX_RANKS`]; the error names the limit.
@@ -227,13 +235,13 @@ pub fn check_memory(what: &str, estimate: u64, remedy: &str) -> Result<(), Limit
     if estimate <= limit {
         return Ok(());
     }
-    Err(LimitError::Memory {
+    Err(LimitError::Memory(Box::new(MemoryExcess {
         what: what.to_string(),
         estimate,
         limit,
         origin: source,
         remedy: remedy.to_string(),
-    })
+    })))
 }
 
 #[cfg(test)]
