@@ -215,8 +215,20 @@ impl<'i> Cx<'_, 'i> {
                 "prop" => {}
                 "zone" | "cluster" => self.flat_element(f, k, Some(z))?,
                 "host" => {
-                    self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
-                    self.attrs(k, &["id", "speed", "core", "pstate", "coordinates"])?;
+                    self.refuse(k, &["availability_file"])?;
+                    self.profile_files(k, true)?;
+                    self.attrs(
+                        k,
+                        &[
+                            "id",
+                            "speed",
+                            "core",
+                            "pstate",
+                            "coordinates",
+                            "speed_file",
+                            "state_file",
+                        ],
+                    )?;
                     self.only_props(k, &["disk", "mount"])?;
                     let hid = self.need(k, "id")?;
                     let speed = self.host_speed(k)?;
@@ -265,8 +277,19 @@ impl<'i> Cx<'_, 'i> {
                     e.down = Some(vec![down]);
                 }
                 "link" | "backbone" => {
-                    self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
-                    self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
+                    self.profile_files(k, false)?;
+                    self.attrs(
+                        k,
+                        &[
+                            "id",
+                            "bandwidth",
+                            "latency",
+                            "sharing_policy",
+                            "bandwidth_file",
+                            "latency_file",
+                            "state_file",
+                        ],
+                    )?;
                     self.only_props(k, &[])?;
                     let lid = self.need(k, "id")?;
                     let bw = self.value(k, "bandwidth", units::rate)?.ok_or_else(|| {
