@@ -48,7 +48,10 @@
 //! node's one socket. `<config>` gives the TCP window
 //! ([`Platform::tcp_window`]); what cannot change timing (free `<prop>`s,
 //! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
-//! any other attribute is refused. `dtd-3.32.txt` lists every attribute
+//! any other attribute is refused. Time-varying profiles (`profile`): a
+//! host's speed profile is integrated by its computations
+//! ([`Platform::speed_profiles`]); any other change bounds the run
+//! ([`Platform::changes`]). `dtd-3.32.txt` lists every attribute
 //! of SimGrid 3.32's DTD with what the import does with it, and a test
 //! holds the import to that list.
 

@@ -351,13 +351,15 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     /// How long rank `r`'s computation of `d` (at its node's declared
-    /// speed) started at `now` lasts, under its node's speed profile.
+    /// speed) started at `now` lasts, under its node's speed profile; one
+    /// that never ends ends past the horizon, which stops the run.
     fn compute_time(&self, r: u32, now: Time, d: Time) -> Time {
         let node = self.placement.node(r).0 as usize;
         match self.speed_profiles.get(node) {
-            Some(Some(p)) => p
-                .end_of_work(now, d)
-                .map_or(sim_core::limits::MAX_DURATION, |end| end - now),
+            Some(Some(p)) => p.end_of_work(now, d).map_or(
+                sim_core::limits::MAX_SIM_TIME + Time::from_ps(1) - now,
+                |end| end - now,
+            ),
             _ => d,
         }
     }

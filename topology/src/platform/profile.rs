@@ -215,26 +215,38 @@ impl Profile {
     /// When work started at `start` ends: `work` is its duration at the
     /// declared speed, and this profile scales that speed (1 before the
     /// first event). Integrates the scale piece by piece, skipping whole
-    /// periods; `None` if it never ends (see [`Profile::keeps_computing`])
-    /// or ends after `Time::MAX`.
+    /// periods; `None` if it never ends (see [`Profile::keeps_computing`]),
+    /// ends after `Time::MAX`, or the profile's numbers are too far apart
+    /// for double precision to step through (a period's work of 0).
     pub fn end_of_work(&self, start: Time, work: Time) -> Option<Time> {
         let mut left = work.as_secs_f64();
         let mut t = start.as_secs_f64();
         let t0 = self.events[0].0;
+        // Pieces visited: the events once, then at most three periods
+        // after a skip; more means double precision cannot step.
+        let mut budget = 4 * self.events.len() + 64;
         // The work of one whole period, from `t0`.
-        let per_period = self.period.map(|p| {
-            let mut w = 0.0;
-            let mut u = t0;
-            while u < t0 + p {
-                let (v, next) = self.at(u, 1.0);
-                w += v * (next.min(t0 + p) - u);
-                u = next;
+        let per_period = match self.period {
+            None => None,
+            Some(p) => {
+                let mut w = 0.0;
+                let mut u = t0;
+                while u < t0 + p {
+                    let (v, next) = self.at(u, 1.0);
+                    w += v * (next.min(t0 + p) - u);
+                    u = next;
+                    budget = budget.checked_sub(1)?;
+                }
+                Some((p, w))
             }
-            (p, w)
-        });
+        };
         while left > 0.0 {
+            budget = budget.checked_sub(1)?;
             if let Some((p, w)) = per_period {
-                if t >= t0 && w > 0.0 && left > 2.0 * w {
+                if t >= t0 && w <= 0.0 {
+                    return None;
+                }
+                if t >= t0 && left > 2.0 * w {
                     let k = (left / w).floor() - 1.0;
                     t += k * p;
                     left -= k * w;
@@ -345,5 +357,9 @@ mod tests {
             t = r.end_of_work(t, secs(4.0)).unwrap();
         }
         assert_eq!(t, secs(500.0));
+        // A period whose work underflows to 0: never, at once.
+        let tiny = Profile::parse("x", 1, "0 1e-300\n1e-300 0\n", 1e-290).unwrap();
+        assert!(tiny.keeps_computing());
+        assert_eq!(tiny.end_of_work(Time::ZERO, secs(25.5)), None);
     }
 }
