@@ -680,10 +680,15 @@ impl<'i> Cx<'_, 'i> {
                 Target::HostState | Target::LinkState => (
                     a.profile.first(|v| v <= 0.0),
                     format!(
-                        "{} `{}` turns off (its state profile, {}); SimGrid would kill the host's actors or fail the link's communications, and netsim does not model failures",
+                        "{} `{}` turns off (its state profile, {}); SimGrid would {}, and netsim does not model failures",
                         if host { "host" } else { "link" },
                         a.id,
-                        origin(a)
+                        origin(a),
+                        if host {
+                            "kill the actors on it"
+                        } else {
+                            "fail the communications crossing it"
+                        }
                     ),
                 ),
                 Target::Bandwidth | Target::Latency => (
@@ -711,6 +716,8 @@ impl<'i> Cx<'_, 'i> {
         if p.speed_profiles.iter().all(Option::is_none) {
             p.speed_profiles.clear();
         }
+        // A run is stopped at the earliest change it reaches.
+        p.changes.sort_by_key(|c| c.at);
         Ok(())
     }
     fn value<T>(

@@ -727,9 +727,13 @@ fn inline_traces_connect_to_hosts_and_links() {
             .end_of_work(Time::ZERO, Time::from_ps(12_000_000_000_000)),
         Some(Time::from_ps(13_000_000_000_000))
     );
+    // In time order: LinkA's bandwidth at 0 s, then Cpu A off at 1 s.
     assert_eq!(p.changes.len(), 2, "{:?}", p.changes);
-    assert_eq!(p.changes[0].node, Some(0));
-    assert_eq!(p.changes[1].at, Time::ZERO);
+    assert_eq!((p.changes[0].node, p.changes[0].at), (None, Time::ZERO));
+    assert_eq!(
+        (p.changes[1].node, p.changes[1].at),
+        (Some(0), Time::from_ps(1_000_000_000_000))
+    );
     let e = error(&body(
         r#"<trace_connect kind="SPEED" trace="X" element="Cpu B"/>"#,
     ));
