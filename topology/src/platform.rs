@@ -480,6 +480,39 @@ impl<'i> Cx<'_, 'i> {
         }
         Ok(())
     }
+    /// Checks a `<host>`'s attributes and reads its profiles.
+    fn host_attrs(&self, n: Node) -> Result<(), MachineFileError> {
+        self.refuse(n, &["availability_file"])?;
+        self.profile_files(n, true)?;
+        self.attrs(
+            n,
+            &[
+                "id",
+                "speed",
+                "core",
+                "pstate",
+                "coordinates",
+                "speed_file",
+                "state_file",
+            ],
+        )
+    }
+    /// Checks a `<link>`'s attributes and reads its profiles.
+    fn link_attrs(&self, n: Node) -> Result<(), MachineFileError> {
+        self.profile_files(n, false)?;
+        self.attrs(
+            n,
+            &[
+                "id",
+                "bandwidth",
+                "latency",
+                "sharing_policy",
+                "bandwidth_file",
+                "latency_file",
+                "state_file",
+            ],
+        )
+    }
     /// The profiles named by a host's (`host`) or link's `*_file`
     /// attributes, read relative to the platform file (as SimGrid does)
     /// and kept for [`Cx::attach`].

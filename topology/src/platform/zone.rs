@@ -69,20 +69,7 @@ impl<'i> Cx<'_, 'i> {
             match n.tag_name().name() {
                 "prop" => {}
                 "host" => {
-                    self.refuse(n, &["availability_file"])?;
-                    self.profile_files(n, true)?;
-                    self.attrs(
-                        n,
-                        &[
-                            "id",
-                            "speed",
-                            "core",
-                            "pstate",
-                            "coordinates",
-                            "speed_file",
-                            "state_file",
-                        ],
-                    )?;
+                    self.host_attrs(n)?;
                     self.only_props(n, &["disk", "mount"])?;
                     self.coordinates(n, routing);
                     let id = self.need(n, "id")?;
@@ -104,19 +91,7 @@ impl<'i> Cx<'_, 'i> {
                     vref.insert(id, (b.net(id, false), ln));
                 }
                 "link" => {
-                    self.profile_files(n, false)?;
-                    self.attrs(
-                        n,
-                        &[
-                            "id",
-                            "bandwidth",
-                            "latency",
-                            "sharing_policy",
-                            "bandwidth_file",
-                            "latency_file",
-                            "state_file",
-                        ],
-                    )?;
+                    self.link_attrs(n)?;
                     self.only_props(n, &[])?;
                     let id = self.need(n, "id")?;
                     let bw = self

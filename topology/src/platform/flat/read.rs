@@ -215,20 +215,7 @@ impl<'i> Cx<'_, 'i> {
                 "prop" => {}
                 "zone" | "cluster" => self.flat_element(f, k, Some(z))?,
                 "host" => {
-                    self.refuse(k, &["availability_file"])?;
-                    self.profile_files(k, true)?;
-                    self.attrs(
-                        k,
-                        &[
-                            "id",
-                            "speed",
-                            "core",
-                            "pstate",
-                            "coordinates",
-                            "speed_file",
-                            "state_file",
-                        ],
-                    )?;
+                    self.host_attrs(k)?;
                     self.only_props(k, &["disk", "mount"])?;
                     let hid = self.need(k, "id")?;
                     let speed = self.host_speed(k)?;
@@ -277,19 +264,7 @@ impl<'i> Cx<'_, 'i> {
                     e.down = Some(vec![down]);
                 }
                 "link" | "backbone" => {
-                    self.profile_files(k, false)?;
-                    self.attrs(
-                        k,
-                        &[
-                            "id",
-                            "bandwidth",
-                            "latency",
-                            "sharing_policy",
-                            "bandwidth_file",
-                            "latency_file",
-                            "state_file",
-                        ],
-                    )?;
+                    self.link_attrs(k)?;
                     self.only_props(k, &[])?;
                     let lid = self.need(k, "id")?;
                     let bw = self.value(k, "bandwidth", units::rate)?.ok_or_else(|| {
