@@ -401,7 +401,7 @@ pub fn platform(data: &[u8]) {
 /// it reads is asked for its first off instant and the end of some work
 /// at a few starts (the integration must end, or say it never does).
 pub fn profile(data: &[u8]) {
-    let Some((&[a, b], rest)) = data.split_first_chunk::<2>().map(|(h, r)| (h, r)) else {
+    let Some((&[a, b], rest)) = data.split_first_chunk::<2>() else {
         return;
     };
     let Ok(text) = std::str::from_utf8(rest) else {
