@@ -36,6 +36,7 @@ pub const TARGETS: &[(&str, Feed)] = &[
     ("scenario", scenario),
     ("machine", machine),
     ("platform", platform),
+    ("profile", profile),
     ("map", map),
     ("lft", lft),
     ("fit", fit),
@@ -392,6 +393,29 @@ pub fn machine(data: &[u8]) {
 pub fn platform(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = topology::platform::parse("fuzz.xml", text);
+    }
+}
+
+/// A SimGrid profile (`topology::platform::Profile::parse`): the first
+/// two bytes choose a `<trace periodicity>`, the rest is the text; what
+/// it reads is asked for its first off instant and the end of some work
+/// at a few starts (the integration must end, or say it never does).
+pub fn profile(data: &[u8]) {
+    let Some((&[a, b], rest)) = data.split_first_chunk::<2>() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let periodicity = f64::from(a) - 8.0;
+    if let Ok(p) = topology::platform::Profile::parse("fuzz.profile", 1, text, periodicity) {
+        let _ = p.first(|v| v <= 0.0);
+        let _ = p.keeps_computing();
+        for start_s in [0u64, 1, 1000] {
+            let start = sim_core::Time::from_ps(start_s * 1_000_000_000_000);
+            let work = sim_core::Time::from_ps(u64::from(b) * 100_000_000_000);
+            let _ = p.end_of_work(start, work);
+        }
     }
 }
 

@@ -48,14 +48,20 @@
 //! node's one socket. `<config>` gives the TCP window
 //! ([`Platform::tcp_window`]); what cannot change timing (free `<prop>`s,
 //! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
-//! any other attribute is refused. `dtd-3.32.txt` lists every attribute
+//! any other attribute is refused. Time-varying profiles (`profile`): a
+//! host's speed profile is integrated by its computations
+//! ([`Platform::speed_profiles`]); any other change bounds the run
+//! ([`Platform::changes`]). `dtd-3.32.txt` lists every attribute
 //! of SimGrid 3.32's DTD with what the import does with it, and a test
 //! holds the import to that list.
 
 mod cluster;
 mod flat;
+mod profile;
 mod units;
 mod zone;
+
+pub use profile::{MAX_PROFILE_EVENTS, Profile};
 
 use crate::error::MachineError;
 use crate::file::MachineFileError;
@@ -64,6 +70,7 @@ use roxmltree::Node;
 use sim_core::{Bandwidth, Time};
 use std::cell::RefCell;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The rate of a torus host's cable to its router: 10^15 B/s, as fast
 /// as the packet model's integer arithmetic takes without overflow in
@@ -82,6 +89,17 @@ pub struct Platform {
     pub host_speed: Option<f64>,
     /// Every host's speed \[flop/s\], node order.
     pub host_speeds: Vec<f64>,
+    /// Every host's speed profile (`speed_file`, `<trace_connect
+    /// kind="SPEED">`), node order; `None`: its declared speed always.
+    /// A TI `compute` on such a host integrates its work over the
+    /// profile ([`Profile::end_of_work`]).
+    pub speed_profiles: Vec<Option<Arc<Profile>>>,
+    /// The instants from which a profile changes what netsim holds
+    /// constant (a host or link turning off, a link's bandwidth or
+    /// latency): a run that reaches one is stopped with an error
+    /// ([`ProfileChange`]); one that ends before them all has SimGrid's
+    /// answer.
+    pub changes: Vec<ProfileChange>,
     /// SimGrid's TCP window for this platform \[bytes\]:
     /// `network/TCP-gamma` of its `<config>`, else SimGrid's default
     /// [`crate::SIMGRID_TCP_GAMMA`]; `None` when it is set to 0 (off).
@@ -92,6 +110,40 @@ pub struct Platform {
     /// `<prop>`s, energy properties, disks, a torus's backbone that
     /// SimGrid ignores as well, ...).
     pub notes: Vec<String>,
+}
+
+/// The first instant at which a profile changes something netsim does
+/// not change during a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileChange {
+    /// The host's node, for a host (only its ranks are concerned); `None`
+    /// for a link (the whole run is).
+    pub node: Option<u32>,
+    /// The instant.
+    pub at: Time,
+    /// What changes and where it is said, e.g. ``host `Jupiter` turns
+    /// off (its state profile, f.xml:6)``.
+    pub what: String,
+}
+
+/// The resource a profile is attached to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Target {
+    Speed,
+    HostState,
+    LinkState,
+    Bandwidth,
+    Latency,
+}
+
+/// A profile attached to a host or link, as read.
+struct Attached {
+    target: Target,
+    /// The host's or link's id.
+    id: String,
+    profile: Arc<Profile>,
+    /// The line of the attribute's element or of the `<trace_connect>`.
+    line: usize,
 }
 
 /// Reads and imports a platform file.
@@ -118,6 +170,7 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         file,
         doc: &doc,
         notes: RefCell::new(Vec::new()),
+        profiles: RefCell::new(Vec::new()),
     };
     let root = doc.root_element();
     if root.tag_name().name() != "platform" {
@@ -138,9 +191,21 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     }
     let mut body = None;
     let mut tcp_window = Some(crate::SIMGRID_TCP_GAMMA);
+    let mut traces: Vec<(&str, Arc<Profile>, usize)> = Vec::new();
     for c in root.children().filter(Node::is_element) {
         match c.tag_name().name() {
             "config" => cx.config(c, &mut tcp_window)?,
+            "trace" => {
+                let (id, p) = cx.trace(c)?;
+                if let Some((_, _, l)) = traces.iter().find(|t| t.0 == id) {
+                    return Err(cx.err(
+                        c,
+                        format!("<trace id=\"{id}\">: already declared on line {l}"),
+                    ));
+                }
+                traces.push((id, p, cx.line(c)));
+            }
+            "trace_connect" => {}
             "cluster" | "zone" => {
                 if let Some(first) = body {
                     return Err(cx.err(
@@ -174,9 +239,14 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         }
         Err(_) => {
             cx.notes.borrow_mut().clear();
+            cx.profiles.borrow_mut().clear();
             cx.flatten(body)?
         }
     };
+    for c in root.children().filter(|c| c.has_tag_name("trace_connect")) {
+        cx.trace_connect(c, &traces)?;
+    }
+    cx.attach(&mut platform)?;
     platform.tcp_window = tcp_window;
     platform.notes = cx.notes.take();
     Ok(platform)
@@ -206,6 +276,8 @@ struct Cx<'a, 'i> {
     doc: &'a roxmltree::Document<'i>,
     /// [`Platform::notes`], as read.
     notes: RefCell<Vec<String>>,
+    /// The profiles attached to hosts and links, as read.
+    profiles: RefCell<Vec<Attached>>,
 }
 
 /// A link as declared.
@@ -385,6 +457,13 @@ impl<'i> Cx<'_, 'i> {
                         format!("<config> `{key}` = `{value}`: does not change timing in netsim"),
                     );
                 }
+                // SimGrid 3.32 `cpu_cas01.cpp`, flag `cpu/optim`: how
+                // the CPU model updates its actions (Lazy: a heap of
+                // completions; Full: every action at every step; TI:
+                // speed profiles integrated in closed form), one model.
+                "cpu/optim" if ["Lazy", "TI", "Full"].contains(&value) => {
+                    self.note(k, format!("<config> `{key}` = `{value}`: how SimGrid updates its CPU actions, not what they compute; netsim's answer is the same"));
+                }
                 "maxmin/precision" | "surf/precision" => {
                     self.note(k, format!("<config> `{key}` = `{value}`: SimGrid's rounding of its double-precision times; netsim computes in whole picoseconds"));
                 }
@@ -399,6 +478,279 @@ impl<'i> Cx<'_, 'i> {
                 },
             }
         }
+        Ok(())
+    }
+    /// Checks a `<host>`'s attributes and reads its profiles.
+    fn host_attrs(&self, n: Node) -> Result<(), MachineFileError> {
+        self.refuse(n, &["availability_file"])?;
+        self.profile_files(n, true)?;
+        self.attrs(
+            n,
+            &[
+                "id",
+                "speed",
+                "core",
+                "pstate",
+                "coordinates",
+                "speed_file",
+                "state_file",
+            ],
+        )
+    }
+    /// Checks a `<link>`'s attributes and reads its profiles.
+    fn link_attrs(&self, n: Node) -> Result<(), MachineFileError> {
+        self.profile_files(n, false)?;
+        self.attrs(
+            n,
+            &[
+                "id",
+                "bandwidth",
+                "latency",
+                "sharing_policy",
+                "bandwidth_file",
+                "latency_file",
+                "state_file",
+            ],
+        )
+    }
+    /// The profiles named by a host's (`host`) or link's `*_file`
+    /// attributes, read relative to the platform file (as SimGrid does)
+    /// and kept for [`Cx::attach`].
+    fn profile_files(&self, n: Node, host: bool) -> Result<(), MachineFileError> {
+        let attrs: &[(&str, Target)] = if host {
+            &[
+                ("speed_file", Target::Speed),
+                ("state_file", Target::HostState),
+            ]
+        } else {
+            &[
+                ("bandwidth_file", Target::Bandwidth),
+                ("latency_file", Target::Latency),
+                ("state_file", Target::LinkState),
+            ]
+        };
+        for &(attr, target) in attrs {
+            let Some(rel) = n.attribute(attr) else {
+                continue;
+            };
+            let what = format!("<{} {attr}=\"{rel}\">", n.tag_name().name());
+            let profile = self.profile_file(n, &what, rel, -1.0)?;
+            self.profiles.borrow_mut().push(Attached {
+                target,
+                id: self.need(n, "id")?.to_string(),
+                profile: Arc::new(profile),
+                line: self.line(n),
+            });
+        }
+        Ok(())
+    }
+    /// The profile in file `rel`, found beside the platform file;
+    /// `what` names the element that names it.
+    fn profile_file(
+        &self,
+        n: Node,
+        what: &str,
+        rel: &str,
+        periodicity: f64,
+    ) -> Result<Profile, MachineFileError> {
+        let dir = Path::new(self.file).parent().unwrap_or(Path::new(""));
+        let path = dir.join(rel);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            self.err(
+                n,
+                format!(
+                    "{what}: cannot read the profile {}: {e} (profiles are found relative to the platform file)",
+                    path.display()
+                ),
+            )
+        })?;
+        Profile::parse(&path.display().to_string(), 1, &text, periodicity)
+    }
+    /// A `<trace>`: its id and profile (inline text, or its `file`).
+    fn trace<'n>(&self, c: Node<'n, 'i>) -> Result<(&'n str, Arc<Profile>), MachineFileError> {
+        self.attrs(c, &["id", "file", "periodicity"])?;
+        let id = self.need(c, "id")?;
+        let periodicity = match c.attribute("periodicity") {
+            None => -1.0,
+            Some(v) => v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite())
+                .ok_or_else(|| {
+                    self.err(
+                        c,
+                        format!("<trace periodicity=\"{v}\">: expected a number of seconds"),
+                    )
+                })?,
+        };
+        if let Some(k) = c.children().find(Node::is_element) {
+            return Err(self.unsupported(k, k.tag_name().name()));
+        }
+        let text: String = c.children().filter_map(|k| k.text()).collect();
+        let profile = match c.attribute("file") {
+            // SimGrid 3.32 (`sg_platf_new_trace`): a file's own text,
+            // without the periodicity attribute.
+            Some(f) => {
+                if !text.trim().is_empty() {
+                    return Err(self.err(
+                        c,
+                        format!("<trace id=\"{id}\">: both a `file` and inline events; give one"),
+                    ));
+                }
+                if c.attribute("periodicity").is_some() {
+                    return Err(self.err(c, format!("<trace id=\"{id}\" file=...>: SimGrid ignores `periodicity` with a file; write PERIODICITY in the file")));
+                }
+                self.profile_file(c, &format!("<trace id=\"{id}\" file=\"{f}\">"), f, -1.0)?
+            }
+            None => {
+                // The text starts on the line of `<trace ...>` itself.
+                let first = c.first_child().map_or(self.line(c), |k| {
+                    self.doc.text_pos_at(k.range().start).row as usize
+                });
+                Profile::parse(self.file, first, &text, periodicity).map_err(|mut e| {
+                    e.msg = format!("<trace id=\"{id}\">: {}", e.msg);
+                    e
+                })?
+            }
+        };
+        Ok((id, Arc::new(profile)))
+    }
+    /// A `<trace_connect>`: attaches a declared `<trace>` to a host or
+    /// link (SimGrid applies them once the platform is built, so they may
+    /// come after the zone).
+    fn trace_connect(
+        &self,
+        c: Node,
+        traces: &[(&str, Arc<Profile>, usize)],
+    ) -> Result<(), MachineFileError> {
+        self.attrs(c, &["kind", "trace", "element"])?;
+        let kind = c.attribute("kind").unwrap_or("HOST_AVAIL");
+        let target = match kind {
+            "HOST_AVAIL" => Target::HostState,
+            "SPEED" => Target::Speed,
+            "LINK_AVAIL" => Target::LinkState,
+            "BANDWIDTH" => Target::Bandwidth,
+            "LATENCY" => Target::Latency,
+            k => {
+                return Err(self.err(c, format!("<trace_connect kind=\"{k}\">: SimGrid 3.32 takes HOST_AVAIL, SPEED, LINK_AVAIL, BANDWIDTH or LATENCY")));
+            }
+        };
+        let trace = self.need(c, "trace")?;
+        let element = self.need(c, "element")?;
+        let Some((_, profile, _)) = traces.iter().find(|t| t.0 == trace) else {
+            return Err(self.err(
+                c,
+                format!("<trace_connect trace=\"{trace}\">: no <trace> of that id"),
+            ));
+        };
+        self.profiles.borrow_mut().push(Attached {
+            target,
+            id: element.to_string(),
+            profile: profile.clone(),
+            line: self.line(c),
+        });
+        Ok(())
+    }
+    /// Hands the profiles read to `p`: speed profiles per node, and
+    /// every instant a run must end before ([`ProfileChange`]).
+    fn attach(&self, p: &mut Platform) -> Result<(), MachineFileError> {
+        let attached = self.profiles.take();
+        if attached.is_empty() {
+            return Ok(());
+        }
+        let hosts = p.host_speeds.len();
+        let names = p.machine.vertices();
+        let node = |id: &str| (0..hosts).find(|&i| names[i].name == id);
+        let origin_err = |a: &Attached, msg: String| MachineFileError {
+            file: self.file.into(),
+            line: Some(a.line),
+            msg,
+        };
+        let origin = |a: &Attached| format!("{}:{}", self.file, a.line);
+        p.speed_profiles = vec![None; hosts];
+        let secs = |t: f64| Time::try_from_secs_f64(t).unwrap_or(Time::MAX);
+        for (i, a) in attached.iter().enumerate() {
+            if let Some(b) = attached[..i]
+                .iter()
+                .find(|b| b.target == a.target && b.id == a.id)
+            {
+                return Err(origin_err(
+                    a,
+                    format!(
+                        "a second {:?} profile for `{}` (the first: line {})",
+                        a.target, a.id, b.line
+                    ),
+                ));
+            }
+            let host = matches!(a.target, Target::Speed | Target::HostState);
+            let n = if host {
+                Some(node(&a.id).ok_or_else(|| origin_err(a, format!("no host `{}`", a.id)))?)
+            } else {
+                let link = self.doc.descendants().any(|d| {
+                    (d.has_tag_name("link") || d.has_tag_name("backbone"))
+                        && d.attribute("id") == Some(&a.id)
+                });
+                if !link {
+                    return Err(origin_err(a, format!("no link `{}`", a.id)));
+                }
+                None
+            };
+            let (first, what) = match a.target {
+                Target::Speed => {
+                    if !a.profile.keeps_computing() {
+                        return Err(origin_err(
+                            a,
+                            format!(
+                                "host `{}`'s speed profile has a negative value or stays at 0 for good: a computation there would never end",
+                                a.id
+                            ),
+                        ));
+                    }
+                    p.speed_profiles[n.unwrap_or(0) as usize] = Some(a.profile.clone());
+                    continue;
+                }
+                Target::HostState | Target::LinkState => (
+                    a.profile.first(|v| v <= 0.0),
+                    format!(
+                        "{} `{}` turns off (its state profile, {}); SimGrid would {}, and netsim does not model failures",
+                        if host { "host" } else { "link" },
+                        a.id,
+                        origin(a),
+                        if host {
+                            "kill the actors on it"
+                        } else {
+                            "fail the communications crossing it"
+                        }
+                    ),
+                ),
+                Target::Bandwidth | Target::Latency => (
+                    a.profile.first(|_| true),
+                    format!(
+                        "link `{}`'s {} changes (its profile, {}); netsim holds a link's bandwidth and latency constant during a run",
+                        a.id,
+                        if a.target == Target::Bandwidth {
+                            "bandwidth"
+                        } else {
+                            "latency"
+                        },
+                        origin(a)
+                    ),
+                ),
+            };
+            if let Some(t) = first {
+                p.changes.push(ProfileChange {
+                    node: n.map(|n| n as u32),
+                    at: secs(t),
+                    what,
+                });
+            }
+        }
+        if p.speed_profiles.iter().all(Option::is_none) {
+            p.speed_profiles.clear();
+        }
+        // A run is stopped at the earliest change it reaches.
+        p.changes.sort_by_key(|c| c.at);
         Ok(())
     }
     fn value<T>(
@@ -467,6 +819,8 @@ impl<'i> Cx<'_, 'i> {
                 .copied()
                 .filter(|s| speeds.iter().all(|x| x == s)),
             host_speeds: speeds,
+            speed_profiles: Vec::new(),
+            changes: Vec::new(),
             tcp_window: None,
             notes: Vec::new(),
         })
@@ -481,6 +835,9 @@ const NO_TIMING_CONFIG: &[&str] = &["contexts/", "tracing", "path", "debug/", "e
 /// (`bench/peers/README.md`, "Settings that make the physics equal").
 const EQUAL_PHYSICS_CONFIG: &[(&str, &[&str])] = &[
     ("network/model", &["CM02"]),
+    // `compound`: the CPU and network of `cpu/model` and `network/model`
+    // (SimGrid 3.32 `sg_config.cpp`, host model descriptions).
+    ("host/model", &["compound"]),
     ("network/crosstraffic", &["0", "no", "off", "false"]),
     ("smpi/bw-factor", &["0:1"]),
     ("smpi/lat-factor", &["0:1"]),

@@ -350,6 +350,20 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
     }
 
+    /// How long rank `r`'s computation of `d` (at its node's declared
+    /// speed) started at `now` lasts, under its node's speed profile; one
+    /// that never ends ends past the horizon, which stops the run.
+    fn compute_time(&self, r: u32, now: Time, d: Time) -> Time {
+        let node = self.placement.node(r).0 as usize;
+        match self.speed_profiles.get(node) {
+            Some(Some(p)) => p.end_of_work(now, d).map_or(
+                sim_core::limits::MAX_SIM_TIME + Time::from_ps(1) - now,
+                |end| end - now,
+            ),
+            _ => d,
+        }
+    }
+
     /// What `job` costs, starting now on server `id`; `None` if it was set
     /// aside (a port is busy).
     fn start_job(
@@ -375,14 +389,17 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             }
             Job::Post(r, p) => self.start_post(s.now(), r, p),
             Job::Cts(m) => self.start_cts(s, m),
-            Job::Compute(_, d, req) => Plan {
-                cpu: d,
-                delay: d,
-                end: End {
-                    complete: req,
-                    ..End::NOTHING
-                },
-            },
+            Job::Compute(r, d, req) => {
+                let d = self.compute_time(r, s.now(), d);
+                Plan {
+                    cpu: d,
+                    delay: d,
+                    end: End {
+                        complete: req,
+                        ..End::NOTHING
+                    },
+                }
+            }
             Job::Resume(r) => Plan {
                 cpu: Time::ZERO,
                 delay: Time::ZERO,

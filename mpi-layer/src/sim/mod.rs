@@ -191,6 +191,9 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     stats: Stats,
     local: LocalQueue,
     net_events: u64,
+    /// Nodes' speed profiles (empty: every node computes at its declared
+    /// speed); see [`Simulation::set_speed_profiles`].
+    speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
 }
 
 impl<T: Transport, S: OpStream> Simulation<T, S> {
@@ -209,6 +212,17 @@ impl<T: Transport, S: OpStream> Simulation<T, S> {
 }
 
 impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
+    /// Gives nodes a speed that changes over time (a SimGrid platform's
+    /// speed profiles), by node: a `Compute` of duration `d` (at the
+    /// declared speed) on such a node lasts until its work `d` is done
+    /// at the profile's scale ([`topology::platform::Profile::end_of_work`]).
+    pub fn set_speed_profiles(
+        &mut self,
+        by_node: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
+    ) {
+        self.state.speed_profiles = by_node;
+    }
+
     /// As [`Simulation::new`], reporting the run's events to `obs`.
     pub fn with_observer(
         placement: Placement,
@@ -328,6 +342,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             error: None,
             stats: Stats::default(),
             local: LocalQueue::default(),
+            speed_profiles: Vec::new(),
             net_events: 0,
         };
         sim.check_calibration()?;

@@ -618,3 +618,79 @@ fn hosts_of_different_speeds_compute_at_their_own() {
     assert_eq!(makespan_ps(&d, &args), 1_003_692_111_969);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Host `a` (1 Gf) with a speed profile (scale 1, then 0.5 from 0.5 s, 2
+/// from 1.5 s, repeating 1 s after the last event: period 2.5 s) computes
+/// 1e9 flops, sends 1e6 B to `b`, computes 4e9. By hand: the first
+/// compute does 0.5 s of work by 0.5 s and 0.5 s more at half speed, to
+/// 1.5 s; the second does 3 s of work at scale 2 to 3.0 s, 0.5 s at 0.5
+/// to 4.0 s, the last 0.5 s at 2 by 4.25 s. Without the profile: 5 s.
+/// SimGrid 3.32 (`smpirun -replay`, equal physics): 4.250000000000 s and
+/// 5.000000000000 s. `b`'s state profile turns it off at 10 s: a run in
+/// which rank 1 (on `b`) lasts past that is stopped, naming it.
+#[test]
+fn a_speed_profile_stretches_computation_and_a_state_profile_bounds_the_run() {
+    let d = dir("profiles");
+    let xml = r#"<platform version="4.1"><zone id="w" routing="Full">
+  <host id="a" speed="1Gf" speed_file="p/speed.txt"/><host id="b" speed="1Gf" state_file="p/state.txt"/>
+  <link id="la" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <link id="lb" bandwidth="1.25GBps" latency="1.25ms" sharing_policy="SPLITDUPLEX"/>
+  <route src="a" dst="b"><link_ctn id="la" direction="UP"/><link_ctn id="lb" direction="DOWN"/></route>
+</zone></platform>"#;
+    std::fs::create_dir_all(d.join("plat/p")).unwrap();
+    std::fs::write(d.join("plat/profiled.xml"), xml).unwrap();
+    let plain = xml
+        .replace(r#" speed_file="p/speed.txt""#, "")
+        .replace(r#" state_file="p/state.txt""#, "");
+    std::fs::write(d.join("plat/plain.xml"), plain).unwrap();
+    std::fs::write(
+        d.join("plat/p/speed.txt"),
+        "% a comment\n0.5 0.5\n1.5 2\nLOOPAFTER 1\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("plat/p/state.txt"), "10 0\n11 1\n").unwrap();
+    std::fs::write(
+        d.join("c0.txt"),
+        "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 compute 4e9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("c1.txt"), "1 init\n1 recv 0 0 1e6\n").unwrap();
+    std::fs::write(d.join("c.txt"), "c0.txt\nc1.txt\n").unwrap();
+    let args = |p: &'static str| {
+        vec![
+            "replay",
+            "c.txt",
+            "--platform",
+            p,
+            "--mode",
+            "flow",
+            "--json",
+            "--no-wall",
+        ]
+    };
+    // The profile files are found beside the platform, not in the
+    // current folder.
+    assert_eq!(
+        makespan_ps(&d, &args("plat/profiled.xml")),
+        4_250_000_000_000
+    );
+    assert_eq!(makespan_ps(&d, &args("plat/plain.xml")), 5_000_000_000_000);
+    // Rank 1 computing 1e10 flops on `b` lasts past 10 s.
+    std::fs::write(d.join("c1.txt"), "1 init\n1 recv 0 0 1e6\n1 compute 1e10\n").unwrap();
+    let o = netsim(&d, &args("plat/profiled.xml"));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("rank 1 lasts until 11.503")
+            && err.contains("past 10.000000000000 s, when host `b` turns off"),
+        "{err}"
+    );
+    assert!(err.contains("plat/profiled.xml:2"), "{err}");
+    // A bad profile line: its own file and line, exit 2.
+    std::fs::write(d.join("plat/p/speed.txt"), "0.5 0.5\n0.25 2\n").unwrap();
+    let o = netsim(&d, &args("plat/profiled.xml"));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let _ = std::fs::remove_dir_all(&d);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("speed.txt:2: time 0.25 before"), "{err}");
+}

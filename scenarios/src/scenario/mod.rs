@@ -241,14 +241,20 @@ impl Scenario {
             net,
             streams,
             setup,
+            speed_profiles,
+            changes,
         } = *ready;
         let wall = std::time::Instant::now();
-        let sim = match Simulation::with_observer(placement, net, streams, params, obs) {
+        let mut sim = match Simulation::with_observer(placement, net, streams, params, obs) {
             Ok(sim) => sim,
             Err(e) => return (Err(file.plain(e.to_string())), None),
         };
+        sim.set_speed_profiles(speed_profiles);
         let (outcome, net, obs) = sim.run_full(progress_every, progress);
         let wall_s = wall.elapsed().as_secs_f64();
+        if let Some(msg) = outcome.as_ref().ok().and_then(|r| changes.reached(r)) {
+            return (Err(file.plain(msg)), Some(obs));
+        }
         (self.finish(file, setup, outcome, &net, wall_s), Some(obs))
     }
 
@@ -317,6 +323,10 @@ impl Scenario {
         let ppn = self.ppn(file, &progs)?;
         let platform_window = platform.as_ref().and_then(|p| p.tcp_window);
         let host_speeds = platform.as_ref().map(|p| p.host_speeds.clone());
+        let (speed_profiles, changes) = platform
+            .as_ref()
+            .map(|p| (p.speed_profiles.clone(), p.changes.clone()))
+            .unwrap_or_default();
         let platform_notes = platform
             .as_ref()
             .map(|p| p.notes.clone())
@@ -391,6 +401,7 @@ impl Scenario {
             tcp_window: cfg.tcp_window,
             platform_notes,
         };
+        let changes = Changes::new(changes, &placement, ranks);
         let net = transport(file, machine, cfg)?;
         Ok(Prepared::Run(Box::new(Ready {
             params,
@@ -398,6 +409,8 @@ impl Scenario {
             net,
             streams: progs.streams,
             setup,
+            speed_profiles,
+            changes,
         })))
     }
 
@@ -454,6 +467,13 @@ impl Scenario {
         find_saturation: bool,
     ) -> Result<Outcome, ScenarioError> {
         let platform = self.machine.platform(file, &self.base_dir)?;
+        if let Some(c) = platform.as_ref().and_then(|p| p.changes.first()) {
+            return Err(file.plain(format!(
+                "synthetic traffic on a platform whose profiles change it during the run ({} s: {}): remove the profile",
+                c.at.as_secs_f64(),
+                c.what
+            )));
+        }
         let window = platform.as_ref().and_then(|p| p.tcp_window);
         let notes = platform
             .as_ref()
@@ -618,6 +638,55 @@ struct Ready {
     net: Network,
     streams: Vec<crate::reader::BoxedStream>,
     setup: Setup,
+    /// The platform's speed profiles by node (empty: none).
+    speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
+    changes: Changes,
+}
+
+/// A platform's profile changes that netsim does not model
+/// ([`topology::platform::ProfileChange`]), with the ranks each concerns.
+#[derive(Default)]
+struct Changes(Vec<(topology::platform::ProfileChange, Vec<u32>)>);
+
+impl Changes {
+    /// The changes that concern the run: a host's, if some rank is on
+    /// it; a link's, always.
+    fn new(
+        all: Vec<topology::platform::ProfileChange>,
+        placement: &topology::Placement,
+        ranks: u32,
+    ) -> Changes {
+        Changes(
+            all.into_iter()
+                .filter_map(|c| {
+                    let on: Vec<u32> = match c.node {
+                        Some(n) => (0..ranks).filter(|&r| placement.node(r).0 == n).collect(),
+                        None => Vec::new(),
+                    };
+                    (c.node.is_none() || !on.is_empty()).then_some((c, on))
+                })
+                .collect(),
+        )
+    }
+
+    /// The error of a run that reached a change: a rank on the host
+    /// still running at its instant, or the run (for a link's) still
+    /// going. SimGrid's answer differs from there on.
+    fn reached(&self, r: &mpi_layer::RunResults) -> Option<String> {
+        self.0.iter().find_map(|(c, on)| {
+            let (who, end) = match on.iter().find(|&&k| r.finish[k as usize] >= c.at) {
+                Some(&k) => (format!("rank {k}"), r.finish[k as usize]),
+                None if c.node.is_none() && r.makespan >= c.at => ("the run".into(), r.makespan),
+                None => return None,
+            };
+            Some(format!(
+                "{who} lasts until {:.12} s, past {:.12} s, when {}: a run must end before then to give SimGrid's answer",
+                end.as_secs_f64(),
+                c.at.as_secs_f64(),
+                c.what
+            ))
+        })
+    }
 }
 
 fn transport(

@@ -97,6 +97,8 @@ impl<'i> Cx<'_, 'i> {
                     machine,
                     host_speed: Some(speed),
                     host_speeds: vec![speed; names.len()],
+                    speed_profiles: Vec::new(),
+                    changes: Vec::new(),
                     tcp_window: None,
                     notes: Vec::new(),
                 })

@@ -524,6 +524,19 @@ fn config_sets_the_tcp_window_and_refuses_other_physics() {
         r#"<config><prop id="network/model" value="LV08"/></config>{c}"#
     ));
     assert!(e.contains("netsim models only CM02"), "{e}");
+    let p = import(&format!(
+        r#"<config><prop id="cpu/optim" value="TI"/><prop id="host/model" value="compound"/></config>{c}"#
+    ));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(p.notes[0].contains("`cpu/optim` = `TI`"), "{:?}", p.notes);
+    let e = error(&format!(
+        r#"<config><prop id="cpu/optim" value="Fast"/></config>{c}"#
+    ));
+    assert!(e.contains("`cpu/optim`: a SimGrid setting"), "{e}");
+    let e = error(&format!(
+        r#"<config><prop id="host/model" value="ptask_L07"/></config>{c}"#
+    ));
+    assert!(e.contains("netsim models only compound"), "{e}");
     let e = error(&format!(
         r#"<config><prop id="smpi/os" value="0:1e-6"/></config>{c}"#
     ));
@@ -625,4 +638,130 @@ fn dmodk_needs_a_fat_tree() {
         .unwrap()
         .to_string();
     assert!(e.contains("dmodk routing needs a SimGrid FAT_TREE"), "{e}");
+}
+
+/// A folder of its own under the system's temporary one, emptied.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("netsim-platform-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("profiles")).unwrap();
+    d
+}
+
+const PROFILED: &str = r#"<zone id="AS0" routing="Full">
+<host id="A" speed="10f" speed_file="profiles/a.txt" state_file="profiles/a_state.txt"/>
+<host id="B" speed="10f"/>
+<link id="L" bandwidth="10MBps" latency="200ms" latency_file="profiles/l_lat.txt"/>
+<route src="A" dst="B"><link_ctn id="L"/></route>
+</zone>"#;
+
+#[test]
+fn profile_files_are_read_beside_the_platform() {
+    let d = scratch("files");
+    std::fs::write(d.join("profiles/a.txt"), "0 1.0\n11 0.5\nLOOPAFTER 1\n").unwrap();
+    std::fs::write(d.join("profiles/a_state.txt"), "1 0\n2 1\nLOOPAFTER 8\n").unwrap();
+    std::fs::write(d.join("profiles/l_lat.txt"), "3 0.015\n").unwrap();
+    let plat = d.join("p.xml");
+    std::fs::write(&plat, xml(PROFILED)).unwrap();
+    let p = load(&plat).unwrap_or_else(|e| panic!("{e}"));
+    let a = p.speed_profiles[0].as_ref().expect("A's speed profile");
+    // Work of 20 s (at 10 f/s: 200 flops) from 0: 11 s at scale 1, then
+    // 9 s of work at 0.5 take 18 s, to 29 s; but the loop (period 12 s)
+    // brings scale 1 back at 12 s: 11 + 1 x 0.5 (to 12), 8.5 s at 1 (to
+    // 20.5 s).
+    assert_eq!(
+        a.end_of_work(Time::ZERO, Time::from_ps(20_000_000_000_000)),
+        Some(Time::from_ps(20_500_000_000_000))
+    );
+    assert!(p.speed_profiles[1].is_none());
+    let line = |what: &str| p.changes.iter().find(|c| c.what.contains(what)).unwrap();
+    let off = line("host `A` turns off");
+    assert_eq!(
+        (off.node, off.at),
+        (Some(0), Time::from_ps(1_000_000_000_000))
+    );
+    assert!(off.what.contains("p.xml:5"), "{}", off.what);
+    let lat = line("latency changes");
+    assert_eq!((lat.node, lat.at), (None, Time::from_ps(3_000_000_000_000)));
+    // A bad line of a profile file is refused at its own file:line.
+    std::fs::write(d.join("profiles/l_lat.txt"), "3 0.015\n1 0.1\n").unwrap();
+    let e = load(&plat).unwrap_err().to_string();
+    assert!(e.contains("l_lat.txt:2: time 1 before"), "{e}");
+    // A missing one at the element that names it.
+    std::fs::remove_file(d.join("profiles/a.txt")).unwrap();
+    let e = load(&plat).unwrap_err().to_string();
+    assert!(
+        e.contains("p.xml:5: <host speed_file=\"profiles/a.txt\">: cannot read the profile"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn inline_traces_connect_to_hosts_and_links() {
+    let body = |connect: &str| {
+        format!(
+            r#"<trace id="A" periodicity="21.0">
+    0.0 1.0
+    11.0 0.5
+  </trace>
+  <trace id="F">
+1 0.0
+2 1.0
+</trace>
+<zone id="AS0" routing="Full"><host id="Cpu A" speed="10f"/><host id="Cpu B" speed="10f"/>
+<link id="LinkA" bandwidth="10MBps" latency="200ms"/>
+<route src="Cpu A" dst="Cpu B"><link_ctn id="LinkA"/></route></zone>
+{connect}"#
+        )
+    };
+    let p = import(&body(
+        r#"<trace_connect kind="SPEED" trace="A" element="Cpu B"/><trace_connect kind="HOST_AVAIL" trace="F" element="Cpu A"/><trace_connect kind="BANDWIDTH" trace="A" element="LinkA"/>"#,
+    ));
+    assert!(p.speed_profiles[0].is_none());
+    // 12 s of work: 11 s at 1, then 1 s of work at 0.5 takes 2 s.
+    assert_eq!(
+        p.speed_profiles[1]
+            .as_ref()
+            .unwrap()
+            .end_of_work(Time::ZERO, Time::from_ps(12_000_000_000_000)),
+        Some(Time::from_ps(13_000_000_000_000))
+    );
+    // In time order: LinkA's bandwidth at 0 s, then Cpu A off at 1 s.
+    assert_eq!(p.changes.len(), 2, "{:?}", p.changes);
+    assert_eq!((p.changes[0].node, p.changes[0].at), (None, Time::ZERO));
+    assert_eq!(
+        (p.changes[1].node, p.changes[1].at),
+        (Some(0), Time::from_ps(1_000_000_000_000))
+    );
+    let e = error(&body(
+        r#"<trace_connect kind="SPEED" trace="X" element="Cpu B"/>"#,
+    ));
+    assert!(e.contains("no <trace> of that id"), "{e}");
+    let e = error(&body(
+        r#"<trace_connect kind="SPEED" trace="A" element="Cpu C"/>"#,
+    ));
+    assert!(e.contains("no host `Cpu C`"), "{e}");
+    let e = error(&body(
+        r#"<trace_connect kind="LATENCY" trace="A" element="L"/>"#,
+    ));
+    assert!(e.contains("no link `L`"), "{e}");
+    let e = error(&body(
+        r#"<trace_connect kind="SPEED" trace="A" element="Cpu B"/><trace_connect kind="SPEED" trace="A" element="Cpu B"/>"#,
+    ));
+    assert!(e.contains("a second Speed profile"), "{e}");
+    let e = error(
+        &body(r#"<trace_connect kind="SPEED" trace="F" element="Cpu B"/>"#).replace("2 1.0", "2 0"),
+    );
+    assert!(e.contains("never end"), "{e}");
+    let e = error(&body(
+        r#"<trace_connect kind="POWER" trace="A" element="Cpu B"/>"#,
+    ));
+    assert!(e.contains("kind=\"POWER\""), "{e}");
+    // An inline trace's bad line is refused at its line in the platform.
+    let e = error(&body("").replace("11.0 0.5", "11.0 0.5 x"));
+    assert!(
+        e.starts_with("p.xml:6: <trace id=\"A\">: `11.0 0.5 x`"),
+        "{e}"
+    );
 }

@@ -92,8 +92,7 @@ impl<'i> Cx<'_, 'i> {
             match n.tag_name().name() {
                 "prop" => {}
                 "host" => {
-                    self.refuse(n, &["availability_file", "state_file", "speed_file"])?;
-                    self.attrs(n, &["id", "speed", "core", "pstate", "coordinates"])?;
+                    self.host_attrs(n)?;
                     self.only_props(n, &["disk", "mount"])?;
                     self.coordinates(n, routing);
                     let id = self.need(n, "id")?;
@@ -188,8 +187,7 @@ impl<'i> Cx<'_, 'i> {
         &self,
         k: Node<'n, 'i>,
     ) -> Result<(&'n str, Bandwidth, Time, Policy), MachineFileError> {
-        self.refuse(k, &["bandwidth_file", "latency_file", "state_file"])?;
-        self.attrs(k, &["id", "bandwidth", "latency", "sharing_policy"])?;
+        self.link_attrs(k)?;
         self.only_props(k, &[])?;
         let id = self.need(k, "id")?;
         let bw = self

@@ -217,8 +217,7 @@ impl<'i> Cx<'_, 'i> {
                 "prop" => {}
                 "zone" | "cluster" => self.flat_element(f, k, Some(z))?,
                 "host" => {
-                    self.refuse(k, &["availability_file", "state_file", "speed_file"])?;
-                    self.attrs(k, &["id", "speed", "core", "pstate", "coordinates"])?;
+                    self.host_attrs(k)?;
                     self.only_props(k, &["disk", "mount"])?;
                     let hid = self.need(k, "id")?;
                     let speed = self.host_speed(k)?;
