@@ -135,10 +135,12 @@ impl Display for Op {
             Op::Bcast { root, bytes, comm } => {
                 write!(f, "MPI_Bcast({bytes} B, root {root}, {comm})")
             }
-            Op::Reduce { root, bytes, comm } => {
+            Op::Reduce {
+                root, bytes, comm, ..
+            } => {
                 write!(f, "MPI_Reduce({bytes} B, root {root}, {comm})")
             }
-            Op::Allreduce { bytes, comm } => write!(f, "MPI_Allreduce({bytes} B, {comm})"),
+            Op::Allreduce { bytes, comm, .. } => write!(f, "MPI_Allreduce({bytes} B, {comm})"),
             Op::Scan {
                 bytes,
                 comm,

@@ -518,6 +518,7 @@ fn random_program(seed: u64, p: u32) -> Vec<VecProgram> {
         ops[r].push(Op::WaitallPending);
         ops[r].push(Op::Barrier { comm: W });
         ops[r].push(Op::Allreduce {
+            elem_bytes: 8,
             bytes: 64,
             comm: half,
         });
@@ -618,14 +619,30 @@ fn collectives_take_hand_computed_times() {
     let red = transfer_time(8, bw.collectives.reduce_rate);
     let push = sim_core::PerByte::of_rate(Bandwidth::bytes_per_sec(1_300_000_000)).cost(7);
     let round = Time::from_ns(2300) + push + gamma + red;
-    let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, bw.clone());
+    let r = coll(
+        4,
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
+        bw.clone(),
+    );
     assert_eq!(r.makespan, round * 2);
     assert_eq!((r.messages(), r.bytes()), (8, 64));
     // Reductions not charged (the `smpi` preset, as SimGrid's replay):
     // the same rounds without the 4 ns.
     let mut free = bw.clone();
     free.collectives.charge_reductions = false;
-    let r = coll(4, Op::Allreduce { bytes: 8, comm: W }, free);
+    let r = coll(
+        4,
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
+        free,
+    );
     assert_eq!(r.makespan, (Time::from_ns(2300) + push + gamma) * 2);
     assert!(!MpiParams::smpi().collectives.charge_reductions);
 }
@@ -642,12 +659,23 @@ fn collectives_move_the_right_messages_and_bytes() {
     let cases: Vec<(u32, Op, MpiParams, u64, u64)> = vec![
         // Allreduce recursive doubling, P = 6: pof2 4, rem 2: 2 folds,
         // 4 x 2 exchanges, 2 unfolds.
-        (6, Op::Allreduce { bytes: 8, comm: W }, bw.clone(), 12, 96),
+        (
+            6,
+            Op::Allreduce {
+                elem_bytes: 8,
+                bytes: 8,
+                comm: W,
+            },
+            bw.clone(),
+            12,
+            96,
+        ),
         // Rabenseifner, P = 8, 64 KB: per rank 32+16+8 KB halving and
         // 8+16+32 KB doubling = 112 KB; 8 ranks x 6 messages.
         (
             8,
             Op::Allreduce {
+                elem_bytes: 8,
                 bytes: 65_536,
                 comm: W,
             },
@@ -660,6 +688,7 @@ fn collectives_move_the_right_messages_and_bytes() {
         (
             5,
             Op::Allreduce {
+                elem_bytes: 8,
                 bytes: 65_536,
                 comm: W,
             },
@@ -671,6 +700,7 @@ fn collectives_move_the_right_messages_and_bytes() {
         (
             5,
             Op::Allreduce {
+                elem_bytes: 8,
                 bytes: 1000,
                 comm: W,
             },
@@ -739,6 +769,7 @@ fn collectives_move_the_right_messages_and_bytes() {
         (
             6,
             Op::Reduce {
+                elem_bytes: 8,
                 root: 5,
                 bytes: 10,
                 comm: W,

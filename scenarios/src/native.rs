@@ -396,6 +396,18 @@ impl<'a> Fields<'a> {
         Ok(b)
     }
 
+    /// `elem=`, a reduction's bytes per element: 8 when absent, at
+    /// least 1.
+    fn elem(&mut self) -> Result<u64, FieldError> {
+        match self.opt("elem") {
+            None => Ok(mpi_layer::ELEMENT_BYTES),
+            Some(_) => match self.bytes("elem")? {
+                0 => Err(FieldError::ZeroBytes("elem".into())),
+                b => Ok(b),
+            },
+        }
+    }
+
     fn list(&mut self, key: &str) -> Result<Vec<u64>, FieldError> {
         let v = self.req(key)?;
         if v.is_empty() {
@@ -587,10 +599,12 @@ fn parse_fields<'a>(
         "reduce" => Op::Reduce {
             root: f.rank("root")?,
             bytes: f.bytes("bytes")?,
+            elem_bytes: f.elem()?,
             comm: f.comm()?,
         },
         "allreduce" => Op::Allreduce {
             bytes: f.bytes("bytes")?,
+            elem_bytes: f.elem()?,
             comm: f.comm()?,
         },
         "scan" | "exscan" => Op::Scan {
@@ -637,13 +651,7 @@ fn parse_fields<'a>(
         },
         "reducescatter" => Op::ReduceScatter {
             counts: f.list("counts")?,
-            elem_bytes: match f.opt("elem") {
-                None => mpi_layer::ELEMENT_BYTES,
-                Some(_) => match f.bytes("elem")? {
-                    0 => return Err(FieldError::ZeroBytes("elem".into())),
-                    b => b,
-                },
-            },
+            elem_bytes: f.elem()?,
             comm: f.comm()?,
         },
         "comm_dup" => Op::CommDup {
@@ -776,11 +784,19 @@ pub fn format_op(op: &Op) -> String {
         Op::Reduce {
             root,
             bytes,
+            elem_bytes,
             comm: c,
         } => {
-            format!("reduce root={root} bytes={bytes}{}", comm(*c))
+            format!(
+                "reduce root={root} bytes={bytes} elem={elem_bytes}{}",
+                comm(*c)
+            )
         }
-        Op::Allreduce { bytes, comm: c } => format!("allreduce bytes={bytes}{}", comm(*c)),
+        Op::Allreduce {
+            bytes,
+            elem_bytes,
+            comm: c,
+        } => format!("allreduce bytes={bytes} elem={elem_bytes}{}", comm(*c)),
         Op::Scan {
             bytes,
             comm: c,

@@ -668,15 +668,26 @@ impl CallMapper {
             }
             C::Reduce { data, root, comm } => {
                 if let Some(comm) = Self::coll(comm) {
+                    let elem_bytes = self.size_of(data.datatype)?;
                     let bytes = self.bytes(data)?;
                     let root = self.root(root, comm)?;
-                    out.push(Op::Reduce { root, bytes, comm });
+                    out.push(Op::Reduce {
+                        root,
+                        bytes,
+                        elem_bytes,
+                        comm,
+                    });
                 }
             }
             C::Allreduce { data, comm } => {
                 if let Some(comm) = Self::coll(comm) {
+                    let elem_bytes = self.size_of(data.datatype)?;
                     let bytes = self.bytes(data)?;
-                    out.push(Op::Allreduce { bytes, comm });
+                    out.push(Op::Allreduce {
+                        bytes,
+                        elem_bytes,
+                        comm,
+                    });
                 }
             }
             C::Scan {

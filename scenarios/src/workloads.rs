@@ -427,9 +427,14 @@ impl Collective {
             Collective::Reduce => Op::Reduce {
                 root: 0,
                 bytes,
+                elem_bytes: mpi_layer::ELEMENT_BYTES,
                 comm: W,
             },
-            Collective::Allreduce => Op::Allreduce { bytes, comm: W },
+            Collective::Allreduce => Op::Allreduce {
+                bytes,
+                elem_bytes: mpi_layer::ELEMENT_BYTES,
+                comm: W,
+            },
             Collective::Allgather => Op::Allgather { bytes, comm: W },
             Collective::Alltoall => Op::Alltoall { bytes, comm: W },
             Collective::Gather => Op::Gather {

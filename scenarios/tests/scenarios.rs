@@ -151,6 +151,7 @@ fn ti_micro_collectives() {
         ti_rank(&t, 2),
         vec![
             Op::Allreduce {
+                elem_bytes: 1,
                 bytes: 50_000,
                 comm: W
             },
@@ -237,6 +238,7 @@ fn ti_micro_collectives() {
     assert_eq!(
         r1[4],
         Op::Reduce {
+            elem_bytes: 1,
             root: 0,
             bytes: 50_000,
             comm: W
@@ -271,6 +273,7 @@ fn ti_micro_collectives() {
     assert_eq!(
         r0[4],
         Op::Reduce {
+            elem_bytes: 8,
             root: 0,
             bytes: 400_000,
             comm: W
@@ -422,6 +425,7 @@ fn ti_app_32_ranks() {
     assert_eq!(
         r0[n - 3],
         Op::Allreduce {
+            elem_bytes: 4,
             bytes: 32 * 4,
             comm: W
         }
@@ -620,11 +624,16 @@ fn every_op() -> Vec<Op> {
             comm: W,
         },
         Op::Reduce {
+            elem_bytes: 8,
             root: 1,
             bytes: 8,
             comm: c,
         },
-        Op::Allreduce { bytes: 8, comm: W },
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
         Op::Scan {
             bytes: 16,
             comm: W,
@@ -854,7 +863,11 @@ fn native_example_file() {
             Op::Waitall {
                 reqs: vec![ReqId(1), ReqId(2)]
             },
-            Op::Allreduce { bytes: 8, comm: W },
+            Op::Allreduce {
+                elem_bytes: 8,
+                bytes: 8,
+                comm: W
+            },
         ]
     );
 }
@@ -1225,7 +1238,11 @@ fn dumpi_testtrace_decodes_completely() {
                     comm: W
                 },
                 Op::Wait { req: ReqId(2) },
-                Op::Allreduce { bytes: 4, comm: W },
+                Op::Allreduce {
+                    elem_bytes: 4,
+                    bytes: 4,
+                    comm: W
+                },
             ],
             "rank {r}"
         );

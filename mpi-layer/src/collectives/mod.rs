@@ -80,6 +80,7 @@ impl CollRun {
             | CollAlg::AllgathervDefault => {
                 // A reduce (or gatherv) to rank 0, then the second
                 // collective from rank 0 (its steps follow the first's).
+                let ompi_reduce = |p, s| openmpi::reduce(p, s, u64::from(self.elem_bytes));
                 let (first, then) = match self.alg {
                     CollAlg::AllreduceReduceBcast => {
                         (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
@@ -89,12 +90,12 @@ impl CollRun {
                         (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
                     }
                     CollAlg::AllreduceNonoverlapping => {
-                        (openmpi::reduce(p, s).alg, openmpi::bcast(p, s).alg)
+                        (ompi_reduce(p, s).alg, openmpi::bcast(p, s).alg)
                     }
                     CollAlg::AllgathervDefault => {
                         (CollAlg::GathervLinear, openmpi::bcast(p, s).alg)
                     }
-                    _ => (openmpi::reduce(p, s).alg, CollAlg::ScattervLinear),
+                    _ => (ompi_reduce(p, s).alg, CollAlg::ScattervLinear),
                 };
                 let n = first.first_steps(p);
                 let (alg, step) = if k < n { (first, k) } else { (then, k - n) };

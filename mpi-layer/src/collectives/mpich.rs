@@ -7,19 +7,18 @@
 //! walks that tree for a flat intra-communicator: one rank per node, so
 //! the `comm_hierarchy=parent` (node-aware `smp`) branches are not taken;
 //! send buffers not `MPI_IN_PLACE`; reductions with a built-in,
-//! commutative operator (a trace records neither the operator nor the
-//! datatype). The tree's `count` is elements, which a trace's bytes give
-//! with [`ELEMENT_BYTES`]. Every threshold is a named constant citing the
-//! tree's key.
+//! commutative operator (a trace does not record the operator). The
+//! tree's `count` is elements: the operation's bytes over its datatype's
+//! `elem_bytes`. Every threshold is a named constant citing the tree's
+//! key.
 
 use super::alg::CollAlg;
 use super::kinds::{Choice, CollKind};
-use super::step::{floor_pow2, total};
+use super::step::{elements, floor_pow2, total};
 use crate::op::Op;
 
-/// Bytes per element when a rule compares an element count (`count<pow2`):
-/// 8, an `MPI_DOUBLE`, the commonest reduction datatype; a trace's sizes
-/// are bytes.
+/// Bytes per element where a workload names no datatype: 8, an
+/// `MPI_DOUBLE`, the commonest reduction datatype.
 pub const ELEMENT_BYTES: u64 = 8;
 
 /// `generic.json`, bcast: `comm_size<8`: binomial at every size.
@@ -57,7 +56,7 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
     let c = |alg, rule| Choice { alg, rule };
     let pow2 = p.is_power_of_two();
     // `count<pow2`: fewer elements than the largest power of two <= P.
-    let few = |bytes: u64| bytes / ELEMENT_BYTES < u64::from(floor_pow2(p));
+    let few = |bytes: u64, elem: u64| elements(bytes, elem) < u64::from(floor_pow2(p));
     match op {
         Op::Barrier { .. } => c(
             BarrierDissemination,
@@ -87,13 +86,15 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
                 )
             }
         }
-        Op::Reduce { bytes, .. } => {
+        Op::Reduce {
+            bytes, elem_bytes, ..
+        } => {
             if *bytes <= REDUCE_SHORT_MAX {
                 c(
                     ReduceBinomial,
                     "mpich generic.json reduce: avg_msg_size<=2048: MPIR_Reduce_intra_binomial",
                 )
-            } else if few(*bytes) {
+            } else if few(*bytes, *elem_bytes) {
                 c(
                     ReduceBinomial,
                     "mpich generic.json reduce: count<pow2: MPIR_Reduce_intra_binomial",
@@ -105,13 +106,15 @@ pub(super) fn mpich(op: &Op, p: u32) -> Choice {
                 )
             }
         }
-        Op::Allreduce { bytes, .. } => {
+        Op::Allreduce {
+            bytes, elem_bytes, ..
+        } => {
             if *bytes <= ALLREDUCE_SHORT_MAX {
                 c(
                     AllreduceRecursiveDoubling,
                     "mpich generic.json allreduce: avg_msg_size<=8: MPIR_Allreduce_intra_recursive_doubling",
                 )
-            } else if few(*bytes) {
+            } else if few(*bytes, *elem_bytes) {
                 c(
                     AllreduceRecursiveDoubling,
                     "mpich generic.json allreduce: count<pow2: MPIR_Allreduce_intra_recursive_doubling",
@@ -252,8 +255,13 @@ mod tests {
 
     #[test]
     fn reductions_by_size_and_count() {
-        let ar = |bytes| Op::Allreduce { bytes, comm: W };
+        let ar = |bytes| Op::Allreduce {
+            elem_bytes: 8,
+            bytes,
+            comm: W,
+        };
         let r = |bytes| Op::Reduce {
+            elem_bytes: 8,
             root: 0,
             bytes,
             comm: W,
@@ -327,6 +335,30 @@ mod tests {
             comm: W,
         };
         assert_eq!(pick(tv, 4), AlltoallvScatteredThrottled);
+    }
+
+    #[test]
+    fn count_is_elements_of_the_datatype() {
+        let ar = |bytes, elem_bytes| Op::Allreduce {
+            bytes,
+            elem_bytes,
+            comm: W,
+        };
+        let r = |bytes, elem_bytes| Op::Reduce {
+            root: 0,
+            bytes,
+            elem_bytes,
+            comm: W,
+        };
+        // P = 12, pof2 = 8. 32 B: 4 doubles < 8, 8 ints = 8, 32 chars.
+        assert_eq!(pick(ar(32, 8), 12), AllreduceRecursiveDoubling);
+        assert_eq!(pick(ar(32, 4), 12), AllreduceRabenseifner);
+        assert_eq!(pick(ar(32, 1), 12), AllreduceRabenseifner);
+        // P = 1024, pof2 = 1024, past the 2048 B short rule. 4096 B: 512
+        // doubles < 1024, 1024 ints = 1024, 4096 chars.
+        assert_eq!(pick(r(4096, 8), 1024), ReduceBinomial);
+        assert_eq!(pick(r(4096, 4), 1024), ReduceScatterGather);
+        assert_eq!(pick(r(4096, 1), 1024), ReduceScatterGather);
     }
 
     #[test]

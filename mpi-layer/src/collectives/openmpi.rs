@@ -17,7 +17,7 @@
 use super::alg::CollAlg;
 use super::kinds::Choice;
 use super::mpich::ELEMENT_BYTES;
-use super::step::{floor_pow2, total};
+use super::step::{elements, floor_pow2, total};
 use crate::op::Op;
 
 /// One row of a fixed decision table: (communicator size below which the
@@ -349,16 +349,18 @@ pub(super) const SCATTER: [Row; 6] = [
 ];
 
 /// The algorithm Open MPI 4.1's `coll/tuned` runs for `op` on `p` ranks,
-/// and its rule. Reductions count elements of [`ELEMENT_BYTES`]
-/// where `coll/base` compares a count with the communicator size.
+/// and its rule. Where `coll/base` compares a `count` with the
+/// communicator size, reductions count elements of their `elem_bytes`.
 pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
     let pow2 = p.is_power_of_two();
-    let count = |bytes: u64| bytes / ELEMENT_BYTES;
     match op {
-        Op::Allreduce { bytes, .. } => {
-            let few = count(*bytes) < u64::from(p);
+        Op::Allreduce {
+            bytes, elem_bytes, ..
+        } => {
+            let count = elements(*bytes, *elem_bytes);
+            let few = count < u64::from(p);
             match lookup(&ALLREDUCE, p, *bytes) {
                 3 => c(
                     AllreduceRecursiveDoubling,
@@ -376,7 +378,7 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     "openmpi allreduce_intra_dec_fixed: 4 ring / 5 segmented_ring (no segments)",
                 ),
                 // `_redscat_allgather`: count < pof2 switches to basic_linear.
-                6 if count(*bytes) < u64::from(floor_pow2(p)) => c(
+                6 if count < u64::from(floor_pow2(p)) => c(
                     AllreduceLinear,
                     "openmpi allreduce_intra_dec_fixed: 6 rabenseifner, count < pof2: basic_linear",
                 ),
@@ -429,7 +431,9 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             _ => c(BarrierTree, "openmpi barrier_intra_dec_fixed: 6 tree"),
         },
         Op::Bcast { bytes, .. } => bcast(p, *bytes),
-        Op::Reduce { bytes, .. } => reduce(p, *bytes),
+        Op::Reduce {
+            bytes, elem_bytes, ..
+        } => reduce(p, *bytes, *elem_bytes),
         Op::ReduceScatter { counts, .. } => match lookup(&REDUCE_SCATTER, p, total(counts)) {
             1 => c(
                 ReduceScatterNonoverlapping,
@@ -574,8 +578,8 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
 }
 
 /// `ompi_coll_tuned_reduce_intra_dec_fixed`'s choice (commutative) for
-/// `bytes` on `p` ranks.
-pub(super) fn reduce(p: u32, bytes: u64) -> Choice {
+/// `bytes` in elements of `elem_bytes` on `p` ranks.
+pub(super) fn reduce(p: u32, bytes: u64, elem_bytes: u64) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
     match lookup(&REDUCE, p, bytes) {
@@ -589,6 +593,11 @@ pub(super) fn reduce(p: u32, bytes: u64) -> Choice {
         6 => c(
             ReduceInOrderBinary,
             "openmpi reduce_intra_dec_fixed: 6 in-order_binary (segment size 0: one segment)",
+        ),
+        // `_redscat_gather`: count < pof2 switches to basic_linear.
+        _ if elements(bytes, elem_bytes) < u64::from(floor_pow2(p)) => c(
+            ReduceLinear,
+            "openmpi reduce_intra_dec_fixed: 7 rabenseifner, count < pof2: basic_linear",
         ),
         _ => c(
             ReduceScatterGather,
@@ -645,14 +654,47 @@ mod tests {
     }
 
     #[test]
+    fn count_is_elements_of_the_datatype() {
+        let ar = |bytes, elem_bytes| Op::Allreduce {
+            bytes,
+            elem_bytes,
+            comm: W,
+        };
+        let r = |bytes, elem_bytes| Op::Reduce {
+            root: 0,
+            bytes,
+            elem_bytes,
+            comm: W,
+        };
+        // P = 3: below 8 B the allreduce table's cell is 4 (ring), whose
+        // `count < size` switch runs recursive doubling: 4 B is 0 doubles
+        // and 1 int (< 3), 2 shorts (< 3) and 4 chars (ring).
+        assert_eq!(pick(ar(4, 8), 3), AllreduceRecursiveDoubling);
+        assert_eq!(pick(ar(4, 2), 3), AllreduceRecursiveDoubling);
+        assert_eq!(pick(ar(4, 1), 3), AllreduceRing);
+        // P = 3: below 8 B the reduce cell is 7 (rabenseifner), whose
+        // `count < pof2` (2) switch runs basic_linear: 4 B is 0 doubles, 1
+        // int, 2 shorts (= pof2) and 4 chars.
+        assert_eq!(pick(r(4, 8), 3), ReduceLinear);
+        assert_eq!(pick(r(4, 4), 3), ReduceLinear);
+        assert_eq!(pick(r(4, 2), 3), ReduceScatterGather);
+        assert_eq!(pick(r(4, 1), 3), ReduceScatterGather);
+    }
+
+    #[test]
     fn cells_read_off_the_source() {
-        let ar = |bytes| Op::Allreduce { bytes, comm: W };
+        let ar = |bytes| Op::Allreduce {
+            elem_bytes: 8,
+            bytes,
+            comm: W,
+        };
         let b = |bytes| Op::Bcast {
             root: 0,
             bytes,
             comm: W,
         };
         let r = |bytes| Op::Reduce {
+            elem_bytes: 8,
             root: 0,
             bytes,
             comm: W,
@@ -691,8 +733,9 @@ mod tests {
             (b(20_000), 2, BcastLinear),
             (b(200_000), 2, BcastChain),
             // reduce, 2 <= P < 4: < 8 rabenseifner, < 16 binary, < 32
-            // pipeline, < 262144 linear.
-            (r(7), 3, ReduceScatterGather),
+            // pipeline, < 262144 linear (7 B is no double: basic_linear,
+            // `count_is_elements_of_the_datatype`).
+            (r(7), 3, ReduceLinear),
             (r(15), 3, ReduceBinaryTree),
             (r(31), 3, ReduceChain),
             (r(32), 3, ReduceLinear),

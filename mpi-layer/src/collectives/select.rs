@@ -19,7 +19,7 @@
 use super::alg::CollAlg;
 use super::kinds::{Choice, CollKind, Selector};
 use super::netsim::choose;
-use super::step::total;
+use super::step::{elements, total};
 use crate::op::Op;
 use crate::params::CollectiveParams;
 use serde::Serialize;
@@ -188,7 +188,7 @@ fn smpi(op: &Op, p: u32) -> Choice {
                     ReduceScatterReduceScatterv,
                     "smpi_default_selector.cpp reduce_scatter__default: equal blocks: reduce__default to 0 + colls::scatterv",
                 )
-            } else if total(counts) / (*elem_bytes).max(1) > SMPI_REDUCE_SCATTER_PAIR_ABOVE {
+            } else if elements(total(counts), *elem_bytes) > SMPI_REDUCE_SCATTER_PAIR_ABOVE {
                 c(
                     ReduceScatterPairwise,
                     "smpi_mpich_selector.cpp reduce_scatter__mpich: unequal blocks, total count > 524288 elements: reduce_scatter__mpich_pair",

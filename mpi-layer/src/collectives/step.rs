@@ -40,6 +40,9 @@ pub struct CollRun {
     pub root: u32,
     /// Size per rank \[bytes\].
     pub bytes: u64,
+    /// Bytes per element of a reduction's datatype (see
+    /// [`Op::Reduce`]); [`super::ELEMENT_BYTES`] for other collectives.
+    pub elem_bytes: u32,
     /// Next step.
     pub step: u32,
     /// Bytes the rank reduces when the current step's messages are done
@@ -63,6 +66,12 @@ pub(super) fn floor_pow2(p: u32) -> u32 {
     } else {
         1 << (31 - p.leading_zeros())
     }
+}
+
+/// Elements of `elem_bytes` bytes in `bytes` (the `count` the libraries'
+/// rules compare); an element size of 0 counts as 1.
+pub(super) fn elements(bytes: u64, elem_bytes: u64) -> u64 {
+    bytes / elem_bytes.max(1)
 }
 
 /// The sum of `v`, saturating.
@@ -216,12 +225,19 @@ impl CollRun {
             } if matches!(alg, CollAlg::ScanLinear | CollAlg::ScanChain) => 1,
             _ => root,
         };
+        let elem_bytes = match *op {
+            Op::Reduce { elem_bytes, .. }
+            | Op::Allreduce { elem_bytes, .. }
+            | Op::ReduceScatter { elem_bytes, .. } => elem_bytes,
+            _ => super::ELEMENT_BYTES,
+        };
         CollRun {
             alg,
             p,
             me,
             root,
             bytes,
+            elem_bytes: u32::try_from(elem_bytes).unwrap_or(u32::MAX),
             step: 0,
             reduce: 0,
         }

@@ -50,17 +50,29 @@ fn counts_by_hand() {
     assert_eq!(census(CollAlg::BcastBinomial, b.clone(), 7), (6, 60));
     // Recursive doubling allreduce, P = 6: pof2 = 4, rem = 2:
     // 2 fold + 4 * 2 exchange + 2 unfold = 12 messages.
-    let a = Op::Allreduce { bytes: 8, comm: w };
+    let a = Op::Allreduce {
+        elem_bytes: 8,
+        bytes: 8,
+        comm: w,
+    };
     assert_eq!(
         census(CollAlg::AllreduceRecursiveDoubling, a.clone(), 6),
         (12, 96)
     );
     // Rabenseifner, P = 4, s = 16: halving 4 x (8 + 4), doubling
     // 4 x (4 + 8) = 96 bytes in 16 messages.
-    let a16 = Op::Allreduce { bytes: 16, comm: w };
+    let a16 = Op::Allreduce {
+        elem_bytes: 8,
+        bytes: 16,
+        comm: w,
+    };
     assert_eq!(census(CollAlg::AllreduceRabenseifner, a16, 4), (16, 96));
     // Ring allreduce P = 4, s = 16: 2 * 3 steps * 4 ranks * 4 B.
-    let a16 = Op::Allreduce { bytes: 16, comm: w };
+    let a16 = Op::Allreduce {
+        elem_bytes: 8,
+        bytes: 16,
+        comm: w,
+    };
     assert_eq!(census(CollAlg::AllreduceRing, a16, 4), (24, 96));
     // Bruck alltoall, P = 5, s = 1: step k moves count_bit blocks:
     // k=0: j in {1,3} -> 2; k=1: {2,3} -> 2; k=2: {4} -> 1; times 5.
@@ -149,7 +161,12 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     let rooted = |alg| {
         let (root, bytes, comm) = (3, 4, w);
         match alg {
-            ReduceLinear => Op::Reduce { root, bytes, comm },
+            ReduceLinear => Op::Reduce {
+                elem_bytes: 8,
+                root,
+                bytes,
+                comm,
+            },
             GatherLinear => Op::Gather { root, bytes, comm },
             _ => Op::Scatter { root, bytes, comm },
         }
@@ -172,7 +189,11 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     };
     let a2a = |bytes| Op::Alltoall { bytes, comm: w };
     let ag = |bytes| Op::Allgather { bytes, comm: w };
-    let ar = |bytes| Op::Allreduce { bytes, comm: w };
+    let ar = |bytes| Op::Allreduce {
+        elem_bytes: 8,
+        bytes,
+        comm: w,
+    };
     // (alg, op, P, messages, bytes), counted by hand:
     let cases = [
         // Linear barrier: P - 1 reports and P - 1 answers.
@@ -213,6 +234,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     ];
     let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
     let red = |root, bytes| Op::Reduce {
+        elem_bytes: 8,
         root,
         bytes,
         comm: w,
@@ -603,6 +625,7 @@ fn open_mpi_in_order_binary_tree_by_hand() {
     // Leaves send at step 0, 2 and 5 at step 1; root 1 gets the
     // result from 6 at step 2.
     let op = Op::Reduce {
+        elem_bytes: 8,
         root: 1,
         bytes: 8,
         comm: crate::CommId::WORLD,
@@ -636,6 +659,7 @@ fn open_mpi_in_order_binary_tree_by_hand() {
     // P = 4: 3 has right child 1 (0-1, which has left child 0) and
     // left child 2: 0 and 2 send at step 0, 1 at step 1.
     let op = Op::Reduce {
+        elem_bytes: 8,
         root: 3,
         bytes: 8,
         comm: crate::CommId::WORLD,

@@ -347,6 +347,7 @@ mod tests {
                 me,
                 root,
                 bytes: s,
+                elem_bytes: 8,
                 step: 0,
                 reduce: 0,
             };

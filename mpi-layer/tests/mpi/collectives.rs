@@ -93,6 +93,7 @@ fn linear_rooted_collectives_serialise_at_the_root() {
         4,
         CollAlg::ReduceLinear,
         Op::Reduce {
+            elem_bytes: 8,
             root,
             bytes,
             comm: W,
@@ -149,7 +150,11 @@ fn smpi_allreduce_is_a_linear_reduce_then_a_bcast() {
     // received 3.712-3.812).
     let r = go(
         4,
-        Op::Allreduce { bytes: 8, comm: W },
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
         params(Selector::Smpi),
     );
     assert_eq!(r.finish, ns(&[1612, 2712, 2712, 3812]));
@@ -231,6 +236,7 @@ fn mpich_reduce_scatter_gather_halves_then_gathers() {
         4,
         CollAlg::ReduceScatterGather,
         Op::Reduce {
+            elem_bytes: 8,
             root: 0,
             bytes: 16,
             comm: W,
@@ -298,7 +304,11 @@ fn mpich_selector_runs_its_choice() {
     // Allreduce of 8 B: recursive doubling, 2 exchanges with 8 B reduced.
     let r = go(
         4,
-        Op::Allreduce { bytes: 8, comm: W },
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
         params(Selector::Mpich),
     );
     assert_eq!(r.finish, ns(&[2408; 4]));
@@ -325,6 +335,7 @@ fn open_mpi_trees_and_chains() {
     // once (lands 1.1); 0 receives at 1.1-1.2 and 2.304-2.404 and
     // reduces 16 B (8 ns).
     let red = Op::Reduce {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -415,7 +426,11 @@ fn open_mpi_nonoverlapping_allreduce_is_its_reduce_then_its_bcast() {
     let r = with(
         2,
         CollAlg::AllreduceNonoverlapping,
-        Op::Allreduce { bytes: 8, comm: W },
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
     );
     assert_eq!(r.finish, ns(&[1304, 2404]));
 }
@@ -534,6 +549,7 @@ fn open_mpi_in_order_binary_reduce_ends_at_the_last_rank() {
     // 2.304-2.404 (reduced 2.408), then sends the result to the root
     // 2.408-2.508, which receives it 3.508-3.608.
     let op = Op::Reduce {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -610,7 +626,11 @@ fn torus_tree_allreduce_reduces_up_then_broadcasts_by_hand() {
     let r = with(
         3,
         CollAlg::AllreduceTorusTrees,
-        Op::Allreduce { bytes: 8, comm: W },
+        Op::Allreduce {
+            elem_bytes: 8,
+            bytes: 8,
+            comm: W,
+        },
     );
     assert_eq!(r.finish, ns(&[2706, 5006, 4906]));
     assert_eq!((r.messages(), r.bytes()), (8, 32));

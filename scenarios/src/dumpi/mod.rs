@@ -574,6 +574,7 @@ mod tests {
                 },
                 Op::Allreduce {
                     bytes: 32,
+                    elem_bytes: 8,
                     comm: world
                 },
             ]

@@ -440,17 +440,31 @@ impl State {
                 let count = parse_nonneg_f64(a[0], "count")?;
                 let flops = parse_nonneg_f64(a[1], "flops")?;
                 let root = self.root(a.get(2))?;
-                let bytes = bytes(count, self.dt(a.get(3))?)?;
-                self.push(Op::Reduce { root, bytes, comm }, origin);
+                let dt = self.dt(a.get(3))?;
+                let bytes = bytes(count, dt)?;
+                self.push(
+                    Op::Reduce {
+                        root,
+                        bytes,
+                        elem_bytes: dt,
+                        comm,
+                    },
+                    origin,
+                );
                 self.push_compute(flops, origin)?;
             }
             "allreduce" | "scan" | "exscan" => {
                 arity(a, 2, 3)?;
                 let count = parse_nonneg_f64(a[0], "count")?;
                 let flops = parse_nonneg_f64(a[1], "flops")?;
-                let bytes = bytes(count, self.dt(a.get(2))?)?;
+                let dt = self.dt(a.get(2))?;
+                let bytes = bytes(count, dt)?;
                 let op = match action {
-                    "allreduce" => Op::Allreduce { bytes, comm },
+                    "allreduce" => Op::Allreduce {
+                        bytes,
+                        elem_bytes: dt,
+                        comm,
+                    },
                     _ => Op::Scan {
                         bytes,
                         comm,

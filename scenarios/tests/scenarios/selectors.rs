@@ -178,3 +178,46 @@ fn bad_override_rules_name_the_file_and_line() {
         );
     }
 }
+
+#[test]
+fn ti_datatypes_give_the_element_count_mpich_compares() {
+    // Two allreduces of 16 B on 4 ranks (pof2 = 4) under MPICH: 2 doubles
+    // (SimGrid datatype 0) are fewer than pof2, so recursive doubling;
+    // 16 chars (datatype 2) are not, so Rabenseifner.
+    let d = scratch("selectors-ti-datatype");
+    let ranks = 0..4;
+    let trace: String = ranks
+        .map(|r| format!("{r} init\n{r} allreduce 2 0 0\n{r} allreduce 16 0 2\n{r} finalize\n"))
+        .collect();
+    write(&d, "t.txt", &trace);
+    let s = write(
+        &d,
+        "s.toml",
+        "[machine]\npreset = \"ideal\"\n[mpi]\ncollectives = \"mpich\"\n\
+         [workload]\nkind = \"trace\"\npath = \"t.txt\"\n",
+    );
+    let o = run(&s, &[]).unwrap();
+    let rows: Vec<_> = o
+        .report
+        .collectives
+        .iter()
+        .map(|r| (r.kind, r.algorithm, r.rule, r.calls))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "allreduce",
+                "recursive_doubling",
+                "mpich generic.json allreduce: count<pow2: MPIR_Allreduce_intra_recursive_doubling",
+                1
+            ),
+            (
+                "allreduce",
+                "rabenseifner",
+                "mpich generic.json allreduce: MPIR_Allreduce_intra_reduce_scatter_allgather",
+                1
+            ),
+        ]
+    );
+}
