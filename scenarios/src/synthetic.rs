@@ -478,9 +478,7 @@ impl Driver {
             }
         }
     }
-}
 
-impl Driver {
     /// Takes the links' backlog at the measurement window's edges, before
     /// the first event at or after each is handled (the state at the
     /// edge itself).
