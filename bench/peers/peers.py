@@ -1234,9 +1234,9 @@ def booksim(args):
 # leaf h / k), every channel of latency 1 cycle. Its one oblivious
 # routing, `nca_fattree` (routefunc.cpp, `fattree_nca`), goes up to the
 # nearest common ancestor by a random up-port drawn per packet and down
-# by the destination's digits; netsim has no per-packet choice on a fat
-# tree, so it runs its three per-pair routings beside it.
-BST_ROUTINGS = ["dmodk", "ecmp", "random"]
+# by the destination's digits: netsim's `nca`, run beside its three
+# per-pair routings.
+BST_ROUTINGS = ["nca", "dmodk", "ecmp", "random"]
 BST_PATTERNS = {"uniform": "uniform", "transpose": "transpose", "bit-complement": "bitcomp",
                 "bit-reverse": "bitrev"}
 # Zero-load: a packet through R routers takes 1 (injection) + 4 R (the

@@ -73,8 +73,8 @@ pub enum Switching {
 /// always use their tie-broken shortest path, the default). Named
 /// `dimension-order` (alias `dor`; the default everywhere), `adaptive`
 /// (aliases `minimal-adaptive`, `min-adaptive`), `o1turn`, `valiant`,
-/// `romm` and `ugal` on a torus; `dmodk`, `ecmp` and `random` on a fat
-/// tree. Each routing's tie rule and source are in [`crate::routing`].
+/// `romm` and `ugal` on a torus; `dmodk`, `ecmp`, `random` and `nca` on
+/// a fat tree. Each routing's tie rule and source are in [`crate::routing`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RouteMode {
@@ -109,6 +109,10 @@ pub enum RouteMode {
     /// A random up-path per (source, destination) on a SimGrid
     /// `FAT_TREE`, from stream `routing.choice` (both modes).
     Random,
+    /// A random up-port per packet at every switch on the way up to the
+    /// nearest common ancestor, from stream `routing.choice`; down by the
+    /// destination (packet mode, fat tree; BookSim2's `nca`).
+    Nca,
 }
 
 impl RouteMode {
@@ -119,13 +123,26 @@ impl RouteMode {
             RouteMode::O1turn => 2 * t.dims().iter().filter(|&&k| k > 1).count().max(1) as u32,
             RouteMode::Valiant | RouteMode::Romm | RouteMode::Ugal => 4,
             RouteMode::MinimalAdaptive => 3,
-            RouteMode::DimensionOrder | RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random => 2,
+            RouteMode::DimensionOrder
+            | RouteMode::Dmodk
+            | RouteMode::Ecmp
+            | RouteMode::Random
+            | RouteMode::Nca => 2,
         }
     }
 
+    /// Whether the routing chooses a fat tree's up-links (and needs a
+    /// fat tree).
+    pub fn fat_tree(self) -> bool {
+        matches!(
+            self,
+            RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random | RouteMode::Nca
+        )
+    }
+
     /// Whether the packet model chooses the route per packet (the torus
-    /// routings but dimension order; a fat-tree routing is a function of
-    /// source and destination).
+    /// routings but dimension order, and `nca`; the other fat-tree
+    /// routings are functions of source and destination).
     pub fn per_packet(self) -> bool {
         !matches!(
             self,
@@ -230,7 +247,7 @@ pub enum NetConfigError {
     /// `packet_bytes` is zero or above `u32::MAX`.
     #[error("packet_bytes must be between 1 and {max}, got {0}", max = u32::MAX)]
     PacketSize(u64),
-    /// D-mod-k, ECMP and random need a fat tree.
+    /// D-mod-k, ECMP, random and NCA need a fat tree.
     #[error(
         "{0} routing needs a SimGrid FAT_TREE or a `preset = \"fat-tree\"` machine; `{1}` is not one"
     )]
@@ -267,7 +284,9 @@ pub enum NetConfigError {
     /// The flow model routes a flow once, by the machine's route; only
     /// minimal adaptive falls back to it (as documented), the others are
     /// refused rather than silently replaced.
-    #[error("{0} routing is a packet-model choice; the flow model routes by dimension order")]
+    #[error(
+        "{0} routing is a packet-model choice; the flow model routes a flow by one path (dimension order, or `dmodk`, `ecmp` or `random` on a fat tree)"
+    )]
     NeedsPacketMode(RouteMode),
     /// With backpressure, a bounded buffer must hold two packets (one for
     /// the bubble rule).
@@ -293,12 +312,13 @@ pub enum NetConfigError {
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table
 /// replaced by D-mod-k's (also the default, `dimension-order`: SimGrid
-/// routes its `FAT_TREE` so, `FatTreeZone::get_local_route`) or by the
+/// routes its `FAT_TREE` so, `FatTreeZone::get_local_route`; and under
+/// `nca`, whose packets replace its up-links by drawn ones) or by the
 /// ECMP or random spread.
 pub(crate) fn routed(mut m: Machine, cfg: &NetConfig) -> Machine {
     if let Router::FatTree(t, shape) = &m.router {
         let router = match cfg.routing {
-            RouteMode::Dmodk | RouteMode::DimensionOrder => {
+            RouteMode::Dmodk | RouteMode::DimensionOrder | RouteMode::Nca => {
                 Router::Table(shape.dmodk(m.links(), t))
             }
             RouteMode::Ecmp => Router::Spread(Box::new(Spread::new(m.links(), t, shape, ECMP_KEY))),
@@ -320,15 +340,14 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         return Err(NetConfigError::PacketSize(cfg.packet_bytes));
     }
     let r = cfg.routing;
-    let fat_tree_routing = matches!(r, RouteMode::Dmodk | RouteMode::Ecmp | RouteMode::Random);
-    if fat_tree_routing && !matches!(machine.router, Router::FatTree(..)) {
+    if r.fat_tree() && !matches!(machine.router, Router::FatTree(..)) {
         return Err(NetConfigError::NeedsFatTree(r, machine.name().into()));
     }
     if cfg.mode == Mode::Flow && r.per_packet() && r != RouteMode::MinimalAdaptive {
         return Err(NetConfigError::NeedsPacketMode(r));
     }
     if cfg.mode == Mode::Packet && r.per_packet() {
-        if machine.torus().is_none() {
+        if machine.torus().is_none() && !r.fat_tree() {
             return Err(NetConfigError::RoutingNeedsTorus(r, machine.name().into()));
         }
         if machine.sharing == Sharing::Asymmetric {
@@ -350,8 +369,9 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         }
     }
     if cfg.mode == Mode::Packet && cfg.backpressure {
-        // Dimension order without channels has the bubble rule.
-        if r.per_packet() || cfg.vcs > 0 {
+        // Dimension order without channels has the bubble rule; a fat
+        // tree's routes go up, then down: no cycle of waiting links.
+        if (r.per_packet() && !r.fat_tree()) || cfg.vcs > 0 {
             let need = machine.torus().map_or(1, |t| r.vc_classes(t));
             if cfg.vcs < need {
                 return Err(NetConfigError::RoutingWithBackpressure(r, need, cfg.vcs));

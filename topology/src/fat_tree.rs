@@ -237,6 +237,74 @@ mod tests {
         }
     }
 
+    /// Link `from -> to`'s bytes after `n` packets from host 0 to host 4
+    /// of a 4-ary 2-tree under `nca` with `seed`, one message each.
+    fn nca_loads(n: usize, seed: u64) -> impl Fn(u32, u32) -> u64 {
+        use crate::{Delivery, Network, Transfer, Transport};
+        use sim_core::{Engine, Lift, Model, Scheduler};
+        struct D(Network, Vec<Delivery>);
+        impl Model for D {
+            type Event = crate::NetEvent;
+            fn handle(&mut self, e: crate::NetEvent, s: &mut Scheduler<'_, crate::NetEvent>) {
+                self.0.handle(&mut Lift::<_, _, _>::new(s), e, &mut self.1);
+            }
+        }
+        let cfg = NetConfig {
+            routing: RouteMode::Nca,
+            packet_bytes: 64,
+            seed,
+            ..NetConfig::default()
+        };
+        let mut d = D(Network::new(tree(4, 2), cfg).unwrap(), Vec::new());
+        let mut eng = Engine::new();
+        for i in 0..n {
+            let t = Transfer {
+                src: NodeId(0),
+                dst: NodeId(4),
+                bytes: 64,
+                rate_cap: None,
+                token: i as u64,
+            };
+            d.0.start(&mut Lift::<_, _, _>::new(&mut eng.scheduler()), t, &mut d.1);
+        }
+        eng.run(&mut d);
+        assert_eq!(d.1.len(), n, "every packet delivered");
+        let stats = d.0.link_stats(eng.now());
+        move |from, to| {
+            stats
+                .iter()
+                .filter(|s| (s.from, s.to) == (from, to))
+                .map(|s| s.bytes)
+                .sum()
+        }
+    }
+
+    #[test]
+    fn nca_spreads_a_pair_over_every_top_switch_per_packet() {
+        // 400 one-packet messages from host 0 (leaf 16) to host 4 (leaf
+        // 17): each goes up leaf 16 -> top 20 + k, k drawn per packet, and
+        // down top -> leaf 17 -> host 4. Each top carries Binomial(400,
+        // 1/4) packets, 100 +- 8.7: within 100 +- 40 (4.6 sd) and summing
+        // to 400; the per-pair routings would put all 400 on one.
+        let load = nca_loads(400, 1);
+        let mut total = 0;
+        for top in 20..24 {
+            let up = load(16, top) / 64;
+            assert!((60..=140).contains(&up), "top {top}: {up} packets");
+            assert_eq!(load(top, 17), up * 64, "down the way it went up");
+            total += up;
+        }
+        assert_eq!(total, 400);
+        assert_eq!(load(17, 4), 400 * 64);
+        // The draw is the seed's: the same loads again, others with
+        // another seed.
+        let again = nca_loads(400, 1);
+        let other = nca_loads(400, 2);
+        let per_top = |f: &dyn Fn(u32, u32) -> u64| (20..24).map(|t| f(16, t)).collect::<Vec<_>>();
+        assert_eq!(per_top(&load), per_top(&again));
+        assert_ne!(per_top(&load), per_top(&other));
+    }
+
     #[test]
     fn refuses_bad_sizes() {
         let e = |k, n| {

@@ -94,6 +94,15 @@ impl Network {
             Network::Ideal(_) => Vec::new(),
         }
     }
+    /// The bytes waiting in each link's queue now, by link id, into
+    /// `out` (packet mode; the flow model and the ideal network queue
+    /// nothing and leave `out` empty).
+    pub fn waiting_bytes(&self, out: &mut Vec<u64>) {
+        out.clear();
+        if let Network::Packet(n) = self {
+            n.waiting_bytes(out);
+        }
+    }
     /// How many flows the flow model's rate updates touched (`None`
     /// except in flow mode).
     pub fn flow_update_stats(&self) -> Option<crate::flow::UpdateStats> {

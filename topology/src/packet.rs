@@ -63,6 +63,7 @@ use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, wind
 use crate::idle::{packet_idle_time, packetize, route_latency};
 use crate::machine::{Machine, Sharing};
 use crate::routing::adaptive;
+use crate::routing::fat_tree::UpPorts;
 use crate::routing::oblivious::ORDERS;
 use crate::stats::{LinkStat, StatsCollector};
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
@@ -167,6 +168,8 @@ pub struct PacketNet {
     routing: RouteMode,
     /// Stream `routing.choice` of the configuration's seed.
     rng: SimRng,
+    /// The fat tree's up-links under `nca`, whose packets draw among them.
+    ups: Option<UpPorts>,
     asym: bool,
     bp: bool,
     /// Torus dimension of each router link (`NODIM` otherwise), for the
@@ -211,6 +214,12 @@ impl PacketNet {
         if let Some(why) = m.shared_capacity() {
             return Err(NetConfigError::SharedCapacity(why.into()));
         }
+        let ups = match (&m.router, cfg.routing) {
+            (crate::routing::Router::FatTree(_, shape), RouteMode::Nca) => {
+                Some(UpPorts::new(m.links(), shape))
+            }
+            _ => None,
+        };
         let m = crate::config::routed(m, &cfg);
         let nl = m.links().len();
         let mut link_dim = Vec::new();
@@ -241,6 +250,7 @@ impl PacketNet {
             ct: cfg.switching == Switching::CutThrough,
             routing: cfg.routing,
             rng: RngStreams::new(cfg.seed).stream("routing.choice"),
+            ups,
             asym: m.sharing == Sharing::Asymmetric,
             msgs: Vec::new(),
             free_msgs: Vec::new(),
@@ -274,6 +284,12 @@ impl PacketNet {
     /// Per-link totals (see [`LinkStat`]).
     pub fn link_stats(&self, elapsed: Time) -> Vec<LinkStat> {
         self.stats.report(self.m.links(), elapsed, false)
+    }
+
+    /// The bytes waiting in each link's queue (not yet in service), by
+    /// link id, appended to `out`.
+    pub fn waiting_bytes(&self, out: &mut Vec<u64>) {
+        out.extend(self.q.iter().map(|q| q.waiting_bytes));
     }
 
     /// When packet `k` of message `m` is ready at the NIC.
@@ -535,7 +551,8 @@ impl PacketNet {
     /// end of its link: the machine's route ([`crate::routing`]) under
     /// dimension order; minimal adaptive on the queues' waiting bytes;
     /// the per-packet routings of [`crate::routing::oblivious`], whose
-    /// draw is made at the packet's source router.
+    /// draw is made at the packet's source router; under `nca` a draw at
+    /// every switch where the route goes up ([`UpPorts`]).
     #[inline]
     fn choose(&mut self, p: u32) -> u32 {
         if self.vcs > 0 && self.routing == RouteMode::MinimalAdaptive && self.m.torus().is_some() {
@@ -547,6 +564,10 @@ impl PacketNet {
         let t = match (self.routing, self.m.torus()) {
             (RouteMode::DimensionOrder, _) => return self.m.next_link(v, dst),
             (_, None) => {
+                if let Some(u) = &self.ups {
+                    let rng = &mut self.rng;
+                    return u.next_link(v, self.m.next_link(v, dst), |w| rng.random_range(0..w));
+                }
                 let src = self.msgs[pk.msg as usize].src;
                 return self.m.next_link_from(v, src, dst);
             }
@@ -584,7 +605,8 @@ impl PacketNet {
                 | RouteMode::MinimalAdaptive
                 | RouteMode::Dmodk
                 | RouteMode::Ecmp
-                | RouteMode::Random => {}
+                | RouteMode::Random
+                | RouteMode::Nca => {}
             }
         }
         if pk.via == g {

@@ -38,6 +38,18 @@
 //! message's packets and a flow keep one path. The idle time of a
 //! transfer is computed on the default route, which has the same links'
 //! latencies on every up-path (the import gives every cable one latency).
+//!
+//! `routing = "nca"` (packet model) draws per packet instead: at every
+//! switch where its route goes up, a packet takes parent
+//! `k` uniform in `0..w[l]`, drawn from stream `routing.choice` of the
+//! run's seed, and goes down from the nearest common ancestor it reaches
+//! by the destination's digits ([`UpPorts`]). Every switch on the way up
+//! has a path down to every host below it, so each draw leaves a
+//! shortest path; the draws make every nearest common ancestor of the
+//! pair equally likely. **Source**: BookSim2's `fattree_nca`
+//! (`src/routefunc.cpp`: a random up-port per packet, down by the
+//! destination) and Greenberg and Leiserson's randomized routing on fat
+//! trees (FOCS 1985).
 
 use crate::link::Link;
 
@@ -133,6 +145,45 @@ impl FatTreeShape {
     }
 }
 
+/// The up-links of every switch, for the per-packet draw of `nca`
+/// (module docs): the machine routes by D-mod-k, and the packet model
+/// replaces an up-going link by a drawn one.
+#[derive(Clone, Debug)]
+pub struct UpPorts {
+    /// First switch vertex (the number of hosts).
+    hosts: u32,
+    /// `parents[v - hosts]`: switch `v`'s up-links, parent `k` at `k`.
+    parents: Vec<Vec<u32>>,
+    /// Whether each link goes up a level.
+    up: Vec<bool>,
+}
+
+impl UpPorts {
+    /// The up-links of the fat tree `shape` with links `links`.
+    pub(crate) fn new(links: &[Link], shape: &FatTreeShape) -> Self {
+        UpPorts {
+            hosts: shape.first[1],
+            parents: shape.parent_links(links),
+            up: (0..links.len() as u32)
+                .map(|l| shape.is_up(links, l))
+                .collect(),
+        }
+    }
+
+    /// The link a packet at switch `v` takes when the machine's route
+    /// gives `link`: `link` itself going down, else the up-link to
+    /// parent `draw(w)` of `v`'s `w` parents (`draw` returns a number
+    /// below `w`). `O(1)`.
+    #[inline]
+    pub fn next_link(&self, v: u32, link: u32, draw: impl FnOnce(u32) -> u32) -> u32 {
+        if !self.up[link as usize] {
+            return link;
+        }
+        let ups = &self.parents[(v - self.hosts) as usize];
+        ups[draw(ups.len() as u32) as usize]
+    }
+}
+
 /// The up-link choice of `ecmp` and `random` (module docs).
 #[derive(Clone, Debug)]
 pub struct Spread {
@@ -180,5 +231,43 @@ impl Spread {
         let ups = &self.parents[(v - self.shape.first[1]) as usize];
         let h = mix(self.key ^ mix(((src as u64) << 32 | dst as u64) ^ mix(l as u64)));
         ups[(h % ups.len() as u64) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::FatTreeParams;
+    use crate::routing::Router;
+
+    #[test]
+    fn nca_goes_up_by_the_draw_and_down_by_the_table() {
+        // 4-ary 2-tree: hosts 0..16, leaves 16..20, tops 20..24.
+        let m = FatTreeParams {
+            arity: 4,
+            levels: 2,
+            ..FatTreeParams::default()
+        }
+        .build()
+        .unwrap();
+        let Router::FatTree(t, shape) = &m.router else {
+            panic!("not a fat tree")
+        };
+        let ups = super::UpPorts::new(m.links(), shape);
+        // Leaf 16 towards host 4 (leaf 17) goes up: draw k -> top 20 + k,
+        // and the draw is asked for a number below the 4 parents.
+        for k in 0..4 {
+            let l = ups.next_link(16, t.next_link(16, 4), |w| {
+                assert_eq!(w, 4);
+                k
+            });
+            assert_eq!((m.link(l).from, m.link(l).to), (16, 20 + k));
+        }
+        // Going down (leaf to its host, top to a leaf) there is no draw.
+        let never = |_| -> u32 { panic!("drew going down") };
+        assert_eq!(ups.next_link(16, t.next_link(16, 3), never), 2 * 3 + 1);
+        for top in 20..24 {
+            let l = ups.next_link(top, t.next_link(top, 9), never);
+            assert_eq!((m.link(l).from, m.link(l).to), (top, 18));
+        }
     }
 }

@@ -15,6 +15,7 @@
 //! | O1TURN, Valiant, ROMM, UGAL (torus, packet model) | [`oblivious`] | a draw per packet at its source router from a named stream (an order, an intermediate router); each phase dimension order with the machine's tie rule; UGAL's queue comparison ties to the minimal route |
 //! | D-mod-k (SimGrid `FAT_TREE`, `routing = "dmodk"`) | [`fat_tree`] | up-port `floor(d / (w0 ... w(l-1))) mod w(l)` at level `l` for destination `d`; no tie |
 //! | ECMP, random (SimGrid `FAT_TREE`, `routing = "ecmp"`, `"random"`) | [`fat_tree`] | up-port `mix(key, s, d, l) mod w(l)`, the key fixed (ECMP) or drawn from stream `routing.choice` (random); no tie |
+//! | NCA (SimGrid `FAT_TREE`, `routing = "nca"`, packet model) | [`fat_tree`] | up-port uniform in `0..w(l)`, drawn per packet at every switch on the way up from stream `routing.choice` ([`fat_tree::UpPorts`]); down by the table; no tie |
 //! | table (Ethernet, InfiniBand, machine files) | [`table`] | a shortest path in links; among equals the lowest link id |
 //!
 //! Minimal adaptive routing and the routings of [`oblivious`] are choices

@@ -134,6 +134,18 @@ fn fat_tree_preset_builds_and_routes_in_both_modes() {
             );
         }
     }
+    // `nca` draws per packet: the packet model only.
+    for (mode, ok) in [
+        (topology::Mode::Packet, true),
+        (topology::Mode::Flow, false),
+    ] {
+        let cfg = topology::NetConfig {
+            mode,
+            routing: topology::RouteMode::Nca,
+            ..Default::default()
+        };
+        assert_eq!(topology::Network::new(m.clone(), cfg).is_ok(), ok, "{mode}");
+    }
     // A torus field is named as another family's.
     let bad: Result<MachineSpec, _> =
         toml::Value::Table(toml::from_str("preset = \"fat-tree\"\ndims = [2, 2, 2]\n").unwrap())
