@@ -48,6 +48,8 @@ use rustc_hash::FxHashMap;
 
 use mpi_layer::{CommId, GroupId, Op, Rank, ReqId, Source, TagSel};
 
+use crate::reader::MAX_TRACE_RANKS;
+
 mod comms;
 
 /// A communicator as recorded.
@@ -378,6 +380,17 @@ pub enum CallError {
     /// A call netsim does not model (why).
     #[error("{0}")]
     Unsupported(&'static str),
+    /// A count of a datatype whose bytes do not fit 64 bits.
+    #[error("{count} elements of {size} bytes each: more than 2^64 - 1 bytes")]
+    BytesOverflow {
+        /// The count.
+        count: u64,
+        /// The size of one element \[bytes\].
+        size: u64,
+    },
+    /// A derived datatype whose blocks add up to more than 64 bits.
+    #[error("datatype {0}: its blocks add up to more than 2^64 - 1 bytes")]
+    TypeOverflow(u16),
 }
 
 impl CallMapper {
@@ -408,7 +421,10 @@ impl CallMapper {
         if c.count < 0 {
             return Err(CallError::NegativeCount(c.count));
         }
-        Ok(c.count as u64 * self.size_of(c.datatype)?)
+        let (count, size) = (c.count as u64, self.size_of(c.datatype)?);
+        count
+            .checked_mul(size)
+            .ok_or(CallError::BytesOverflow { count, size })
     }
 
     fn all_bytes(&self, cs: &[Count]) -> Result<Vec<u64>, CallError> {
@@ -469,10 +485,22 @@ impl CallMapper {
         if rank == root as i64 {
             return self.all_bytes(at_root);
         }
-        let mut c = vec![0; size.max(0) as usize];
-        if let Some(x) = c.get_mut(rank as usize) {
-            *x = self.bytes(own)?;
+        // `size` is the record's, so bounded before it sizes an allocation.
+        if size > i64::from(MAX_TRACE_RANKS) {
+            return Err(CallError::Invalid {
+                what: "communicator size",
+                value: size,
+            });
         }
+        let mut c = vec![0; size.max(0) as usize];
+        let x = usize::try_from(rank)
+            .ok()
+            .and_then(|r| c.get_mut(r))
+            .ok_or(CallError::Invalid {
+                what: "rank in its communicator",
+                value: rank,
+            })?;
+        *x = self.bytes(own)?;
         Ok(c)
     }
 
@@ -811,11 +839,23 @@ impl CallMapper {
             | C::GraphCreate { .. }
             | C::Unsupported { .. } => comms::ops(call, out)?,
             C::DefineType { new, blocks } => {
-                let size = blocks
-                    .iter()
-                    .map(|&(n, d)| Ok(n * self.size_of(d)?))
-                    .sum::<Result<u64, CallError>>();
-                if let Ok(s) = size {
+                // A type built of an unknown one stays unknown (an error
+                // only where it is used); one too large is an error here.
+                let mut total = Some(0u128);
+                for &(count, d) in &blocks {
+                    let Ok(size) = self.size_of(d) else {
+                        total = None;
+                        break;
+                    };
+                    let b = count
+                        .checked_mul(size)
+                        .ok_or(CallError::BytesOverflow { count, size })?;
+                    total = total.map(|t| t + u128::from(b));
+                }
+                let total = total
+                    .map(|t| u64::try_from(t).map_err(|_| CallError::TypeOverflow(new.0)))
+                    .transpose()?;
+                if let Some(s) = total {
                     self.derived.insert(new.0, s);
                 }
             }
