@@ -125,7 +125,7 @@ pub enum RecordedCall {
         dst: Peer,
         tag: i32,
         comm: Comm,
-        req: u32,
+        req: u64,
         persistent: bool,
     },
     /// `MPI_Recv`.
@@ -141,13 +141,13 @@ pub enum RecordedCall {
         src: Peer,
         tag: TagSel,
         comm: Comm,
-        req: u32,
+        req: u64,
         persistent: bool,
     },
     /// `MPI_Start` / `MPI_Startall`: post these persistent requests.
-    Start { reqs: Vec<u32> },
+    Start { reqs: Vec<u64> },
     /// `MPI_Request_free`.
-    RequestFree { req: u32 },
+    RequestFree { req: u64 },
     /// `MPI_Sendrecv` (`MPI_Sendrecv_replace`: `recv` as `send`).
     Sendrecv {
         send: Count,
@@ -322,7 +322,7 @@ pub struct CallMapper {
     /// Sizes of derived datatypes defined so far [bytes].
     derived: FxHashMap<u16, u64>,
     /// Persistent requests by handle, as the operation `Start` posts.
-    persistent: FxHashMap<u32, Op>,
+    persistent: FxHashMap<u64, Op>,
 }
 
 /// Why a recorded call has no operations; the reader adds the file and
@@ -542,7 +542,7 @@ impl CallMapper {
                         tag,
                         bytes,
                         comm,
-                        req: ReqId(req as u64),
+                        req: ReqId(req),
                     };
                     self.post(op, req, persistent, out);
                 }
@@ -580,7 +580,7 @@ impl CallMapper {
                         tag,
                         bytes,
                         comm,
-                        req: ReqId(req as u64),
+                        req: ReqId(req),
                     };
                     self.post(op, req, persistent, out);
                 }
@@ -865,7 +865,7 @@ impl CallMapper {
     }
 
     /// Posts a nonblocking operation now, or remembers a persistent one.
-    fn post(&mut self, op: Op, req: u32, persistent: bool, out: &mut Vec<Op>) {
+    fn post(&mut self, op: Op, req: u64, persistent: bool, out: &mut Vec<Op>) {
         if persistent {
             self.persistent.insert(req, op);
         } else {

@@ -62,7 +62,7 @@ const GROUP_EMPTY: u16 = 2;
 /// A communicator a call creates: `None` for `MPI_COMM_NULL`.
 fn new_comm(v: &Val) -> Option<CommId> {
     match v.i() as u16 {
-        x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(x as u32)),
+        x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(u32::from(x))),
         _ => None,
     }
 }
@@ -87,7 +87,7 @@ fn group(v: &Val) -> Result<Group, HandleError> {
     match v.i() as u16 {
         GROUP_NULL => Ok(Group::Null),
         GROUP_EMPTY => Ok(Group::Id(GroupId::EMPTY)),
-        x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(x as u32))),
+        x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(u32::from(x)))),
         x => Err(HandleError::Group(x)),
     }
 }
@@ -96,7 +96,7 @@ fn comm(v: &Val) -> Result<Comm, HandleError> {
     match v.i() as u16 {
         COMM_WORLD => Ok(Comm::Id(CommId::WORLD)),
         COMM_SELF => Ok(Comm::SelfOnly),
-        x if x >= FIRST_USER_COMM => Ok(Comm::Id(CommId(x as u32))),
+        x if x >= FIRST_USER_COMM => Ok(Comm::Id(CommId(u32::from(x)))),
         x => Err(HandleError::Comm(x)),
     }
 }
@@ -144,8 +144,14 @@ fn typed_counts(ns: &Val, ds: &Val) -> Vec<Count> {
         .collect()
 }
 
+/// A request handle: the u32 the decoder read (sign-extended through
+/// i32, so its low 32 bits are the handle).
+fn handle(r: i64) -> u64 {
+    u64::from(r as u32)
+}
+
 fn request(r: i64) -> Option<ReqId> {
-    (r as u32 != REQUEST_NULL && r != 0).then_some(ReqId(r as u32 as u64))
+    (handle(r) != u64::from(REQUEST_NULL) && r != 0).then_some(ReqId(handle(r)))
 }
 
 fn requests(v: &Val) -> Vec<Option<ReqId>> {
@@ -181,7 +187,7 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
             data: count(&v[0], &v[1]),
             dst: dst(&v[2]),
             tag: v[3].i() as i32,
-            req: v[5].i() as u32,
+            req: handle(v[5].i()),
             persistent: role == Role::SendInit,
         },
         Role::Recv => C::Recv {
@@ -195,17 +201,17 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
             data: count(&v[0], &v[1]),
             src: src(&v[2]),
             tag: tag_sel(&v[3]),
-            req: v[5].i() as u32,
+            req: handle(v[5].i()),
             persistent: role == Role::RecvInit,
         },
         Role::Start => C::Start {
-            reqs: vec![v[0].i() as u32],
+            reqs: vec![handle(v[0].i())],
         },
         Role::Startall => C::Start {
-            reqs: v[1].a().iter().map(|&r| r as u32).collect(),
+            reqs: v[1].a().iter().map(|&r| handle(r)).collect(),
         },
         Role::RequestFree => C::RequestFree {
-            req: v[0].i() as u32,
+            req: handle(v[0].i()),
         },
         Role::Sendrecv => C::Sendrecv {
             comm: comm(&v[8])?,
