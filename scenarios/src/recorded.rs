@@ -48,6 +48,8 @@ use rustc_hash::FxHashMap;
 
 use mpi_layer::{CommId, GroupId, Op, Rank, ReqId, Source, TagSel};
 
+use crate::reader::MAX_TRACE_RANKS;
+
 mod comms;
 
 /// A communicator as recorded.
@@ -123,7 +125,7 @@ pub enum RecordedCall {
         dst: Peer,
         tag: i32,
         comm: Comm,
-        req: u32,
+        req: u64,
         persistent: bool,
     },
     /// `MPI_Recv`.
@@ -139,13 +141,13 @@ pub enum RecordedCall {
         src: Peer,
         tag: TagSel,
         comm: Comm,
-        req: u32,
+        req: u64,
         persistent: bool,
     },
     /// `MPI_Start` / `MPI_Startall`: post these persistent requests.
-    Start { reqs: Vec<u32> },
+    Start { reqs: Vec<u64> },
     /// `MPI_Request_free`.
-    RequestFree { req: u32 },
+    RequestFree { req: u64 },
     /// `MPI_Sendrecv` (`MPI_Sendrecv_replace`: `recv` as `send`).
     Sendrecv {
         send: Count,
@@ -320,7 +322,7 @@ pub struct CallMapper {
     /// Sizes of derived datatypes defined so far [bytes].
     derived: FxHashMap<u16, u64>,
     /// Persistent requests by handle, as the operation `Start` posts.
-    persistent: FxHashMap<u32, Op>,
+    persistent: FxHashMap<u64, Op>,
 }
 
 /// Why a recorded call has no operations; the reader adds the file and
@@ -378,6 +380,17 @@ pub enum CallError {
     /// A call netsim does not model (why).
     #[error("{0}")]
     Unsupported(&'static str),
+    /// A count of a datatype whose bytes do not fit 64 bits.
+    #[error("{count} elements of {size} bytes each: more than 2^64 - 1 bytes")]
+    BytesOverflow {
+        /// The count.
+        count: u64,
+        /// The size of one element \[bytes\].
+        size: u64,
+    },
+    /// A derived datatype whose blocks add up to more than 64 bits.
+    #[error("datatype {0}: its blocks add up to more than 2^64 - 1 bytes")]
+    TypeOverflow(u16),
 }
 
 impl CallMapper {
@@ -408,7 +421,10 @@ impl CallMapper {
         if c.count < 0 {
             return Err(CallError::NegativeCount(c.count));
         }
-        Ok(c.count as u64 * self.size_of(c.datatype)?)
+        let (count, size) = (c.count as u64, self.size_of(c.datatype)?);
+        count
+            .checked_mul(size)
+            .ok_or(CallError::BytesOverflow { count, size })
     }
 
     fn all_bytes(&self, cs: &[Count]) -> Result<Vec<u64>, CallError> {
@@ -469,10 +485,22 @@ impl CallMapper {
         if rank == root as i64 {
             return self.all_bytes(at_root);
         }
-        let mut c = vec![0; size.max(0) as usize];
-        if let Some(x) = c.get_mut(rank as usize) {
-            *x = self.bytes(own)?;
+        // `size` is the record's, so bounded before it sizes an allocation.
+        if size > i64::from(MAX_TRACE_RANKS) {
+            return Err(CallError::Invalid {
+                what: "communicator size",
+                value: size,
+            });
         }
+        let mut c = vec![0; size.max(0) as usize];
+        let x = usize::try_from(rank)
+            .ok()
+            .and_then(|r| c.get_mut(r))
+            .ok_or(CallError::Invalid {
+                what: "rank in its communicator",
+                value: rank,
+            })?;
+        *x = self.bytes(own)?;
         Ok(c)
     }
 
@@ -514,7 +542,7 @@ impl CallMapper {
                         tag,
                         bytes,
                         comm,
-                        req: ReqId(req as u64),
+                        req: ReqId(req),
                     };
                     self.post(op, req, persistent, out);
                 }
@@ -552,7 +580,7 @@ impl CallMapper {
                         tag,
                         bytes,
                         comm,
-                        req: ReqId(req as u64),
+                        req: ReqId(req),
                     };
                     self.post(op, req, persistent, out);
                 }
@@ -822,11 +850,23 @@ impl CallMapper {
             | C::GraphCreate { .. }
             | C::Unsupported { .. } => comms::ops(call, out)?,
             C::DefineType { new, blocks } => {
-                let size = blocks
-                    .iter()
-                    .map(|&(n, d)| Ok(n * self.size_of(d)?))
-                    .sum::<Result<u64, CallError>>();
-                if let Ok(s) = size {
+                // A type built of an unknown one stays unknown (an error
+                // only where it is used); one too large is an error here.
+                let mut total = Some(0u128);
+                for &(count, d) in &blocks {
+                    let Ok(size) = self.size_of(d) else {
+                        total = None;
+                        break;
+                    };
+                    let b = count
+                        .checked_mul(size)
+                        .ok_or(CallError::BytesOverflow { count, size })?;
+                    total = total.map(|t| t + u128::from(b));
+                }
+                let total = total
+                    .map(|t| u64::try_from(t).map_err(|_| CallError::TypeOverflow(new.0)))
+                    .transpose()?;
+                if let Some(s) = total {
                     self.derived.insert(new.0, s);
                 }
             }
@@ -836,7 +876,7 @@ impl CallMapper {
     }
 
     /// Posts a nonblocking operation now, or remembers a persistent one.
-    fn post(&mut self, op: Op, req: u32, persistent: bool, out: &mut Vec<Op>) {
+    fn post(&mut self, op: Op, req: u64, persistent: bool, out: &mut Vec<Op>) {
         if persistent {
             self.persistent.insert(req, op);
         } else {

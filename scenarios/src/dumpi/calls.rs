@@ -1,6 +1,14 @@
 //! How a record's decoded arguments read as a [`RecordedCall`]
 //! (`recorded_call`), by the function's [`Role`] (the call table of
 //! every function, its layout and role, is `table.rs`).
+//!
+//! The `as` casts here do not truncate: the decoder reads an `s` field
+//! (communicator, group, datatype) and a `D` array element as u16, an
+//! `i` field and an `A`/`R` element as a u32 sign-extended through i32,
+//! so a handle fits u16, a tag, color or key fits i32, a rank read as
+//! non-negative fits u32, and a request's u32 bits come back unchanged.
+//! The test `casts_follow_the_decoders_field_widths` checks every
+//! position read here against the call table.
 
 use mpi_layer::{CommId, GroupId, ReqId, TagSel};
 
@@ -54,7 +62,7 @@ const GROUP_EMPTY: u16 = 2;
 /// A communicator a call creates: `None` for `MPI_COMM_NULL`.
 fn new_comm(v: &Val) -> Option<CommId> {
     match v.i() as u16 {
-        x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(x as u32)),
+        x if x >= FIRST_USER_COMM || x == COMM_WORLD => Some(CommId(u32::from(x))),
         _ => None,
     }
 }
@@ -69,13 +77,17 @@ pub(super) enum HandleError {
     /// Not a communicator handle.
     #[error("invalid communicator {0}")]
     Comm(u16),
+    /// A subarray type of more elements than 64 bits count (its
+    /// number of dimensions).
+    #[error("subarray of {0} dimensions: its sizes multiply to more than 2^64 - 1 elements")]
+    SubarrayOverflow(usize),
 }
 
 fn group(v: &Val) -> Result<Group, HandleError> {
     match v.i() as u16 {
         GROUP_NULL => Ok(Group::Null),
         GROUP_EMPTY => Ok(Group::Id(GroupId::EMPTY)),
-        x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(x as u32))),
+        x if x > GROUP_EMPTY => Ok(Group::Id(GroupId(u32::from(x)))),
         x => Err(HandleError::Group(x)),
     }
 }
@@ -84,7 +96,7 @@ fn comm(v: &Val) -> Result<Comm, HandleError> {
     match v.i() as u16 {
         COMM_WORLD => Ok(Comm::Id(CommId::WORLD)),
         COMM_SELF => Ok(Comm::SelfOnly),
-        x if x >= FIRST_USER_COMM => Ok(Comm::Id(CommId(x as u32))),
+        x if x >= FIRST_USER_COMM => Ok(Comm::Id(CommId(u32::from(x)))),
         x => Err(HandleError::Comm(x)),
     }
 }
@@ -132,8 +144,14 @@ fn typed_counts(ns: &Val, ds: &Val) -> Vec<Count> {
         .collect()
 }
 
+/// A request handle: the u32 the decoder read (sign-extended through
+/// i32, so its low 32 bits are the handle).
+fn handle(r: i64) -> u64 {
+    u64::from(r as u32)
+}
+
 fn request(r: i64) -> Option<ReqId> {
-    (r as u32 != REQUEST_NULL && r != 0).then_some(ReqId(r as u32 as u64))
+    (handle(r) != u64::from(REQUEST_NULL) && r != 0).then_some(ReqId(handle(r)))
 }
 
 fn requests(v: &Val) -> Vec<Option<ReqId>> {
@@ -169,7 +187,7 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
             data: count(&v[0], &v[1]),
             dst: dst(&v[2]),
             tag: v[3].i() as i32,
-            req: v[5].i() as u32,
+            req: handle(v[5].i()),
             persistent: role == Role::SendInit,
         },
         Role::Recv => C::Recv {
@@ -183,17 +201,17 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
             data: count(&v[0], &v[1]),
             src: src(&v[2]),
             tag: tag_sel(&v[3]),
-            req: v[5].i() as u32,
+            req: handle(v[5].i()),
             persistent: role == Role::RecvInit,
         },
         Role::Start => C::Start {
-            reqs: vec![v[0].i() as u32],
+            reqs: vec![handle(v[0].i())],
         },
         Role::Startall => C::Start {
-            reqs: v[1].a().iter().map(|&r| r as u32).collect(),
+            reqs: v[1].a().iter().map(|&r| handle(r)).collect(),
         },
         Role::RequestFree => C::RequestFree {
-            req: v[0].i() as u32,
+            req: handle(v[0].i()),
         },
         Role::Sendrecv => C::Sendrecv {
             comm: comm(&v[8])?,
@@ -410,7 +428,10 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
         Role::TypeSubarray => C::DefineType {
             new: datatype(&v[6]),
             blocks: vec![(
-                v[2].a().iter().map(|&l| l.max(0) as u64).product(),
+                v[2].a()
+                    .iter()
+                    .try_fold(1u64, |p, &l| p.checked_mul(l.max(0) as u64))
+                    .ok_or_else(|| HandleError::SubarrayOverflow(v[2].a().len()))?,
                 datatype(&v[5]),
             )],
         },
@@ -431,4 +452,133 @@ pub(super) fn recorded_call(role: Role, v: &[Val]) -> Result<RecordedCall, Handl
         Role::TypeDup => define(&v[1], 1, &v[0]),
         Role::Other => C::Other,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::{layout, role};
+    use super::*;
+
+    /// The argument positions `recorded_call` casts, per role, with the
+    /// layout letters whose decoded width makes the cast lossless: `s`
+    /// (u16) for a handle, `D` for a datatype array, `i` (i32) for a
+    /// tag, rank or request, `A`/`R` for a request array.
+    fn cast_fields(role: Role) -> &'static [(usize, &'static [u8])] {
+        const S: &[u8] = b"s";
+        const I: &[u8] = b"i";
+        const D: &[u8] = b"D";
+        const R: &[u8] = b"AR";
+        use Role::*;
+        match role {
+            Send | Recv => &[(1, S), (2, I), (3, I), (4, S)],
+            Isend | SendInit | Irecv | RecvInit => &[(1, S), (2, I), (3, I), (4, S), (5, I)],
+            Start | RequestFree | Wait | Test => &[(0, I)],
+            Startall | Waitall | Waitany | Testany | Waitsome | Testsome | Testall => &[(1, R)],
+            Sendrecv => &[(1, S), (2, I), (3, I), (5, S), (6, I), (7, I), (8, S)],
+            SendrecvReplace => &[(1, S), (2, I), (3, I), (4, I), (5, I), (6, S)],
+            Barrier | CommFree | GroupFree => &[(0, S)],
+            Bcast | Allreduce | Scan | Exscan => &[(1, S), (3, S)],
+            Reduce | Allgather | Alltoall => &[(1, S), (4, S)],
+            Allgatherv => &[(5, S), (6, S)],
+            Alltoallv => &[(3, S), (6, S), (7, S)],
+            Alltoallw => &[(3, D), (6, D), (7, S)],
+            ReduceScatter => &[(2, S), (4, S)],
+            // Read by the decoder's `root_dependent`, handles as u16.
+            Gather | Scatter | Gatherv | Scatterv => &[],
+            CommDup | CommGroup | TypeDup => &[(0, S), (1, S)],
+            CommSplit => &[(0, S), (1, I), (2, I), (3, S)],
+            CommCreate | GroupUnion | GroupIntersection | GroupDifference => {
+                &[(0, S), (1, S), (2, S)]
+            }
+            GroupIncl | GroupExcl | GroupRangeIncl | GroupRangeExcl => &[(0, S), (3, S)],
+            CartCreate => &[(0, S), (5, S)],
+            CartSub => &[(1, S), (3, S)],
+            GraphCreate => &[(1, S), (6, S)],
+            TypeContiguous => &[(1, S), (2, S)],
+            TypeVector | TypeIndexed | TypeIndexedBlock => &[(3, S), (4, S)],
+            TypeResized => &[(0, S), (3, S)],
+            TypeSubarray => &[(5, S), (6, S)],
+            TypeStruct => &[(3, D), (4, S)],
+            Intercomm | Other => &[],
+        }
+    }
+
+    /// The positions `recorded_call` reads as arrays (`Val::a`, which is
+    /// empty for anything else): array letters in every layout, so an
+    /// empty array means an empty or skipped field, never a mismatch.
+    fn array_fields(role: Role) -> &'static [usize] {
+        use Role::*;
+        match role {
+            Startall | Waitall | Waitany | Testany | Testall => &[1],
+            Waitsome | Testsome => &[1, 3],
+            Allgatherv => &[3],
+            Alltoallv | Alltoallw => &[1, 4],
+            ReduceScatter => &[1],
+            GroupIncl | GroupExcl | GroupRangeIncl | GroupRangeExcl | CartSub => &[2],
+            CartCreate => &[2, 3],
+            GraphCreate => &[3, 4],
+            TypeIndexed | TypeStruct => &[1],
+            TypeSubarray => &[2],
+            _ => &[],
+        }
+    }
+
+    #[test]
+    fn casts_follow_the_decoders_field_widths() {
+        let mut checked = 0;
+        for f in 0..NUM_FUNCTIONS {
+            let (spec, r) = (layout(f).as_bytes(), role(f));
+            if spec == b"?" {
+                continue;
+            }
+            if matches!(
+                r,
+                Role::Gather | Role::Scatter | Role::Gatherv | Role::Scatterv
+            ) {
+                assert_eq!(spec, b"g", "{}", function_name(f));
+            }
+            for &(pos, ok) in cast_fields(r) {
+                let got = spec.get(pos).copied();
+                assert!(
+                    got.is_some_and(|c| ok.contains(&c)),
+                    "{} field {pos} is {:?}, the cast needs one of {:?}",
+                    function_name(f),
+                    got.map(char::from),
+                    std::str::from_utf8(ok).unwrap()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked} fields checked");
+        for f in 0..NUM_FUNCTIONS {
+            let spec = layout(f).as_bytes();
+            for &pos in array_fields(role(f)) {
+                let got = spec.get(pos).copied();
+                assert!(
+                    got.is_some_and(|c| b"ARDG".contains(&c)),
+                    "{} field {pos} is {:?}, read as an array",
+                    function_name(f),
+                    got.map(char::from)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_subarray_of_too_many_elements_is_an_error() {
+        let v = [
+            Val::I(2),
+            Val::A(vec![1 << 31, 1 << 31]),
+            Val::A(vec![i64::from(i32::MAX); 3]),
+            Val::A(vec![0; 3]),
+            Val::I(0),
+            Val::I(4),
+            Val::I(40),
+        ];
+        let e = recorded_call(Role::TypeSubarray, &v).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "subarray of 3 dimensions: its sizes multiply to more than 2^64 - 1 elements"
+        );
+    }
 }

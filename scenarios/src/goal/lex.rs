@@ -166,16 +166,16 @@ impl<'a> Cur<'a> {
     }
 }
 
-fn small(v: u64, what: &'static str, max: u64) -> Result<u64, GoalError> {
-    if v > max {
-        Err(GoalError::TooLarge {
+/// `v` as a `T`, if at most `max` (which fits `T`).
+fn small<T: TryFrom<u64>>(v: u64, what: &'static str, max: u64) -> Result<T, GoalError> {
+    T::try_from(v)
+        .ok()
+        .filter(|_| v <= max)
+        .ok_or(GoalError::TooLarge {
             what,
             value: v,
             max,
         })
-    } else {
-        Ok(v)
-    }
 }
 
 /// Reads one line (comments already removed, no `\n`).
@@ -496,7 +496,7 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, GoalError> {
     if kind == Kind::Calc {
         o.size = c.int("the amount of computation")?;
         if c.kw(b"cpu") {
-            o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
+            o.cpu = small(c.int("a cpu")?, "cpu", 255)?;
         }
         c.end("`cpu` or the end of the line")?;
         return Ok(o);
@@ -533,17 +533,17 @@ fn op(c: &mut Cur<'_>, kind: Kind) -> Result<OpSpec, GoalError> {
         o.tag = if c.minus_one() {
             ANY
         } else {
-            small(c.int("a tag")?, "tag", u64::from(u32::MAX))? as u32
+            small(c.int("a tag")?, "tag", u64::from(u32::MAX))?
         };
         if kind == Kind::Send && o.tag == ANY {
             return Err(GoalError::AnyTagSend);
         }
     }
     if c.kw(b"cpu") {
-        o.cpu = small(c.int("a cpu")?, "cpu", 255)? as u8;
+        o.cpu = small(c.int("a cpu")?, "cpu", 255)?;
     }
     if c.kw(b"nic") {
-        o.nic = small(c.int("a nic")?, "nic", 255)? as u8;
+        o.nic = small(c.int("a nic")?, "nic", 255)?;
     }
     c.end("`tag`, `cpu`, `nic` (in that order) or the end of the line")?;
     Ok(o)

@@ -570,7 +570,7 @@ impl GoalStream {
         let op = match n.kind {
             Kind::Send => Op::Isend {
                 dst: n.peer,
-                tag: n.tag as i32,
+                tag: tag(n.tag),
                 bytes: n.size,
                 comm: CommId::WORLD,
                 req,
@@ -584,7 +584,7 @@ impl GoalStream {
                 tag: if n.tag == ANY {
                     TagSel::Any
                 } else {
-                    TagSel::Tag(n.tag as i32)
+                    TagSel::Tag(tag(n.tag))
                 },
                 bytes: n.size,
                 comm: CommId::WORLD,
@@ -721,6 +721,14 @@ impl OpStream for GoalStream {
         }
         look
     }
+}
+
+/// A GOAL tag (`txt2bin`'s u32, up to 2^32 - 2) as the MPI layer's
+/// `i32`: the same 32 bits, so matching, which compares tags for
+/// equality, is unchanged; a tag of 2^31 or more reads as negative in
+/// the message records.
+fn tag(t: u32) -> i32 {
+    i32::from_ne_bytes(t.to_ne_bytes())
 }
 
 #[cfg(test)]

@@ -459,7 +459,7 @@ impl<S: EventSource> RankStream<S> {
                     let dst = self.peer(pos, &c, peer)?;
                     let data = bytes(len).map_err(|m| self.error(pos, m))?;
                     if sendrecv {
-                        half = Some((pos, data, dst, tag as i32, c));
+                        half = Some((pos, data, dst, mpi_tag(tag), c));
                     } else {
                         let comm = c.recorded();
                         self.push(
@@ -467,7 +467,7 @@ impl<S: EventSource> RankStream<S> {
                             RecordedCall::Send {
                                 data,
                                 dst,
-                                tag: tag as i32,
+                                tag: mpi_tag(tag),
                                 comm,
                             },
                         )?;
@@ -482,7 +482,7 @@ impl<S: EventSource> RankStream<S> {
                     let c = self.comm(pos, comm)?;
                     let src = self.peer(pos, &c, peer)?;
                     let data = bytes(len).map_err(|m| self.error(pos, m))?;
-                    let tag = TagSel::Tag(tag as i32);
+                    let tag = TagSel::Tag(mpi_tag(tag));
                     match half.take() {
                         Some((spos, send, dst, send_tag, sc)) if sc.id == c.id => self.push(
                             spos,
@@ -536,9 +536,9 @@ impl<S: EventSource> RankStream<S> {
                         RecordedCall::Isend {
                             data,
                             dst,
-                            tag: tag as i32,
+                            tag: mpi_tag(tag),
                             comm: c.recorded(),
-                            req: req as u32,
+                            req,
                             persistent: false,
                         },
                     )?;
@@ -612,10 +612,7 @@ impl<S: EventSource> RankStream<S> {
                 .region
                 .and_then(|(r, _)| self.layout.regions.get(&r))
                 .is_some_and(|(n, _)| n.starts_with("MPI_Test"));
-            let reqs: Vec<Option<ReqId>> = done
-                .iter()
-                .map(|&(_, r)| Some(ReqId(r as u32 as u64)))
-                .collect();
+            let reqs: Vec<Option<ReqId>> = done.iter().map(|&(_, r)| Some(ReqId(r))).collect();
             if test {
                 for req in reqs {
                     self.push(pos, RecordedCall::Test { req })?;
@@ -646,9 +643,9 @@ impl<S: EventSource> RankStream<S> {
             RecordedCall::Irecv {
                 data,
                 src,
-                tag: TagSel::Tag(tag as i32),
+                tag: TagSel::Tag(mpi_tag(tag)),
                 comm: c.recorded(),
-                req: req as u32,
+                req,
                 persistent: false,
             },
         )
@@ -682,6 +679,13 @@ impl<S: EventSource> OpStream for RankStream<S> {
             }
         }
     }
+}
+
+/// An OTF2 message tag as MPI's: OTF2 records the program's `int` tag
+/// as a `uint32_t`, so the same 32 bits give the `int` back (no value
+/// is lost).
+fn mpi_tag(t: u32) -> i32 {
+    i32::from_ne_bytes(t.to_ne_bytes())
 }
 
 #[cfg(test)]

@@ -284,3 +284,37 @@ fn definitions_drive_everything() {
     // The definitions' own errors are the layout's (see `defs`).
     assert!(Layout::new(&Definitions::default()).is_err());
 }
+
+#[test]
+fn request_ids_beyond_32_bits_stay_distinct() {
+    // OTF2's request ids are u64: two live requests that differ only
+    // above bit 31 must not become one.
+    let (a, b) = ((1u64 << 32) + 5, 5u64);
+    let isend = |req| Event::Isend {
+        peer: 1,
+        comm: 0,
+        tag: 4,
+        len: 32,
+        req,
+    };
+    let mut ev = region(0, 10, vec![isend(a)]);
+    ev.extend(region(10, 20, vec![isend(b)]));
+    ev.extend(region(20, 30, vec![Event::IsendComplete { req: a }]));
+    ev.extend(region(30, 40, vec![Event::IsendComplete { req: b }]));
+    let send = |req| Op::Isend {
+        dst: 1,
+        tag: 4,
+        bytes: 32,
+        comm: CommId::WORLD,
+        req: ReqId(req),
+    };
+    assert_eq!(
+        body(run(0, ev).unwrap()),
+        vec![
+            send(a),
+            send(b),
+            Op::Wait { req: ReqId(a) },
+            Op::Wait { req: ReqId(b) },
+        ]
+    );
+}

@@ -119,3 +119,59 @@ fn bad_ranks_roots_and_counts_are_errors() {
     .unwrap_err();
     assert!(e.contains("MPI_COMM_SELF"), "{e}");
 }
+
+#[test]
+fn byte_counts_beyond_64_bits_and_huge_communicators_are_errors() {
+    let define = |new: u16, blocks: Vec<(u64, Datatype)>| RecordedCall::DefineType {
+        new: Datatype(new),
+        blocks,
+    };
+    // 2^40 bytes a type, then 2^31 - 1 of it: more than 2^64 - 1 bytes.
+    let big = define(7, vec![(1 << 40, BYTE)]);
+    let send = RecordedCall::Send {
+        data: Count {
+            count: i64::from(i32::MAX),
+            datatype: Datatype(7),
+        },
+        dst: Peer::Rank(1),
+        tag: 0,
+        comm: WORLD,
+    };
+    assert_eq!(
+        run(vec![big.clone(), send]).unwrap_err(),
+        "2147483647 elements of 1099511627776 bytes each: more than 2^64 - 1 bytes"
+    );
+    assert_eq!(
+        run(vec![big.clone(), define(8, vec![(1 << 30, Datatype(7))])]).unwrap_err(),
+        "1073741824 elements of 1099511627776 bytes each: more than 2^64 - 1 bytes"
+    );
+    assert_eq!(
+        run(vec![
+            define(7, vec![(u64::MAX, BYTE)]),
+            define(8, vec![(1, Datatype(7)), (1, BYTE)])
+        ])
+        .unwrap_err(),
+        "datatype 8: its blocks add up to more than 2^64 - 1 bytes"
+    );
+    // A Gatherv's communicator size sizes an allocation: bounded first.
+    let e = run(vec![RecordedCall::Gatherv {
+        rank: 1,
+        size: i64::from(i32::MAX),
+        own: n(1),
+        root: 0,
+        at_root: Vec::new(),
+        comm: WORLD,
+    }])
+    .unwrap_err();
+    assert_eq!(e, "invalid communicator size 2147483647");
+    let e = run(vec![RecordedCall::Scatterv {
+        rank: 4,
+        size: 4,
+        own: n(1),
+        root: 0,
+        at_root: Vec::new(),
+        comm: WORLD,
+    }])
+    .unwrap_err();
+    assert_eq!(e, "invalid rank in its communicator 4");
+}

@@ -231,3 +231,16 @@ fn comments() {
     assert_eq!(out, b" 5");
     assert!(!b);
 }
+
+#[test]
+fn a_cpu_nic_or_tag_beyond_its_width_is_an_error() {
+    let e = |s: &str| line(s.as_bytes()).unwrap_err().to_string();
+    assert_eq!(e("calc 5 cpu 256"), "cpu 256 is larger than 255");
+    assert_eq!(e("send 8b to 1 nic 256"), "nic 256 is larger than 255");
+    assert_eq!(
+        e("send 8b to 1 tag 4294967296"),
+        "tag 4294967296 is larger than 4294967295"
+    );
+    let o = op("recv 8b from 1 tag 7 cpu 255 nic 255");
+    assert_eq!((o.tag, o.cpu, o.nic), (7, 255, 255));
+}
