@@ -303,7 +303,7 @@ fn sigint_during_a_calibration_chunk_stops_the_launcher_group() {
         &o,
         130,
         &format!(
-            "netsim: stopped by SIGINT; stopped `{mpirun}` (process group {}) with SIGTERM; not written (partial files removed): out/chunk.csv",
+            "netsim: stopped by SIGINT; stopped `{mpirun}` (process group {}, 2 processes) with SIGTERM; not written (partial files removed): out/chunk.csv",
             launched[0]
         ),
     );

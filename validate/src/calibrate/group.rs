@@ -2,7 +2,8 @@
 //! the ranks it starts), each in a process group of its own, so that a
 //! SIGINT typed at the terminal reaches netsim alone: the signal handler
 //! of the binary calls [`stop_commands`], which stops every group still
-//! running (SIGTERM, then SIGKILL after a grace) before the partial
+//! running (SIGTERM to the group, then SIGKILL to it and to every
+//! descendant, which may have left it, after a grace) before the partial
 //! files are removed.
 //!
 //! Guarantee: once [`stop_commands`] has begun, no command is started,
@@ -81,10 +82,14 @@ impl Group {
         Ok(st)
     }
 
-    /// Kills the whole group (a chunk past its timeout) and reaps the
-    /// leader.
+    /// Kills the whole group and its descendants (a chunk past its
+    /// timeout) and reaps the leader.
     pub(super) fn kill(&mut self) {
+        let pids = tree(self.pgid, &live_processes());
         signal_group(self.pgid, libc::SIGKILL);
+        for p in pids {
+            signal(p, libc::SIGKILL);
+        }
         self.child.wait().ok();
         if running().stopping {
             wait_for_exit();
@@ -98,41 +103,84 @@ impl Drop for Group {
     }
 }
 
-fn signal_group(pgid: i32, sig: i32) {
+fn signal(pid: i32, sig: i32) {
     // SAFETY: kill(2) takes plain integers and touches no memory of ours.
     unsafe {
-        libc::kill(-pgid, sig);
+        libc::kill(pid, sig);
     }
 }
 
-/// Whether a process of group `pgid` is still alive (a zombie is not:
-/// it waits only for its parent to read its status).
-fn group_alive(pgid: i32) -> bool {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    dir.flatten().any(|e| {
-        std::fs::read_to_string(e.path().join("stat"))
-            .ok()
-            .and_then(|s| stat_state_and_group(&s))
-            .is_some_and(|(state, g)| g == pgid && !matches!(state, 'Z' | 'X'))
+fn signal_group(pgid: i32, sig: i32) {
+    signal(-pgid, sig);
+}
+
+/// A line of `/proc/<pid>/stat`: the fields a stop needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Stat {
+    pub(super) pid: i32,
+    /// `R`, `S`, ..., `Z` for a zombie.
+    pub(super) state: char,
+    pub(super) ppid: i32,
+    pub(super) pgrp: i32,
+}
+
+/// Reads a `/proc/<pid>/stat` text.
+pub(super) fn parse_stat(text: &str) -> Option<Stat> {
+    // The command name (field 2) may hold spaces and parentheses.
+    let pid = text.split_whitespace().next()?.parse().ok()?;
+    let mut f = text[text.rfind(')')? + 1..].split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    let pgrp = f.next()?.parse().ok()?;
+    Some(Stat {
+        pid,
+        state,
+        ppid,
+        pgrp,
     })
 }
 
-/// The state and process group of a `/proc/<pid>/stat` text.
-pub(super) fn stat_state_and_group(text: &str) -> Option<(char, i32)> {
-    // The command name (field 2) may hold spaces and parentheses.
-    let mut f = text[text.rfind(')')? + 1..].split_whitespace();
-    let state = f.next()?.chars().next()?;
-    let _ppid = f.next()?;
-    Some((state, f.next()?.parse().ok()?))
+/// The live processes (not zombies: they only wait for their parent to
+/// read their status).
+fn live_processes() -> Vec<Stat> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|s| parse_stat(&s))
+        .filter(|p| !matches!(p.state, 'Z' | 'X'))
+        .collect()
 }
 
-/// Waits up to `limit` for group `pgid` to end; returns whether it did.
-fn ended_within(pgid: i32, limit: Duration) -> bool {
+/// The live processes of group `pgid` and their descendants, which may
+/// have left it (MPICH's proxies and ranks start sessions of their own).
+pub(super) fn tree(pgid: i32, procs: &[Stat]) -> Vec<i32> {
+    let mut v: Vec<i32> = procs
+        .iter()
+        .filter(|p| p.pgrp == pgid)
+        .map(|p| p.pid)
+        .collect();
+    let mut i = 0;
+    while i < v.len() {
+        let parent = v[i];
+        for p in procs {
+            if p.ppid == parent && !v.contains(&p.pid) {
+                v.push(p.pid);
+            }
+        }
+        i += 1;
+    }
+    v
+}
+
+/// Waits up to `limit` for every process of `pids` to end; returns
+/// whether they did.
+fn ended_within(pids: &[i32], limit: Duration) -> bool {
     let start = Instant::now();
     loop {
-        if !group_alive(pgid) {
+        let live = live_processes();
+        if !live.iter().any(|p| pids.contains(&p.pid)) {
             return true;
         }
         if start.elapsed() >= limit {
@@ -142,8 +190,9 @@ fn ended_within(pgid: i32, limit: Duration) -> bool {
     }
 }
 
-/// Stops every command still running: SIGTERM to its process group,
-/// SIGKILL if it is alive `grace` later. From the first call on, no
+/// Stops every command still running: SIGTERM to its process group
+/// (the launcher stops its ranks), SIGKILL to the group and every
+/// descendant if one is alive `grace` later. From the first call on, no
 /// command starts and a campaign whose command ended waits for the
 /// process to exit. Returns one sentence per command, saying what was
 /// done; none when nothing was running.
@@ -153,21 +202,33 @@ pub fn stop_commands(grace: Duration) -> Vec<String> {
         list.stopping = true;
         list.groups.clone()
     };
+    // Before the signal: a rank whose launcher dies is no longer its
+    // descendant.
+    let procs = live_processes();
+    let trees: Vec<Vec<i32>> = groups.iter().map(|(g, _)| tree(*g, &procs)).collect();
     for (pgid, _) in &groups {
         signal_group(*pgid, libc::SIGTERM);
     }
     let start = Instant::now();
     groups
         .iter()
-        .map(|(pgid, name)| {
-            let left = grace.saturating_sub(start.elapsed());
-            if ended_within(*pgid, left) {
-                return format!("stopped `{name}` (process group {pgid}) with SIGTERM");
+        .zip(&trees)
+        .map(|((pgid, name), pids)| {
+            let what = format!(
+                "`{name}` (process group {pgid}, {} process{})",
+                pids.len(),
+                if pids.len() == 1 { "" } else { "es" }
+            );
+            if ended_within(pids, grace.saturating_sub(start.elapsed())) {
+                return format!("stopped {what} with SIGTERM");
             }
             signal_group(*pgid, libc::SIGKILL);
-            let gone = ended_within(*pgid, Duration::from_secs(1));
+            for &p in pids {
+                signal(p, libc::SIGKILL);
+            }
+            let gone = ended_within(pids, Duration::from_secs(1));
             format!(
-                "`{name}` (process group {pgid}) was alive {:.0} s after SIGTERM: {}",
+                "{what} alive {:.0} s after SIGTERM: {}",
                 grace.as_secs_f64(),
                 if gone {
                     "killed with SIGKILL"

@@ -16,7 +16,7 @@
 
 use super::{Chunk, Coverage, Options};
 use crate::Error;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// The time, and a pause.
@@ -40,13 +40,14 @@ impl Clock for Wall {
     }
 }
 
-/// The campaign's deadline and the longest chunk step of each kind so
-/// far.
+/// The campaign's deadline, the longest chunk step of each kind so far
+/// and the chunks run.
 #[derive(Debug)]
 pub(super) struct Budget {
     start: Instant,
     limit: Duration,
     longest: BTreeMap<&'static str, Duration>,
+    ran: BTreeSet<Chunk>,
 }
 
 impl Budget {
@@ -56,6 +57,7 @@ impl Budget {
             start,
             limit,
             longest: BTreeMap::new(),
+            ran: BTreeSet::new(),
         }
     }
 
@@ -84,6 +86,7 @@ impl Budget {
     pub(super) fn record(&mut self, chunk: Chunk, took: Duration) {
         let l = self.longest.entry(chunk.kind).or_default();
         *l = (*l).max(took);
+        self.ran.insert(chunk);
     }
 }
 
@@ -101,7 +104,8 @@ pub struct BudgetStop {
     /// Chunks that still lacked rows (in a wanted placement state) and
     /// were not run again.
     pub skipped: usize,
-    /// Of those, the chunks never run at all.
+    /// Of those, the chunks this campaign did not run at all (the others
+    /// ran under load or found another placement state).
     pub never_run: usize,
     /// Chunks in the plan.
     pub planned: usize,
@@ -111,9 +115,9 @@ impl BudgetStop {
     /// One line for the log.
     pub fn sentence(&self) -> String {
         format!(
-            "stopped on the time budget ({:.1} min, {:.1} min spent): the next chunk ({} {}/{}) was expected to take {:.0} s; {} of {} chunks still lack rows and were skipped ({} never run); the fit uses the rows measured",
-            self.budget.as_secs_f64() / 60.0,
-            self.elapsed.as_secs_f64() / 60.0,
+            "stopped on the time budget ({}, {} spent): the next chunk ({} {}/{}) was expected to take {:.0} s; {} of {} chunks still lack rows and were skipped ({} not run at all); the campaign ends with the rows measured",
+            minutes(self.budget),
+            minutes(self.elapsed),
             self.next.kind,
             self.next.index,
             self.next.of,
@@ -122,6 +126,16 @@ impl BudgetStop {
             self.planned,
             self.never_run
         )
+    }
+}
+
+/// `d` in seconds below two minutes, else in minutes.
+fn minutes(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{:.1} min", s / 60.0)
     }
 }
 
@@ -245,7 +259,7 @@ fn stopped(
         elapsed: now.saturating_duration_since(budget.start),
         next,
         estimate: budget.estimate(next).unwrap_or_default(),
-        never_run: skipped.iter().filter(|&&c| !cov.has_run(c)).count(),
+        never_run: skipped.iter().filter(|c| !budget.ran.contains(c)).count(),
         skipped: skipped.len(),
         planned: chunks.len(),
     }

@@ -276,7 +276,7 @@ fn budget_is_a_deadline_from_the_campaign_start() {
     assert_eq!(r.ran[2].2, Duration::from_secs(6));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
-        lines[0].starts_with("stopped on the time budget (1.0 min, 0.9 min spent): the next chunk (hvpp-unexpected 0/1) was expected to take 10 s; 2 of 5 chunks still lack rows and were skipped (2 never run)"),
+        lines[0].starts_with("stopped on the time budget (60 s, 54 s spent): the next chunk (hvpp-unexpected 0/1) was expected to take 10 s; 2 of 5 chunks still lack rows and were skipped (2 not run at all)"),
         "{}",
         lines[0]
     );
@@ -394,23 +394,43 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
     assert!(!b.fits(chunks[0], t0 + Duration::from_secs(8)));
 }
 
-/// The state and process group of a `/proc/<pid>/stat` line, whatever
-/// the command's name holds; a command started by the campaign leads a
-/// group of its own.
+/// `/proc/<pid>/stat` lines whatever the command's name holds; a
+/// command's tree is its group and every descendant, also one in a
+/// session of its own (MPICH's proxies and ranks); a command started by
+/// the campaign leads a group of its own.
 #[test]
-fn stat_state_and_group_of_a_process() {
+fn process_groups_and_trees() {
     let s = "4242 (sh (x) y) S 17 4243 4244 0 -1 4194560";
-    assert_eq!(group::stat_state_and_group(s), Some(('S', 4243)));
-    assert_eq!(group::stat_state_and_group("garbage"), None);
+    let p = group::parse_stat(s).unwrap();
+    assert_eq!((p.pid, p.state, p.ppid, p.pgrp), (4242, 'S', 17, 4243));
+    assert_eq!(group::parse_stat("garbage"), None);
+    let st = |pid, ppid, pgrp| group::Stat {
+        pid,
+        state: 'S',
+        ppid,
+        pgrp,
+    };
+    // mpirun 10 leads group 10; its proxy 11 and the proxy's ranks 12,
+    // 13 have sessions of their own; 20 is someone else's.
+    let procs = [
+        st(1, 0, 1),
+        st(13, 11, 13),
+        st(10, 1, 10),
+        st(11, 10, 11),
+        st(12, 11, 12),
+        st(20, 1, 20),
+    ];
+    let mut t = group::tree(10, &procs);
+    t.sort();
+    assert_eq!(t, [10, 11, 12, 13]);
+    assert!(group::tree(99, &procs).is_empty());
+
     let mut cmd = Command::new("sleep");
     cmd.arg("5");
     let mut g = group::Group::spawn(&mut cmd, "sleep 5").unwrap();
     let pid = g.child().id();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    assert_eq!(
-        group::stat_state_and_group(&stat).map(|(_, g)| g),
-        Some(pid as i32)
-    );
+    assert_eq!(group::parse_stat(&stat).map(|p| p.pgrp), Some(pid as i32));
     g.kill();
     assert_eq!(g.try_wait().unwrap().map(|s| s.success()), Some(false));
 }
