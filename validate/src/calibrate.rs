@@ -23,9 +23,10 @@
 //!    run again, asking for the state they lack, until every unit has rows
 //!    in every state or the time budget is spent. The budget is a
 //!    wall-clock deadline for the whole campaign (`rounds.rs`: no chunk
-//!    starts that is not expected to end by it, [`BudgetStop`]); waiting for a quiet
-//!    machine also has its own limit. On SIGINT or SIGTERM the binary
-//!    stops the launcher's process group itself ([`stop_commands`]).
+//!    starts that is not expected to end by it); waiting for a quiet
+//!    machine also has its own limit. On SIGINT or SIGTERM
+//!    the binary stops the launcher's process group itself
+//!    ([`stop_commands`]).
 //! 4. Collect the rows into `<out>/<library>.csv`, fit every state with
 //!    `netsim fit`'s code ([`crate::fit`]), write each fit as a runnable
 //!    scenario `<out>/<library>-<state>.toml`, run it through the code
@@ -50,7 +51,6 @@ mod plan;
 mod rounds;
 
 pub use group::stop_commands;
-pub use rounds::BudgetStop;
 use rounds::{Budget, Runner, Wall};
 
 pub use load::{Load, MachineTicks, Snapshot, load_between, parse_proc_stat, parse_tree_ticks};
@@ -84,7 +84,7 @@ pub struct Options {
     /// Benchmarks to run.
     pub kinds: Vec<&'static str>,
     /// Time budget of the whole campaign, from its start: no chunk
-    /// starts that is not expected to end by then ([`BudgetStop`]).
+    /// starts that is not expected to end by then.
     pub budget: Duration,
     /// Longest total wait for a quiet machine.
     pub max_wait: Duration,
@@ -116,8 +116,6 @@ pub struct Outcome {
     pub library: String,
     /// Rows per state.
     pub per_state: BTreeMap<String, usize>,
-    /// How the campaign stopped on its time budget, if it did.
-    pub budget_stop: Option<BudgetStop>,
 }
 
 fn command_text(cmd: &Command) -> String {
@@ -289,18 +287,8 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error>
     } else {
         o.states.clone()
     };
-    let mut budget = Budget::new(start, o.budget);
-    let wait_deadline = Instant::now() + o.max_wait;
-    let stop = rounds::rounds(
-        o,
-        &mut c,
-        &Wall,
-        &mut budget,
-        &chunks,
-        &wanted,
-        wait_deadline,
-        log,
-    )?;
+    let mut budget = Budget::new(start, o.budget, Instant::now() + o.max_wait);
+    rounds::rounds(o, &mut c, &Wall, &mut budget, &chunks, &wanted, log)?;
     let measuring = c.measuring;
     c.combined.flush().map_err(Error::input)?;
     write_atomic(&csv_path, c.combined.get_ref())?;
@@ -334,7 +322,6 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error>
         rows,
         library,
         per_state: tally.per_state,
-        budget_stop: stop,
     })
 }
 

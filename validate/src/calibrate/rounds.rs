@@ -40,22 +40,26 @@ impl Clock for Wall {
     }
 }
 
-/// The campaign's deadline, the longest chunk step of each kind so far
-/// and the chunks run.
+/// The campaign's time limits, the longest chunk step of each kind so
+/// far and the chunks run.
 #[derive(Debug)]
 pub(super) struct Budget {
     start: Instant,
     limit: Duration,
+    /// The end of waiting for a quiet machine (`--max-wait`).
+    wait_deadline: Instant,
     longest: BTreeMap<&'static str, Duration>,
     ran: BTreeSet<Chunk>,
 }
 
 impl Budget {
-    /// A budget of `limit` from `start`.
-    pub(super) fn new(start: Instant, limit: Duration) -> Budget {
+    /// A budget of `limit` from `start`; waiting for a quiet machine
+    /// ends at `wait_deadline` at the latest.
+    pub(super) fn new(start: Instant, limit: Duration, wait_deadline: Instant) -> Budget {
         Budget {
             start,
             limit,
+            wait_deadline,
             longest: BTreeMap::new(),
             ran: BTreeSet::new(),
         }
@@ -82,6 +86,17 @@ impl Budget {
             .is_none_or(|e| now + e <= self.deadline())
     }
 
+    /// How long a run of `chunk` starting at `now` may wait for a quiet
+    /// machine: until `--max-wait` ends or the chunk would no longer
+    /// fit, whichever is first.
+    pub(super) fn wait_until(&self, chunk: Chunk, now: Instant) -> Instant {
+        let fit = self
+            .deadline()
+            .checked_sub(self.estimate(chunk).unwrap_or_default())
+            .unwrap_or(now);
+        self.wait_deadline.min(fit)
+    }
+
     /// Records that a step of `chunk` took `took`.
     pub(super) fn record(&mut self, chunk: Chunk, took: Duration) {
         let l = self.longest.entry(chunk.kind).or_default();
@@ -92,28 +107,28 @@ impl Budget {
 
 /// How a campaign stopped on its time budget.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BudgetStop {
+pub(super) struct BudgetStop {
     /// The budget (`--minutes`).
-    pub budget: Duration,
+    pub(super) budget: Duration,
     /// Time from the campaign's start to the stop.
-    pub elapsed: Duration,
+    pub(super) elapsed: Duration,
     /// The chunk that was next, and its expected time.
-    pub next: Chunk,
+    pub(super) next: Chunk,
     /// The expected time of `next`.
-    pub estimate: Duration,
+    pub(super) estimate: Duration,
     /// Chunks that still lacked rows (in a wanted placement state) and
     /// were not run again.
-    pub skipped: usize,
+    pub(super) skipped: usize,
     /// Of those, the chunks this campaign did not run at all (the others
     /// ran under load or found another placement state).
-    pub never_run: usize,
+    pub(super) never_run: usize,
     /// Chunks in the plan.
-    pub planned: usize,
+    pub(super) planned: usize,
 }
 
 impl BudgetStop {
     /// One line for the log.
-    pub fn sentence(&self) -> String {
+    pub(super) fn sentence(&self) -> String {
         format!(
             "stopped on the time budget ({}, {} spent): the next chunk ({} {}/{}) was expected to take {:.0} s; {} of {} chunks still lack rows and were skipped ({} not run at all); the campaign ends with the rows measured",
             minutes(self.budget),
@@ -177,10 +192,7 @@ pub(super) fn lacking<'a>(
 
 /// Runs rounds over `chunks` until each has rows in every `wanted`
 /// state, the rounds asked for are done, or the next chunk would not end
-/// by the budget's deadline (then returns how it stopped). Waiting for a
-/// quiet machine ends at `wait_deadline` (`--max-wait`) or when the
-/// chunk would no longer fit, whichever is first.
-#[allow(clippy::too_many_arguments)]
+/// by the budget's deadline (then logs and returns how it stopped).
 pub(super) fn rounds(
     o: &Options,
     runner: &mut dyn Runner,
@@ -188,7 +200,6 @@ pub(super) fn rounds(
     budget: &mut Budget,
     chunks: &[Chunk],
     wanted: &[&str],
-    wait_deadline: Instant,
     log: &mut dyn FnMut(&str),
 ) -> Result<Option<BudgetStop>, Error> {
     let mut round = 0;
@@ -214,12 +225,8 @@ pub(super) fn rounds(
                 _ if o.quick => "all",
                 _ => "any",
             };
-            let fit_until = budget
-                .deadline()
-                .checked_sub(budget.estimate(chunk).unwrap_or_default())
-                .unwrap_or(now);
-            let r = runner.run(round, chunk, want, wait_deadline.min(fit_until), log)?;
-            progress |= r;
+            let wait_until = budget.wait_until(chunk, now);
+            progress |= runner.run(round, chunk, want, wait_until, log)?;
             budget.record(chunk, clock.now().saturating_duration_since(now));
         }
         if o.quick

@@ -249,7 +249,7 @@ fn budget_is_a_deadline_from_the_campaign_start() {
         states: &["near"],
         ran: Vec::new(),
     };
-    let mut budget = rounds::Budget::new(t0, o.budget);
+    let mut budget = rounds::Budget::new(t0, o.budget, t0 + Duration::from_secs(3600));
     let chunks = plan(&KINDS, true);
     let mut lines = Vec::new();
     let stop = rounds::rounds(
@@ -259,7 +259,6 @@ fn budget_is_a_deadline_from_the_campaign_start() {
         &mut budget,
         &chunks,
         &["all"],
-        t0 + Duration::from_secs(3600),
         &mut |l| lines.push(l.to_string()),
     )
     .unwrap()
@@ -296,7 +295,7 @@ fn first_chunk_always_runs() {
         states: &["near"],
         ran: Vec::new(),
     };
-    let mut budget = rounds::Budget::new(t0, o.budget);
+    let mut budget = rounds::Budget::new(t0, o.budget, t0);
     let chunks = plan(&["pingpong", "msgrate"], true);
     let stop = rounds::rounds(
         &o,
@@ -305,7 +304,6 @@ fn first_chunk_always_runs() {
         &mut budget,
         &chunks,
         &["all"],
-        t0,
         &mut |_| {},
     )
     .unwrap()
@@ -336,7 +334,7 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
         states: &["near"],
         ran: Vec::new(),
     };
-    let mut budget = rounds::Budget::new(t0, o.budget);
+    let mut budget = rounds::Budget::new(t0, o.budget, t0);
     let stop = rounds::rounds(
         &o,
         &mut r,
@@ -344,7 +342,6 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
         &mut budget,
         &chunks,
         &["near", "far"],
-        t0,
         &mut |_| {},
     )
     .unwrap()
@@ -364,7 +361,7 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
         states: &["near", "far"],
         ran: Vec::new(),
     };
-    let mut budget = rounds::Budget::new(t0, o.budget);
+    let mut budget = rounds::Budget::new(t0, o.budget, t0);
     let stop = rounds::rounds(
         &o,
         &mut r,
@@ -372,7 +369,6 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
         &mut budget,
         &chunks,
         &["near", "far"],
-        t0,
         &mut |_| {},
     )
     .unwrap();
@@ -380,7 +376,7 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
     assert_eq!(r.ran.len(), 2);
 
     // Per kind: a short kind's estimate is its own, not the longest.
-    let mut b = rounds::Budget::new(t0, Duration::from_secs(10));
+    let mut b = rounds::Budget::new(t0, Duration::from_secs(10), t0 + Duration::from_secs(5));
     let pp = Chunk {
         kind: "pingpong",
         index: 0,
@@ -392,6 +388,10 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
     assert_eq!(b.estimate(pp), Some(Duration::from_secs(2)));
     assert!(b.fits(pp, t0 + Duration::from_secs(8)));
     assert!(!b.fits(chunks[0], t0 + Duration::from_secs(8)));
+    // Waiting ends at --max-wait (5 s) or when the chunk would no
+    // longer fit (10 - 9 s), whichever is first.
+    assert_eq!(b.wait_until(pp, t0), t0 + Duration::from_secs(5));
+    assert_eq!(b.wait_until(chunks[0], t0), t0 + Duration::from_secs(1));
 }
 
 /// `/proc/<pid>/stat` lines whatever the command's name holds; a
