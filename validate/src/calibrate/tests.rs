@@ -231,6 +231,42 @@ fn options(quick: bool, budget_s: u64) -> Options {
     }
 }
 
+/// Runs the rounds of `chunks` with a fake clock from `now`, a budget of
+/// `o.budget` from `t0` and waiting until `t0 + wait` at most; returns
+/// how they stopped, what ran, the final time and the log.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn fake_rounds(
+    o: &Options,
+    t0: Instant,
+    now: Instant,
+    wait: Duration,
+    chunks: &[Chunk],
+    wanted: &[&str],
+    secs: fn(&str) -> u64,
+    states: &[&str],
+) -> (
+    Option<rounds::BudgetStop>,
+    Vec<(u32, Chunk, Duration)>,
+    Instant,
+    Vec<String>,
+) {
+    let clock = FakeClock(std::cell::Cell::new(now));
+    let mut r = FakeRunner {
+        clock: &clock,
+        cov: Coverage::default(),
+        secs,
+        states,
+        ran: Vec::new(),
+    };
+    let mut budget = rounds::Budget::new(t0, o.budget, t0 + wait);
+    let mut lines = Vec::new();
+    let stop = rounds::rounds(o, &mut r, &clock, &mut budget, chunks, wanted, &mut |l| {
+        lines.push(l.to_string())
+    })
+    .unwrap();
+    (stop, r.ran, clock.0.get(), lines)
+}
+
 /// The deadline counts from the campaign's start, 30 s before its first
 /// chunk (the build): chunks of 4 s (pingpong) and 10 s (the others) in
 /// a 60 s budget. pingpong at 30 s (no estimate yet: runs), hvpp-paper at
@@ -240,39 +276,28 @@ fn options(quick: bool, budget_s: u64) -> Options {
 #[test]
 fn budget_is_a_deadline_from_the_campaign_start() {
     let t0 = Instant::now();
-    let clock = FakeClock(std::cell::Cell::new(t0 + Duration::from_secs(30)));
     let o = options(true, 60);
-    let mut r = FakeRunner {
-        clock: &clock,
-        cov: Coverage::default(),
-        secs: |k| if k == "pingpong" { 4 } else { 10 },
-        states: &["near"],
-        ran: Vec::new(),
-    };
-    let mut budget = rounds::Budget::new(t0, o.budget, t0 + Duration::from_secs(3600));
-    let chunks = plan(&KINDS, true);
-    let mut lines = Vec::new();
-    let stop = rounds::rounds(
+    let (stop, ran, end, lines) = fake_rounds(
         &o,
-        &mut r,
-        &clock,
-        &mut budget,
-        &chunks,
+        t0,
+        t0 + Duration::from_secs(30),
+        Duration::from_secs(3600),
+        &plan(&KINDS, true),
         &["all"],
-        &mut |l| lines.push(l.to_string()),
-    )
-    .unwrap()
-    .expect("stopped on the budget");
-    let kinds: Vec<&str> = r.ran.iter().map(|(_, c, _)| c.kind).collect();
+        |k| if k == "pingpong" { 4 } else { 10 },
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
+    let kinds: Vec<&str> = ran.iter().map(|(_, c, _)| c.kind).collect();
     assert_eq!(kinds, ["pingpong", "hvpp-paper", "hvpp-posted"]);
-    assert_eq!(clock.0.get(), t0 + Duration::from_secs(54));
+    assert_eq!(end, t0 + Duration::from_secs(54));
     assert_eq!(stop.next.kind, "hvpp-unexpected");
     assert_eq!(stop.estimate, Duration::from_secs(10));
     assert_eq!(stop.elapsed, Duration::from_secs(54));
     assert_eq!((stop.skipped, stop.never_run, stop.planned), (2, 2, 5));
     // The wait for a quiet machine ends when the chunk would no longer
     // fit: hvpp-posted at 44 s may wait until 60 - 10 = 50 s.
-    assert_eq!(r.ran[2].2, Duration::from_secs(6));
+    assert_eq!(ran[2].2, Duration::from_secs(6));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].starts_with("stopped on the time budget (60 s, 54 s spent): the next chunk (hvpp-unexpected 0/1) was expected to take 10 s; 2 of 5 chunks still lack rows and were skipped (2 not run at all)"),
@@ -286,29 +311,18 @@ fn budget_is_a_deadline_from_the_campaign_start() {
 #[test]
 fn first_chunk_always_runs() {
     let t0 = Instant::now();
-    let clock = FakeClock(std::cell::Cell::new(t0 + Duration::from_secs(90)));
-    let o = options(true, 60);
-    let mut r = FakeRunner {
-        clock: &clock,
-        cov: Coverage::default(),
-        secs: |_| 1,
-        states: &["near"],
-        ran: Vec::new(),
-    };
-    let mut budget = rounds::Budget::new(t0, o.budget, t0);
-    let chunks = plan(&["pingpong", "msgrate"], true);
-    let stop = rounds::rounds(
-        &o,
-        &mut r,
-        &clock,
-        &mut budget,
-        &chunks,
+    let (stop, ran, _, _) = fake_rounds(
+        &options(true, 60),
+        t0,
+        t0 + Duration::from_secs(90),
+        Duration::ZERO,
+        &plan(&["pingpong", "msgrate"], true),
         &["all"],
-        &mut |_| {},
-    )
-    .unwrap()
-    .expect("stopped on the budget");
-    assert_eq!(r.ran.len(), 1);
+        |_| 1,
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
+    assert_eq!(ran.len(), 1);
     assert_eq!((stop.skipped, stop.never_run), (1, 1));
 }
 
@@ -319,7 +333,6 @@ fn first_chunk_always_runs() {
 #[test]
 fn rounds_stop_by_the_deadline_or_when_covered() {
     let t0 = Instant::now();
-    let clock = FakeClock(std::cell::Cell::new(t0));
     let o = options(false, 100);
     let chunks = [Chunk {
         kind: "msgrate",
@@ -327,53 +340,37 @@ fn rounds_stop_by_the_deadline_or_when_covered() {
         of: 4,
     }];
     // Every round finds `near`: `far` is never covered.
-    let mut r = FakeRunner {
-        clock: &clock,
-        cov: Coverage::default(),
-        secs: |_| 30,
-        states: &["near"],
-        ran: Vec::new(),
-    };
-    let mut budget = rounds::Budget::new(t0, o.budget, t0);
-    let stop = rounds::rounds(
+    let wanted = ["near", "far"];
+    let (stop, ran, end, _) = fake_rounds(
         &o,
-        &mut r,
-        &clock,
-        &mut budget,
+        t0,
+        t0,
+        Duration::ZERO,
         &chunks,
-        &["near", "far"],
-        &mut |_| {},
-    )
-    .unwrap()
-    .expect("stopped on the budget");
+        &wanted,
+        |_| 30,
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
     // Runs at 0, 30 and 60 s; at 90 s a 30 s chunk would end at 120.
-    assert_eq!(r.ran.len(), 3);
+    assert_eq!(ran.len(), 3);
     assert_eq!(stop.elapsed, Duration::from_secs(90));
     assert_eq!((stop.skipped, stop.never_run), (1, 0));
-    assert!(clock.0.get() <= budget.deadline());
+    assert!(end <= t0 + o.budget);
 
     // Round 1 finds `near`, round 2 `far`: covered, no stop.
-    let clock = FakeClock(std::cell::Cell::new(t0));
-    let mut r = FakeRunner {
-        clock: &clock,
-        cov: Coverage::default(),
-        secs: |_| 30,
-        states: &["near", "far"],
-        ran: Vec::new(),
-    };
-    let mut budget = rounds::Budget::new(t0, o.budget, t0);
-    let stop = rounds::rounds(
+    let (stop, ran, _, _) = fake_rounds(
         &o,
-        &mut r,
-        &clock,
-        &mut budget,
+        t0,
+        t0,
+        Duration::ZERO,
         &chunks,
+        &wanted,
+        |_| 30,
         &["near", "far"],
-        &mut |_| {},
-    )
-    .unwrap();
+    );
     assert_eq!(stop, None);
-    assert_eq!(r.ran.len(), 2);
+    assert_eq!(ran.len(), 2);
 
     // Per kind: a short kind's estimate is its own, not the longest.
     let mut b = rounds::Budget::new(t0, Duration::from_secs(10), t0 + Duration::from_secs(5));
