@@ -190,8 +190,13 @@ struct CalibrateArgs {
     /// hvpp-posted, hvpp-unexpected, msgrate); default all.
     #[arg(long, value_delimiter = ',')]
     kinds: Vec<String>,
-    /// Time budget of the measurements (minutes): the time the benchmark
-    /// runs, not the time spent waiting for a quiet machine.
+    /// Time budget of the whole campaign (minutes): a wall-clock deadline
+    /// from its start, which building the benchmark, waiting for a quiet
+    /// machine, launching and measuring all count against. No chunk
+    /// starts that the time left cannot hold (its time estimated from
+    /// the longest chunk of its kind so far; the first chunk always
+    /// runs); a campaign stopped on the budget says how many chunks it
+    /// skipped and fits the rows it has.
     #[arg(long, default_value_t = 30.0)]
     minutes: f64,
     /// Longest total wait for a quiet machine (minutes); by default none:

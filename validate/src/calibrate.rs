@@ -21,8 +21,12 @@
 //! 3. The benchmark labels every unit with the placement state its probe
 //!    saw (`near`/`far`, or `-` when the ranks share no memory); chunks are
 //!    run again, asking for the state they lack, until every unit has rows
-//!    in every state or the time budget is spent. The budget counts the
-//!    time chunks run; waiting for a quiet machine has its own limit.
+//!    in every state or the time budget is spent. The budget is a
+//!    wall-clock deadline for the whole campaign (`rounds.rs`: no chunk
+//!    starts that is not expected to end by it); waiting for a quiet
+//!    machine also has its own limit. On SIGINT or SIGTERM
+//!    the binary stops the launcher's process group itself
+//!    ([`stop_commands`]).
 //! 4. Collect the rows into `<out>/<library>.csv`, fit every state with
 //!    `netsim fit`'s code ([`crate::fit`]), write each fit as a runnable
 //!    scenario `<out>/<library>-<state>.toml`, run it through the code
@@ -41,8 +45,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod group;
 mod load;
 mod plan;
+mod rounds;
+
+pub use group::stop_commands;
+use rounds::{Budget, Runner, Wall};
 
 pub use load::{Load, MachineTicks, Snapshot, load_between, parse_proc_stat, parse_tree_ticks};
 pub use plan::{
@@ -74,8 +83,8 @@ pub struct Options {
     pub quick: bool,
     /// Benchmarks to run.
     pub kinds: Vec<&'static str>,
-    /// Time budget of the measurements: the time chunks run (kept or
-    /// dropped).
+    /// Time budget of the whole campaign, from its start: no chunk
+    /// starts that is not expected to end by then.
     pub budget: Duration,
     /// Longest total wait for a quiet machine.
     pub max_wait: Duration,
@@ -129,18 +138,18 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Runs `cmd` to completion, killing it after `timeout`; returns (status
-/// success, stdout, stderr).
+/// Runs `cmd` to completion in a process group of its own
+/// ([`group`]), with no standard input, killing the group after
+/// `timeout`; returns (status success, stdout, stderr).
 fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String, String), Error> {
     let text = command_text(&cmd);
-    let mut child = cmd
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Error::Input(format!("cannot start `{text}`: {e}")))?;
+        .stderr(Stdio::piped());
+    let mut group = group::Group::spawn(&mut cmd, &text)?;
     // Drain the pipes on threads so that a chatty child never blocks.
-    let mut out = child.stdout.take().expect("piped");
-    let mut err = child.stderr.take().expect("piped");
+    let mut out = group.child().stdout.take().expect("piped");
+    let mut err = group.child().stderr.take().expect("piped");
     let t_out = std::thread::spawn(move || {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut out, &mut s).ok();
@@ -153,12 +162,11 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<(bool, String
     });
     let start = Instant::now();
     let status = loop {
-        if let Some(st) = child.try_wait().map_err(Error::input)? {
+        if let Some(st) = group.try_wait()? {
             break st;
         }
         if start.elapsed() > timeout {
-            child.kill().ok();
-            child.wait().ok();
+            group.kill();
             return Err(Error::Input(format!(
                 "`{text}` ran longer than {} s and was stopped",
                 timeout.as_secs()
@@ -228,6 +236,8 @@ fn wait_quiet(
 
 /// Runs the campaign and writes `<out>/<library>.csv`.
 pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error> {
+    // The budget counts from here: everything the campaign does.
+    let start = Instant::now();
     std::fs::create_dir_all(&o.out)
         .map_err(|e| Error::Input(format!("{}: {e}", o.out.display())))?;
     let (flavour, library) = launcher(o, log)?;
@@ -272,13 +282,13 @@ pub fn measure(o: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, Error>
         loaded_noted: false,
     };
     let chunks = plan(&o.kinds, o.quick);
-    let start = Instant::now();
     let wanted: Vec<&str> = if o.quick {
         vec!["all"]
     } else {
         o.states.clone()
     };
-    c.rounds(&chunks, &wanted, start + o.max_wait, log)?;
+    let mut budget = Budget::new(start, o.budget, Instant::now() + o.max_wait);
+    rounds::rounds(o, &mut c, &Wall, &mut budget, &chunks, &wanted, log)?;
     let measuring = c.measuring;
     c.combined.flush().map_err(Error::input)?;
     write_atomic(&csv_path, c.combined.get_ref())?;
@@ -414,89 +424,33 @@ struct Campaign<'a> {
     /// The whole CSV.
     combined: csv::Writer<Vec<u8>>,
     tally: &'a mut Tally,
-    /// The time chunks ran (the budget's).
+    /// The time chunks ran (the benchmark's own time, for the log).
     measuring: Duration,
     /// Whether the log already said that chunks run under load.
     loaded_noted: bool,
 }
 
-impl Campaign<'_> {
-    /// Runs rounds over `chunks` until each has rows in every `wanted`
-    /// state, the rounds asked for are done or the budget is spent.
-    fn rounds(
-        &mut self,
-        chunks: &[Chunk],
-        wanted: &[&str],
-        wait_deadline: Instant,
-        log: &mut dyn FnMut(&str),
-    ) -> Result<(), Error> {
-        let o = self.o;
-        let mut round = 0;
-        loop {
-            round += 1;
-            if o.rounds.is_some_and(|r| round > r) {
-                return Ok(());
-            }
-            let mut progress = false;
-            for &chunk in chunks {
-                let missing = if o.quick {
-                    if self.tally.cov.has_run(chunk) {
-                        Vec::new()
-                    } else {
-                        vec!["all"]
-                    }
-                } else {
-                    self.tally.cov.missing(chunk, wanted)
-                };
-                if missing.is_empty() {
-                    continue;
-                }
-                if self.measuring >= o.budget {
-                    log("time budget spent");
-                    return Ok(());
-                }
-                let want = match missing.len() {
-                    1 => missing[0],
-                    _ if o.quick => "all",
-                    _ => "any",
-                };
-                progress |= self.chunk(round, chunk, want, wait_deadline, log)?;
-            }
-            if o.quick
-                || o.rounds.is_some_and(|r| round >= r)
-                || chunks
-                    .iter()
-                    .all(|&c| self.tally.cov.missing(c, wanted).is_empty())
-            {
-                return Ok(());
-            }
-            if self.measuring >= o.budget {
-                log("time budget spent");
-                return Ok(());
-            }
-            if !progress {
-                // The placement stays in the state we have; look again later.
-                std::thread::sleep(Duration::from_secs(5));
-            }
-        }
+impl Runner for Campaign<'_> {
+    fn coverage(&self) -> &Coverage {
+        &self.tally.cov
     }
 
     /// Measures one chunk asking for placement state `want` (after
     /// waiting for a quiet machine, unless `--quick`) and adds its rows;
     /// returns whether it added any.
-    fn chunk(
+    fn run(
         &mut self,
         round: u32,
         chunk: Chunk,
         want: &str,
-        wait_deadline: Instant,
+        wait_until: Instant,
         log: &mut dyn FnMut(&str),
     ) -> Result<bool, Error> {
         let o = self.o;
         let pre = if o.quick {
             None
         } else {
-            let (l, quiet) = wait_quiet(o.max_busy, wait_deadline, log)?;
+            let (l, quiet) = wait_quiet(o.max_busy, wait_until, log)?;
             if !quiet && !self.loaded_noted {
                 log(&format!(
                     "measuring under load: other processes use {:.1} % of the CPUs (--max-busy {} %); rows measured above it are kept in the CSV and left out of the fit",
@@ -555,7 +509,9 @@ impl Campaign<'_> {
         }
         self.add_rows(chunk, &summary, during, loaded)
     }
+}
 
+impl Campaign<'_> {
     /// The launcher's command that runs one chunk of the benchmark.
     fn command(&self, chunk: Chunk, want: &str) -> Command {
         let o = self.o;

@@ -221,3 +221,99 @@ fn sigint_leaves_no_partial_file() {
     );
     assert_eq!(names(&d), ["long.toml"]);
 }
+
+/// Whether process `pid` is alive (a zombie is not: it only waits for
+/// its parent to read its status).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let state = s[s.rfind(')')? + 1..]
+                .split_whitespace()
+                .next()?
+                .to_string();
+            Some(state != "Z" && state != "X")
+        })
+        .unwrap_or(false)
+}
+
+/// SIGINT to `netsim calibrate` alone while a chunk runs: netsim stops
+/// the launcher's process group itself (the launcher and its child,
+/// which the signal never reached), removes the chunk's partial rows,
+/// says so and exits 130. The launcher is a shell script that writes
+/// half a chunk, records its pid and its child's, and sleeps.
+#[test]
+fn sigint_during_a_calibration_chunk_stops_the_launcher_group() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = folder("sigint-calibrate");
+    let out = d.join("out");
+    let pids = d.join("launcher.pids");
+    let script = |name: &str, body: &str| {
+        let p = d.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.display().to_string()
+    };
+    // The compiler: an empty program where `-o` says.
+    let mpicc = script(
+        "mpicc",
+        "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; done\n",
+    );
+    let mpirun = script(
+        "mpirun",
+        &format!(
+            "[ \"$1\" = --version ] && {{ echo 'fake launcher 1.0'; exit 0; }}\n\
+             rows=\n\
+             while [ $# -gt 0 ]; do [ \"$1\" = --out ] && rows=$2; shift; done\n\
+             echo 'kind,size,n,order,window,seconds' > \"$rows\"\n\
+             sleep 30 &\n\
+             echo \"$$ $!\" > {p}.tmp && mv {p}.tmp {p}\n\
+             wait\n",
+            p = pids.display()
+        ),
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_netsim"))
+        .current_dir(&d)
+        .args(["calibrate", "--quick", "--no-fit", "--out", "out"])
+        .args(["--mpicc", &mpicc, "--mpirun", &mpirun])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !pids.exists() && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let text = std::fs::read_to_string(&pids).expect("the launcher ran");
+    let launched: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(launched.len(), 2, "{text}");
+    assert!(launched.iter().all(|p| alive(p)), "{launched:?}");
+    assert!(
+        names(&out).iter().any(|n| n.ends_with(".part")),
+        "{:?}",
+        names(&out)
+    );
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    fails(
+        &o,
+        130,
+        &format!(
+            "netsim: stopped by SIGINT; stopped `{mpirun}` (process group {}, 2 processes) with SIGTERM; not written (partial files removed): out/chunk.csv",
+            launched[0]
+        ),
+    );
+    assert!(
+        launched.iter().all(|p| !alive(p)),
+        "left running: {launched:?}"
+    );
+    assert_eq!(
+        names(&out),
+        ["calibrate.log", "netsim_bench", "netsim_bench.c"]
+    );
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+}

@@ -1,6 +1,7 @@
 //! Tests of `netsim calibrate`'s planning, coverage and CSV handling.
 
 use super::*;
+use rounds::Clock;
 
 #[test]
 fn proc_stat_and_tree_ticks() {
@@ -160,4 +161,273 @@ fn csv_is_replaced_whole() {
     assert!(sub.join("keep").exists());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ------------------------------------------------------------ the budget
+
+/// A clock that moves only when told.
+struct FakeClock(std::cell::Cell<Instant>);
+
+impl rounds::Clock for FakeClock {
+    fn now(&self) -> Instant {
+        self.0.get()
+    }
+    fn sleep(&self, d: Duration) {
+        self.0.set(self.0.get() + d);
+    }
+}
+
+/// Chunks that take a set time per kind on the fake clock, each unit in
+/// the placement state of the round's turn; records what ran.
+struct FakeRunner<'a> {
+    clock: &'a FakeClock,
+    cov: Coverage,
+    secs: fn(&str) -> u64,
+    /// Placement state the chunks find, by round (round 1 first).
+    states: &'a [&'a str],
+    ran: Vec<(u32, Chunk, Duration)>,
+}
+
+impl rounds::Runner for FakeRunner<'_> {
+    fn coverage(&self) -> &Coverage {
+        &self.cov
+    }
+    fn run(
+        &mut self,
+        round: u32,
+        chunk: Chunk,
+        _want: &str,
+        wait_until: Instant,
+        _log: &mut dyn FnMut(&str),
+    ) -> Result<bool, Error> {
+        let waited = wait_until.saturating_duration_since(self.clock.now());
+        self.ran.push((round, chunk, waited));
+        self.clock
+            .sleep(Duration::from_secs((self.secs)(chunk.kind)));
+        let st = self.states[(round as usize - 1).min(self.states.len() - 1)];
+        self.cov.add(chunk, 1, &[(st.into(), "u".into())]);
+        Ok(true)
+    }
+}
+
+fn options(quick: bool, budget_s: u64) -> Options {
+    Options {
+        mpicc: "cc".into(),
+        mpirun: "run".into(),
+        mpirun_args: Vec::new(),
+        no_bind: false,
+        library: None,
+        out: "out".into(),
+        quick,
+        kinds: KINDS.to_vec(),
+        budget: Duration::from_secs(budget_s),
+        max_wait: Duration::ZERO,
+        max_busy: 5.0,
+        split_ns: vec![95.0],
+        states: vec!["near", "far"],
+        chunk_timeout: Duration::from_secs(60),
+        resume: false,
+        rounds: None,
+    }
+}
+
+/// Runs the rounds of `chunks` with a fake clock from `now`, a budget of
+/// `o.budget` from `t0` and waiting until `t0 + wait` at most; returns
+/// how they stopped, what ran, the final time and the log.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn fake_rounds(
+    o: &Options,
+    t0: Instant,
+    now: Instant,
+    wait: Duration,
+    chunks: &[Chunk],
+    wanted: &[&str],
+    secs: fn(&str) -> u64,
+    states: &[&str],
+) -> (
+    Option<rounds::BudgetStop>,
+    Vec<(u32, Chunk, Duration)>,
+    Instant,
+    Vec<String>,
+) {
+    let clock = FakeClock(std::cell::Cell::new(now));
+    let mut r = FakeRunner {
+        clock: &clock,
+        cov: Coverage::default(),
+        secs,
+        states,
+        ran: Vec::new(),
+    };
+    let mut budget = rounds::Budget::new(t0, o.budget, t0 + wait);
+    let mut lines = Vec::new();
+    let stop = rounds::rounds(o, &mut r, &clock, &mut budget, chunks, wanted, &mut |l| {
+        lines.push(l.to_string())
+    })
+    .unwrap();
+    (stop, r.ran, clock.0.get(), lines)
+}
+
+/// The deadline counts from the campaign's start, 30 s before its first
+/// chunk (the build): chunks of 4 s (pingpong) and 10 s (the others) in
+/// a 60 s budget. pingpong at 30 s (no estimate yet: runs), hvpp-paper at
+/// 34 s (estimate 4 s, any kind's longest), hvpp-posted at 44 s
+/// (estimate 10 s: ends at 54), hvpp-unexpected at 54 s would end at 64:
+/// the campaign stops there, two of five chunks skipped, both never run.
+#[test]
+fn budget_is_a_deadline_from_the_campaign_start() {
+    let t0 = Instant::now();
+    let o = options(true, 60);
+    let (stop, ran, end, lines) = fake_rounds(
+        &o,
+        t0,
+        t0 + Duration::from_secs(30),
+        Duration::from_secs(3600),
+        &plan(&KINDS, true),
+        &["all"],
+        |k| if k == "pingpong" { 4 } else { 10 },
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
+    let kinds: Vec<&str> = ran.iter().map(|(_, c, _)| c.kind).collect();
+    assert_eq!(kinds, ["pingpong", "hvpp-paper", "hvpp-posted"]);
+    assert_eq!(end, t0 + Duration::from_secs(54));
+    assert_eq!(stop.next.kind, "hvpp-unexpected");
+    assert_eq!(stop.estimate, Duration::from_secs(10));
+    assert_eq!(stop.elapsed, Duration::from_secs(54));
+    assert_eq!((stop.skipped, stop.never_run, stop.planned), (2, 2, 5));
+    // The wait for a quiet machine ends when the chunk would no longer
+    // fit: hvpp-posted at 44 s may wait until 60 - 10 = 50 s.
+    assert_eq!(ran[2].2, Duration::from_secs(6));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("stopped on the time budget (60 s, 54 s spent): the next chunk (hvpp-unexpected 0/1) was expected to take 10 s; 2 of 5 chunks still lack rows and were skipped (2 not run at all)"),
+        "{}",
+        lines[0]
+    );
+}
+
+/// The first chunk runs even past the deadline (no estimate, no rows
+/// otherwise); the next one does not.
+#[test]
+fn first_chunk_always_runs() {
+    let t0 = Instant::now();
+    let (stop, ran, _, _) = fake_rounds(
+        &options(true, 60),
+        t0,
+        t0 + Duration::from_secs(90),
+        Duration::ZERO,
+        &plan(&["pingpong", "msgrate"], true),
+        &["all"],
+        |_| 1,
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
+    assert_eq!(ran.len(), 1);
+    assert_eq!((stop.skipped, stop.never_run), (1, 1));
+}
+
+/// Rounds that look for placement states: the estimate of a kind is
+/// its own longest chunk, the pause between rounds without progress
+/// never passes the deadline, and a campaign that covers everything in
+/// time ends without a budget stop.
+#[test]
+fn rounds_stop_by_the_deadline_or_when_covered() {
+    let t0 = Instant::now();
+    let o = options(false, 100);
+    let chunks = [Chunk {
+        kind: "msgrate",
+        index: 0,
+        of: 4,
+    }];
+    // Every round finds `near`: `far` is never covered.
+    let wanted = ["near", "far"];
+    let (stop, ran, end, _) = fake_rounds(
+        &o,
+        t0,
+        t0,
+        Duration::ZERO,
+        &chunks,
+        &wanted,
+        |_| 30,
+        &["near"],
+    );
+    let stop = stop.expect("stopped on the budget");
+    // Runs at 0, 30 and 60 s; at 90 s a 30 s chunk would end at 120.
+    assert_eq!(ran.len(), 3);
+    assert_eq!(stop.elapsed, Duration::from_secs(90));
+    assert_eq!((stop.skipped, stop.never_run), (1, 0));
+    assert!(end <= t0 + o.budget);
+
+    // Round 1 finds `near`, round 2 `far`: covered, no stop.
+    let (stop, ran, _, _) = fake_rounds(
+        &o,
+        t0,
+        t0,
+        Duration::ZERO,
+        &chunks,
+        &wanted,
+        |_| 30,
+        &["near", "far"],
+    );
+    assert_eq!(stop, None);
+    assert_eq!(ran.len(), 2);
+
+    // Per kind: a short kind's estimate is its own, not the longest.
+    let mut b = rounds::Budget::new(t0, Duration::from_secs(10), t0 + Duration::from_secs(5));
+    let pp = Chunk {
+        kind: "pingpong",
+        index: 0,
+        of: 12,
+    };
+    b.record(chunks[0], Duration::from_secs(9));
+    assert_eq!(b.estimate(pp), Some(Duration::from_secs(9)));
+    b.record(pp, Duration::from_secs(2));
+    assert_eq!(b.estimate(pp), Some(Duration::from_secs(2)));
+    assert!(b.fits(pp, t0 + Duration::from_secs(8)));
+    assert!(!b.fits(chunks[0], t0 + Duration::from_secs(8)));
+    // Waiting ends at --max-wait (5 s) or when the chunk would no
+    // longer fit (10 - 9 s), whichever is first.
+    assert_eq!(b.wait_until(pp, t0), t0 + Duration::from_secs(5));
+    assert_eq!(b.wait_until(chunks[0], t0), t0 + Duration::from_secs(1));
+}
+
+/// `/proc/<pid>/stat` lines whatever the command's name holds; a
+/// command's tree is its group and every descendant, also one in a
+/// session of its own (MPICH's proxies and ranks); a command started by
+/// the campaign leads a group of its own.
+#[test]
+fn process_groups_and_trees() {
+    let s = "4242 (sh (x) y) S 17 4243 4244 0 -1 4194560";
+    let p = group::parse_stat(s).unwrap();
+    assert_eq!((p.pid, p.state, p.ppid, p.pgrp), (4242, 'S', 17, 4243));
+    assert_eq!(group::parse_stat("garbage"), None);
+    let st = |pid, ppid, pgrp| group::Stat {
+        pid,
+        state: 'S',
+        ppid,
+        pgrp,
+    };
+    // mpirun 10 leads group 10; its proxy 11 and the proxy's ranks 12,
+    // 13 have sessions of their own; 20 is someone else's.
+    let procs = [
+        st(1, 0, 1),
+        st(13, 11, 13),
+        st(10, 1, 10),
+        st(11, 10, 11),
+        st(12, 11, 12),
+        st(20, 1, 20),
+    ];
+    let mut t = group::tree(10, &procs);
+    t.sort();
+    assert_eq!(t, [10, 11, 12, 13]);
+    assert!(group::tree(99, &procs).is_empty());
+
+    let mut cmd = Command::new("sleep");
+    cmd.arg("5");
+    let mut g = group::Group::spawn(&mut cmd, "sleep 5").unwrap();
+    let pid = g.child().id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    assert_eq!(group::parse_stat(&stat).map(|p| p.pgrp), Some(pid as i32));
+    g.kill();
+    assert_eq!(g.try_wait().unwrap().map(|s| s.success()), Some(false));
 }
