@@ -60,10 +60,12 @@ use mpi_layer::{CommId, Op, OpStream, Origin, ProgramError, Rank, ReqId, Source,
 use sim_core::limits;
 use sim_core::time::Time;
 
-use crate::reader::{Span, TraceReader, ValueError, check_rank, check_rank_files};
+use crate::reader::{Span, TraceReader, check_rank, check_rank_files};
 use crate::text::{FilePool, Lines, PooledLines, file_error, parse_int};
 
 mod comms;
+mod error;
+pub use error::{DurationError, FieldError, NativeError};
 
 /// A native trace: one shared file or one file per rank.
 ///
@@ -200,130 +202,6 @@ impl OpStream for NativeStream {
 
 fn strip_comment(line: &str) -> &str {
     line.split_once('#').map_or(line, |(a, _)| a)
-}
-
-/// What is wrong with an operation line of a native trace; the reader
-/// adds the file and line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NativeError {
-    /// A line without an operation.
-    #[error("empty line")]
-    EmptyLine,
-    /// A field of operation `op`.
-    #[error("{op}: {error}")]
-    Op {
-        /// The operation's name.
-        op: String,
-        /// What is wrong.
-        error: FieldError,
-    },
-}
-
-/// What is wrong with the fields of an operation line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FieldError {
-    /// No such operation.
-    #[error("unknown operation")]
-    UnknownOp,
-    /// A `key=` given twice.
-    #[error("field `{0}` given twice")]
-    Twice(String),
-    /// A required `key=` absent.
-    #[error("missing field `{0}=`")]
-    Missing(String),
-    /// A field that is not `key=value`.
-    #[error("unexpected field `{0}` (fields are key=value)")]
-    Positional(String),
-    /// A `key=` the operation does not have.
-    #[error("unknown field `{0}`")]
-    Unknown(String),
-    /// A value that does not read as its type.
-    #[error(transparent)]
-    Value(#[from] ValueError),
-    /// A negative size.
-    #[error("{key} must not be negative, found `{value}`")]
-    Negative {
-        /// The field.
-        key: String,
-        /// The value found.
-        value: String,
-    },
-    /// A negative size in a list.
-    #[error("{key} must not hold negative sizes, found `{value}`")]
-    NegativeInList {
-        /// The field.
-        key: String,
-        /// The entry found.
-        value: String,
-    },
-    /// A size beyond netsim's limit (the limit's message).
-    #[error("{key}: {message}")]
-    Limit {
-        /// The field.
-        key: String,
-        /// `sim_core::limits`' message.
-        message: sim_core::limits::LimitError,
-    },
-    /// A rank outside `0..num_ranks`.
-    #[error("{key}={value} names no rank (the trace has ranks 0..{num_ranks})")]
-    NoRank {
-        /// The field.
-        key: String,
-        /// The rank found.
-        value: i64,
-        /// The trace's ranks.
-        num_ranks: u32,
-    },
-    /// Not exactly one duration.
-    #[error("expected one duration with a unit, e.g. `2.5us`")]
-    DurationCount,
-    /// A duration that does not read.
-    #[error(transparent)]
-    Duration(#[from] DurationError),
-    /// A duration beyond netsim's limit (the limit's message).
-    #[error("{0}")]
-    DurationLimit(sim_core::limits::LimitError),
-    /// A size field that must be at least one byte (an element size).
-    #[error("{0} must be at least 1 byte")]
-    ZeroBytes(String),
-    /// A flag list entry other than 0 or 1.
-    #[error("{key} holds 0 or 1 per dimension, found {value}")]
-    Flag {
-        /// The field.
-        key: String,
-        /// The entry found.
-        value: u8,
-    },
-    /// A tuple entry with the wrong number of numbers.
-    #[error("{key} holds {n} numbers separated by `:` per entry, found `{entry}`")]
-    Tuple {
-        /// The field.
-        key: String,
-        /// Numbers per entry.
-        n: usize,
-        /// The entry found.
-        entry: String,
-    },
-    /// `reorder=` other than 0 or 1.
-    #[error("reorder is 0 or 1, found `{0}`")]
-    Reorder(String),
-}
-
-/// A duration that does not read (see [`parse_duration`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DurationError {
-    /// No unit.
-    #[error("duration `{0}` needs a unit (ps, ns, us, ms, s)")]
-    NoUnit(String),
-    /// A unit other than ps, ns, us, ms, s.
-    #[error("unknown time unit `{0}` (ps, ns, us, ms, s)")]
-    UnknownUnit(String),
-    /// The number before the unit does not read.
-    #[error("duration `{0}` is not a number with a unit")]
-    NotANumber(String),
-    /// Below zero or beyond [`Time`].
-    #[error("duration `{0}` is negative or too large")]
-    OutOfRange(String),
 }
 
 /// Parses one operation line without its rank column (`isend dst=1 ...`)
@@ -874,92 +752,4 @@ pub fn format_op(op: &Op) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("2.5us"), Ok(Time::from_ns(2500)));
-        assert_eq!(parse_duration("7ps"), Ok(Time::from_ps(7)));
-        assert_eq!(parse_duration("1s"), Ok(Time::from_secs_f64(1.0)));
-        // Scientific notation, as TRACE-FORMAT.md documents it.
-        assert_eq!(parse_duration("1e-3s"), Ok(Time::from_ms(1)));
-        assert_eq!(parse_duration("2.5E+3ns"), Ok(Time::from_ns(2500)));
-        assert_eq!(parse_duration("4e2us"), Ok(Time::from_us(400)));
-        assert!(
-            parse_duration("1es")
-                .unwrap_err()
-                .to_string()
-                .contains("unknown time unit `es`")
-        );
-        assert!(
-            parse_duration("3")
-                .unwrap_err()
-                .to_string()
-                .contains("needs a unit")
-        );
-        assert!(
-            parse_duration("3h")
-                .unwrap_err()
-                .to_string()
-                .contains("unknown time unit")
-        );
-        assert!(parse_duration("-1us").is_err());
-    }
-
-    #[test]
-    fn reducescatter_element_size() {
-        let rs = |line| match parse_op(line, 2) {
-            Ok(Op::ReduceScatter { elem_bytes, .. }) => Ok(elem_bytes),
-            Ok(op) => Err(format!("not a reducescatter: {op:?}")),
-            Err(e) => Err(e.to_string()),
-        };
-        assert_eq!(rs("reducescatter counts=8,8"), Ok(mpi_layer::ELEMENT_BYTES));
-        assert_eq!(rs("reducescatter counts=8,8 elem=1"), Ok(1));
-        assert!(
-            rs("reducescatter counts=8,8 elem=0")
-                .unwrap_err()
-                .contains("elem must be at least 1 byte")
-        );
-    }
-
-    #[test]
-    fn field_errors() {
-        assert!(
-            parse_op("send dst=1 tag=0", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("missing field `bytes=`")
-        );
-        assert!(
-            parse_op("send dst=9 tag=0 bytes=1", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("dst=9 names no rank")
-        );
-        assert!(
-            parse_op("send dst=1 tag=0 bytes=-1", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("must not be negative")
-        );
-        assert!(
-            parse_op("send dst=1 tag=0 bytes=1 colour=2", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("unknown field `colour`")
-        );
-        assert!(
-            parse_op("send dst=1 dst=2 tag=0 bytes=1", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("given twice")
-        );
-        assert!(
-            parse_op("jump", 4)
-                .unwrap_err()
-                .to_string()
-                .contains("unknown operation")
-        );
-    }
-}
+mod tests;
