@@ -332,6 +332,7 @@ impl Scenario {
             .as_ref()
             .map(|p| p.notes.clone())
             .unwrap_or_default();
+        let on_platform = platform.is_some();
         let machine = self.machine.build(
             file,
             &self.base_dir,
@@ -340,6 +341,9 @@ impl Scenario {
         )?;
         let machine = self.forwarding_tables(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
+        if on_platform {
+            one_rank_per_platform_host(file, &machine, &placement, ranks)?;
+        }
         // A platform without a route between two hosts the ranks sit on
         // (SimGrid fails when they communicate; netsim before the run).
         if let Fabric::Links(m) = &machine.fabric {
@@ -639,6 +643,34 @@ struct Ready {
     /// The platform's speed profiles by node (empty: none).
     speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
     changes: Changes,
+}
+
+/// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
+/// their messages over a loopback link (a cluster's `loopback_bw` and
+/// `loopback_lat`, else `network/loopback-bw`, 10 GBps, and
+/// `network/loopback-lat`, 0: `NetworkModel`'s `__loopback__` link in
+/// SimGrid 3.32's `network_interface.cpp`), which netsim's transports do
+/// not model; netsim would move them through node memory instead, a
+/// different answer given silently.
+fn one_rank_per_platform_host(
+    file: &ScenarioFile,
+    machine: &BuiltMachine,
+    placement: &topology::Placement,
+    ranks: u32,
+) -> Result<(), ScenarioError> {
+    let mut on: Vec<(topology::NodeId, u32)> = (0..ranks).map(|r| (placement.node(r), r)).collect();
+    on.sort_unstable();
+    if let Some(w) = on.windows(2).find(|w| w[0].0 == w[1].0) {
+        let ((node, a), b) = (w[0], w[1].1);
+        let host = match &machine.fabric {
+            Fabric::Links(m) => m.vertices()[node.0 as usize].name.clone(),
+            Fabric::Ideal { .. } => format!("{}", node.0),
+        };
+        return Err(file.plain(format!(
+            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over a loopback link (the cluster's loopback_bw/loopback_lat, else network/loopback-bw, 10 GBps, and network/loopback-lat, 0), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
+        )));
+    }
+    Ok(())
 }
 
 /// A platform's profile changes that netsim does not model
