@@ -18,8 +18,8 @@
 //!     [`crate::Machine::share_capacity`], flow model only). A backbone
 //!     or `limiter_link` that cannot limit adds its latency (split over
 //!     a route's two cables); one that could is a resource of per-pair
-//!     routes. `loopback_*` (messages within a host go through the MPI
-//!     layer's node memory): noted.
+//!     routes. `loopback_*` (only ranks on one host would take it, and
+//!     a platform takes one rank per host): noted.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
