@@ -80,9 +80,8 @@ pub const NIC_RATE: u64 = 1_000_000_000_000_000;
 
 /// Why a platform needs two hosts: netsim places one rank per host of a
 /// platform, since SimGrid moves the messages between ranks on one host
-/// over a loopback link (a cluster's `loopback_bw`/`loopback_lat`, else
-/// `network/loopback-bw` 10 GBps and `network/loopback-lat` 0), which
-/// netsim's transports do not model.
+/// over the host's route to itself (a loopback link, or up and down the
+/// host's links), which netsim's transports do not model.
 pub(crate) const AT_LEAST_TWO_HOSTS: &str = "netsim needs at least 2, one rank per host (SimGrid moves the messages of ranks on one host over its loopback link, which netsim does not model): give each rank a host of its own";
 
 /// An imported platform.

@@ -552,12 +552,15 @@ fn bad_platform_no_route_between_the_ranks_hosts() {
 }
 
 /// Two ranks on one host of a platform are refused, not moved at no
-/// cost: SimGrid 3.32 sends their messages over a loopback link (here
-/// the network model's `__loopback__`, 10^10 B/s, no latency, FATPIPE),
-/// so this ping-pong of 1e6 B takes 2 x (1e6 + 16) B / 10^10 B/s =
-/// 0.000200003200 s there (`smpirun -replay` on three_multicore_hosts.xml
-/// with both ranks on PM0 gave that to the picosecond), and 0 through
-/// netsim's node memory. One rank per host replays.
+/// cost: SimGrid 3.32 sends their messages over the host's route to
+/// itself. In a Full zone that is the network model's `__loopback__`
+/// (10^10 B/s, no latency, FATPIPE), so a ping-pong of 1e6 B takes
+/// 2 x (1e6 + 16) B / 10^10 B/s = 0.000200003200 s (`smpirun -replay` on
+/// three_multicore_hosts.xml with both ranks on PM0 gave that to the
+/// picosecond); in this flat cluster without `loopback_bw` it is up and
+/// down h0's private link and the backbone (`StarZone::get_local_route`,
+/// read, not run). netsim's node memory gave 0. One rank per host
+/// replays.
 #[test]
 fn two_ranks_on_one_platform_host_are_refused() {
     let d = dir("onehost");

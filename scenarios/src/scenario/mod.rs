@@ -646,12 +646,14 @@ struct Ready {
 }
 
 /// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
-/// their messages over a loopback link (a cluster's `loopback_bw` and
-/// `loopback_lat`, else `network/loopback-bw`, 10 GBps, and
-/// `network/loopback-lat`, 0: `NetworkModel`'s `__loopback__` link in
-/// SimGrid 3.32's `network_interface.cpp`), which netsim's transports do
-/// not model; netsim would move them through node memory instead, a
-/// different answer given silently.
+/// their messages over the host's route to itself (a cluster's
+/// `loopback_bw`/`loopback_lat` link; in a Full, Floyd or Dijkstra zone
+/// the network model's `__loopback__`, `network/loopback-bw` 10 GBps and
+/// `network/loopback-lat` 0, SimGrid 3.32's `NetworkCm02Model`
+/// constructor and `FullZone::do_seal`; in a flat cluster without one,
+/// up and down the host's own links, `StarZone::get_local_route`), which
+/// netsim's transports do not model; netsim would move them through node
+/// memory instead, a different answer given silently.
 fn one_rank_per_platform_host(
     file: &ScenarioFile,
     machine: &BuiltMachine,
@@ -667,7 +669,7 @@ fn one_rank_per_platform_host(
             Fabric::Ideal { .. } => format!("{}", node.0),
         };
         return Err(file.plain(format!(
-            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over a loopback link (the cluster's loopback_bw/loopback_lat, else network/loopback-bw, 10 GBps, and network/loopback-lat, 0), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
+            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself (a cluster's loopback_bw/loopback_lat link; in a Full, Floyd or Dijkstra zone network/loopback-bw, 10 GBps, and network/loopback-lat, 0; in a cluster without loopback, up and down the host's links), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
         )));
     }
     Ok(())
