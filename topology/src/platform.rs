@@ -18,8 +18,8 @@
 //!     [`crate::Machine::share_capacity`], flow model only). A backbone
 //!     or `limiter_link` that cannot limit adds its latency (split over
 //!     a route's two cables); one that could is a resource of per-pair
-//!     routes. `loopback_*` (messages within a host go through the MPI
-//!     layer's node memory): noted.
+//!     routes. `loopback_*` (only ranks on one host would take it, and
+//!     a platform takes one rank per host): noted.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
@@ -77,6 +77,12 @@ use std::sync::Arc;
 /// practice (SimGrid's torus host is its own router: no such cable; the
 /// same value as `bench/peers/peers.py`'s `NIC_BW`).
 pub const NIC_RATE: u64 = 1_000_000_000_000_000;
+
+/// Why a platform needs two hosts: netsim places one rank per host of a
+/// platform, since SimGrid moves the messages between ranks on one host
+/// over the host's route to itself (a loopback link, or up and down the
+/// host's links), which netsim's transports do not model.
+pub(crate) const AT_LEAST_TWO_HOSTS: &str = "netsim needs at least 2, one rank per host (SimGrid moves the messages of ranks on one host over its loopback link, which netsim does not model): give each rank a host of its own";
 
 /// An imported platform.
 #[derive(Clone, Debug)]

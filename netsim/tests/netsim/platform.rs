@@ -1,7 +1,7 @@
 //! `netsim replay --platform` (SimGrid platform XML) and
 //! `--machine-file`: replays with answers computed by hand the way
 //! SimGrid's CM02 model computes them, and the platform's bad inputs
-//! (rows 55-60, 87 and 88 of docs/BAD-INPUT.md).
+//! (rows 55-60, 87, 88 and 92 of docs/BAD-INPUT.md).
 //!
 //! SimGrid's settings the answers assume (those of
 //! `bench/peers/peers.py`): `network/model:CM02`,
@@ -544,6 +544,42 @@ fn bad_platform_no_route_between_the_ranks_hosts() {
         ),
         "the platform has no route from host `a` to host `b`",
     );
+}
+
+/// Two ranks on one host of a platform are refused, not moved at no
+/// cost: SimGrid 3.32 sends their messages over the host's route to
+/// itself. In a Full zone that is the network model's `__loopback__`
+/// (10^10 B/s, no latency, FATPIPE), so a ping-pong of 1e6 B takes
+/// 2 x (1e6 + 16) B / 10^10 B/s = 0.000200003200 s (`smpirun -replay` on
+/// three_multicore_hosts.xml with both ranks on PM0 gave that to the
+/// picosecond); in this flat cluster without `loopback_bw` it is up and
+/// down h0's private link and the backbone (`StarZone::get_local_route`,
+/// read, not run). netsim's node memory gave 0. One rank per host
+/// replays.
+#[test]
+fn two_ranks_on_one_platform_host_are_refused() {
+    let d = dir("onehost");
+    let two_cores = FLAT_CLUSTER.replace("speed=\"1Gf\"", "speed=\"1Gf\" core=\"2\"");
+    std::fs::write(d.join("c.xml"), two_cores).unwrap();
+    std::fs::write(
+        d.join("t.ti"),
+        "0 send 1 0 1e6\n0 recv 1 1 1e6\n1 recv 0 0 1e6\n1 send 0 1 1e6\n",
+    )
+    .unwrap();
+    let args = ["replay", "t.ti", "--platform", "c.xml", "--quiet"];
+    let o = netsim(&d, &[&args[..], &["--ppn", "2"]].concat());
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ranks 0 and 1 are both placed on host `h0` of the SimGrid platform")
+            && err.contains("loopback")
+            && err.contains("--ppn 1"),
+        "{err}"
+    );
+    // One rank per host: 2 x (100 us + (1e6 + 16) B / 125 MB/s + 500 us).
+    let ps = makespan_ps(&d, &[&args[..], &["--json"]].concat());
+    let _ = std::fs::remove_dir_all(&d);
+    assert_eq!(ps, 2 * (100_000_000 + 8_000_128_000 + 500_000_000));
 }
 
 /// A Full zone whose routes from `a` start with different links (not a

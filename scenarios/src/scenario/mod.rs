@@ -331,6 +331,7 @@ impl Scenario {
             .as_ref()
             .map(|p| p.notes.clone())
             .unwrap_or_default();
+        let on_platform = platform.is_some();
         let machine = self.machine.build(
             file,
             &self.base_dir,
@@ -339,6 +340,9 @@ impl Scenario {
         )?;
         let machine = self.forwarding_tables(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
+        if on_platform {
+            one_rank_per_platform_host(file, &machine, &placement, ranks)?;
+        }
         // A platform without a route between two hosts the ranks sit on
         // (SimGrid fails when they communicate; netsim before the run).
         if let Fabric::Links(m) = &machine.fabric {
@@ -641,6 +645,36 @@ struct Ready {
     /// The platform's speed profiles by node (empty: none).
     speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
     changes: Changes,
+}
+
+/// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
+/// their messages over the host's route to itself (a cluster's
+/// `loopback_bw`/`loopback_lat` link; in a Full, Floyd or Dijkstra zone
+/// the network model's `__loopback__`, `network/loopback-bw` 10 GBps and
+/// `network/loopback-lat` 0, SimGrid 3.32's `NetworkCm02Model`
+/// constructor and `FullZone::do_seal`; in a flat cluster without one,
+/// up and down the host's own links, `StarZone::get_local_route`), which
+/// netsim's transports do not model; netsim would move them through node
+/// memory instead, a different answer given silently.
+fn one_rank_per_platform_host(
+    file: &ScenarioFile,
+    machine: &BuiltMachine,
+    placement: &topology::Placement,
+    ranks: u32,
+) -> Result<(), ScenarioError> {
+    let mut on: Vec<(topology::NodeId, u32)> = (0..ranks).map(|r| (placement.node(r), r)).collect();
+    on.sort_unstable();
+    if let Some(w) = on.windows(2).find(|w| w[0].0 == w[1].0) {
+        let ((node, a), b) = (w[0], w[1].1);
+        let host = match &machine.fabric {
+            Fabric::Links(m) => m.vertices()[node.0 as usize].name.clone(),
+            Fabric::Ideal { .. } => format!("{}", node.0),
+        };
+        return Err(file.plain(format!(
+            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself (a cluster's loopback_bw/loopback_lat link; in a Full, Floyd or Dijkstra zone network/loopback-bw, 10 GBps, and network/loopback-lat, 0; in a cluster without loopback, up and down the host's links), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
+        )));
+    }
+    Ok(())
 }
 
 /// A platform's profile changes that netsim does not model

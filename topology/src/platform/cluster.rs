@@ -138,10 +138,12 @@ impl<'i> Cx<'_, 'i> {
         })
     }
 
-    /// Notes a cluster's loopback, which netsim does not use.
+    /// Notes a cluster's loopback, which only messages between ranks on
+    /// one host would take, and netsim places one rank per host of a
+    /// platform.
     pub(super) fn note_loopback(&self, c: Node) {
         if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
-            self.note(c, "<cluster loopback_bw/loopback_lat>: messages within a host move through netsim's node memory model, not a loopback link".into());
+            self.note(c, "<cluster loopback_bw/loopback_lat>: only messages between ranks on one host take it, and netsim places one rank per host of a platform".into());
         }
     }
 

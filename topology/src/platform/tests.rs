@@ -209,6 +209,38 @@ fn what_does_not_map_is_an_error_at_its_line() {
     assert!(e.contains("MAX_ROUTERS"), "{e}");
 }
 
+/// A platform of one host (SimGrid's multicore_machine.xml) and a
+/// flattened one of one host: both refused, saying why (SimGrid would
+/// move the ranks' messages over its loopback link) and what to change;
+/// two hosts are accepted.
+#[test]
+fn one_host_is_refused_naming_simgrids_loopback() {
+    let e = error(
+        r#"<zone id="AS0" routing="Full"><host id="Tremblay" speed="98.095Mf" core="6"/></zone>"#,
+    );
+    assert!(
+        e.starts_with("p.xml:4: ") && e.contains(" has 1 hosts;"),
+        "{e}"
+    );
+    assert!(
+        e.contains("loopback link") && e.contains("a host of its own"),
+        "{e}"
+    );
+    let e = error(
+        r#"<zone id="w" routing="Floyd"><zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone></zone>"#,
+    );
+    assert!(
+        e.contains("the platform has 1 hosts;") && e.contains("loopback link"),
+        "{e}"
+    );
+    assert_eq!(
+        import(r#"<zone id="AS0" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps" latency="1us"/><route src="a" dst="b"><link_ctn id="l"/></route></zone>"#)
+            .host_speeds
+            .len(),
+        2
+    );
+}
+
 /// A small platform in which the element marked `@` is the one under
 /// test (see `dtd-3.32.txt`).
 fn context(name: &str, element: &str) -> String {

@@ -124,7 +124,11 @@ impl<'i> Cx<'_, 'i> {
         if b.hosts() < 2 {
             return Err(self.err(
                 z,
-                format!("<zone> has {} hosts; netsim needs at least 2", b.hosts()),
+                format!(
+                    "<zone> has {} hosts; {}",
+                    b.hosts(),
+                    crate::platform::AT_LEAST_TWO_HOSTS
+                ),
             ));
         }
         let routers = (vref.len() as u64 - b.hosts() as u64).max(1);

@@ -15,7 +15,10 @@ impl<'i> Cx<'_, 'i> {
         if n < 2 {
             return Err(self.err(
                 body,
-                format!("the platform has {n} hosts; netsim needs at least 2"),
+                format!(
+                    "the platform has {n} hosts; {}",
+                    crate::platform::AT_LEAST_TWO_HOSTS
+                ),
             ));
         }
         limits::check_nodes(n as u64).map_err(|m| self.err(body, m.to_string()))?;
