@@ -1,6 +1,7 @@
 //! Unit tests of the call mapping.
 
 use super::*;
+use mpi_layer::TagSel;
 
 const BYTE: Datatype = Datatype(0);
 fn n(count: i64) -> Count {
