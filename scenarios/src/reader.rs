@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use mpi_layer::{OpStream, ProgramError};
 
+pub use crate::text::ValueError;
 use crate::text::{Lines, file_error};
 
 /// A rank's program from any reader.
@@ -72,47 +73,6 @@ impl Span {
         }
         s.end = lines.next_offset();
     }
-}
-
-/// A value of a trace line that does not read as what it should be; the
-/// reader adds the file and line. `what` names the field.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ValueError {
-    /// Not a decimal integer of the field's type.
-    #[error("{what} must be an integer in range, found `{token}`")]
-    NotAnInteger {
-        /// The field.
-        what: String,
-        /// The text found.
-        token: String,
-    },
-    /// Not a number.
-    #[error("{what} must be a number, found `{token}`")]
-    NotANumber {
-        /// The field.
-        what: String,
-        /// The text found.
-        token: String,
-    },
-    /// An infinity or NaN.
-    #[error("{what} must be finite, found `{token}`")]
-    NotFinite {
-        /// The field.
-        what: String,
-        /// The text found.
-        token: String,
-    },
-    /// Below zero.
-    #[error("{what} must not be negative, found `{token}`")]
-    Negative {
-        /// The field.
-        what: String,
-        /// The text found.
-        token: String,
-    },
-    /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
-    #[error("{0}")]
-    RankLimit(sim_core::limits::LimitError),
 }
 
 /// Refuses a rank beyond [`MAX_TRACE_RANKS`].

@@ -11,8 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use mpi_layer::{Origin, ProgramError};
 
-use crate::reader::ValueError;
-
 /// An error at `source:line`.
 pub(crate) fn error_at(source: &Arc<str>, line: u64, message: impl Display) -> ProgramError {
     ProgramError {
@@ -367,6 +365,47 @@ impl std::io::Read for PooledReader {
         self.pos += n;
         Ok(n)
     }
+}
+
+/// A value of a trace line that does not read as what it should be; the
+/// reader adds the file and line. `what` names the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// Not a decimal integer of the field's type.
+    #[error("{what} must be an integer in range, found `{token}`")]
+    NotAnInteger {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// Not a number.
+    #[error("{what} must be a number, found `{token}`")]
+    NotANumber {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// An infinity or NaN.
+    #[error("{what} must be finite, found `{token}`")]
+    NotFinite {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// Below zero.
+    #[error("{what} must not be negative, found `{token}`")]
+    Negative {
+        /// The field.
+        what: String,
+        /// The text found.
+        token: String,
+    },
+    /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
+    #[error("{0}")]
+    RankLimit(sim_core::limits::LimitError),
 }
 
 /// Parses a decimal integer of type `T`, naming `what` on failure.
