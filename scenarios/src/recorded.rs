@@ -34,7 +34,7 @@
 //!   `Cart_create`, `Cart_sub`, `Graph_create` -> the topology
 //!   constructors (never reordered). A new handle of `MPI_COMM_NULL` or
 //!   `MPI_GROUP_NULL` names nothing; `MPI_GROUP_EMPTY` is
-//!   [`GroupId::EMPTY`]. Intercommunicator calls are errors naming the
+//!   [`GroupId::EMPTY`](mpi_layer::GroupId::EMPTY). Intercommunicator calls are errors naming the
 //!   call. See [`comms`](self) and `docs/DUMPI-COVERAGE.md`.
 //! - Derived datatypes record their sizes (the sum over their blocks of
 //!   count times the block type's size); a message of a type of unknown

@@ -403,7 +403,7 @@ pub enum ValueError {
         /// The text found.
         token: String,
     },
-    /// A rank beyond [`MAX_TRACE_RANKS`] (`sim_core::limits`' message).
+    /// A rank beyond [`MAX_TRACE_RANKS`](crate::reader::MAX_TRACE_RANKS) (`sim_core::limits`' message).
     #[error("{0}")]
     RankLimit(sim_core::limits::LimitError),
 }

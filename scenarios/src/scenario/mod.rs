@@ -262,31 +262,9 @@ impl Scenario {
     /// the machine, the placement and the transport (or, for a synthetic
     /// workload, its whole run).
     fn prepare(&self, file: &ScenarioFile) -> Result<Prepared, ScenarioError> {
-        if let WorkloadSpec::Synthetic {
-            pattern,
-            load,
-            warmup_cycles,
-            measure_cycles,
-            drain_cycles,
-            hotspot_node,
-            hotspot_fraction,
-        } = self.workload
-        {
-            let p = crate::synthetic::SyntheticParams {
-                pattern,
-                load: match load {
-                    Load::Fraction(f) => f,
-                    Load::Saturation => 1.0,
-                },
-                warmup_cycles,
-                measure_cycles,
-                drain_cycles,
-                hotspot_node,
-                hotspot_fraction,
-                seed: self.seed,
-            };
+        if let Some((p, saturation)) = self.synthetic_params() {
             return self
-                .run_synthetic(file, &p, load == Load::Saturation)
+                .run_synthetic(file, &p, saturation)
                 .map(|o| Prepared::Done(Box::new(o)));
         }
         let params = self.mpi_params(file)?;
@@ -294,25 +272,7 @@ impl Scenario {
         let progs = self.programs(file, platform.as_ref().map(|p| p.host_speed))?;
         let ranks = progs.streams.len() as u32;
         if ranks == 0 {
-            // Name the file the ranks were to come from.
-            let from = match &self.workload {
-                WorkloadSpec::MessageList { file, .. } => Some(file),
-                WorkloadSpec::Trace { path, files, .. } => {
-                    path.as_ref().or(files.as_ref().and_then(|f| f.first()))
-                }
-                _ => None,
-            };
-            return Err(match from {
-                Some(p) => ScenarioError::Input {
-                    file: crate::shared::resolve(&self.base_dir, p)
-                        .unwrap_or_else(|_| p.clone())
-                        .display()
-                        .to_string(),
-                    line: None,
-                    message: "the workload read from this file has no ranks".into(),
-                },
-                None => file.err("workload", "", "has no ranks"),
-            });
+            return Err(self.no_ranks(file));
         }
         sim_core::limits::check_memory(
             &format!("the state of {ranks} ranks"),
@@ -343,19 +303,7 @@ impl Scenario {
         if on_platform {
             one_rank_per_platform_host(file, &machine, &placement, ranks)?;
         }
-        // A platform without a route between two hosts the ranks sit on
-        // (SimGrid fails when they communicate; netsim before the run).
-        if let Fabric::Links(m) = &machine.fabric {
-            let nodes: Vec<_> = (0..ranks).map(|r| placement.node(r)).collect();
-            if let Some((a, b)) = m.unrouted(&nodes) {
-                let name = |n: topology::NodeId| m.vertices()[n.0 as usize].name.clone();
-                return Err(file.plain(format!(
-                    "the platform has no route from host `{}` to host `{}`, on which ranks are placed: add a route (or a zoneRoute) between them, or place the ranks on hosts that have one",
-                    name(a),
-                    name(b)
-                )));
-            }
-        }
+        unrouted_pair(file, &machine, &placement, ranks)?;
         // A platform's hosts of different speeds: each TI rank computes
         // at its own host's.
         if let (Some(rs), Some(hs)) = (&progs.rank_speeds, &host_speeds) {
@@ -416,6 +364,60 @@ impl Scenario {
             speed_profiles,
             changes,
         })))
+    }
+
+    /// A synthetic workload's parameters and whether it searches for
+    /// saturation; `None` for every other workload.
+    fn synthetic_params(&self) -> Option<(crate::synthetic::SyntheticParams, bool)> {
+        let WorkloadSpec::Synthetic {
+            pattern,
+            load,
+            warmup_cycles,
+            measure_cycles,
+            drain_cycles,
+            hotspot_node,
+            hotspot_fraction,
+        } = self.workload
+        else {
+            return None;
+        };
+        let p = crate::synthetic::SyntheticParams {
+            pattern,
+            load: match load {
+                Load::Fraction(f) => f,
+                Load::Saturation => 1.0,
+            },
+            warmup_cycles,
+            measure_cycles,
+            drain_cycles,
+            hotspot_node,
+            hotspot_fraction,
+            seed: self.seed,
+        };
+        Some((p, load == Load::Saturation))
+    }
+
+    /// The error for a workload without ranks, naming the file the ranks
+    /// were to come from.
+    fn no_ranks(&self, file: &ScenarioFile) -> ScenarioError {
+        let from = match &self.workload {
+            WorkloadSpec::MessageList { file, .. } => Some(file),
+            WorkloadSpec::Trace { path, files, .. } => {
+                path.as_ref().or(files.as_ref().and_then(|f| f.first()))
+            }
+            _ => None,
+        };
+        match from {
+            Some(p) => ScenarioError::Input {
+                file: crate::shared::resolve(&self.base_dir, p)
+                    .unwrap_or_else(|_| p.clone())
+                    .display()
+                    .to_string(),
+                line: None,
+                message: "the workload read from this file has no ranks".into(),
+            },
+            None => file.err("workload", "", "has no ranks"),
+        }
     }
 
     /// The run's results (or its error) and the transport after it, as
@@ -645,6 +647,27 @@ struct Ready {
     /// The platform's speed profiles by node (empty: none).
     speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
     changes: Changes,
+}
+/// A platform without a route between two hosts the ranks sit on: SimGrid
+/// fails when they communicate; netsim says so before the run.
+fn unrouted_pair(
+    file: &ScenarioFile,
+    machine: &BuiltMachine,
+    placement: &topology::Placement,
+    ranks: u32,
+) -> Result<(), ScenarioError> {
+    if let Fabric::Links(m) = &machine.fabric {
+        let nodes: Vec<_> = (0..ranks).map(|r| placement.node(r)).collect();
+        if let Some((a, b)) = m.unrouted(&nodes) {
+            let name = |n: topology::NodeId| m.vertices()[n.0 as usize].name.clone();
+            return Err(file.plain(format!(
+                "the platform has no route from host `{}` to host `{}`, on which ranks are placed: add a route (or a zoneRoute) between them, or place the ranks on hosts that have one",
+                name(a),
+                name(b)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
