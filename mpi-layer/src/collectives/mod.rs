@@ -169,3 +169,29 @@ impl CollRun {
 
 #[cfg(test)]
 mod tests;
+
+/// The reductions the selectors' and plans' tests build, on
+/// `MPI_COMM_WORLD`.
+#[cfg(test)]
+pub(crate) mod test_ops {
+    use crate::op::{CommId, Op};
+
+    /// An allreduce of `bytes` per rank in elements of `elem_bytes`.
+    pub(crate) fn allreduce(bytes: u64, elem_bytes: u64) -> Op {
+        Op::Allreduce {
+            bytes,
+            elem_bytes,
+            comm: CommId::WORLD,
+        }
+    }
+
+    /// A reduce to `root` of `bytes` per rank in elements of `elem_bytes`.
+    pub(crate) fn reduce(root: u32, bytes: u64, elem_bytes: u64) -> Op {
+        Op::Reduce {
+            root,
+            bytes,
+            elem_bytes,
+            comm: CommId::WORLD,
+        }
+    }
+}

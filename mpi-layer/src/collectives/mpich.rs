@@ -226,6 +226,7 @@ mod tests {
     use crate::CommId;
     use CollAlg::*;
 
+    use crate::collectives::test_ops::{allreduce, reduce};
     const W: CommId = CommId::WORLD;
 
     fn pick(op: Op, p: u32) -> CollAlg {
@@ -255,17 +256,8 @@ mod tests {
 
     #[test]
     fn reductions_by_size_and_count() {
-        let ar = |bytes| Op::Allreduce {
-            elem_bytes: 8,
-            bytes,
-            comm: W,
-        };
-        let r = |bytes| Op::Reduce {
-            elem_bytes: 8,
-            root: 0,
-            bytes,
-            comm: W,
-        };
+        let ar = |bytes| allreduce(bytes, 8);
+        let r = |bytes| reduce(0, bytes, 8);
         // P = 12: pof2 = 8, so 8 doubles (64 B) is the first count that
         // is not below it.
         let cases = [
@@ -339,17 +331,8 @@ mod tests {
 
     #[test]
     fn count_is_elements_of_the_datatype() {
-        let ar = |bytes, elem_bytes| Op::Allreduce {
-            bytes,
-            elem_bytes,
-            comm: W,
-        };
-        let r = |bytes, elem_bytes| Op::Reduce {
-            root: 0,
-            bytes,
-            elem_bytes,
-            comm: W,
-        };
+        let ar = allreduce;
+        let r = |bytes, elem_bytes| reduce(0, bytes, elem_bytes);
         // P = 12, pof2 = 8. 32 B: 4 doubles < 8, 8 ints = 8, 32 chars.
         assert_eq!(pick(ar(32, 8), 12), AllreduceRecursiveDoubling);
         assert_eq!(pick(ar(32, 4), 12), AllreduceRabenseifner);

@@ -612,6 +612,7 @@ mod tests {
     use crate::CommId;
     use CollAlg::*;
 
+    use crate::collectives::test_ops::{allreduce, reduce};
     const W: CommId = CommId::WORLD;
 
     #[test]
@@ -655,17 +656,8 @@ mod tests {
 
     #[test]
     fn count_is_elements_of_the_datatype() {
-        let ar = |bytes, elem_bytes| Op::Allreduce {
-            bytes,
-            elem_bytes,
-            comm: W,
-        };
-        let r = |bytes, elem_bytes| Op::Reduce {
-            root: 0,
-            bytes,
-            elem_bytes,
-            comm: W,
-        };
+        let ar = allreduce;
+        let r = |bytes, elem_bytes| reduce(0, bytes, elem_bytes);
         // P = 3: below 8 B the allreduce table's cell is 4 (ring), whose
         // `count < size` switch runs recursive doubling: 4 B is 0 doubles
         // and 1 int (< 3), 2 shorts (< 3) and 4 chars (ring).
@@ -683,22 +675,13 @@ mod tests {
 
     #[test]
     fn cells_read_off_the_source() {
-        let ar = |bytes| Op::Allreduce {
-            elem_bytes: 8,
-            bytes,
-            comm: W,
-        };
+        let ar = |bytes| allreduce(bytes, 8);
         let b = |bytes| Op::Bcast {
             root: 0,
             bytes,
             comm: W,
         };
-        let r = |bytes| Op::Reduce {
-            elem_bytes: 8,
-            root: 0,
-            bytes,
-            comm: W,
-        };
+        let r = |bytes| reduce(0, bytes, 8);
         let t = |bytes| Op::Alltoall { bytes, comm: W };
         let ag = |bytes| Op::Allgather { bytes, comm: W };
         let cases = [

@@ -189,11 +189,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     };
     let a2a = |bytes| Op::Alltoall { bytes, comm: w };
     let ag = |bytes| Op::Allgather { bytes, comm: w };
-    let ar = |bytes| Op::Allreduce {
-        elem_bytes: 8,
-        bytes,
-        comm: w,
-    };
+    let ar = |bytes| test_ops::allreduce(bytes, 8);
     // (alg, op, P, messages, bytes), counted by hand:
     let cases = [
         // Linear barrier: P - 1 reports and P - 1 answers.
@@ -233,12 +229,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         (AllgatherBruck, ag(1), 4, 8, 12),
     ];
     let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
-    let red = |root, bytes| Op::Reduce {
-        elem_bytes: 8,
-        root,
-        bytes,
-        comm: w,
-    };
+    let red = |root, bytes| test_ops::reduce(root, bytes, 8);
     let bc = |bytes| Op::Bcast {
         root: 0,
         bytes,
