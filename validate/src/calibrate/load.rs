@@ -81,17 +81,22 @@ pub struct ProcTicks {
     pub ppid: i32,
     /// utime + stime + cutime + cstime [clock ticks].
     pub ticks: u64,
+    /// Ended, not yet waited for by its parent.
+    pub zombie: bool,
 }
 
 /// Reads the pid, the parent's pid and the ticks of a `/proc/<pid>/stat`.
 pub fn parse_proc_ticks(text: &str) -> Option<ProcTicks> {
     let pid = text.split_whitespace().next()?.parse().ok()?;
     let rest = &text[text.rfind(')')? + 1..];
-    let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+    let mut f = rest.split_whitespace();
+    let zombie = f.next()? == "Z";
+    let ppid = f.next()?.parse().ok()?;
     Some(ProcTicks {
         pid,
         ppid,
         ticks: parse_tree_ticks(text)?,
+        zombie,
     })
 }
 
@@ -103,21 +108,26 @@ pub fn parse_proc_ticks(text: &str) -> Option<ProcTicks> {
 /// the tree (MPICH's proxy waits for its ranks, `mpirun` for its proxy,
 /// netsim for `mpirun`).
 pub fn tree_ticks(root: i32, procs: &[ProcTicks]) -> u64 {
-    let mut tree = vec![root];
-    let mut sum = 0;
+    tree_of(root, procs).iter().map(|p| p.ticks).sum()
+}
+
+/// `root` and its descendants in `procs`.
+fn tree_of(root: i32, procs: &[ProcTicks]) -> Vec<ProcTicks> {
+    let mut pids = vec![root];
+    let mut tree = Vec::new();
     let mut i = 0;
-    while i < tree.len() {
-        let pid = tree[i];
+    while i < pids.len() {
+        let pid = pids[i];
         for p in procs {
             if p.pid == pid {
-                sum += p.ticks;
-            } else if p.ppid == pid && !tree.contains(&p.pid) {
-                tree.push(p.pid);
+                tree.push(*p);
+            } else if p.ppid == pid && !pids.contains(&p.pid) {
+                pids.push(p.pid);
             }
         }
         i += 1;
     }
-    sum
+    tree
 }
 
 /// Every process's [`ProcTicks`], zombies included.
@@ -162,6 +172,11 @@ impl Snapshot {
     /// Reads `/proc/stat`, `/proc/self/stat` and the stat of every
     /// descendant of this process (the chunk's launcher and ranks).
     pub fn take() -> Result<Snapshot, Error> {
+        Ok(Snapshot::take_tree()?.0)
+    }
+
+    /// [`Snapshot::take`], and the processes of the tree.
+    fn take_tree() -> Result<(Snapshot, Vec<ProcTicks>), Error> {
         let stat = std::fs::read_to_string("/proc/stat")
             .map_err(|e| Error::Input(format!("/proc/stat: {e} (the quiet check needs Linux)")))?;
         let own = std::fs::read_to_string("/proc/self/stat")
@@ -171,11 +186,13 @@ impl Snapshot {
         let mut procs = scan_procs();
         procs.retain(|p| p.pid != own.pid);
         procs.push(own);
-        Ok(Snapshot {
+        let tree = tree_of(own.pid, &procs);
+        let snap = Snapshot {
             machine: parse_proc_stat(&stat)
                 .ok_or_else(|| Error::input("/proc/stat: no `cpu` line"))?,
-            tree: tree_ticks(own.pid, &procs),
-        })
+            tree: tree.iter().map(|p| p.ticks).sum(),
+        };
+        Ok((snap, tree))
     }
 }
 
@@ -186,16 +203,24 @@ pub struct Sample {
     pub t: f64,
     /// The CPU time counters then.
     pub snap: Snapshot,
+    /// Whether the tree's time is whole: no process of the tree is a
+    /// zombie and none of the previous sample's has gone. While the
+    /// launcher and ranks end, a scan may read a parent before it waits
+    /// for a child and the child after (its time counted by neither) or
+    /// the reverse (twice); a row's load is never taken at such a sample.
+    pub settled: bool,
 }
 
 impl Sample {
-    /// Takes one now.
-    pub fn take() -> Result<Sample, Error> {
+    /// Takes one now; `before` holds the tree's pids at the previous
+    /// sample and is updated.
+    fn take(before: &mut Vec<i32>) -> Result<Sample, Error> {
         let t = monotonic_s();
-        Ok(Sample {
-            t,
-            snap: Snapshot::take()?,
-        })
+        let (snap, tree) = Snapshot::take_tree()?;
+        let pids: Vec<i32> = tree.iter().map(|p| p.pid).collect();
+        let settled = !tree.iter().any(|p| p.zombie) && before.iter().all(|p| pids.contains(p));
+        *before = pids;
+        Ok(Sample { t, snap, settled })
     }
 }
 
@@ -212,7 +237,8 @@ pub struct Sampler {
 impl Sampler {
     /// Takes the first sample and starts sampling.
     pub fn start() -> Result<Sampler, Error> {
-        let first = Sample::take()?;
+        let mut pids = Vec::new();
+        let first = Sample::take(&mut pids)?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
@@ -223,7 +249,7 @@ impl Sampler {
                     return v;
                 }
                 // A failed read leaves a longer gap, nothing worse.
-                if let Ok(s) = Sample::take() {
+                if let Ok(s) = Sample::take(&mut pids) {
                     v.push(s);
                 }
             }
@@ -235,12 +261,13 @@ impl Sampler {
         })
     }
 
-    /// Stops sampling, takes the last sample and returns them all, in
-    /// time order.
+    /// Stops sampling, takes the last sample (after the chunk's command
+    /// was waited for: settled) and returns them all, in time order.
     pub fn stop(self) -> Result<Vec<Sample>, Error> {
         self.stop.store(true, Ordering::Relaxed);
         let mid = self.thread.join().unwrap_or_default();
-        let last = Sample::take()?;
+        let mut last = Sample::take(&mut Vec::new())?;
+        last.settled = true;
         let mut v = Vec::with_capacity(mid.len() + 2);
         v.push(self.first);
         v.extend(mid);
@@ -271,10 +298,11 @@ pub fn load_between(a: &Snapshot, b: &Snapshot) -> Load {
 }
 
 /// The load over a row measured from `t0` to `t1` (on the samples'
-/// clock), from `samples` in time order: between the last sample at or
-/// before the interval's start and the first at or after its end, the
-/// interval first widened evenly to `min_window` seconds. Near the
-/// chunk's start or end the widening stops at the first or last sample.
+/// clock), from `samples` in time order: between the last settled sample
+/// at or before the interval's start and the first settled one at or
+/// after its end, the interval first widened evenly to `min_window`
+/// seconds. Near the chunk's start or end the widening stops at the
+/// first or last sample.
 /// None when the row does not lie within the samples (its clock is not
 /// theirs, e.g. rank 0 on another host) or `t1 < t0`.
 pub fn row_load(samples: &[Sample], t0: f64, t1: f64, min_window: f64) -> Option<Load> {
@@ -284,7 +312,7 @@ pub fn row_load(samples: &[Sample], t0: f64, t1: f64, min_window: f64) -> Option
     }
     let pad = 0.5 * (min_window - (t1 - t0)).max(0.0);
     let (from, to) = ((t0 - pad).max(first.t), (t1 + pad).min(last.t));
-    let a = samples.iter().rev().find(|s| s.t <= from)?;
-    let b = samples.iter().find(|s| s.t >= to)?;
+    let a = samples.iter().rev().find(|s| s.settled && s.t <= from)?;
+    let b = samples.iter().find(|s| s.settled && s.t >= to)?;
     Some(load_between(&a.snap, &b.snap))
 }

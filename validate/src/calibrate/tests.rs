@@ -55,11 +55,17 @@ fn tree_ticks_follow_descendants() {
         Some(ProcTicks {
             pid: 12,
             ppid: 11,
-            ticks: 42
+            ticks: 42,
+            zombie: true,
         })
     );
     assert_eq!(parse_proc_ticks("12 (x) S"), None);
-    let p = |pid, ppid, ticks| ProcTicks { pid, ppid, ticks };
+    let p = |pid, ppid, ticks| ProcTicks {
+        pid,
+        ppid,
+        ticks,
+        zombie: false,
+    };
     // netsim 5 -> mpirun 10 -> proxy 11 -> ranks 12, 13; 20 is another's.
     let live = [
         p(1, 0, 1000),
@@ -105,6 +111,7 @@ fn burst_samples() -> Vec<Sample> {
                     },
                     tree: ours,
                 },
+                settled: true,
             }
         })
         .collect()
@@ -139,6 +146,15 @@ fn row_load_is_the_load_over_the_row() {
     assert_eq!(at(9.0, 10.5), None);
     assert_eq!(at(2.0, 1.0), None);
     assert_eq!(row_load(&[], 1.0, 2.0, 1.0), None);
+    // A sample taken while the ranks end (their time counted by neither
+    // them nor their parent): a row's window looks past it to the next
+    // settled one. 1.45-1.5 s would end at the sample of 2.0 s.
+    let mut s = burst_samples();
+    s[20].snap.tree -= 100;
+    let ending_at_20 = |s: &[Sample]| row_load(s, 101.45, 101.5, 1.0).unwrap().others_pct;
+    assert!(ending_at_20(&s) > 40.0, "{}", ending_at_20(&s));
+    s[20].settled = false;
+    assert_eq!(ending_at_20(&s), 0.0);
 }
 
 #[test]
