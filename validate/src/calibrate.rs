@@ -10,8 +10,9 @@
 //!    user's `mpirun`, two ranks bound to cores. The load is the CPU time
 //!    of every process outside this command's process tree, from
 //!    `/proc/stat` and the tree's `/proc/<pid>/stat`, as a share of all
-//!    CPUs. Before a chunk, wait up to `--max-wait` in all (default: not at all) for it
-//!    to fall below `--max-busy` percent; then measure whatever it is.
+//!    CPUs. Before a chunk, wait up to `--max-wait` in all (default: not
+//!    at all) for it to fall below `--max-busy` percent; then measure
+//!    whatever it is.
 //!    Each row records the load over its own interval (`others_pct`,
 //!    [`row_load`]: the benchmark stamps every row's start and end, and
 //!    netsim samples the load every 0.1 s while a chunk runs); a row
