@@ -21,7 +21,7 @@ use std::time::Duration;
 /// sees little more; one sample reads about a hundred small files here.
 pub const SAMPLE_PERIOD: Duration = Duration::from_millis(100);
 
-/// The shortest interval a row's load is measured over [s]: a row (a unit
+/// The shortest interval a row's load is measured over \[s\]: a row (a unit
 /// of the benchmark, about 0.1 s) is widened on both sides to it. Every
 /// counter of `/proc/stat` and `/proc/<pid>/stat` is cut to whole 10 ms
 /// ticks, so over 1 s of 2 CPUs (200 ticks) the few ticks of error are a
@@ -146,7 +146,7 @@ fn scan_procs() -> Vec<ProcTicks> {
         .collect()
 }
 
-/// `CLOCK_MONOTONIC` [s]: the clock the benchmark stamps its rows with.
+/// `CLOCK_MONOTONIC` \[s\]: the clock the benchmark stamps its rows with.
 pub fn monotonic_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -199,7 +199,7 @@ impl Snapshot {
 /// A [`Snapshot`] and when it was taken.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
-    /// [`monotonic_s`] when taken [s].
+    /// [`monotonic_s`] when taken \[s\].
     pub t: f64,
     /// The CPU time counters then.
     pub snap: Snapshot,
