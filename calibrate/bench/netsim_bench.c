@@ -391,6 +391,14 @@ static int units_of(struct unit *u, int cap) {
 
 static double now(void) { return MPI_Wtime(); }
 
+/* CLOCK_MONOTONIC [s]: the clock of a row's t_start and t_end, on which
+ * netsim samples the machine's load (the row's others_pct). */
+static double mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -710,7 +718,7 @@ static FILE *csv_open(void) {
     FILE *f = opt.out ? fopen(opt.out, "a") : stdout;
     if (!f) die("cannot open --out file `%s`", opt.out);
     if (ftell(f) == 0)
-        fprintf(f, "library,kind,locality,size,n,order,window,seconds,min,max,reps,state,probe_ns\n");
+        fprintf(f, "library,kind,locality,size,n,order,window,seconds,min,max,reps,state,probe_ns,t_start,t_end\n");
     return f;
 }
 
@@ -784,6 +792,7 @@ int main(int argc, char **argv) {
     for (int i = lo; i < hi; i++) {
         enum { MIXED, DONE, UNWANTED } outcome = MIXED;
         for (int attempt = 0; attempt <= opt.retries && outcome == MIXED; attempt++) {
+            double t_start = mono();
             double p0 = probe();
             const char *s0 = state_of(p0);
             int take_all = !strcmp(opt.want, "all");
@@ -805,6 +814,7 @@ int main(int argc, char **argv) {
                 break;
             }
             double p1 = probe();
+            double t_end = mono();
             if (!take_all && strcmp(state_of(p1), s0) != 0) continue; /* placement changed: again */
             if (rank == 0) {
                 double mn = t[0], mx = t[0];
@@ -814,10 +824,10 @@ int main(int argc, char **argv) {
                 }
                 double med = median(t, reps);
                 const char *order = opt.kind == PINGPONG || opt.kind == MSGRATE ? "-" : u[i].rev ? "rev" : "in";
-                fprintf(f, "%s,%s,%s,%llu,%llu,%s,%llu,%.6e,%.6e,%.6e,%d,%s,%.1f\n", opt.library,
+                fprintf(f, "%s,%s,%s,%llu,%llu,%s,%llu,%.6e,%.6e,%.6e,%d,%s,%.1f,%.6f,%.6f\n", opt.library,
                         kind_names[opt.kind], locality, (unsigned long long)u[i].size,
                         (unsigned long long)u[i].n, order, (unsigned long long)u[i].window, med, mn, mx,
-                        reps, s0, p0 < 0 ? 0.0 : 0.5 * (p0 + p1));
+                        reps, s0, p0 < 0 ? 0.0 : 0.5 * (p0 + p1), t_start, t_end);
                 fflush(f);
             }
             outcome = DONE;

@@ -9,15 +9,18 @@
 //! 2. Run it chunk by chunk (a slice of one benchmark's grid) through the
 //!    user's `mpirun`, two ranks bound to cores. The load is the CPU time
 //!    of every process outside this command's process tree, from
-//!    `/proc/stat` and `/proc/self/stat`, as a share of all CPUs. Before a
-//!    chunk, wait up to `--max-wait` in all (default: not at all) for it
-//!    to fall below `--max-busy` percent; then measure whatever it is.
-//!    The load over the chunk's whole run is recorded in every row
-//!    (`others_pct`); a chunk measured under a higher load keeps its rows
-//!    but does not count as covered, so it is run again within the
-//!    budget, between a compile's bursts. The fit ([`quiet_rows`]) uses
-//!    only the rows measured below `--max-busy` and says how many it left
-//!    out.
+//!    `/proc/stat` and the tree's `/proc/<pid>/stat`, as a share of all
+//!    CPUs. Before a chunk, wait up to `--max-wait` in all (default: not
+//!    at all) for it to fall below `--max-busy` percent; then measure
+//!    whatever it is.
+//!    Each row records the load over its own interval (`others_pct`,
+//!    [`row_load`]: the benchmark stamps every row's start and end, and
+//!    netsim samples the load every 0.1 s while a chunk runs); a row
+//!    measured under a higher load is kept but does not cover its unit,
+//!    so its chunk is run again within the budget, while the rows
+//!    measured between a compile's bursts stay. The fit ([`quiet_rows`])
+//!    uses only the rows measured at or below `--max-busy` and says how
+//!    many it left out.
 //! 3. The benchmark labels every unit with the placement state its probe
 //!    saw (`near`/`far`, or `-` when the ranks share no memory); chunks are
 //!    run again, asking for the state they lack, until every unit has rows
@@ -53,7 +56,11 @@ mod rounds;
 pub use group::stop_commands;
 use rounds::{Budget, Runner, Wall};
 
-pub use load::{Load, MachineTicks, Snapshot, load_between, parse_proc_stat, parse_tree_ticks};
+pub use load::{
+    Load, MachineTicks, ProcTicks, ROW_WINDOW_MIN, SAMPLE_PERIOD, Sample, Sampler, Snapshot,
+    load_between, monotonic_s, parse_proc_stat, parse_proc_ticks, parse_tree_ticks, row_load,
+    tree_ticks,
+};
 pub use plan::{
     Chunk, ChunkSummary, Coverage, Flavour, KINDS, chunk_cell, parse_chunk_cell, parse_summary,
     plan, unit_key,
@@ -463,12 +470,12 @@ impl Runner for Campaign<'_> {
         let _ = std::fs::remove_file(self.tmp);
         let cmd = self.command(chunk, want);
         let text = command_text(&cmd);
-        let a = Snapshot::take()?;
+        let sampler = Sampler::start()?;
         let ran = Instant::now();
         let (ok, so, se) = run_with_timeout(cmd, o.chunk_timeout)?;
         self.measuring += ran.elapsed();
-        let b = Snapshot::take()?;
-        let during = load_between(&a, &b);
+        let samples = sampler.stop()?;
+        let during = load_between(&samples[0].snap, &samples[samples.len() - 1].snap);
         if !ok {
             return Err(Error::Input(format!(
                 "`{text}` failed:\n{}\n{}",
@@ -482,6 +489,7 @@ impl Runner for Campaign<'_> {
                 tail(&so, 10)
             ))
         })?;
+        let added = self.add_rows(chunk, &summary, &samples, during)?;
         let note = format!(
             "round {round} {} {}/{} want {want}: {} of {} units measured ({} wrong state, {} mixed), {}, cpus {}, others {:.1} % before, {:.1} % during, steal {:.1} %",
             chunk.kind,
@@ -497,18 +505,26 @@ impl Runner for Campaign<'_> {
             during.others_pct,
             during.steal_pct
         );
-        // Under load: the rows are kept (with their load) but the
-        // chunk is not covered, so it runs again within the budget.
-        let loaded = !o.quick && during.others_pct > o.max_busy;
-        if loaded {
+        // Rows under load are kept (with their load) but do not cover
+        // their units, so the chunk runs again within the budget.
+        if added.loaded > 0 {
             log(&format!(
-                "{note}; measured under load: kept, not fitted, to be run again"
+                "{note}; {} of {} rows measured under load: kept, not fitted, to be run again",
+                added.loaded, added.rows
             ));
         } else {
             log(&note);
         }
-        self.add_rows(chunk, &summary, during, loaded)
+        Ok(added.rows > 0)
     }
+}
+
+/// The rows a chunk added to the CSV, and how many of them were measured
+/// under load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Added {
+    rows: usize,
+    loaded: usize,
 }
 
 impl Campaign<'_> {
@@ -540,23 +556,24 @@ impl Campaign<'_> {
     }
 
     /// Appends the chunk's rows, with their chunk and load, to the CSV
-    /// and rewrites it; a chunk not `loaded` covers its units. Returns
-    /// whether there were rows.
+    /// and rewrites it; the rows measured at or under `--max-busy` cover
+    /// their units (with `--quick`, every row). A row's load is the load
+    /// over its own interval ([`row_load`] of the chunk's `samples`, from
+    /// its `t_start` and `t_end`); a row without them, or outside the
+    /// samples, gets the chunk's load `during`.
     fn add_rows(
         &mut self,
         chunk: Chunk,
         summary: &ChunkSummary,
+        samples: &[Sample],
         during: Load,
-        loaded: bool,
-    ) -> Result<bool, Error> {
+    ) -> Result<Added, Error> {
         let tmp = self.tmp;
         let mut rd = match csv::Reader::from_path(tmp) {
             Ok(r) => r,
             Err(_) if summary.measured == 0 => {
-                if !loaded {
-                    self.tally.cov.add(chunk, summary.units, &[]);
-                }
-                return Ok(false);
+                self.tally.cov.add(chunk, summary.units, &[]);
+                return Ok(Added::default());
             }
             Err(e) => return Err(Error::Input(format!("{}: {e}", tmp.display()))),
         };
@@ -569,29 +586,36 @@ impl Campaign<'_> {
             self.combined.write_record(&h).map_err(Error::input)?;
             self.tally.header_written = true;
         }
-        let si = header.iter().position(|h| h == "state");
+        let col = |name: &str| header.iter().position(|h| h == name);
+        let (si, t0i, t1i) = (col("state"), col("t_start"), col("t_end"));
         let mut seen = Vec::new();
-        let mut progress = false;
+        let mut added = Added::default();
         for rec in rd.records() {
             let mut rec = rec.map_err(|e| Error::Input(format!("{}: {e}", tmp.display())))?;
             let state = si.and_then(|i| rec.get(i)).unwrap_or("-").to_string();
-            if let Some(k) = unit_key(&rec, &header) {
+            let time = |i: Option<usize>| i.and_then(|i| rec.get(i)?.parse::<f64>().ok());
+            let load = match (time(t0i), time(t1i)) {
+                (Some(t0), Some(t1)) => row_load(samples, t0, t1, load::ROW_WINDOW_MIN),
+                _ => None,
+            }
+            .unwrap_or(during);
+            if !self.o.quick && load.others_pct > self.o.max_busy {
+                added.loaded += 1;
+            } else if let Some(k) = unit_key(&rec, &header) {
                 seen.push((state.clone(), k));
             }
             *self.tally.per_state.entry(state).or_default() += 1;
             rec.push_field(&chunk_cell(chunk, summary.units));
-            rec.push_field(&format!("{:.1}", during.others_pct));
-            rec.push_field(&format!("{:.1}", during.steal_pct));
+            rec.push_field(&format!("{:.1}", load.others_pct));
+            rec.push_field(&format!("{:.1}", load.steal_pct));
             self.combined.write_record(&rec).map_err(Error::input)?;
             self.tally.rows += 1;
-            progress = true;
+            added.rows += 1;
         }
         self.combined.flush().map_err(Error::input)?;
         write_atomic(self.csv_path, self.combined.get_ref())?;
-        if !loaded {
-            self.tally.cov.add(chunk, summary.units, &seen);
-        }
-        Ok(progress)
+        self.tally.cov.add(chunk, summary.units, &seen);
+        Ok(added)
     }
 }
 

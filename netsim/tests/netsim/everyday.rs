@@ -237,6 +237,77 @@ fn alive(pid: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// An executable shell script `name` in `d` running `body`; its path.
+fn script(d: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = d.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.display().to_string()
+}
+
+/// A compiler that writes an empty program where `-o` says.
+fn fake_mpicc(d: &Path) -> String {
+    script(
+        d,
+        "mpicc",
+        "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; done\n",
+    )
+}
+
+/// A row's load is its own: rows whose `t_start`/`t_end` are not on
+/// netsim's clock (here long before the chunk) or missing get the
+/// chunk's load; the CSV keeps the benchmark's columns, the times
+/// included, and adds the chunk and the load. The fake launcher writes
+/// two rows and the summary line.
+#[test]
+fn calibration_rows_off_the_clock_get_the_chunk_load() {
+    let d = folder("row-load");
+    let mpicc = fake_mpicc(&d);
+    let mpirun = script(
+        &d,
+        "mpirun",
+        "[ \"$1\" = --version ] && { echo 'fake launcher 1.0'; exit 0; }\n\
+         rows=\n\
+         while [ $# -gt 0 ]; do [ \"$1\" = --out ] && rows=$2; shift; done\n\
+         { echo 'library,kind,size,n,order,window,seconds,state,t_start,t_end'\n\
+           echo 'mpi,pingpong,1,1,-,0,1e-6,near,0.000001,0.000002'\n\
+           echo 'mpi,pingpong,2,1,-,0,1e-6,near,,'; } > \"$rows\"\n\
+         echo 'netsim_bench: kind=pingpong chunk=0/1 units=2 measured=2 skipped_state=0 skipped_mixed=0 locality=same_socket cpus=0,1'\n",
+    );
+    let o = netsim(
+        &d,
+        &[
+            "calibrate",
+            "--quick",
+            "--no-fit",
+            "--kinds",
+            "pingpong",
+            "--out",
+            "out",
+            "--mpicc",
+            &mpicc,
+            "--mpirun",
+            &mpirun,
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(d.join("out/mpi.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "library,kind,size,n,order,window,seconds,state,t_start,t_end,chunk,others_pct,steal_pct"
+    );
+    assert_eq!(lines.len(), 3, "{csv}");
+    let load = |l: &str| l.split(',').skip(10).collect::<Vec<_>>().join(",");
+    assert!(
+        lines[1].starts_with("mpi,pingpong,1,1,-,0,1e-6,near,0.000001,0.000002,pingpong:0/1:2,")
+    );
+    assert_eq!(load(lines[1]), load(lines[2]));
+    let pct: f64 = lines[1].split(',').nth(11).unwrap().parse().unwrap();
+    assert!((0.0..=100.0).contains(&pct), "{pct}");
+}
+
 /// SIGINT to `netsim calibrate` alone while a chunk runs: netsim stops
 /// the launcher's process group itself (the launcher and its child,
 /// which the signal never reached), removes the chunk's partial rows,
@@ -244,22 +315,12 @@ fn alive(pid: &str) -> bool {
 /// half a chunk, records its pid and its child's, and sleeps.
 #[test]
 fn sigint_during_a_calibration_chunk_stops_the_launcher_group() {
-    use std::os::unix::fs::PermissionsExt;
     let d = folder("sigint-calibrate");
     let out = d.join("out");
     let pids = d.join("launcher.pids");
-    let script = |name: &str, body: &str| {
-        let p = d.join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        p.display().to_string()
-    };
-    // The compiler: an empty program where `-o` says.
-    let mpicc = script(
-        "mpicc",
-        "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; done\n",
-    );
+    let mpicc = fake_mpicc(&d);
     let mpirun = script(
+        &d,
         "mpirun",
         &format!(
             "[ \"$1\" = --version ] && {{ echo 'fake launcher 1.0'; exit 0; }}\n\

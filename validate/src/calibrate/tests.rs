@@ -42,6 +42,121 @@ fn load_subtracts_our_own_tree() {
     assert!((l.steal_pct - 2.0).abs() < 1e-12);
 }
 
+/// A process tree's ticks: the root and its descendants (a rank in a
+/// session of its own, a zombie that still holds its time), not a
+/// stranger; a finished child's time moves into its parent's `cutime`
+/// and the sum stays.
+#[test]
+fn tree_ticks_follow_descendants() {
+    // Fields 14..=17 after the name: utime stime cutime cstime.
+    let zombie = "12 (rank) Z 11 12 12 0 -1 0 0 0 0 0 40 2 0 0 20 0 1";
+    assert_eq!(
+        parse_proc_ticks(zombie),
+        Some(ProcTicks {
+            pid: 12,
+            ppid: 11,
+            ticks: 42,
+            zombie: true,
+        })
+    );
+    assert_eq!(parse_proc_ticks("12 (x) S"), None);
+    let p = |pid, ppid, ticks| ProcTicks {
+        pid,
+        ppid,
+        ticks,
+        zombie: false,
+    };
+    // netsim 5 -> mpirun 10 -> proxy 11 -> ranks 12, 13; 20 is another's.
+    let live = [
+        p(1, 0, 1000),
+        p(5, 1, 7),
+        p(10, 5, 3),
+        p(11, 10, 2),
+        p(12, 11, 42),
+        p(13, 11, 50),
+        p(20, 1, 900),
+    ];
+    assert_eq!(tree_ticks(5, &live), 7 + 3 + 2 + 42 + 50);
+    assert_eq!(tree_ticks(20, &live), 900);
+    // The proxy waited for rank 12: its 42 ticks are the proxy's now.
+    let reaped = [
+        p(1, 0, 1000),
+        p(5, 1, 7),
+        p(10, 5, 3),
+        p(11, 10, 44),
+        p(13, 11, 50),
+    ];
+    assert_eq!(tree_ticks(5, &reaped), tree_ticks(5, &live));
+}
+
+/// Samples of a chunk: 10 s on 2 CPUs (200 ticks a second), ours busy
+/// on both CPUs throughout, another process busy on one CPU from 4 s to
+/// 6 s (a burst). Rows between bursts keep a low load, rows in or next
+/// to the burst get it, rows off the samples' clock get none.
+fn burst_samples() -> Vec<Sample> {
+    (0..=100)
+        .map(|i| {
+            let t = 100.0 + 0.1 * f64::from(i);
+            let ticks = |s: f64| (s * 200.0).round() as u64;
+            // The other process's ticks so far: 100 a second in [4, 6].
+            let others = ticks((0.1 * f64::from(i)).clamp(4.0, 6.0) - 4.0) / 2;
+            let ours = ticks(0.1 * f64::from(i)) * 9 / 10;
+            Sample {
+                t,
+                snap: Snapshot {
+                    machine: MachineTicks {
+                        busy: ours + others,
+                        steal: 0,
+                        total: ticks(0.1 * f64::from(i)),
+                    },
+                    tree: ours,
+                },
+                settled: true,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn row_load_is_the_load_over_the_row() {
+    let s = burst_samples();
+    let at = |t0: f64, t1: f64| row_load(&s, 100.0 + t0, 100.0 + t1, 1.0).map(|l| l.others_pct);
+    // 1.0-1.1 s: widened to 0.55-1.55 s, quiet.
+    assert_eq!(at(1.0, 1.1), Some(0.0));
+    // Inside the burst: one CPU of two.
+    assert!(
+        (at(4.8, 4.9).unwrap() - 50.0).abs() < 1.0,
+        "{:?}",
+        at(4.8, 4.9)
+    );
+    // 3.52-3.58 s is quiet, but its 1 s window (3.05-4.05 s, taken
+    // between the samples at 3.0 and 4.1 s) holds 0.1 s of the burst:
+    // 10 of 220 ticks, 4.5 % (just under a --max-busy of 5 %).
+    let edge = at(3.52, 3.58).unwrap();
+    assert!((edge - 100.0 * 10.0 / 220.0).abs() < 0.01, "{edge}");
+    // Next to the burst: its window holds 0.45 s of it.
+    assert!(at(6.0, 6.1).unwrap() > 20.0);
+    // A long row takes its own interval: 2 s with 1 s of burst.
+    assert!((at(5.0, 7.0).unwrap() - 25.0).abs() < 1.0);
+    // At the chunk's ends the window stops at the first and last sample.
+    assert_eq!(at(0.0, 0.05), Some(0.0));
+    assert_eq!(at(9.95, 10.0), Some(0.0));
+    // Off the samples' clock, or backwards: no load (the chunk's is used).
+    assert_eq!(at(-1.0, 0.1), None);
+    assert_eq!(at(9.0, 10.5), None);
+    assert_eq!(at(2.0, 1.0), None);
+    assert_eq!(row_load(&[], 1.0, 2.0, 1.0), None);
+    // A sample taken while the ranks end (their time counted by neither
+    // them nor their parent): a row's window looks past it to the next
+    // settled one. 1.45-1.5 s would end at the sample of 2.0 s.
+    let mut s = burst_samples();
+    s[20].snap.tree -= 100;
+    let ending_at_20 = |s: &[Sample]| row_load(s, 101.45, 101.5, 1.0).unwrap().others_pct;
+    assert!(ending_at_20(&s) > 40.0, "{}", ending_at_20(&s));
+    s[20].settled = false;
+    assert_eq!(ending_at_20(&s), 0.0);
+}
+
 #[test]
 fn flavours_from_version_text() {
     assert_eq!(
