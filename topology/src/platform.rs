@@ -60,6 +60,7 @@ mod cluster;
 mod flat;
 mod profile;
 mod units;
+mod weighting;
 mod zone;
 
 pub use profile::{MAX_PROFILE_EVENTS, Profile};
