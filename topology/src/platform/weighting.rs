@@ -13,7 +13,9 @@
 //! equal; otherwise they can differ, and the import says so in
 //! [`super::Platform::notes`]. Computed once at import, over every ordered
 //! pair of hosts (including a host to itself when the machine routes it),
-//! stopping at the first such link: deterministic, no cost during a run.
+//! stopping at the first such link, or after as many route links as a pair
+//! table may hold (the note then says it did not check): deterministic,
+//! bounded, no cost during a run.
 
 use super::NIC_RATE;
 use crate::machine::Machine;
@@ -30,18 +32,51 @@ pub(super) struct Unequal {
     pub routes: [(u32, u32, Time); 2],
 }
 
+/// What the walk over every pair's route found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// Every link's routes have one latency.
+    Equal,
+    /// The first link (in pair order) whose routes do not.
+    Unequal(Unequal),
+    /// The routes hold more than [`MAX_WALK`] links and none was found
+    /// in those: not checked further.
+    TooLarge,
+}
+
+/// The most route links the walk visits: as many as a pair table may
+/// hold (`limits::MAX_ROUTE_TABLE_ENTRIES / 8`, `pair_routes.rs`), so a
+/// platform of per-pair routes is always walked whole and a machine
+/// routed hop by hop is bounded alike (a star or graph of 10^5 hosts
+/// would take 10^10 pairs).
+const MAX_WALK: u64 = sim_core::limits::MAX_ROUTE_TABLE_ENTRIES / 8;
+
 /// The first link (in pair order) whose routes have different latency
 /// sums, if any. Links as fast as [`NIC_RATE`] are netsim's stand-ins
 /// for what SimGrid does not have (a host's cable to its switch) and
 /// never saturate: they are skipped.
-pub(super) fn unequal_latencies(m: &Machine) -> Option<Unequal> {
+pub(super) fn unequal_latencies(m: &Machine) -> Walk {
+    walk(m, MAX_WALK)
+}
+
+/// [`unequal_latencies`], visiting at most `budget` route links.
+fn walk(m: &Machine, budget: u64) -> Walk {
+    // Routed hop by hop, a route's latency is its links' sum.
+    if !m.has_pair_routes() && m.links().iter().all(|l| l.latency == Time::ZERO) {
+        return Walk::Equal;
+    }
     let n = m.nodes();
+    let mut visited = 0u64;
     let mut first: Vec<Option<(u32, u32, Time)>> = vec![None; m.links().len()];
     let mut route = Vec::new();
     for s in 0..n {
         for d in 0..n {
             route.clear();
             let (lat, _) = m.pair_route_into(NodeId(s), NodeId(d), &mut route);
+            visited += route.len() as u64;
+            if visited > budget {
+                return Walk::TooLarge;
+            }
             for &l in &route {
                 if m.link(l).bandwidth.as_bytes_per_sec() >= NIC_RATE {
                     continue;
@@ -50,7 +85,7 @@ pub(super) fn unequal_latencies(m: &Machine) -> Option<Unequal> {
                 match first[r as usize] {
                     None => first[r as usize] = Some((s, d, lat)),
                     Some(a) if a.2 != lat => {
-                        return Some(Unequal {
+                        return Walk::Unequal(Unequal {
                             link: r,
                             routes: [a, (s, d, lat)],
                         });
@@ -60,7 +95,7 @@ pub(super) fn unequal_latencies(m: &Machine) -> Option<Unequal> {
             }
         }
     }
-    None
+    Walk::Equal
 }
 
 impl Unequal {
@@ -69,7 +104,7 @@ impl Unequal {
         let host = |h: u32| &m.vertices()[h as usize].name;
         let [(s1, d1, l1), (s2, d2, l2)] = self.routes;
         format!(
-            "SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link, e.g. {link} (routes `{}` -> `{}`: {l1}, `{}` -> `{}`: {l2}); see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\"",
+            "{WHAT}, e.g. {link} (routes `{}` -> `{}`: {l1}, `{}` -> `{}`: {l2}); {SEE}",
             host(s1),
             host(d1),
             host(s2),
@@ -77,6 +112,19 @@ impl Unequal {
         )
     }
 }
+
+/// The note when the walk stopped at [`MAX_WALK`].
+fn too_large(m: &Machine) -> String {
+    format!(
+        "{WHAT}; netsim did not check whether any link of these {} hosts' routes does (their routes hold more than {MAX_WALK} links); {SEE}",
+        m.nodes()
+    )
+}
+
+/// The note's first half.
+const WHAT: &str = "SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link";
+/// The note's last words.
+const SEE: &str = "see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\"";
 
 /// A machine link named by its ends, for imports whose links are not
 /// one SimGrid link each.
@@ -98,8 +146,10 @@ impl super::Cx<'_, '_> {
         m: &Machine,
         name: impl Fn(u32) -> String,
     ) {
-        if let Some(u) = unequal_latencies(m) {
-            self.note(n, u.note(m, &name(u.link)));
+        match unequal_latencies(m) {
+            Walk::Equal => {}
+            Walk::Unequal(u) => self.note(n, u.note(m, &name(u.link))),
+            Walk::TooLarge => self.note(n, too_large(m)),
         }
     }
 }
@@ -124,7 +174,9 @@ mod tests {
         let p = import(TWO_LATENCIES);
         assert!(p.machine.has_pair_routes());
         let ms = |x: u64| Time::from_ps(x * 1_000_000_000);
-        let u = unequal_latencies(&p.machine).expect("link 1 carries 10 and 20 ms");
+        let Walk::Unequal(u) = unequal_latencies(&p.machine) else {
+            panic!("link 1 carries 10 and 20 ms")
+        };
         assert_eq!(u.routes, [(0, 1, ms(10)), (0, 2, ms(20))]);
         assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
         assert_eq!(
@@ -147,7 +199,7 @@ mod tests {
         ] {
             let p = cluster(extra);
             assert!(p.notes.is_empty(), "{extra}: {:?}", p.notes);
-            assert_eq!(unequal_latencies(&p.machine), None, "{extra}");
+            assert_eq!(unequal_latencies(&p.machine), Walk::Equal, "{extra}");
         }
         // A backbone that could limit: per-pair routes, all of 2 us.
         let p = cluster("bb_bw=\"1GBps\"");
@@ -185,10 +237,28 @@ mod tests {
         };
         // h0 -> h1 is one hop, h0 -> h2 two over the same first link.
         let p = torus("1us");
-        let u = unequal_latencies(&p.machine).expect("1 and 2 hops");
+        let Walk::Unequal(u) = unequal_latencies(&p.machine) else {
+            panic!("1 and 2 hops")
+        };
         assert_eq!(u.routes[0].2, Time::from_ps(1_000_000));
         assert_eq!(u.routes[1].2, Time::from_ps(2_000_000));
         assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
         assert!(torus("0us").notes.is_empty());
+    }
+
+    #[test]
+    fn a_walk_past_its_budget_says_it_did_not_check() {
+        // 4 hosts, 12 routes of 3 links at most, all of 2 us.
+        let p = import(
+            r#"<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>"#,
+        );
+        assert_eq!(walk(&p.machine, 1000), Walk::Equal);
+        assert_eq!(walk(&p.machine, 5), Walk::TooLarge);
+        let note = too_large(&p.machine);
+        assert!(
+            note.contains("netsim did not check whether any link of these 4 hosts' routes does"),
+            "{note}"
+        );
+        assert!(note.ends_with(SEE), "{note}");
     }
 }
