@@ -60,6 +60,7 @@ mod cluster;
 mod flat;
 mod profile;
 mod units;
+mod weighting;
 mod zone;
 
 pub use profile::{MAX_PROFILE_EVENTS, Profile};
@@ -115,7 +116,9 @@ pub struct Platform {
     /// What the file says that cannot change a replay's timing and netsim
     /// therefore reads and sets aside, one `line: what` entry each (free
     /// `<prop>`s, energy properties, disks, a torus's backbone that
-    /// SimGrid ignores as well, ...).
+    /// SimGrid ignores as well, ...), and, last, a link whose routes have
+    /// different latencies, where SimGrid's CM02 answer can differ from
+    /// netsim's (`weighting.rs`).
     pub notes: Vec<String>,
 }
 

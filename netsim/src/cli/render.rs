@@ -216,7 +216,10 @@ fn notes_lines(o: &mut String, r: &Report) {
         );
     }
     if !r.platform_notes.is_empty() {
-        let _ = writeln!(o, "\nplatform  read and set aside (no effect on timing)");
+        let _ = writeln!(
+            o,
+            "\nplatform  read and set aside, or where SimGrid may differ"
+        );
         for n in &r.platform_notes {
             let _ = writeln!(o, "  {n}");
         }

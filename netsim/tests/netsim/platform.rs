@@ -730,3 +730,53 @@ fn a_speed_profile_stretches_computation_and_a_state_profile_bounds_the_run() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("speed.txt:2: time 0.25 before"), "{err}");
 }
+
+/// Two routes of 10 ms and 20 ms through link `1` (`J -> T` is `1, 2`,
+/// `J -> F` is `1, 3`): the run is accepted and its report says, once,
+/// that SimGrid's CM02 can share that link differently (golden line,
+/// text and `--json`).
+#[test]
+fn routes_of_different_latencies_through_one_link_are_noted_in_the_report() {
+    let d = &dir("weighted");
+    std::fs::write(
+        d.join("x.xml"),
+        r#"<?xml version='1.0'?>
+<platform version="4.1">
+<zone id="z" routing="Full">
+<host id="J" speed="1Gf"/><host id="T" speed="1Gf"/><host id="F" speed="1Gf"/>
+<link id="1" bandwidth="1MBps" latency="5ms"/><link id="2" bandwidth="1MBps" latency="5ms"/><link id="3" bandwidth="1MBps" latency="15ms"/>
+<route src="J" dst="T"><link_ctn id="1"/><link_ctn id="2"/></route>
+<route src="J" dst="F"><link_ctn id="1"/><link_ctn id="3"/></route>
+<route src="T" dst="F"><link_ctn id="2"/><link_ctn id="1"/><link_ctn id="3"/></route>
+</zone>
+</platform>
+"#,
+    )
+    .unwrap();
+    ti_trace(
+        d,
+        "list.txt",
+        "t",
+        &[
+            "0 init\n0 recv 1 0 1000\n0 recv 2 0 1000\n0 finalize\n",
+            "1 init\n1 send 0 0 1000\n1 finalize\n",
+            "2 init\n2 send 0 0 1000\n2 finalize\n",
+        ],
+    );
+    let note = "x.xml:3: SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link, e.g. link `1` (routes `J` -> `T`: 10.000 ms, `J` -> `F`: 20.000 ms); see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\"";
+    let args = ["replay", "list.txt", "--platform", "x.xml", "--no-wall"];
+    let o = netsim(d, &[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["platform_notes"], serde_json::json!([note]));
+    let o = netsim(d, &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!(
+            "platform  read and set aside, or where SimGrid may differ\n  {note}\n"
+        )),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -156,7 +156,9 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_window_bytes: Option<u64>,
     /// What a SimGrid platform file says that cannot change the timing,
-    /// read and set aside (`topology::platform::Platform::notes`).
+    /// read and set aside, and where SimGrid's answer can differ (a link
+    /// crossed by routes of different latencies)
+    /// (`topology::platform::Platform::notes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub platform_notes: Vec<String>,
     /// Time the last rank finished \[s\].

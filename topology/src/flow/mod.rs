@@ -63,6 +63,7 @@ use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod change;
 mod cut;
 mod group;
 mod sweep;

@@ -114,6 +114,19 @@ fn check_against_reference_on(
     count: u64,
     seed: u64,
 ) -> Vec<Delivery> {
+    check_with_changes_on(m, shape, count, seed, &[])
+}
+
+/// [`check_against_reference_on`] with link bandwidths changed during the
+/// run: `changes` holds `(instant, link, new bandwidth)`, sorted by
+/// instant ([`FlowNet::set_link_bandwidth`]).
+fn check_with_changes_on(
+    m: crate::machine::Machine,
+    shape: Shape,
+    count: u64,
+    seed: u64,
+    changes: &[(Time, u32, Bandwidth)],
+) -> Vec<Delivery> {
     let sharing = m.sharing;
     let mut net = FlowNet::new(m, NetConfig::with_mode(Mode::Flow)).unwrap();
     let mut rng = SimRng::seed_from_u64(seed);
@@ -197,6 +210,7 @@ fn check_against_reference_on(
     let mut q = EventQueue::new();
     let mut out = Vec::new();
     let mut next = 0;
+    let mut next_change = 0;
     let mut checks = 0;
     // The obvious per-flow completion bookkeeping, by token: rate, bytes
     // left at the last rate change, its time, the completion computed
@@ -209,7 +223,15 @@ fn check_against_reference_on(
     let mut off_by_one = 0;
     loop {
         let qt = q.peek_time();
-        if next < starts.len() && qt.is_none_or(|t| starts[next].0 <= t) {
+        let st = starts.get(next).map(|s| s.0);
+        if let Some(&(at, l, bw)) = changes
+            .get(next_change)
+            .filter(|c| qt.is_none_or(|t| c.0 <= t) && st.is_none_or(|t| c.0 <= t))
+        {
+            next_change += 1;
+            now = at;
+            net.set_link_bandwidth(l, bw, &mut Scheduler::new(&mut q, at));
+        } else if next < starts.len() && qt.is_none_or(|t| starts[next].0 <= t) {
             let (at, t) = starts[next];
             next += 1;
             now = at;
@@ -388,4 +410,134 @@ fn flow_runs_are_deterministic() {
 fn kept_is_one_cache_line() {
     assert_eq!(std::mem::size_of::<Kept>(), 64);
     assert_eq!(std::mem::align_of::<Kept>(), 64);
+}
+
+/// The incremental solvers against the reference with link bandwidths
+/// rising and falling during the run, on busy links and idle ones.
+#[test]
+fn bandwidth_changes_match_the_reference() {
+    for (sharing, seed) in [
+        (Sharing::Fair, 0),
+        (Sharing::Fair, 1),
+        (Sharing::Asymmetric, 2),
+    ] {
+        let mut m = TorusParams::blue_waters_dims([4, 3, 1]).build().unwrap();
+        m.sharing = sharing;
+        let mut rng = SimRng::seed_from_u64(seed + 100);
+        let links = m.links().len() as u32;
+        let base: Vec<u64> = m
+            .links()
+            .iter()
+            .map(|l| l.bandwidth.as_bytes_per_sec())
+            .collect();
+        let mut changes: Vec<(Time, u32, Bandwidth)> = (0..60)
+            .map(|_| {
+                let l = rng.random_range(0..links);
+                // A tenth to three times the link's own bandwidth.
+                let bw = base[l as usize] / 10 * rng.random_range(1..30);
+                (
+                    Time::from_ns(rng.random_range(0..250_000)),
+                    l,
+                    Bandwidth::bytes_per_sec(bw),
+                )
+            })
+            .collect();
+        changes.sort_by_key(|c| c.0);
+        check_with_changes_on(m, Shape::Spread, 120, seed, &changes);
+    }
+}
+
+/// Two hosts on one switch, 1 GB/s and 1 us per link: a flow host 0 to
+/// host 1 crosses link `up` (host 0 to the switch) and then the
+/// switch's link to host 1.
+fn two_hosts() -> (crate::machine::Machine, u32) {
+    use crate::link::LinkParams;
+    use crate::machine::MachineBuilder;
+    let mut b = MachineBuilder::new("two hosts");
+    let h0 = b.host("a", 1, 1);
+    let h1 = b.host("b", 1, 1);
+    let s = b.net("s", false);
+    let p = LinkParams {
+        bandwidth: Bandwidth::bytes_per_sec(1_000_000_000),
+        latency: Time::from_us(1),
+        buffer: 0,
+    };
+    b.cable(h0, s, p, p);
+    b.cable(h1, s, p, p);
+    let m = b.build(Sharing::Fair).unwrap();
+    let up = m.links().iter().position(|l| l.from == 0).unwrap() as u32;
+    (m, up)
+}
+
+/// When a flow of `bytes` from host 0, started at `start`, is delivered
+/// with link `up`'s bandwidth set to `bw` at `at`.
+fn delivered_across_a_step(bytes: u64, start: Time, at: Time, bw: u64) -> Time {
+    let (m, up) = two_hosts();
+    let mut net = FlowNet::new(m, NetConfig::with_mode(Mode::Flow)).unwrap();
+    let mut q = EventQueue::new();
+    let mut out = Vec::new();
+    let t = Transfer {
+        src: NodeId(0),
+        dst: NodeId(1),
+        bytes,
+        rate_cap: None,
+        token: 7,
+    };
+    let mut pending = [(start, true), (at, false)];
+    pending.sort_by_key(|p| (p.0, p.1));
+    let mut next = 0;
+    loop {
+        let qt = q.peek_time();
+        if next < 2 && qt.is_none_or(|t| pending[next].0 <= t) {
+            let (when, is_start) = pending[next];
+            next += 1;
+            let mut s = Scheduler::new(&mut q, when);
+            if is_start {
+                net.start(&mut s, t, &mut out);
+            } else {
+                net.set_link_bandwidth(up, Bandwidth::bytes_per_sec(bw), &mut s);
+            }
+        } else if let Some((when, _, ev)) = q.pop() {
+            net.handle(&mut Scheduler::new(&mut q, when), ev, &mut out);
+        } else {
+            break;
+        }
+    }
+    assert_eq!(out.len(), 1);
+    out[0].at
+}
+
+/// Hand-computed: 3 MB at 1 GB/s from 0, the first link's bandwidth
+/// changed at 1 ms (1 MB sent by then), plus the route's 2 us.
+#[test]
+fn a_flow_across_a_bandwidth_step() {
+    let ms = Time::from_ms;
+    let lat = Time::from_us(2);
+    // Up to 2 GB/s: the other link (1 GB/s) still bounds it: 3 ms.
+    assert_eq!(
+        delivered_across_a_step(3_000_000, Time::ZERO, ms(1), 2_000_000_000),
+        ms(3) + lat
+    );
+    // Down to 0.5 GB/s: 2 MB left take 4 ms: 5 ms.
+    assert_eq!(
+        delivered_across_a_step(3_000_000, Time::ZERO, ms(1), 500_000_000),
+        ms(5) + lat
+    );
+    // Down to 0.25 GB/s at 2.5 ms, the flow started at 1 ms: 1.5 MB
+    // sent by then, 1.5 MB at 0.25 GB/s take 6 ms: 8.5 ms.
+    assert_eq!(
+        delivered_across_a_step(3_000_000, ms(1), Time::from_us(2_500), 250_000_000),
+        Time::from_us(8_500) + lat
+    );
+    // A change after the flow ended changes nothing.
+    assert_eq!(
+        delivered_across_a_step(3_000_000, Time::ZERO, ms(4), 250_000_000),
+        ms(3) + lat
+    );
+    // A flow started after a change on an idle link takes the new
+    // bandwidth from its start: 3 MB at 0.5 GB/s from 2 ms: 8 ms.
+    assert_eq!(
+        delivered_across_a_step(3_000_000, ms(2), ms(1), 500_000_000),
+        ms(8) + lat
+    );
 }

@@ -1,6 +1,6 @@
 //! Clusters: flat, TORUS and FAT_TREE.
 
-use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units};
+use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units, weighting};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
@@ -93,6 +93,7 @@ impl<'i> Cx<'_, 'i> {
                     tie: TieRule::Simgrid,
                 };
                 let machine = tp.build().map_err(|e| self.err(c, machine_msg(e)))?;
+                self.note_unequal_latencies(c, &machine, |l| weighting::by_ends(&machine, l));
                 Ok(Platform {
                     machine,
                     host_speed: Some(speed),
@@ -240,6 +241,9 @@ impl<'i> Cx<'_, 'i> {
             latency: lat.saturating_add(Time::from_ps(half)),
             buffer: 0,
         };
+        // Every route crosses one `up` and one `down` cable: one route
+        // latency for all, so no link of unequal latencies to note
+        // (`weighting.rs`), and no walk over every pair of a large cluster.
         let mut b = MachineBuilder::new(format!("cluster {id}"));
         let hosts: Vec<VRef> = names.iter().map(|h| b.host(h, 1, cores)).collect();
         let sw = b.net(format!("{id}-switch"), false);
@@ -376,6 +380,7 @@ impl<'i> Cx<'_, 'i> {
             let shape = FatTreeShape::new(m, w, &counts);
             p.machine.router = Router::FatTree(t.clone(), shape);
         }
+        self.note_unequal_latencies(c, &p.machine, |l| weighting::by_ends(&p.machine, l));
         Ok(p)
     }
 }

@@ -1,7 +1,7 @@
 //! Zones of hosts, links and routes: Full (a star), Floyd and Dijkstra
 //! (a graph).
 
-use super::{Cx, Platform, Policy, SgLink, machine_msg, units};
+use super::{Cx, Platform, Policy, SgLink, machine_msg, units, weighting};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
@@ -178,11 +178,13 @@ impl<'i> Cx<'_, 'i> {
                 parsed.push((dst, src, back, r));
             }
         }
-        if routing == "Full" {
+        let p = if routing == "Full" {
             self.full_star(z, b, &vref, &parsed, speeds)
         } else {
             self.graph(z, b, &vref, &parsed, speeds)
-        }
+        }?;
+        self.note_unequal_latencies(z, &p.machine, |l| weighting::by_ends(&p.machine, l));
+        Ok(p)
     }
 
     /// A `<link>` (or `<backbone>`) as declared: its id, bandwidth,

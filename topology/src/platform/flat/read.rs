@@ -114,6 +114,9 @@ impl<'i> Cx<'_, 'i> {
             return Err(self.err(body, e.to_string()));
         }
         r.map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
+        self.note_unequal_latencies(body, &p.machine, |l| {
+            format!("link `{}`", f.res[(l - base) as usize].3)
+        });
         Ok(p)
     }
 
