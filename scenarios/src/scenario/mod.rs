@@ -320,6 +320,9 @@ impl Scenario {
                 if let Some(why) = m.shared_capacity() {
                     return crate::auto_mode::shared_capacity(why);
                 }
+                if m.size_factors().is_some() {
+                    return crate::auto_mode::size_factors();
+                }
             }
             crate::auto_mode::auto_mode(
                 progs.traffic,
