@@ -46,7 +46,9 @@
 //! `pstate`) come back as [`Platform::host_speeds`] for the TI replay
 //! (each rank's `compute` at its host's speed); `core` is the cores of a
 //! node's one socket. `<config>` gives the TCP window
-//! ([`Platform::tcp_window`]); what cannot change timing (free `<prop>`s,
+//! ([`Platform::tcp_window`]) and SimGrid's SMPI network model (its
+//! size factors on the machine, [`crate::Machine::size_factors`]); what
+//! cannot change timing (free `<prop>`s,
 //! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
 //! any other attribute is refused. Time-varying profiles (`profile`): a
 //! host's speed profile is integrated by its computations
