@@ -236,6 +236,9 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
+    // The notes of `<config>` and of what precedes the body stay when
+    // the body is read again to be flattened.
+    let head_notes = cx.notes.borrow().len();
     let mut platform = match cx.body(body) {
         Ok(p) => p,
         // What one star or one graph cannot hold, per-pair routes can;
@@ -249,7 +252,7 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
             return Err(e);
         }
         Err(_) => {
-            cx.notes.borrow_mut().clear();
+            cx.notes.borrow_mut().truncate(head_notes);
             cx.profiles.borrow_mut().clear();
             cx.flatten(body)?
         }

@@ -818,6 +818,17 @@ const CONFIG_XML: &str = r#"<config id="General">
 fn smpi_network_model_applies_the_files_bandwidth_factors_and_default_latency_factors() {
     let p = import(CONFIG_XML);
     let fx = p.machine.size_factors().expect("SMPI factors");
+    // Flattened (a three-link route), with its `<config>` notes kept.
+    assert!(p.machine.has_pair_routes());
+    let notes = p.notes.join("\n");
+    for k in [
+        "config id=\"General\"",
+        "maxmin/precision",
+        "cpu/optim",
+        "`path`",
+    ] {
+        assert!(notes.contains(k), "{k}: {notes}");
+    }
     assert_eq!(
         fx.bandwidth.to_string(),
         "9376:0.58729;15424:0.697866;65472:0.940694"
