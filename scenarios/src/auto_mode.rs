@@ -19,7 +19,8 @@
 //!
 //! A machine whose links share one capacity (a SimGrid SHARED link
 //! carrying both directions) takes flow before rules 1-4
-//! ([`shared_capacity`]): the packet model refuses it.
+//! ([`shared_capacity`]): the packet model refuses it; so does one
+//! with SimGrid SMPI's size factors ([`size_factors`]).
 //!
 //! The choice depends only on the scenario, so a run stays
 //! deterministic; the report says which mode was chosen and why.
@@ -118,6 +119,15 @@ pub fn shared_capacity(why: &str) -> Choice {
     Choice {
         mode: Mode::Flow,
         why: format!("{why}: only the flow model has one resource for several links"),
+    }
+}
+
+/// The mode for a machine with SimGrid SMPI's size factors
+/// (`Machine::size_factors`): only the flow model applies them.
+pub fn size_factors() -> Choice {
+    Choice {
+        mode: Mode::Flow,
+        why: "SimGrid SMPI's size factors scale a flow's rate and latency: only the flow model has them".into(),
     }
 }
 

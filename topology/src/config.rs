@@ -308,6 +308,13 @@ pub enum NetConfigError {
         "{0}; the packet model and asymmetric sharing give each link direction its own queue and capacity: use flow mode (`--mode flow`, or `mode = \"flow\"` under `[transport]`) with fair sharing"
     )]
     SharedCapacity(String),
+    /// The packet model was given a machine with SimGrid SMPI's size
+    /// factors ([`crate::Machine::set_size_factors`]), which scale a
+    /// fluid flow's rate and latency.
+    #[error(
+        "SimGrid SMPI's size factors ({0}) scale a flow's rate and latency, which the packet model does not have: use flow mode (`--mode flow`, or `mode = \"flow\"` under `[transport]`)"
+    )]
+    SizeFactors(String),
 }
 
 /// The machine `cfg` routes on: `m` itself, or with its fat-tree table

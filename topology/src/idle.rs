@@ -34,7 +34,7 @@ pub(crate) fn flow_idle_time(
         } else {
             window_cap(tcp_window, lat, rate)
         };
-        return lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r));
+        return delivered(m, lat, bytes, rate);
     }
     let mut lat = Time::ZERO;
     let mut rate = cap;
@@ -46,7 +46,22 @@ pub(crate) fn flow_idle_time(
         v = l.to;
     }
     let rate = window_cap(tcp_window, lat, rate);
-    lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r))
+    delivered(m, lat, bytes, rate)
+}
+
+/// A lone flow's time over a route of latency `lat` at `rate` (`None`:
+/// no time to send), with the machine's size factors if it has any, as
+/// the flow model applies them.
+fn delivered(m: &Machine, lat: Time, bytes: u64, rate: Option<Bandwidth>) -> Time {
+    match m.size_factors() {
+        None => lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r)),
+        Some(fx) => {
+            fx.latency_of(lat, bytes)
+                + rate.map_or(Time::ZERO, |r| {
+                    crate::flow::time_for(fx.work(bytes), r.as_f64())
+                })
+        }
+    }
 }
 
 /// The sum of the latencies of the route from `src` to `dst`.

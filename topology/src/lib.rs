@@ -78,6 +78,7 @@ pub mod pair_routes;
 pub mod placement;
 pub mod platform;
 pub mod routing;
+pub mod size_factors;
 pub mod stats;
 pub mod torus;
 pub mod torus_geom;
@@ -101,6 +102,7 @@ pub use packet::{PacketEvent, PacketNet};
 pub use pair_routes::PairRoute;
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use routing::Router;
+pub use size_factors::{FactorTable, SizeFactors};
 pub use stats::{LinkSeries, LinkStat, SeriesBuilder};
 pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 

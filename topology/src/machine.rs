@@ -32,6 +32,7 @@ use crate::error::MachineError;
 use crate::link::{Link, LinkClass, LinkParams, NONE};
 use crate::pair_routes::{PairRoute, PairTable};
 use crate::routing::{NextHopTable, Router};
+use crate::size_factors::SizeFactors;
 use crate::torus_geom::{Dim, TorusGeom};
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -269,6 +270,7 @@ impl MachineBuilder {
             sharing,
             shared: None,
             pairs: None,
+            factors: None,
         };
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
@@ -320,6 +322,9 @@ pub struct Machine {
     /// Per-pair routes the flow model follows instead of the router
     /// (see [`Machine::set_pair_routes`]); `None` for most machines.
     pub(crate) pairs: Option<Arc<PairTable>>,
+    /// SimGrid SMPI's per-size factors the flow model applies (see
+    /// [`Machine::set_size_factors`]); `None` for most machines.
+    pub(crate) factors: Option<Arc<SizeFactors>>,
 }
 
 /// Directed links that draw on one capacity resource: SimGrid's SHARED
@@ -390,6 +395,19 @@ impl Machine {
             why,
         });
         Ok(())
+    }
+
+    /// Makes the flow model apply SimGrid SMPI's bandwidth and latency
+    /// factors per message size (`crate::size_factors`); `None`, or
+    /// tables of 1 everywhere, applies none. The packet model refuses a
+    /// machine with factors.
+    pub fn set_size_factors(&mut self, factors: Option<SizeFactors>) {
+        self.factors = factors.and_then(SizeFactors::if_any).map(Arc::new);
+    }
+
+    /// The factors of [`Machine::set_size_factors`], if any.
+    pub fn size_factors(&self) -> Option<&SizeFactors> {
+        self.factors.as_deref()
     }
 
     /// Whether flows follow a per-pair route table.

@@ -214,6 +214,9 @@ impl PacketNet {
         if let Some(why) = m.shared_capacity() {
             return Err(NetConfigError::SharedCapacity(why.into()));
         }
+        if let Some(fx) = m.size_factors() {
+            return Err(NetConfigError::SizeFactors(fx.to_string()));
+        }
         let ups = match (&m.router, cfg.routing) {
             (crate::routing::Router::FatTree(_, shape), RouteMode::Nca) => {
                 Some(UpPorts::new(m.links(), shape))

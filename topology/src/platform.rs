@@ -46,7 +46,9 @@
 //! `pstate`) come back as [`Platform::host_speeds`] for the TI replay
 //! (each rank's `compute` at its host's speed); `core` is the cores of a
 //! node's one socket. `<config>` gives the TCP window
-//! ([`Platform::tcp_window`]); what cannot change timing (free `<prop>`s,
+//! ([`Platform::tcp_window`]) and SimGrid's SMPI network model (its
+//! size factors on the machine, [`crate::Machine::size_factors`]); what
+//! cannot change timing (free `<prop>`s,
 //! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
 //! any other attribute is refused. Time-varying profiles (`profile`): a
 //! host's speed profile is integrated by its computations
@@ -68,6 +70,7 @@ pub use profile::{MAX_PROFILE_EVENTS, Profile};
 use crate::error::MachineError;
 use crate::file::MachineFileError;
 use crate::machine::{Machine, MachineBuilder, Sharing};
+use crate::size_factors::{FactorTable, SizeFactors};
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time};
 use std::cell::RefCell;
@@ -201,10 +204,11 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     }
     let mut body = None;
     let mut tcp_window = Some(crate::SIMGRID_TCP_GAMMA);
+    let mut smpi = SmpiConfig::default();
     let mut traces: Vec<(&str, Arc<Profile>, usize)> = Vec::new();
     for c in root.children().filter(Node::is_element) {
         match c.tag_name().name() {
-            "config" => cx.config(c, &mut tcp_window)?,
+            "config" => cx.config(c, &mut tcp_window, &mut smpi)?,
             "trace" => {
                 let (id, p) = cx.trace(c)?;
                 if let Some((_, _, l)) = traces.iter().find(|t| t.0 == id) {
@@ -235,6 +239,9 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
+    // The notes of `<config>` and of what precedes the body stay when
+    // the body is read again to be flattened.
+    let head_notes = cx.notes.borrow().len();
     let mut platform = match cx.body(body) {
         Ok(p) => p,
         // What one star or one graph cannot hold, per-pair routes can;
@@ -248,7 +255,7 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
             return Err(e);
         }
         Err(_) => {
-            cx.notes.borrow_mut().clear();
+            cx.notes.borrow_mut().truncate(head_notes);
             cx.profiles.borrow_mut().clear();
             cx.flatten(body)?
         }
@@ -258,6 +265,8 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     }
     cx.attach(&mut platform)?;
     platform.tcp_window = tcp_window;
+    cx.note_unread_factors(&smpi);
+    platform.machine.set_size_factors(smpi.factors());
     platform.notes = cx.notes.take();
     Ok(platform)
 }
@@ -436,7 +445,12 @@ impl<'i> Cx<'_, 'i> {
     /// that cannot change timing are noted; the ones that equal netsim's
     /// physics (`bench/peers/README.md`) are accepted at those values;
     /// anything else is refused, since netsim would not follow it.
-    fn config(&self, c: Node, tcp_window: &mut Option<u64>) -> Result<(), MachineFileError> {
+    fn config(
+        &self,
+        c: Node,
+        tcp_window: &mut Option<u64>,
+        smpi: &mut SmpiConfig,
+    ) -> Result<(), MachineFileError> {
         self.attrs(c, &["id"])?;
         if let Some(id) = c.attribute("id") {
             self.note(c, format!("<config id=\"{id}\">: a name only"));
@@ -461,6 +475,8 @@ impl<'i> Cx<'_, 'i> {
                         })?;
                     *tcp_window = (w.round() >= 1.0).then_some(w.round() as u64);
                 }
+                "network/model" | "smpi/bw-factor" | "smpi/lat-factor"
+                    if self.smpi_config(k, key, value, smpi)? => {}
                 _ if NO_TIMING_CONFIG.iter().any(|p| key.starts_with(p)) => {
                     self.note(
                         k,
@@ -489,6 +505,52 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         Ok(())
+    }
+    /// Reads `<prop id="network/model" value="SMPI">` and the SMPI
+    /// factor tables into `smpi`; `false` for what is left to the equal
+    /// physics (`network/model` `CM02`).
+    fn smpi_config(
+        &self,
+        k: Node,
+        key: &str,
+        value: &str,
+        smpi: &mut SmpiConfig,
+    ) -> Result<bool, MachineFileError> {
+        let table = |parse: fn(&str) -> Result<FactorTable, String>| {
+            parse(value).map_err(|e| {
+                self.err(
+                    k,
+                    format!("<prop id=\"{key}\">: {e} (SimGrid's `threshold:factor;...`)"),
+                )
+            })
+        };
+        match key {
+            "network/model" if value == "SMPI" => smpi.model = true,
+            "network/model" => return Ok(false),
+            "smpi/bw-factor" => {
+                smpi.bandwidth = Some((table(FactorTable::bandwidth)?, self.line(k)))
+            }
+            _ => smpi.latency = Some((table(FactorTable::latency)?, self.line(k))),
+        }
+        Ok(true)
+    }
+    /// Notes the SMPI factor tables of a file whose network model is
+    /// CM02, which does not read them.
+    fn note_unread_factors(&self, smpi: &SmpiConfig) {
+        if smpi.model {
+            return;
+        }
+        for (key, t) in [
+            ("smpi/bw-factor", &smpi.bandwidth),
+            ("smpi/lat-factor", &smpi.latency),
+        ] {
+            if let Some((_, line)) = t {
+                self.notes.borrow_mut().push(format!(
+                    "{}:{line}: <config> `{key}`: read only by SimGrid's SMPI network model, not CM02",
+                    self.file
+                ));
+            }
+        }
     }
     /// Checks a `<host>`'s attributes and reads its profiles.
     fn host_attrs(&self, n: Node) -> Result<(), MachineFileError> {
@@ -597,6 +659,34 @@ impl<'i> Cx<'_, 'i> {
     }
 }
 
+/// What a `<config>` says of SimGrid's SMPI network model.
+#[derive(Default)]
+struct SmpiConfig {
+    /// `network/model` is `SMPI`.
+    model: bool,
+    /// `smpi/bw-factor`, with its line.
+    bandwidth: Option<(FactorTable, usize)>,
+    /// `smpi/lat-factor`, with its line.
+    latency: Option<(FactorTable, usize)>,
+}
+
+impl SmpiConfig {
+    /// The factors the flow model applies: under SMPI the file's tables,
+    /// else SimGrid 3.32's defaults (`network_smpi.cpp`); none under
+    /// CM02, which reads neither table (`network_cm02.cpp`,
+    /// `get_bandwidth_factor` is `network/bandwidth-factor`'s).
+    fn factors(self) -> Option<SizeFactors> {
+        if !self.model {
+            return None;
+        }
+        let d = SizeFactors::simgrid_default();
+        Some(SizeFactors {
+            bandwidth: self.bandwidth.map_or(d.bandwidth, |t| t.0),
+            latency: self.latency.map_or(d.latency, |t| t.0),
+        })
+    }
+}
+
 /// `<config>` keys (prefixes) that cannot change a simulated time:
 /// context switching, tracing, file search paths.
 const NO_TIMING_CONFIG: &[&str] = &["contexts/", "tracing", "path", "debug/", "exception/"];
@@ -604,13 +694,11 @@ const NO_TIMING_CONFIG: &[&str] = &["contexts/", "tracing", "path", "debug/", "e
 /// `<config>` keys netsim accepts at the values that are its own physics
 /// (`bench/peers/README.md`, "Settings that make the physics equal").
 const EQUAL_PHYSICS_CONFIG: &[(&str, &[&str])] = &[
-    ("network/model", &["CM02"]),
+    ("network/model", &["CM02", "SMPI"]),
     // `compound`: the CPU and network of `cpu/model` and `network/model`
     // (SimGrid 3.32 `sg_config.cpp`, host model descriptions).
     ("host/model", &["compound"]),
     ("network/crosstraffic", &["0", "no", "off", "false"]),
-    ("smpi/bw-factor", &["0:1"]),
-    ("smpi/lat-factor", &["0:1"]),
     ("network/bandwidth-factor", &["1"]),
     ("network/latency-factor", &["1"]),
 ];

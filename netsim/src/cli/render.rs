@@ -215,6 +215,9 @@ fn notes_lines(o: &mut String, r: &Report) {
             "  note: TCP window {w} B: each message at most {w} B / (2 x its route latency)"
         );
     }
+    if let Some(fx) = &r.size_factors {
+        let _ = writeln!(o, "  note: SimGrid SMPI's {fx} per message size");
+    }
     if !r.platform_notes.is_empty() {
         let _ = writeln!(
             o,

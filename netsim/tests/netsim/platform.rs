@@ -474,6 +474,83 @@ fn tcp_window_on_a_long_route_is_simgrids() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// SimGrid's SMPI network model: SimGrid 3.32's `examples/platforms/config.xml`
+/// (`network/model` `SMPI`, its own `smpi/bw-factor`, the default
+/// `smpi/lat-factor`). SimGrid (`smpirun -np 2 -platform config.xml
+/// -replay L` with the equal-physics settings less the keys the file
+/// sets, bench/peers/README.md): ping-pong of 1e6 B 0.020502071234 s;
+/// six messages around the thresholds 0.005102492901 s.
+#[test]
+fn smpi_network_model_of_a_platforms_config_is_simgrids() {
+    let d = dir("smpi");
+    std::fs::write(
+        d.join("config.xml"),
+        r#"<?xml version='1.0'?>
+<platform version="4.1">
+  <config id="General">
+    <prop id="maxmin/precision" value="0.000010"></prop>
+    <prop id="cpu/optim" value="TI"></prop>
+    <prop id="host/model" value="compound"></prop>
+    <prop id="network/model" value="SMPI"></prop>
+    <prop id="path" value="~/"></prop>
+    <prop id="smpi/bw-factor" value="65472:0.940694;15424:0.697866;9376:0.58729"></prop>
+  </config>
+  <zone id="AS0" routing="Full">
+    <host id="bob" speed="1Gf"/><host id="alice" speed="500Mf"/>
+    <link id="link1" bandwidth="125MBps" latency="50us"/>
+    <link id="link2" bandwidth="125MBps" latency="50us"/>
+    <link id="link3" bandwidth="125MBps" latency="50us"/>
+    <route src="bob" dst="alice"><link_ctn id="link1"/><link_ctn id="link2"/><link_ctn id="link3"/></route>
+  </zone>
+</platform>
+"#,
+    )
+    .unwrap();
+    ti_trace(
+        &d,
+        "pp.txt",
+        "pp",
+        &[
+            "0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n",
+            "1 init\n1 recv 0 0 1e6\n1 send 0 1 1e6\n",
+        ],
+    );
+    ti_trace(
+        &d,
+        "sz.txt",
+        "sz",
+        &[
+            "0 init\n0 send 1 0 9360\n0 recv 1 1 9361\n0 send 1 2 100\n0 recv 1 3 0\n0 send 1 4 65456\n0 recv 1 5 65457\n",
+            "1 init\n1 recv 0 0 9360\n1 send 0 1 9361\n1 recv 0 2 100\n1 send 0 3 0\n1 recv 0 4 65456\n1 send 0 5 65457\n",
+        ],
+    );
+    let run = |list: &str, extra: &[&str]| {
+        let mut a = vec![
+            "replay",
+            list,
+            "--platform",
+            "config.xml",
+            "--json",
+            "--no-wall",
+        ];
+        a.extend_from_slice(extra);
+        makespan_ps(&d, &a)
+    };
+    // 2 x (150 us x 11.6436 + 1_000_016 B / (0.940694 x 125 MB/s)),
+    // each term rounded to the picosecond as the flow model does.
+    assert_eq!(run("pp.txt", &[]), 20_502_071_236);
+    assert_eq!(run("sz.txt", &[]), 5_102_492_902);
+    // Factors off: CM02, 2 x (150 us + 1_000_016 B / 125 MB/s).
+    let off = [
+        "--set",
+        "transport.bw_factor=\"0:1\"",
+        "--set",
+        "transport.lat_factor=\"0:1\"",
+    ];
+    assert_eq!(run("pp.txt", &off), 16_300_256_000);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A trace as `smpirun -trace-ti` wrote it (SimGrid 3.32, a ring of
 /// `MPI_Irecv`/`MPI_Isend` of 100 000 `MPI_C_DOUBLE_COMPLEX` and
 /// `MPI_Waitall`, then `MPI_Sendrecv` of 5000 `MPI_LONG_DOUBLE`, three

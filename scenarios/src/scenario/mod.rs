@@ -299,6 +299,7 @@ impl Scenario {
             platform,
         )?;
         let machine = self.forwarding_tables(file, machine)?;
+        let machine = self.size_factors(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
         if on_platform {
             one_rank_per_platform_host(file, &machine, &placement, ranks)?;
@@ -319,6 +320,9 @@ impl Scenario {
             if let Fabric::Links(m) = &machine.fabric {
                 if let Some(why) = m.shared_capacity() {
                     return crate::auto_mode::shared_capacity(why);
+                }
+                if m.size_factors().is_some() {
+                    return crate::auto_mode::size_factors();
                 }
             }
             crate::auto_mode::auto_mode(
@@ -351,6 +355,10 @@ impl Scenario {
             workload: progs.about.clone(),
             seed: self.seed,
             tcp_window: cfg.tcp_window,
+            size_factors: match &machine.fabric {
+                Fabric::Links(m) => m.size_factors().map(|f| f.to_string()),
+                _ => None,
+            },
             platform_notes,
         };
         let changes = Changes::new(changes, &placement, ranks);
@@ -487,6 +495,7 @@ impl Scenario {
             .unwrap_or_default();
         let built = self.machine.build(file, &self.base_dir, 2, platform)?;
         let built = self.forwarding_tables(file, built)?;
+        let built = self.size_factors(file, built)?;
         let Fabric::Links(machine) = built.fabric else {
             return Err(file.err(
                 "machine",
@@ -529,6 +538,7 @@ impl Scenario {
             workload: format!("synthetic {:?}", p.pattern).to_lowercase(),
             seed: self.seed,
             tcp_window: cfg.tcp_window,
+            size_factors: machine.size_factors().map(|f| f.to_string()),
             platform_notes: notes,
         };
         let results = RunResults {
@@ -598,6 +608,51 @@ impl Scenario {
         let m = topology::lft::load(*m, &path).map_err(|e| file.plain(e.to_string()))?;
         Ok(BuiltMachine {
             fabric: Fabric::Links(Box::new(m)),
+            ..built
+        })
+    }
+
+    /// The machine with `[transport] bw_factor` and `lat_factor` in place
+    /// of its size factors (each one given replaces that table; the
+    /// other stays the platform's, or 1), or as built.
+    fn size_factors(
+        &self,
+        file: &ScenarioFile,
+        built: BuiltMachine,
+    ) -> Result<BuiltMachine, ScenarioError> {
+        let t = &self.transport;
+        if t.bw_factor.is_none() && t.lat_factor.is_none() {
+            return Ok(built);
+        }
+        let Fabric::Links(mut m) = built.fabric else {
+            return Err(file.err(
+                "transport",
+                if t.bw_factor.is_some() {
+                    "bw_factor"
+                } else {
+                    "lat_factor"
+                },
+                "size factors need a machine with links, not the ideal network",
+            ));
+        };
+        let one = || topology::FactorTable::bandwidth("0:1").expect("valid");
+        let now = m.size_factors().cloned();
+        let table = |key: &str,
+                     text: &Option<String>,
+                     parse: fn(&str) -> Result<topology::FactorTable, String>| {
+            text.as_deref()
+                .map(|s| parse(s).map_err(|e| file.err("transport", key, e)))
+                .transpose()
+        };
+        let bandwidth = table("bw_factor", &t.bw_factor, topology::FactorTable::bandwidth)?
+            .or_else(|| now.as_ref().map(|f| f.bandwidth.clone()))
+            .unwrap_or_else(one);
+        let latency = table("lat_factor", &t.lat_factor, topology::FactorTable::latency)?
+            .or_else(|| now.map(|f| f.latency))
+            .unwrap_or_else(one);
+        m.set_size_factors(Some(topology::SizeFactors { bandwidth, latency }));
+        Ok(BuiltMachine {
+            fabric: Fabric::Links(m),
             ..built
         })
     }

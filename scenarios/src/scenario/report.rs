@@ -23,6 +23,8 @@ pub(super) struct Setup {
     pub(super) workload: String,
     pub(super) seed: u64,
     pub(super) tcp_window: Option<u64>,
+    /// SimGrid SMPI's size factors the machine applies, if any.
+    pub(super) size_factors: Option<String>,
     pub(super) platform_notes: Vec<String>,
 }
 
@@ -155,6 +157,11 @@ pub struct Report {
     /// (`[transport] tcp_window`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_window_bytes: Option<u64>,
+    /// SimGrid SMPI's bandwidth and latency factors per message size
+    /// the flow model applies (`[transport] bw_factor`, `lat_factor`, or
+    /// a platform's `network/model` `SMPI`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_factors: Option<String>,
     /// What a SimGrid platform file says that cannot change the timing,
     /// read and set aside, and where SimGrid's answer can differ (a link
     /// crossed by routes of different latencies)
@@ -364,6 +371,7 @@ impl Report {
             seed: s.seed,
             mpi: s.mpi.clone(),
             tcp_window_bytes: s.tcp_window,
+            size_factors: s.size_factors.clone(),
             platform_notes: s.platform_notes.clone(),
             makespan_s: r.makespan.as_secs_f64(),
             makespan_ps: r.makespan.as_ps(),

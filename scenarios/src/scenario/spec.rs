@@ -119,6 +119,13 @@ pub struct TransportSpec {
     /// it off. Default off, except on a SimGrid platform, where it is
     /// the platform's `network/TCP-gamma` (SimGrid's 4 MiB by default).
     pub tcp_window: Option<Bytes>,
+    /// SimGrid SMPI's bandwidth factor per message size
+    /// (`topology::size_factors`), in its `smpi/bw-factor` spelling
+    /// `"threshold:factor;..."`, flow model only; default: a platform's
+    /// (`network/model` `SMPI` in its `<config>`), else none (`"0:1"`).
+    pub bw_factor: Option<String>,
+    /// The same for the latency (`smpi/lat-factor`).
+    pub lat_factor: Option<String>,
     /// Width of the bins of the per-link time series (bytes each link
     /// carried per bin; `--link-series`, the timeline's link tracks);
     /// default none (no series kept).

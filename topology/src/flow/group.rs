@@ -384,7 +384,7 @@ impl FlowNet {
             for &(_, g, f) in &moves[i..end] {
                 let left = if g == NONE {
                     self.rate_changes -= 1;
-                    self.flows[f as usize].bytes as f64
+                    self.flows[f as usize].work
                 } else {
                     self.leave(f, now)
                 };

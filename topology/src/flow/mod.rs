@@ -126,6 +126,10 @@ struct Flow {
     token: u64,
     route: Vec<u32>,
     bytes: u64,
+    /// What its links carry for it \[bytes\]: `bytes`, over its
+    /// bandwidth factor when the machine has SMPI's size factors.
+    work: f64,
+    /// Its route's latency (times its latency factor, with those).
     lat: Time,
     /// In progress (slot not on the free list).
     live: bool,
@@ -522,6 +526,18 @@ impl FlowNet {
         }
     }
 
+    /// The latency and the link work of a flow of `bytes` over a route of
+    /// latency `lat`: as they are, or with the machine's size factors
+    /// (`crate::size_factors`; the TCP window's bound, computed before,
+    /// keeps the route's own latency).
+    #[inline]
+    fn factored(&self, lat: Time, bytes: u64) -> (Time, f64) {
+        match self.m.size_factors() {
+            None => (lat, bytes as f64),
+            Some(fx) => (fx.latency_of(lat, bytes), fx.work(bytes)),
+        }
+    }
+
     fn update(&mut self, sched: &mut impl Schedule<FlowEvent>) {
         self.update_pending = false;
         self.epoch = self.epoch.wrapping_add(1).max(1);
@@ -571,7 +587,7 @@ fn water_level(cap: f64, rates: &mut [f64], joining: usize) -> f64 {
 
 /// Time to send `remaining` bytes at `rate` [bytes/s], rounded up; exact
 /// ([`transfer_time`]) when both are whole numbers.
-fn time_for(remaining: f64, rate: f64) -> Time {
+pub(crate) fn time_for(remaining: f64, rate: f64) -> Time {
     if remaining <= 0.0 {
         return Time::ZERO;
     }
@@ -704,10 +720,12 @@ impl Transport for FlowNet {
                 }
             }
         }
+        let (lat, work) = self.factored(lat, t.bytes);
         self.flows[f as usize] = Flow {
             token: t.token,
             route,
             bytes: t.bytes,
+            work,
             lat,
             live: true,
             at_cap,

@@ -797,3 +797,133 @@ fn inline_traces_connect_to_hosts_and_links() {
         "{e}"
     );
 }
+
+/// SimGrid 3.32's `examples/platforms/config.xml` (its `<config>` and
+/// zone as written): SMPI network model, a bandwidth-factor table of its
+/// own and SimGrid's default latency factors.
+const CONFIG_XML: &str = r#"<config id="General">
+<prop id="maxmin/precision" value="0.000010"></prop>
+<prop id="cpu/optim" value="TI"></prop>
+<prop id="host/model" value="compound"></prop>
+<prop id="network/model" value="SMPI"></prop>
+<prop id="path" value="~/"></prop>
+<prop id="smpi/bw-factor" value="65472:0.940694;15424:0.697866;9376:0.58729"></prop>
+</config>
+<zone id="AS0" routing="Full"><host id="bob" speed="1Gf"/><host id="alice" speed="500Mf"/>
+<link id="link1" bandwidth="125MBps" latency="50us"/><link id="link2" bandwidth="125MBps" latency="50us"/>
+<link id="link3" bandwidth="125MBps" latency="50us"/>
+<route src="bob" dst="alice"><link_ctn id="link1"/><link_ctn id="link2"/><link_ctn id="link3"/></route></zone>"#;
+
+#[test]
+fn smpi_network_model_applies_the_files_bandwidth_factors_and_default_latency_factors() {
+    let p = import(CONFIG_XML);
+    let fx = p.machine.size_factors().expect("SMPI factors");
+    // Flattened (a three-link route), with its `<config>` notes kept.
+    assert!(p.machine.has_pair_routes());
+    let notes = p.notes.join("\n");
+    for k in [
+        "config id=\"General\"",
+        "maxmin/precision",
+        "cpu/optim",
+        "`path`",
+    ] {
+        assert!(notes.contains(k), "{k}: {notes}");
+    }
+    assert_eq!(
+        fx.bandwidth.to_string(),
+        "9376:0.58729;15424:0.697866;65472:0.940694"
+    );
+    assert_eq!(fx.latency, crate::SizeFactors::simgrid_default().latency);
+    // Route: 3 SHARED links of 125 MB/s and 50 us, 150 us; the TCP
+    // window's bound (4 MiB / 300 us) does not bind.
+    // 1e6 B + SMPI's 16-byte envelope = 1_000_016 B > 65472: bandwidth
+    // factor 0.940694, latency factor 11.6436 (SimGrid's default):
+    //   1_000_016 / (0.940694 x 125e6) s = 8.504495618 ms (rounded up)
+    //   + 150 us x 11.6436 = 1.746540 ms -> 10.251035618 ms.
+    let s = 1_000_016;
+    assert_eq!(
+        flow_times(import(CONFIG_XML), &[(0, 1, s)]),
+        vec![Time::from_ps(10_251_035_618)]
+    );
+    // Both ways at once: one capacity per SHARED link, each flow takes
+    // 62.5 MB/s of it and moves its bytes at 0.940694 x 62.5 MB/s (the
+    // factor scales the progress, not the share):
+    //   17.008991235 ms + 1.746540 ms = 18.755531235 ms.
+    assert_eq!(
+        flow_times(import(CONFIG_XML), &[(0, 1, s), (1, 0, s)]),
+        vec![Time::from_ps(18_755_531_235); 2]
+    );
+    // At the file's smallest threshold (9376 B): bandwidth factor 1;
+    // latency factor of 5776 < 9376 <= 9376, 2.18796:
+    //   9376 B / 125 MB/s = 75.008 us + 328.194 us = 403.202 us.
+    // One byte above: 0.58729 and 2.59299:
+    //   9377 / (0.58729 x 125e6) s = 127.732467 us + 388.9485 us.
+    assert_eq!(
+        flow_times(import(CONFIG_XML), &[(0, 1, 9376)]),
+        vec![Time::from_ps(403_202_000)]
+    );
+    assert_eq!(
+        flow_times(import(CONFIG_XML), &[(0, 1, 9377)]),
+        vec![Time::from_ps(516_680_967)]
+    );
+    // The idle-time closed form agrees.
+    use crate::Transport;
+    let net = crate::flow::FlowNet::new(
+        import(CONFIG_XML).machine,
+        crate::NetConfig {
+            mode: crate::Mode::Flow,
+            tcp_window: Some(crate::SIMGRID_TCP_GAMMA),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        net.idle_time(NodeId(0), NodeId(1), 9377, None),
+        Time::from_ps(516_680_967)
+    );
+    // The packet model refuses them.
+    let e = crate::packet::PacketNet::new(import(CONFIG_XML).machine, Default::default())
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("use flow mode"), "{e}");
+}
+
+#[test]
+fn smpi_defaults_and_tables_under_cm02() {
+    let c = r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us"/>"#;
+    // SMPI with nothing else: both of SimGrid's default tables. A 16 B
+    // message (an empty one's envelope): 16 / (0.812084 x 125e6) s =
+    // 157.620 ns (rounded up) + 100 us x 2.01467 = 201.467 us.
+    let p = import(&format!(
+        r#"<config><prop id="network/model" value="SMPI"/></config>{c}"#
+    ));
+    assert_eq!(
+        p.machine.size_factors(),
+        Some(&crate::SizeFactors::simgrid_default())
+    );
+    assert_eq!(
+        flow_times(p, &[(0, 1, 16)]),
+        vec![Time::from_ps(201_624_620)]
+    );
+    // Tables of 1 are no factors; CM02 reads no table (noted).
+    let p = import(&format!(
+        r#"<config><prop id="network/model" value="SMPI"/><prop id="smpi/bw-factor" value="0:1"/><prop id="smpi/lat-factor" value="0:1"/></config>{c}"#
+    ));
+    assert!(p.machine.size_factors().is_none());
+    let p = import(&format!(
+        r#"<config><prop id="smpi/bw-factor" value="0:0.5"/></config>{c}"#
+    ));
+    assert!(p.machine.size_factors().is_none());
+    assert!(
+        p.notes[0].contains("p.xml:4: <config> `smpi/bw-factor`: read only by SimGrid's SMPI"),
+        "{:?}",
+        p.notes
+    );
+    let e = error(&format!(
+        r#"<config><prop id="smpi/lat-factor" value="0:1;0:2"/></config>{c}"#
+    ));
+    assert!(
+        e.contains("<prop id=\"smpi/lat-factor\">: threshold 0 given twice"),
+        "{e}"
+    );
+}
