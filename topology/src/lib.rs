@@ -102,7 +102,7 @@ pub use packet::{PacketEvent, PacketNet};
 pub use pair_routes::PairRoute;
 pub use placement::{Locality, Mapping, Placement, PlacementError, ProcLoc};
 pub use routing::Router;
-pub use size_factors::{FactorTable, SizeFactors};
+pub use size_factors::{FactorError, FactorTable, SizeFactors};
 pub use stats::{LinkSeries, LinkStat, SeriesBuilder};
 pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 

@@ -184,6 +184,7 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         doc: &doc,
         notes: RefCell::new(Vec::new()),
         profiles: RefCell::new(Vec::new()),
+        weight_s: std::cell::Cell::new(0.0),
     };
     let root = doc.root_element();
     if root.tag_name().name() != "platform" {
@@ -239,6 +240,9 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     let Some(body) = body else {
         return Err(cx.err(root, "<platform> has no <zone> or <cluster>".into()));
     };
+    if smpi.model {
+        cx.weight_s.set(SIMGRID_SMPI_WEIGHT_S);
+    }
     // The notes of `<config>` and of what precedes the body stay when
     // the body is read again to be flattened.
     let head_notes = cx.notes.borrow().len();
@@ -297,7 +301,17 @@ struct Cx<'a, 'i> {
     notes: RefCell<Vec<String>>,
     /// The profiles attached to hosts and links, as read.
     profiles: RefCell<Vec<Attached>>,
+    /// `network/weight-S` in B (`weighting`): [`SIMGRID_SMPI_WEIGHT_S`]
+    /// under `network/model` `SMPI`, 0 under CM02; set by `<config>`,
+    /// which precedes the body.
+    weight_s: std::cell::Cell<f64>,
 }
+
+/// SimGrid 3.32's `network/weight-S` under the SMPI network model, in
+/// bytes (`src/surf/network_smpi.cpp`, `surf_network_model_init_SMPI`
+/// sets its default to 8775; CM02 sets 0): a flow's sharing penalty is
+/// its route latency plus this over each link's bandwidth.
+const SIMGRID_SMPI_WEIGHT_S: f64 = 8775.0;
 
 /// A link as declared.
 #[derive(Clone, Copy)]
@@ -516,7 +530,7 @@ impl<'i> Cx<'_, 'i> {
         value: &str,
         smpi: &mut SmpiConfig,
     ) -> Result<bool, MachineFileError> {
-        let table = |parse: fn(&str) -> Result<FactorTable, String>| {
+        let table = |parse: fn(&str) -> Result<FactorTable, crate::size_factors::FactorError>| {
             parse(value).map_err(|e| {
                 self.err(
                     k,

@@ -37,6 +37,43 @@ pub const SIMGRID_SMPI_BW_FACTOR: &str = "65472:0.940694;15424:0.697866;9376:0.5
 /// SimGrid 3.32's default `smpi/lat-factor` (same place).
 pub const SIMGRID_SMPI_LAT_FACTOR: &str = "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;732:1.9503;257:1.95341;0:2.01467";
 
+/// What is wrong with a factor table; the caller names the setting.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FactorError {
+    /// A threshold that is not a whole number of bytes.
+    #[error("`{chunk}`: the threshold `{threshold}` is not a whole number of bytes")]
+    Threshold {
+        /// The `threshold:factor` entry.
+        chunk: String,
+        /// Its threshold as written.
+        threshold: String,
+    },
+    /// An entry without `:factor`.
+    #[error("`{chunk}`: expected `threshold:factor`")]
+    NoFactor {
+        /// The entry.
+        chunk: String,
+    },
+    /// A factor that is not a number in range.
+    #[error("`{chunk}`: the factor `{factor}` is not a number {rel} {min}")]
+    Factor {
+        /// The entry.
+        chunk: String,
+        /// Its factor as written.
+        factor: String,
+        /// `above` or `at least`.
+        rel: &'static str,
+        /// The bound.
+        min: f64,
+    },
+    /// The same threshold twice.
+    #[error("threshold {0} given twice")]
+    Twice(u64),
+    /// No entry at all.
+    #[error("no `threshold:factor` entry")]
+    Empty,
+}
+
 /// One factor table: (threshold \[bytes\], factor \[1\]) in ascending
 /// threshold order.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,44 +89,47 @@ impl FactorTable {
     /// Thresholds are whole bytes, factors plain numbers; `min` is the
     /// smallest factor allowed (exclusive when `open`). The error says
     /// what is wrong, for the caller to name the setting.
-    fn parse(text: &str, min: f64, open: bool) -> Result<Self, String> {
+    fn parse(text: &str, min: f64, open: bool) -> Result<Self, FactorError> {
         let mut steps = Vec::new();
         for chunk in text.split(';').map(str::trim).filter(|c| !c.is_empty()) {
             let mut parts = chunk.split(':').map(str::trim);
             let t = parts.next().unwrap_or("");
-            let threshold = t.parse::<u64>().map_err(|_| {
-                format!("`{chunk}`: the threshold `{t}` is not a whole number of bytes")
+            let threshold = t.parse::<u64>().map_err(|_| FactorError::Threshold {
+                chunk: chunk.into(),
+                threshold: t.into(),
             })?;
-            let v = parts
-                .next()
-                .ok_or_else(|| format!("`{chunk}`: expected `threshold:factor`"))?;
+            let v = parts.next().ok_or_else(|| FactorError::NoFactor {
+                chunk: chunk.into(),
+            })?;
             let factor = v
                 .parse::<f64>()
                 .ok()
                 .filter(|f| f.is_finite() && (*f > min || (!open && *f == min)))
-                .ok_or_else(|| {
-                    let rel = if open { "above" } else { "at least" };
-                    format!("`{chunk}`: the factor `{v}` is not a number {rel} {min}")
+                .ok_or_else(|| FactorError::Factor {
+                    chunk: chunk.into(),
+                    factor: v.into(),
+                    rel: if open { "above" } else { "at least" },
+                    min,
                 })?;
             if steps.iter().any(|&(s, _)| s == threshold) {
-                return Err(format!("threshold {threshold} given twice"));
+                return Err(FactorError::Twice(threshold));
             }
             steps.push((threshold, factor));
         }
         if steps.is_empty() {
-            return Err("no `threshold:factor` entry".into());
+            return Err(FactorError::Empty);
         }
         steps.sort_by_key(|&(t, _)| t);
         Ok(FactorTable { steps })
     }
 
     /// A bandwidth factor table (factors above 0: SimGrid refuses 0).
-    pub fn bandwidth(text: &str) -> Result<Self, String> {
+    pub fn bandwidth(text: &str) -> Result<Self, FactorError> {
         Self::parse(text, 0.0, true)
     }
 
     /// A latency factor table (factors 0 or more).
-    pub fn latency(text: &str) -> Result<Self, String> {
+    pub fn latency(text: &str) -> Result<Self, FactorError> {
         Self::parse(text, 0.0, false)
     }
 
@@ -217,7 +257,7 @@ mod tests {
             ("5:1ms", "not a number above 0"),
             ("5:1;5:2", "given twice"),
         ] {
-            let e = FactorTable::bandwidth(text).unwrap_err();
+            let e = FactorTable::bandwidth(text).unwrap_err().to_string();
             assert!(e.contains(what), "{text}: {e}");
         }
         assert_eq!(FactorTable::latency("0:0").unwrap().at(1), 0.0);

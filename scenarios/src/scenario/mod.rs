@@ -637,13 +637,14 @@ impl Scenario {
         };
         let one = || topology::FactorTable::bandwidth("0:1").expect("valid");
         let now = m.size_factors().cloned();
-        let table = |key: &str,
-                     text: &Option<String>,
-                     parse: fn(&str) -> Result<topology::FactorTable, String>| {
-            text.as_deref()
-                .map(|s| parse(s).map_err(|e| file.err("transport", key, e)))
-                .transpose()
-        };
+        let table =
+            |key: &str,
+             text: &Option<String>,
+             parse: fn(&str) -> Result<topology::FactorTable, topology::FactorError>| {
+                text.as_deref()
+                    .map(|s| parse(s).map_err(|e| file.err("transport", key, e.to_string())))
+                    .transpose()
+            };
         let bandwidth = table("bw_factor", &t.bw_factor, topology::FactorTable::bandwidth)?
             .or_else(|| now.as_ref().map(|f| f.bandwidth.clone()))
             .unwrap_or_else(one);

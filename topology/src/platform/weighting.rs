@@ -3,8 +3,9 @@
 //!
 //! CM02 (SimGrid 3.32 `network_cm02.cpp`, `NetworkCm02Model::communicate`)
 //! gives each flow a sharing penalty equal to its route's latency (plus
-//! `network/weight-S` / bandwidth per link, which is 0 for CM02 and which
-//! the `<config>` reader refuses), and max-min shares a saturated link in
+//! `network/weight-S` / bandwidth per link: 0 under CM02, 8775 B under
+//! `network/model` `SMPI`; the `<config>` reader refuses other values),
+//! and max-min shares a saturated link in
 //! inverse proportion to the penalties; the flow also pays its latency
 //! before its bytes join the sharing. netsim's flow model shares equally
 //! and pays the latency after the bytes. When every link carries routes
@@ -55,19 +56,22 @@ const MAX_WALK: u64 = sim_core::limits::MAX_ROUTE_TABLE_ENTRIES / 8;
 /// sums, if any. Links as fast as [`NIC_RATE`] are netsim's stand-ins
 /// for what SimGrid does not have (a host's cable to its switch) and
 /// never saturate: they are skipped.
-pub(super) fn unequal_latencies(m: &Machine) -> Walk {
-    walk(m, MAX_WALK)
+/// With `weight_s` (bytes) above 0 the penalties compared add
+/// `weight_s` over each link's bandwidth.
+pub(super) fn unequal_latencies(m: &Machine, weight_s: f64) -> Walk {
+    walk(m, weight_s, MAX_WALK)
 }
 
 /// [`unequal_latencies`], visiting at most `budget` route links.
-fn walk(m: &Machine, budget: u64) -> Walk {
+fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
     // Routed hop by hop, a route's latency is its links' sum.
-    if !m.has_pair_routes() && m.links().iter().all(|l| l.latency == Time::ZERO) {
+    if weight_s == 0.0 && !m.has_pair_routes() && m.links().iter().all(|l| l.latency == Time::ZERO)
+    {
         return Walk::Equal;
     }
     let n = m.nodes();
     let mut visited = 0u64;
-    let mut first: Vec<Option<(u32, u32, Time)>> = vec![None; m.links().len()];
+    let mut first: Vec<Option<((u32, u32, Time), f64)>> = vec![None; m.links().len()];
     let mut route = Vec::new();
     for s in 0..n {
         for d in 0..n {
@@ -77,14 +81,15 @@ fn walk(m: &Machine, budget: u64) -> Walk {
             if visited > budget {
                 return Walk::TooLarge;
             }
+            let penalty = penalty(m, lat, &route, weight_s);
             for &l in &route {
                 if m.link(l).bandwidth.as_bytes_per_sec() >= NIC_RATE {
                     continue;
                 }
                 let r = m.shared.as_ref().map_or(l, |sh| sh.resource[l as usize]);
                 match first[r as usize] {
-                    None => first[r as usize] = Some((s, d, lat)),
-                    Some(a) if a.2 != lat => {
+                    None => first[r as usize] = Some(((s, d, lat), penalty)),
+                    Some((a, p)) if p != penalty => {
                         return Walk::Unequal(Unequal {
                             link: r,
                             routes: [a, (s, d, lat)],
@@ -96,6 +101,23 @@ fn walk(m: &Machine, budget: u64) -> Walk {
         }
     }
     Walk::Equal
+}
+
+/// CM02's sharing penalty of a route, in seconds: its latency, plus
+/// `weight_s` over the bandwidth of each of its links that SimGrid has
+/// (not netsim's [`NIC_RATE`] stand-ins). Under CM02 (`weight_s` 0)
+/// two routes' penalties are equal exactly when their latencies are.
+fn penalty(m: &Machine, lat: Time, route: &[u32], weight_s: f64) -> f64 {
+    let mut p = lat.as_ps() as f64 * 1e-12;
+    if weight_s > 0.0 {
+        for &l in route {
+            let bw = m.link(l).bandwidth.as_bytes_per_sec();
+            if bw < NIC_RATE {
+                p += weight_s / bw as f64;
+            }
+        }
+    }
+    p
 }
 
 impl Unequal {
@@ -146,10 +168,18 @@ impl super::Cx<'_, '_> {
         m: &Machine,
         name: impl Fn(u32) -> String,
     ) {
-        match unequal_latencies(m) {
+        let weight_s = self.weight_s.get();
+        let smpi = if weight_s > 0.0 {
+            format!(
+                " (under `network/model` `SMPI` a route's penalty also adds `network/weight-S`, {weight_s} B, over each link's bandwidth)"
+            )
+        } else {
+            String::new()
+        };
+        match unequal_latencies(m, weight_s) {
             Walk::Equal => {}
-            Walk::Unequal(u) => self.note(n, u.note(m, &name(u.link))),
-            Walk::TooLarge => self.note(n, too_large(m)),
+            Walk::Unequal(u) => self.note(n, u.note(m, &name(u.link)) + &smpi),
+            Walk::TooLarge => self.note(n, too_large(m) + &smpi),
         }
     }
 }
@@ -174,7 +204,7 @@ mod tests {
         let p = import(TWO_LATENCIES);
         assert!(p.machine.has_pair_routes());
         let ms = |x: u64| Time::from_ps(x * 1_000_000_000);
-        let Walk::Unequal(u) = unequal_latencies(&p.machine) else {
+        let Walk::Unequal(u) = unequal_latencies(&p.machine, 0.0) else {
             panic!("link 1 carries 10 and 20 ms")
         };
         assert_eq!(u.routes, [(0, 1, ms(10)), (0, 2, ms(20))]);
@@ -199,7 +229,7 @@ mod tests {
         ] {
             let p = cluster(extra);
             assert!(p.notes.is_empty(), "{extra}: {:?}", p.notes);
-            assert_eq!(unequal_latencies(&p.machine), Walk::Equal, "{extra}");
+            assert_eq!(unequal_latencies(&p.machine, 0.0), Walk::Equal, "{extra}");
         }
         // A backbone that could limit: per-pair routes, all of 2 us.
         let p = cluster("bb_bw=\"1GBps\"");
@@ -229,6 +259,26 @@ mod tests {
     }
 
     #[test]
+    fn under_smpi_weight_s_makes_routes_of_one_latency_unequal() {
+        // Routes of 10 ms each, `lc` ten times slower than the others:
+        // penalties 10 ms + 8775 B / 1 MB/s x 2 and + (1 + 10) x 877.5 us.
+        let star = r#"<zone id="z" routing="Full">
+<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+<link id="la" bandwidth="1MBps" latency="5ms"/><link id="lb" bandwidth="1MBps" latency="5ms"/><link id="lc" bandwidth="100kBps" latency="5ms"/>
+<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+<route src="a" dst="c"><link_ctn id="la"/><link_ctn id="lc"/></route>
+<route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="lc"/></route>
+</zone>"#;
+        let p = import(star);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert_eq!(unequal_latencies(&p.machine, 0.0), Walk::Equal);
+        assert!(matches!(
+            unequal_latencies(&p.machine, 8775.0),
+            Walk::Unequal(_)
+        ));
+    }
+
+    #[test]
     fn a_torus_with_hop_latency_is_noted_and_one_without_is_not() {
         let torus = |lat: &str| {
             import(&format!(
@@ -237,7 +287,7 @@ mod tests {
         };
         // h0 -> h1 is one hop, h0 -> h2 two over the same first link.
         let p = torus("1us");
-        let Walk::Unequal(u) = unequal_latencies(&p.machine) else {
+        let Walk::Unequal(u) = unequal_latencies(&p.machine, 0.0) else {
             panic!("1 and 2 hops")
         };
         assert_eq!(u.routes[0].2, Time::from_ps(1_000_000));
@@ -252,8 +302,8 @@ mod tests {
         let p = import(
             r#"<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>"#,
         );
-        assert_eq!(walk(&p.machine, 1000), Walk::Equal);
-        assert_eq!(walk(&p.machine, 5), Walk::TooLarge);
+        assert_eq!(walk(&p.machine, 0.0, 1000), Walk::Equal);
+        assert_eq!(walk(&p.machine, 0.0, 5), Walk::TooLarge);
         let note = too_large(&p.machine);
         assert!(
             note.contains("netsim did not check whether any link of these 4 hosts' routes does"),
