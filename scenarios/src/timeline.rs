@@ -137,7 +137,7 @@ impl<W: Write> Timeline<W> {
     pub fn link_tracks(
         &mut self,
         series: &[topology::LinkSeries],
-        ends: impl Fn(u32) -> (String, String),
+        ends: impl Fn(topology::LinkId) -> (String, String),
     ) {
         if series.is_empty() {
             return;

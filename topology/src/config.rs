@@ -3,6 +3,7 @@
 //! named the same in scenario files and on the command line, and the
 //! checks a machine and a configuration must pass together.
 
+use crate::link::LinkId;
 use crate::machine::{Machine, Sharing};
 use crate::routing::Router;
 use crate::routing::fat_tree::{ECMP_KEY, Spread};
@@ -295,7 +296,7 @@ pub enum NetConfigError {
     )]
     BufferTooSmall {
         /// Link id.
-        link: u32,
+        link: LinkId,
         /// Its buffer \[bytes\].
         buffer: u64,
         /// Two packets \[bytes\].
@@ -387,7 +388,7 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         for (i, l) in links.iter().enumerate() {
             if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
                 return Err(NetConfigError::BufferTooSmall {
-                    link: i as u32,
+                    link: LinkId(i as u32),
                     buffer: l.buffer,
                     need,
                 });

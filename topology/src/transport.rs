@@ -18,6 +18,7 @@
 //! (`mpi_layer::Observer::link_busy`), so that link timelines are built
 //! outside the transport, and a run nobody observes logs nothing.
 
+use crate::link::LinkId;
 use sim_core::{Bandwidth, Schedule, Time};
 
 /// A compute node (host) of the machine, numbered from zero.
@@ -60,7 +61,7 @@ pub struct Delivery {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkBusy {
     /// Link id.
-    pub link: u32,
+    pub link: LinkId,
     /// Start of the interval.
     pub start: Time,
     /// End of the interval (`>= start`).

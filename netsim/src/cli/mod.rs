@@ -364,8 +364,8 @@ fn series_fits(b: &topology::SeriesBuilder) -> Result<(), CliError> {
 }
 
 /// The names of link `l`'s two vertices.
-fn link_ends(li: &scenario::LinkInfo, l: u32) -> (String, String) {
-    let st = &li.stats[l as usize];
+fn link_ends(li: &scenario::LinkInfo, l: topology::LinkId) -> (String, String) {
+    let st = &li.stats[l.index()];
     let name = |v: u32| li.names.get(v as usize).cloned().unwrap_or_default();
     (name(st.from), name(st.to))
 }
