@@ -24,7 +24,7 @@
 //! Both are deterministic: events come in simulation order. Schemas:
 //! `docs/OUTPUT.md`.
 
-use mpi_layer::{MessageStep, Observer, Op, Origin, Step, Work};
+use mpi_layer::{MessageStep, MsgId, Observer, Op, Origin, Step, Work};
 use rustc_hash::FxHashMap;
 use sim_core::Time;
 use std::io::{self, Write};
@@ -62,7 +62,7 @@ pub struct Timeline<W: Write> {
     last: Time,
     /// The flow (send-to-receive arrow) of each message in flight, by
     /// message number, and the next flow's id.
-    flows: FxHashMap<u32, u64>,
+    flows: FxHashMap<MsgId, u64>,
     next_flow: u64,
     err: Option<io::Error>,
 }
@@ -280,7 +280,7 @@ struct Row {
 /// Writes one CSV row per message when its receive completes.
 pub struct MessageLog<W: Write> {
     out: csv::Writer<W>,
-    open: FxHashMap<u32, Row>,
+    open: FxHashMap<MsgId, Row>,
     err: Option<csv::Error>,
 }
 
