@@ -41,7 +41,7 @@ fn us(t: Time) -> String {
 /// the `i32` of the same bits.
 fn tag_text(tag: i32, unsigned: bool) -> String {
     if unsigned {
-        tag.cast_unsigned().to_string()
+        u32::from_ne_bytes(tag.to_ne_bytes()).to_string()
     } else {
         tag.to_string()
     }

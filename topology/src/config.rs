@@ -3,10 +3,10 @@
 //! named the same in scenario files and on the command line, and the
 //! checks a machine and a configuration must pass together.
 
-use crate::link::LinkId;
 use crate::machine::{Machine, Sharing};
 use crate::routing::Router;
 use crate::routing::fat_tree::{ECMP_KEY, Spread};
+use crate::transport::LinkId;
 use sim_core::rng::{Rng, RngStreams};
 use sim_core::{Bandwidth, Time};
 

@@ -40,9 +40,10 @@
 //! file gives them (no shortest-path check): that is the point.
 
 use crate::file::MachineFileError;
-use crate::link::{LinkId, NONE};
+use crate::link::NONE;
 use crate::machine::Machine;
 use crate::routing::{NextHopTable, Router};
+use crate::transport::LinkId;
 use std::path::Path;
 
 /// Reads `path` and routes `m` by its tables.

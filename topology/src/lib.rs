@@ -94,7 +94,7 @@ pub use file::MachineFileError;
 pub use flow::{FlowEvent, FlowNet, UpdateStats};
 pub use ideal::IdealNetwork;
 pub use infiniband::InfinibandParams;
-pub use link::{Link, LinkClass, LinkId, LinkParams};
+pub use link::{Link, LinkClass, LinkParams};
 pub use machine::{Machine, MachineBuilder, Sharing, VRef, Vertex, VertexKind};
 pub use network::{NetEvent, Network};
 pub use packet::{PacketEvent, PacketNet};
@@ -107,4 +107,4 @@ pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 display_choice!(
     Mode, ModeChoice, Switching, RouteMode, Sharing, Backbone, Dim
 );
-pub use transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
+pub use transport::{Delivery, LinkBusy, LinkId, NodeId, Transfer, Transport};

@@ -3,32 +3,11 @@
 //! what a link connects ([`LinkClass`]).
 
 use crate::torus_geom::Dim;
+use crate::transport::LinkId;
 use sim_core::{Bandwidth, Time};
 
 /// "No link" / "no vertex" marker in compact tables.
 pub(crate) const NONE: u32 = u32::MAX;
-
-/// A link direction of the machine, numbered from zero in declaration
-/// order: the index into [`crate::Machine::links`]. Shown and serialized
-/// as the bare number.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(transparent)]
-#[repr(transparent)]
-pub struct LinkId(pub u32);
-
-impl LinkId {
-    /// The id as an index into per-link tables.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl std::fmt::Display for LinkId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// One direction of a cable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -29,10 +29,11 @@
 //! `O(1)`).
 
 use crate::error::MachineError;
-use crate::link::{Link, LinkClass, LinkId, LinkParams, NONE};
+use crate::link::{Link, LinkClass, LinkParams, NONE};
 use crate::pair_routes::{PairRoute, PairTable};
 use crate::routing::{NextHopTable, Router};
 use crate::torus_geom::{Dim, TorusGeom};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use sim_core::{Bandwidth, Time};

@@ -61,12 +61,12 @@
 
 use crate::config::{NetConfig, NetConfigError, RouteMode, Switching, check, window_cap};
 use crate::idle::{packet_idle_time, packetize, route_latency};
-use crate::link::LinkId;
 use crate::machine::{Machine, Sharing};
 use crate::routing::adaptive;
 use crate::routing::fat_tree::UpPorts;
 use crate::routing::oblivious::ORDERS;
 use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::LinkId;
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::rng::{Rng, RngStreams, SimRng};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};

@@ -18,7 +18,7 @@
 //! (`platform::flat`).
 
 use crate::error::MachineError;
-use crate::link::LinkId;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
 

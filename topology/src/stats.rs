@@ -1,7 +1,7 @@
 //! Per-link statistics, returned as plain data for reports and plots.
 
-use crate::link::LinkId;
 use crate::transport::LinkBusy;
+use crate::transport::LinkId;
 use sim_core::Time;
 
 /// Totals of one link direction over a run.

@@ -6,7 +6,7 @@
 //! the hosts'.
 
 use crate::error::MachineError;
-use crate::link::LinkId;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 
 /// No link on this port (a ring of size 1).

@@ -18,12 +18,33 @@
 //! (`mpi_layer::Observer::link_busy`), so that link timelines are built
 //! outside the transport, and a run nobody observes logs nothing.
 
-use crate::link::LinkId;
 use sim_core::{Bandwidth, Schedule, Time};
 
 /// A compute node (host) of the machine, numbered from zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct NodeId(pub u32);
+
+/// A link direction of the machine, numbered from zero in declaration
+/// order: the index into [`crate::Machine::links`]. Shown and serialized
+/// as the bare number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+#[repr(transparent)]
+pub struct LinkId(pub u32);
+
+impl LinkId {
+    /// The id as an index into per-link tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for LinkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// One transfer asked of the transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@
 //! [`Sharing::Asymmetric`]: crate::machine::Sharing::Asymmetric
 
 use super::{FlowNet, State, pack, pop_lowest};
-use crate::link::LinkId;
+use crate::transport::LinkId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -55,9 +55,9 @@
 
 use crate::config::{NetConfig, NetConfigError, check, window_cap};
 use crate::idle::flow_idle_time;
-use crate::link::LinkId;
 use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::LinkId;
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};

@@ -39,9 +39,9 @@
 
 use super::{NONE, PacketNet, Pkt};
 use crate::config::RouteMode;
-use crate::link::LinkId;
 use crate::routing::oblivious::ORDERS;
 use crate::torus_geom::TorusGeom;
+use crate::transport::LinkId;
 
 impl PacketNet {
     #[inline]

@@ -1,9 +1,10 @@
 //! The pair table through the machine's methods.
 
 use super::PairRoute;
-use crate::link::{LinkId, LinkParams};
+use crate::link::LinkParams;
 use crate::machine::Machine;
 use crate::machine::{MachineBuilder, Sharing, VRef};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
 

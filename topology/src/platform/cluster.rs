@@ -2,12 +2,13 @@
 
 use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units};
 use crate::file::MachineFileError;
-use crate::link::{LinkId, LinkParams};
+use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
 use crate::routing::Router;
 use crate::routing::fat_tree::FatTreeShape;
 use crate::torus::TorusParams;
 use crate::torus_geom::TieRule;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time, limits};

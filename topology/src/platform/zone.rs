@@ -3,8 +3,9 @@
 
 use super::{Cx, Platform, Policy, SgLink, machine_msg, units};
 use crate::file::MachineFileError;
-use crate::link::{LinkId, LinkParams};
+use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use roxmltree::Node;
 use rustc_hash::FxHashMap;

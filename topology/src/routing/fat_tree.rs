@@ -51,7 +51,8 @@
 //! destination) and Greenberg and Leiserson's randomized routing on fat
 //! trees (FOCS 1985).
 
-use crate::link::{Link, LinkId};
+use crate::link::Link;
+use crate::transport::LinkId;
 
 use super::NextHopTable;
 

@@ -50,8 +50,8 @@ pub mod table;
 
 pub use table::NextHopTable;
 
-use crate::link::LinkId;
 use crate::torus_geom::TorusGeom;
+use crate::transport::LinkId;
 
 /// A machine's deterministic routing. See the module docs for each
 /// variant's tie rule.

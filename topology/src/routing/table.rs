@@ -13,7 +13,8 @@
 
 use std::collections::VecDeque;
 
-use crate::link::{Link, LinkId, NONE};
+use crate::link::{Link, NONE};
+use crate::transport::LinkId;
 
 /// `next[(v - hosts) * hosts + dst]`: the link a packet at router or
 /// switch `v` takes towards host `dst` (`NONE` if unreachable).

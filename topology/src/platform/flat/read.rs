@@ -2,7 +2,7 @@
 //! routes and clusters, each checked and named by `file:line`.
 
 use super::*;
-use crate::link::LinkId;
+use crate::transport::LinkId;
 
 impl<'i> Cx<'_, 'i> {
     /// The platform under `root` flattened to per-pair routes.
