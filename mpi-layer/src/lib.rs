@@ -75,8 +75,8 @@ pub use observe::{
     MessageStep, NoObserver, Observer, Queue, ReportObserver, Search, Step, Waiting, Work,
 };
 pub use op::{
-    CommId, GraphOp, GroupId, Op, OpLimitError, OpStream, Origin, ProgramError, Rank, Ready, ReqId,
-    Source, Tag, TagSel, VecProgram,
+    CommId, GraphOp, GroupId, MsgId, Op, OpLimitError, OpStream, Origin, ProgramError, Rank, Ready,
+    ReqId, Source, Tag, TagSel, VecProgram,
 };
 pub use params::{
     AllreduceLarge, CollectiveParams, HostCosts, MatcherKind, MpiParams, OB1_HEADER_BYTES, Postal,

@@ -16,6 +16,7 @@
 //! Sources here are world ranks and contexts are the simulator's context
 //! ids (one per communicator for point-to-point, another for collectives).
 
+use crate::op::MsgId;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -45,7 +46,7 @@ pub struct Envelope {
     /// Tag.
     pub tag: i32,
     /// The simulator's message.
-    pub msg: u32,
+    pub msg: MsgId,
 }
 
 /// Whether receive `p` accepts envelope `e`.
@@ -648,7 +649,7 @@ mod tests {
             ctx: 0,
             src: 1,
             tag: 3,
-            msg: 0,
+            msg: MsgId(0),
         });
         assert_eq!((s.found.map(|p| p.req), s.visited), (Some(3), 4));
         // A miss visits all three left.
@@ -656,7 +657,7 @@ mod tests {
             ctx: 1,
             src: 1,
             tag: 0,
-            msg: 0,
+            msg: MsgId(0),
         });
         assert_eq!((s.found, s.visited), (None, 3));
     }
@@ -680,7 +681,7 @@ mod tests {
             ctx: 0,
             src: 2,
             tag: 5,
-            msg: 0,
+            msg: MsgId(0),
         };
         let s = q.match_arrival(&e);
         assert_eq!((s.found.map(|p| p.req), s.visited), (Some(1), 2));

@@ -17,7 +17,7 @@ mod report;
 pub use report::{ReportObserver, Waiting};
 
 use crate::collectives::{Choice, CollKind};
-use crate::op::{Op, Origin};
+use crate::op::{MsgId, Op, Origin};
 use crate::params::Protocol;
 use sim_core::Time;
 use topology::{LinkBusy, Locality};
@@ -67,7 +67,7 @@ pub enum Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MessageStep {
     /// The message's number while it lives.
-    pub id: u32,
+    pub id: MsgId,
     /// Sending world rank.
     pub src: u32,
     /// Receiving world rank.

@@ -42,6 +42,20 @@ impl GroupId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReqId(pub u64);
 
+/// A message in the simulator, from its send's post to its receive's
+/// completion; a later message may take the number again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct MsgId(pub u32);
+
+impl MsgId {
+    /// The id as an index into per-message tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// The source a receive accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {

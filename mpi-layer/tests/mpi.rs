@@ -7,8 +7,9 @@ use mpi_layer::matching::{
     PostedRecv, SmallLinear,
 };
 use mpi_layer::{
-    AllreduceLarge, CommId, ConfigError, HostCosts, MatcherKind, MpiParams, Op, OpStream, Origin,
-    ProgramError, Progress, Protocol, ReqId, RunError, RunResults, Source, TagSel, VecProgram, run,
+    AllreduceLarge, CommId, ConfigError, HostCosts, MatcherKind, MpiParams, MsgId, Op, OpStream,
+    Origin, ProgramError, Progress, Protocol, ReqId, RunError, RunResults, Source, TagSel,
+    VecProgram, run,
 };
 use sim_core::rand::Rng;
 use sim_core::{Bandwidth, RngStreams, Time, transfer_time};
@@ -359,7 +360,7 @@ fn drive(q: &mut dyn MatchQueue, arrive: bool, p: PostedRecv, e: Envelope) -> (b
     } else {
         let s = q.match_post(&p);
         match s.found {
-            Some(x) => (true, x.msg, s.visited),
+            Some(x) => (true, x.msg.0, s.visited),
             None => {
                 q.add_posted(p);
                 (false, u32::MAX, s.visited)
@@ -400,7 +401,7 @@ fn every_queue_matches_like_the_reference() {
                 ctx: rng.random_range(0..ctxs),
                 src: rng.random_range(0..srcs),
                 tag: rng.random_range(0..tags),
-                msg: i,
+                msg: MsgId(i),
             };
             let p = PostedRecv {
                 ctx: rng.random_range(0..ctxs),
@@ -415,7 +416,7 @@ fn every_queue_matches_like_the_reference() {
             } else {
                 reference
                     .post(p)
-                    .map_or((false, u32::MAX), |x| (true, x.msg))
+                    .map_or((false, u32::MAX), |x| (true, x.msg.0))
             };
             let l = drive(&mut lin, arrive, p, e);
             assert_eq!((l.0, l.1), want, "linear, case {case} op {i}");

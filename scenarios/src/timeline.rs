@@ -24,7 +24,7 @@
 //! Both are deterministic: events come in simulation order. Schemas:
 //! `docs/OUTPUT.md`.
 
-use mpi_layer::{MessageStep, Observer, Op, Origin, Step, Work};
+use mpi_layer::{MessageStep, MsgId, Observer, Op, Origin, Step, Work};
 use rustc_hash::FxHashMap;
 use sim_core::Time;
 use std::io::{self, Write};
@@ -34,6 +34,17 @@ use std::io::{self, Write};
 fn us(t: Time) -> String {
     let ps = t.as_ps();
     format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
+}
+
+/// A tag as the run's input wrote it: MPI's `int`, or with `unsigned` a
+/// GOAL schedule's unsigned 32-bit tag, which the MPI layer carries as
+/// the `i32` of the same bits.
+fn tag_text(tag: i32, unsigned: bool) -> String {
+    if unsigned {
+        u32::from_ne_bytes(tag.to_ne_bytes()).to_string()
+    } else {
+        tag.to_string()
+    }
 }
 
 fn json_str(s: &str) -> String {
@@ -62,8 +73,9 @@ pub struct Timeline<W: Write> {
     last: Time,
     /// The flow (send-to-receive arrow) of each message in flight, by
     /// message number, and the next flow's id.
-    flows: FxHashMap<u32, u64>,
+    flows: FxHashMap<MsgId, u64>,
     next_flow: u64,
+    unsigned_tags: bool,
     err: Option<io::Error>,
 }
 
@@ -89,6 +101,7 @@ impl<W: Write> Timeline<W> {
             last: Time::ZERO,
             flows: FxHashMap::default(),
             next_flow: 0,
+            unsigned_tags: false,
             err: None,
         };
         t.raw("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n".into());
@@ -99,6 +112,14 @@ impl<W: Write> Timeline<W> {
             "{{\"ph\":\"M\",\"pid\":{CPUS_PID},\"name\":\"process_name\",\"args\":{{\"name\":\"CPUs (host work)\"}}}}"
         ));
         t
+    }
+
+    /// With `on`, tags are shown as unsigned 32-bit numbers: a GOAL
+    /// run's ([`crate::scenario::Scenario::goal_tags`]), whose tags of 2^31 and above
+    /// would otherwise show negative.
+    pub fn unsigned_tags(mut self, on: bool) -> Self {
+        self.unsigned_tags = on;
+        self
     }
 
     fn raw(&mut self, s: String) {
@@ -137,7 +158,7 @@ impl<W: Write> Timeline<W> {
     pub fn link_tracks(
         &mut self,
         series: &[topology::LinkSeries],
-        ends: impl Fn(u32) -> (String, String),
+        ends: impl Fn(topology::LinkId) -> (String, String),
     ) {
         if series.is_empty() {
             return;
@@ -244,7 +265,7 @@ impl<W: Write> Observer for Timeline<W> {
             "{{{ph},\"cat\":\"message\",\"pid\":{RANKS_PID},\"tid\":{rank},\"name\":\"message\",\"ts\":{},\"id\":{id},\"args\":{{\"bytes\":{},\"tag\":{}}}}}",
             us(m.at),
             m.bytes,
-            m.tag
+            tag_text(m.tag, self.unsigned_tags)
         ));
     }
     fn work(&mut self, server: u32, rank: u32, kind: Work, start: Time, end: Time) {
@@ -280,7 +301,8 @@ struct Row {
 /// Writes one CSV row per message when its receive completes.
 pub struct MessageLog<W: Write> {
     out: csv::Writer<W>,
-    open: FxHashMap<u32, Row>,
+    open: FxHashMap<MsgId, Row>,
+    unsigned_tags: bool,
     err: Option<csv::Error>,
 }
 
@@ -296,6 +318,7 @@ impl<W: Write> MessageLog<W> {
         let mut log = MessageLog {
             out: csv::Writer::from_writer(out),
             open: FxHashMap::default(),
+            unsigned_tags: false,
             err: None,
         };
         log.write(&[
@@ -314,6 +337,13 @@ impl<W: Write> MessageLog<W> {
             "completed_ps",
         ]);
         log
+    }
+
+    /// With `on`, tags are shown as unsigned 32-bit numbers (see
+    /// [`Timeline::unsigned_tags`]).
+    pub fn unsigned_tags(mut self, on: bool) -> Self {
+        self.unsigned_tags = on;
+        self
     }
 
     fn write<S: AsRef<[u8]>>(&mut self, rec: &[S]) {
@@ -363,7 +393,7 @@ impl<W: Write> Observer for MessageLog<W> {
                     f.src.to_string(),
                     f.dst.to_string(),
                     f.seq.to_string(),
-                    f.tag.to_string(),
+                    tag_text(f.tag, self.unsigned_tags),
                     f.bytes.to_string(),
                     f.protocol.name().to_owned(),
                     f.locality.name().to_owned(),

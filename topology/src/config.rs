@@ -6,6 +6,7 @@
 use crate::machine::{Machine, Sharing};
 use crate::routing::Router;
 use crate::routing::fat_tree::{ECMP_KEY, Spread};
+use crate::transport::LinkId;
 use sim_core::rng::{Rng, RngStreams};
 use sim_core::{Bandwidth, Time};
 
@@ -295,7 +296,7 @@ pub enum NetConfigError {
     )]
     BufferTooSmall {
         /// Link id.
-        link: u32,
+        link: LinkId,
         /// Its buffer \[bytes\].
         buffer: u64,
         /// Two packets \[bytes\].
@@ -394,7 +395,7 @@ pub(crate) fn check(machine: &Machine, cfg: &NetConfig) -> Result<(), NetConfigE
         for (i, l) in links.iter().enumerate() {
             if l.to >= machine.nodes() && l.buffer != 0 && l.buffer < need {
                 return Err(NetConfigError::BufferTooSmall {
-                    link: i as u32,
+                    link: LinkId(i as u32),
                     buffer: l.buffer,
                     need,
                 });

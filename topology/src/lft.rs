@@ -43,6 +43,7 @@ use crate::file::MachineFileError;
 use crate::link::NONE;
 use crate::machine::Machine;
 use crate::routing::{NextHopTable, Router};
+use crate::transport::LinkId;
 use std::path::Path;
 
 /// Reads `path` and routes `m` by its tables.
@@ -298,7 +299,7 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
-        self.table.set(hosts + s, dst, link);
+        self.table.set(hosts + s, dst, LinkId(link));
         Ok(())
     }
 
@@ -360,8 +361,8 @@ fn check_loops(m: &Machine, t: &NextHopTable, header: &[usize]) -> Result<(), (u
                 state[(v - hosts) as usize] = 1;
                 path.push(v);
                 let l = t.next_link(v, d);
-                debug_assert_ne!(l, NONE);
-                v = m.links[l as usize].to;
+                debug_assert_ne!(l.0, NONE);
+                v = m.links[l.index()].to;
             }
             if v >= hosts && state[(v - hosts) as usize] == 1 {
                 return Err((
@@ -441,7 +442,9 @@ Unicast lids [0x0-0x8] of switch Lid 8 guid 0x0000000000000008 (top 1):
     fn routes_are_the_files_not_the_shortest_path_tables() {
         let plain = tree();
         let m = parse(tree(), "lft.txt", LFT).unwrap();
-        let r = |m: &Machine, s, d| m.route(NodeId(s), NodeId(d));
+        let r = |m: &Machine, s, d| -> Vec<u32> {
+            m.route(NodeId(s), NodeId(d)).iter().map(|l| l.0).collect()
+        };
         // Shortest-path table: both through top 0.
         assert_eq!(r(&plain, 0, 2), [0, 8, 13, 5]);
         assert_eq!(r(&plain, 1, 3), [2, 8, 13, 7]);

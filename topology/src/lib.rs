@@ -109,4 +109,4 @@ pub use torus::{Dim, TieRule, TorusGeom, TorusParams};
 display_choice!(
     Mode, ModeChoice, Switching, RouteMode, Sharing, Backbone, Dim
 );
-pub use transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
+pub use transport::{Delivery, LinkBusy, LinkId, NodeId, Transfer, Transport};

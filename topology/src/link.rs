@@ -3,6 +3,7 @@
 //! what a link connects ([`LinkClass`]).
 
 use crate::torus_geom::Dim;
+use crate::transport::LinkId;
 use sim_core::{Bandwidth, Time};
 
 /// "No link" / "no vertex" marker in compact tables.
@@ -24,7 +25,7 @@ pub struct Link {
     /// when [`crate::NetConfig::backpressure`] is on (0: unbounded).
     pub buffer: u64,
     /// The link of the opposite direction of the same cable.
-    pub reverse: u32,
+    pub reverse: LinkId,
 }
 
 /// What a link connects, for reports and plots.

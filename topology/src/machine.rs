@@ -34,6 +34,7 @@ use crate::pair_routes::{PairRoute, PairTable};
 use crate::routing::{NextHopTable, Router};
 use crate::size_factors::SizeFactors;
 use crate::torus_geom::{Dim, TorusGeom};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use sim_core::{Bandwidth, Time};
@@ -199,7 +200,7 @@ impl MachineBuilder {
                 bandwidth: f.bandwidth,
                 latency: f.latency,
                 buffer: f.buffer,
-                reverse: i + 1,
+                reverse: LinkId(i + 1),
             });
             links.push(Link {
                 from: b,
@@ -207,7 +208,7 @@ impl MachineBuilder {
                 bandwidth: r.bandwidth,
                 latency: r.latency,
                 buffer: r.buffer,
-                reverse: i,
+                reverse: LinkId(i),
             });
         }
         let mut host_link = vec![NONE; hosts as usize];
@@ -348,22 +349,26 @@ impl Machine {
     /// line, link) for the packet model, which refuses such a machine.
     /// Errors if a link id is out of range, a link is in two groups or a
     /// group's bandwidths differ.
-    pub fn share_capacity(&mut self, groups: &[Vec<u32>], why: String) -> Result<(), MachineError> {
-        let n = self.links.len() as u32;
-        let mut resource: Vec<u32> = (0..n).collect();
-        let mut taken = vec![false; n as usize];
+    pub fn share_capacity(
+        &mut self,
+        groups: &[Vec<LinkId>],
+        why: String,
+    ) -> Result<(), MachineError> {
+        let n = self.links.len();
+        let mut resource: Vec<u32> = (0..n as u32).collect();
+        let mut taken = vec![false; n];
         for g in groups {
             let Some(&lo) = g.iter().min() else { continue };
             for &l in g {
-                let bad = l >= n
-                    || std::mem::replace(&mut taken[l as usize], true)
-                    || self.links[l as usize].bandwidth != self.links[lo as usize].bandwidth;
+                let bad = l.index() >= n
+                    || std::mem::replace(&mut taken[l.index()], true)
+                    || self.links[l.index()].bandwidth != self.links[lo.index()].bandwidth;
                 if bad {
                     return Err(MachineError::Graph(format!(
                         "link {l} cannot share the capacity of link {lo}"
                     )));
                 }
-                resource[l as usize] = lo;
+                resource[l.index()] = lo.0;
             }
         }
         if groups.iter().any(|g| g.len() > 1) {
@@ -423,7 +428,7 @@ impl Machine {
         &self,
         src: NodeId,
         dst: NodeId,
-        out: &mut Vec<u32>,
+        out: &mut Vec<LinkId>,
     ) -> (Time, Option<Bandwidth>) {
         match &self.pairs {
             Some(t) => t.route_into(src, dst, out),
@@ -453,16 +458,16 @@ impl Machine {
         &self.links
     }
     /// Link `id`. Panics if out of range.
-    pub fn link(&self, id: u32) -> &Link {
-        &self.links[id as usize]
+    pub fn link(&self, id: LinkId) -> &Link {
+        &self.links[id.index()]
     }
     /// The petgraph view of the structure (edge weight = link id).
     pub fn graph(&self) -> &DiGraph<VertexKind, u32> {
         &self.graph
     }
     /// What link `id` connects. `O(1)`.
-    pub fn link_class(&self, id: u32) -> LinkClass {
-        let l = &self.links[id as usize];
+    pub fn link_class(&self, id: LinkId) -> LinkClass {
+        let l = &self.links[id.index()];
         if l.from < self.hosts {
             return LinkClass::Injection;
         }
@@ -489,16 +494,16 @@ impl Machine {
         self.router.torus()
     }
     /// Injection link (node -> network) of `node`.
-    pub fn injection_link(&self, node: NodeId) -> u32 {
-        self.host_link[node.0 as usize]
+    pub fn injection_link(&self, node: NodeId) -> LinkId {
+        LinkId(self.host_link[node.0 as usize])
     }
     /// Ejection link (network -> node) of `node`.
-    pub fn ejection_link(&self, node: NodeId) -> u32 {
+    pub fn ejection_link(&self, node: NodeId) -> LinkId {
         self.links[self.host_link[node.0 as usize] as usize].reverse
     }
     /// Injection rate `R_N` of `node` [bytes/s].
     pub fn injection_rate(&self, node: NodeId) -> Bandwidth {
-        self.links[self.injection_link(node) as usize].bandwidth
+        self.links[self.injection_link(node).index()].bandwidth
     }
     /// Sockets and cores per socket of `node`.
     pub fn host_shape(&self, node: NodeId) -> (u16, u16) {
@@ -518,10 +523,10 @@ impl Machine {
     /// table, whose tie rule is "lowest link id" (declaration order).
     /// `O(1)`. Panics if `v == dst` (the packet has arrived).
     #[inline]
-    pub fn next_link(&self, v: u32, dst: u32) -> u32 {
+    pub fn next_link(&self, v: u32, dst: u32) -> LinkId {
         assert_ne!(v, dst, "packet already at its destination");
         if v < self.hosts {
-            return self.host_link[v as usize];
+            return LinkId(self.host_link[v as usize]);
         }
         self.router.next_link(v, dst)
     }
@@ -530,7 +535,7 @@ impl Machine {
     /// link, except on a fat tree routed by `ecmp` or `random`, whose
     /// up-link depends on the source too. `O(levels)` there, else `O(1)`.
     #[inline]
-    pub fn next_link_from(&self, v: u32, src: u32, dst: u32) -> u32 {
+    pub fn next_link_from(&self, v: u32, src: u32, dst: u32) -> LinkId {
         match &self.router {
             Router::Spread(s) if v >= self.hosts => {
                 assert_ne!(v, dst, "packet already at its destination");
@@ -543,12 +548,12 @@ impl Machine {
     /// Appends the links of the deterministic route from `src` to `dst`
     /// (injection link first, ejection link last) to `out`; returns the
     /// sum of their latencies. `O(route)`.
-    pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<u32>) -> Time {
+    pub fn route_into(&self, src: NodeId, dst: NodeId, out: &mut Vec<LinkId>) -> Time {
         let (mut v, mut lat) = (src.0, Time::ZERO);
         while v != dst.0 {
             let l = self.next_link_from(v, src.0, dst.0);
             out.push(l);
-            let h = self.heads[l as usize];
+            let h = self.heads[l.index()];
             lat += h.latency;
             v = h.to;
         }
@@ -557,7 +562,7 @@ impl Machine {
 
     /// The deterministic route from `src` to `dst` (allocates; for
     /// analysis and tests, not hot paths).
-    pub fn route(&self, src: NodeId, dst: NodeId) -> Vec<u32> {
+    pub fn route(&self, src: NodeId, dst: NodeId) -> Vec<LinkId> {
         let mut r = Vec::new();
         self.route_into(src, dst, &mut r);
         r
@@ -577,7 +582,7 @@ impl Machine {
         let mut n = 0;
         let mut v = src.0;
         while v != dst.0 {
-            v = self.heads[self.next_link(v, dst.0) as usize].to;
+            v = self.heads[self.next_link(v, dst.0).index()].to;
             n += 1;
         }
         n - 2

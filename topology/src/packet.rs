@@ -66,6 +66,7 @@ use crate::routing::adaptive;
 use crate::routing::fat_tree::UpPorts;
 use crate::routing::oblivious::ORDERS;
 use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::LinkId;
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::rng::{Rng, RngStreams, SimRng};
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
@@ -234,8 +235,8 @@ impl PacketNet {
             for g in 0..routers {
                 for port in 0..6 {
                     if let Some(l) = t.port_link(g, port) {
-                        link_dim[l as usize] = (port / 2) as u8;
-                        link_port[l as usize] = port as u8;
+                        link_dim[l.index()] = (port / 2) as u8;
+                        link_port[l.index()] = port as u8;
                     }
                 }
             }
@@ -277,9 +278,9 @@ impl PacketNet {
     pub fn event_vertex(&self, ev: &PacketEvent) -> u32 {
         match *ev {
             PacketEvent::Head(p) | PacketEvent::Deliver(p) => {
-                self.m.link(self.pkts[p as usize].link).to
+                self.m.link(LinkId(self.pkts[p as usize].link)).to
             }
-            PacketEvent::Free(l) => self.m.link(l).from,
+            PacketEvent::Free(l) => self.m.link(LinkId(l)).from,
             PacketEvent::Pace(mi) => self.msgs[mi as usize].src,
         }
     }
@@ -312,10 +313,10 @@ impl PacketNet {
     /// rule when the reverse direction carries more messages.
     #[inline]
     fn service(&self, l: u32, size: u32) -> Time {
-        let link = self.m.link(l);
+        let link = self.m.link(LinkId(l));
         if self.asym {
             let n = self.q[l as usize].active.max(1) as u128;
-            let o = self.q[link.reverse as usize].active as u128;
+            let o = self.q[link.reverse.index()].active as u128;
             if o > n {
                 let ps = (size as u128 * o * PS_PER_SEC as u128)
                     .div_ceil(link.bandwidth.as_bytes_per_sec() as u128 * n);
@@ -343,7 +344,7 @@ impl PacketNet {
             sched.post_at(end, PacketEvent::Free(l));
         }
         self.stats.sent(l, now, end, pk.size as u64, true);
-        let link = *self.m.link(l);
+        let link = *self.m.link(LinkId(l));
         self.pkts[p as usize].tail = end + link.latency;
         if link.to == self.msgs[pk.msg as usize].dst {
             sched.post_at(end + link.latency, PacketEvent::Deliver(p));
@@ -379,7 +380,7 @@ impl PacketNet {
         let Some(&mi) = self.nic[h as usize].front() else {
             return;
         };
-        let inj = self.m.injection_link(NodeId(h));
+        let inj = self.m.injection_link(NodeId(h)).0;
         let fits = if self.vcs > 0 {
             self.vc_any_free(inj)
         } else {
@@ -447,7 +448,7 @@ impl PacketNet {
         if !self.bp {
             return true;
         }
-        let link = self.m.link(l);
+        let link = self.m.link(LinkId(l));
         if link.buffer == 0 || link.to < self.m.nodes() {
             return true;
         }
@@ -468,7 +469,7 @@ impl PacketNet {
         let now = sched.now();
         let q = &self.q[l as usize];
         if !q.free_pending && q.free_at <= now {
-            let from = self.m.link(l).from;
+            let from = self.m.link(LinkId(l)).from;
             if from < self.m.nodes() {
                 self.pull_nic(sched, from);
             } else if let Some(&p) = q.fifo.front() {
@@ -524,7 +525,7 @@ impl PacketNet {
         if q.free_pending || q.blocked {
             return;
         }
-        let from = self.m.link(l).from;
+        let from = self.m.link(LinkId(l)).from;
         let waiting = if from < self.m.nodes() {
             !self.nic[from as usize].is_empty()
         } else {
@@ -562,17 +563,19 @@ impl PacketNet {
             return self.adaptive_vc(p);
         }
         let pk = self.pkts[p as usize];
-        let v = self.m.link(pk.link).to;
+        let v = self.m.link(LinkId(pk.link)).to;
         let dst = self.msgs[pk.msg as usize].dst;
         let t = match (self.routing, self.m.torus()) {
-            (RouteMode::DimensionOrder, _) => return self.m.next_link(v, dst),
+            (RouteMode::DimensionOrder, _) => return self.m.next_link(v, dst).0,
             (_, None) => {
                 if let Some(u) = &self.ups {
                     let rng = &mut self.rng;
-                    return u.next_link(v, self.m.next_link(v, dst), |w| rng.random_range(0..w));
+                    return u
+                        .next_link(v, self.m.next_link(v, dst), |w| rng.random_range(0..w))
+                        .0;
                 }
                 let src = self.msgs[pk.msg as usize].src;
-                return self.m.next_link_from(v, src, dst);
+                return self.m.next_link_from(v, src, dst).0;
             }
             (RouteMode::MinimalAdaptive, Some(t)) => {
                 return adaptive::least_waiting(t, v, dst, |l| self.q[l as usize].waiting_bytes);
@@ -672,7 +675,7 @@ impl Transport for PacketNet {
                 self.msgs.len() as u32 - 1
             }
         };
-        let inj = self.m.injection_link(t.src);
+        let inj = self.m.injection_link(t.src).0;
         if self.asym {
             self.q[inj as usize].active += 1;
         }
@@ -738,7 +741,7 @@ impl Transport for PacketNet {
             PacketEvent::Pace(mi) => {
                 let h = self.msgs[mi as usize].src;
                 self.nic[h as usize].push_back(mi);
-                let inj = self.m.injection_link(NodeId(h));
+                let inj = self.m.injection_link(NodeId(h)).0;
                 self.kick(sched, inj);
             }
             PacketEvent::Deliver(p) => {

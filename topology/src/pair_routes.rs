@@ -18,6 +18,7 @@
 //! (`platform::flat`).
 
 use crate::error::MachineError;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
 
@@ -25,7 +26,7 @@ use sim_core::{Bandwidth, Time};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairRoute {
     /// The link ids whose capacity its flows share, each once.
-    pub links: Vec<u32>,
+    pub links: Vec<LinkId>,
     /// The sum of the latencies of every link of the route.
     pub latency: Time,
     /// The lowest bandwidth of its links that bound a flow without being
@@ -39,7 +40,7 @@ pub(crate) struct PairTable {
     hosts: u32,
     /// Pair `s * hosts + d`'s links are `links[start[p]..start[p + 1]]`.
     start: Vec<u32>,
-    links: Vec<u32>,
+    links: Vec<LinkId>,
     latency: Vec<Time>,
     cap: Vec<Option<Bandwidth>>,
     /// Pairs without a route (SimGrid fails only when they communicate).
@@ -72,7 +73,7 @@ impl PairTable {
                 let r = if s == d { None } else { route(s, d) };
                 if let Some(r) = &r {
                     for (i, &l) in r.links.iter().enumerate() {
-                        if l as usize >= link_count || r.links[..i].contains(&l) {
+                        if l.index() >= link_count || r.links[..i].contains(&l) {
                             return Err(MachineError::Graph(format!(
                                 "route {s} -> {d}: link {l} is out of range or repeated"
                             )));
@@ -102,7 +103,7 @@ impl PairTable {
         &self,
         src: NodeId,
         dst: NodeId,
-        out: &mut Vec<u32>,
+        out: &mut Vec<LinkId>,
     ) -> (Time, Option<Bandwidth>) {
         let p = src.0 as usize * self.hosts as usize + dst.0 as usize;
         out.extend_from_slice(&self.links[self.start[p] as usize..self.start[p + 1] as usize]);

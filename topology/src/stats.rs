@@ -1,13 +1,14 @@
 //! Per-link statistics, returned as plain data for reports and plots.
 
 use crate::transport::LinkBusy;
+use crate::transport::LinkId;
 use sim_core::Time;
 
 /// Totals of one link direction over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct LinkStat {
     /// Link id.
-    pub link: u32,
+    pub link: LinkId,
     /// Sending vertex.
     pub from: u32,
     /// Receiving vertex.
@@ -32,7 +33,7 @@ pub struct LinkStat {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LinkSeries {
     /// Link id.
-    pub link: u32,
+    pub link: LinkId,
     /// Width of a bin \[time\]; bin `i` covers `[i * interval, (i + 1) * interval)`.
     pub interval: Time,
     /// Bytes per bin. A packet's or flow segment's bytes are spread over
@@ -90,7 +91,7 @@ impl StatsCollector {
     pub(crate) fn busy(&mut self, link: u32, start: Time, end: Time, bytes: u64) {
         if self.record {
             self.log.push(LinkBusy {
-                link,
+                link: LinkId(link),
                 start,
                 end,
                 bytes,
@@ -158,7 +159,7 @@ impl StatsCollector {
                     Time::from_ps(a.busy_ps)
                 };
                 LinkStat {
-                    link: i as u32,
+                    link: LinkId(i as u32),
                     from: l.from,
                     to: l.to,
                     bytes: a.bytes,
@@ -229,7 +230,7 @@ impl SeriesBuilder {
             from.as_ps() / iv,
             to.as_ps().saturating_sub(1).max(from.as_ps()) / iv,
         );
-        let l = link as usize;
+        let l = link.index();
         let len = self.series.get(l).map_or(0, Vec::len) as u64;
         if self.wanted.is_none() && b1 >= len && self.bins + (b1 + 1 - len) > self.max_bins {
             // Past the limit: from here on only count.
@@ -291,7 +292,7 @@ impl SeriesBuilder {
             .enumerate()
             .filter(|(_, s)| !s.is_empty())
             .map(|(i, bytes)| LinkSeries {
-                link: i as u32,
+                link: LinkId(i as u32),
                 interval,
                 bytes,
             })
@@ -307,7 +308,7 @@ mod tests {
     fn rate_per_bin() {
         // 125 B in 1 us = 1000 bits / 1000 ns = 1 Gb/s; 0 B, 0 Gb/s.
         let s = LinkSeries {
-            link: 0,
+            link: LinkId(0),
             interval: Time::from_ps(1_000_000),
             bytes: vec![125, 0],
         };
@@ -317,7 +318,7 @@ mod tests {
     #[test]
     fn bins_past_the_limit_are_counted_not_held() {
         let busy = |link, start, end| LinkBusy {
-            link,
+            link: LinkId(link),
             start: Time::from_ps(start),
             end: Time::from_ps(end),
             bytes: 10,

@@ -6,6 +6,7 @@
 //! the hosts'.
 
 use crate::error::MachineError;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 
 /// No link on this port (a ring of size 1).
@@ -168,9 +169,9 @@ impl TorusGeom {
     /// The link leaving router index `g` on `port` (`2 * dim + sign`,
     /// sign 0 = positive); `None` on a ring of size 1.
     #[inline]
-    pub fn port_link(&self, g: u32, port: u32) -> Option<u32> {
+    pub fn port_link(&self, g: u32, port: u32) -> Option<LinkId> {
         let l = self.port_link[(g * 6 + port) as usize];
-        (l != NO_LINK).then_some(l)
+        (l != NO_LINK).then_some(LinkId(l))
     }
 
     /// The shorter way around a ring of size `k` from `a` to `b`:

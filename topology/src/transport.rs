@@ -24,6 +24,28 @@ use sim_core::{Bandwidth, Schedule, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct NodeId(pub u32);
 
+/// A link direction of the machine, numbered from zero in declaration
+/// order: the index into [`crate::Machine::links`]. Shown and serialized
+/// as the bare number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+#[repr(transparent)]
+pub struct LinkId(pub u32);
+
+impl LinkId {
+    /// The id as an index into per-link tables.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for LinkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// One transfer asked of the transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transfer {
@@ -60,7 +82,7 @@ pub struct Delivery {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkBusy {
     /// Link id.
-    pub link: u32,
+    pub link: LinkId,
     /// Start of the interval.
     pub start: Time,
     /// End of the interval (`>= start`).

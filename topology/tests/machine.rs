@@ -8,8 +8,9 @@ use sim_core::rand::seq::SliceRandom;
 use sim_core::{Bandwidth, Engine, Model, RngStreams, Schedule, Scheduler, Time, transfer_time};
 use topology::ethernet::{OPTICAL_BACKBONE_BYTES_PER_SEC, TCP_FLOW_BYTES_PER_SEC};
 use topology::{
-    Backbone, Delivery, EthernetParams, InfinibandParams, Mode, NetConfig, NetEvent, Network,
-    NodeId, RouteMode, SeriesBuilder, Sharing, Switching, TorusParams, Transfer, Transport,
+    Backbone, Delivery, EthernetParams, InfinibandParams, LinkId, Mode, NetConfig, NetEvent,
+    Network, NodeId, RouteMode, SeriesBuilder, Sharing, Switching, TorusParams, Transfer,
+    Transport,
 };
 
 // ---------------------------------------------------------------- driver
@@ -530,12 +531,12 @@ fn four_gemini_line_contention() {
         let mid = r[2];
         assert_eq!(net2.machine().link(r[1]).to, net2.machine().link(mid).from);
         let st = net2.link_stats(*a2.iter().max().unwrap());
-        assert_eq!(st[mid as usize].bytes, 4 * s);
-        let u = st[mid as usize].utilization;
+        assert_eq!(st[mid.index()].bytes, 4 * s);
+        let u = st[mid.index()].utilization;
         assert!(
             u > 0.9 && u <= 1.0 + 1e-9,
             "{cfg:?} utilization {u} busy {}",
-            st[mid as usize].busy
+            st[mid.index()].busy
         );
     }
 }
@@ -632,9 +633,9 @@ fn adaptive_choices_are_minimal() {
             let n = t.productive_links(v, d, &mut ports);
             assert!(n >= 1);
             for &l in &ports[..n] {
-                assert_eq!(m.link(l).from, v);
+                assert_eq!(m.link(LinkId(l)).from, v);
                 assert_eq!(
-                    dist[m.link(l).to as usize] + 1,
+                    dist[m.link(LinkId(l)).to as usize] + 1,
                     dist[v as usize],
                     "router {v} to node {d}"
                 );
@@ -801,8 +802,8 @@ fn link_busy_and_series_add_up_to_totals() {
         let mut sb = SeriesBuilder::new(Time::from_us(10)).unwrap();
         for b in &busy {
             assert!(b.start <= b.end && b.end <= at[1], "{b:?}");
-            per_link[b.link as usize].0 += b.bytes;
-            per_link[b.link as usize].1 += b.end - b.start;
+            per_link[b.link.index()].0 += b.bytes;
+            per_link[b.link.index()].1 += b.end - b.start;
             sb.add(b);
         }
         for (l, st) in stats.iter().enumerate() {
@@ -824,7 +825,8 @@ fn link_busy_and_series_add_up_to_totals() {
         for s in &series {
             let total: u64 = s.bytes.iter().sum();
             assert_eq!(
-                total, per_link[s.link as usize].0,
+                total,
+                per_link[s.link.index()].0,
                 "{mode:?} link {}",
                 s.link
             );
@@ -833,11 +835,11 @@ fn link_busy_and_series_add_up_to_totals() {
         }
         // The shared router link (g0 -> g1) carried both messages.
         let r = net.machine().route(NodeId(0), NodeId(4));
-        assert_eq!(stats[r[1] as usize].bytes, 200_000);
+        assert_eq!(stats[r[1].index()].bytes, 200_000);
         if mode == Mode::Packet {
-            assert!(stats[r[1] as usize].peak_queue_bytes > 0);
+            assert!(stats[r[1].index()].peak_queue_bytes > 0);
         } else {
-            assert_eq!(stats[r[1] as usize].peak_flows, 2);
+            assert_eq!(stats[r[1].index()].peak_flows, 2);
         }
         // Drained: nothing is logged twice.
         busy.clear();

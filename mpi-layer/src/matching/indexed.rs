@@ -341,7 +341,7 @@ mod tests {
                 ctx: 0,
                 src,
                 tag: 0,
-                msg: 0,
+                msg: crate::MsgId(0),
             });
             (s.found.map(|p| p.req), s.visited)
         };

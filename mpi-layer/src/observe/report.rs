@@ -158,10 +158,10 @@ impl Observer for ReportObserver {
                 cell.messages += 1;
                 cell.bytes += m.bytes;
                 self.clamped += u64::from(clamped);
-                *slot(&mut self.departed, m.id) = false;
+                *slot(&mut self.departed, m.id.0) = false;
             }
             Step::Departed => {
-                let first = !std::mem::replace(slot(&mut self.departed, m.id), true);
+                let first = !std::mem::replace(slot(&mut self.departed, m.id.0), true);
                 if first && m.protocol == Protocol::Rendezvous {
                     // The RTS.
                     self.control += 1;

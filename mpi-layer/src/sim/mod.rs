@@ -40,7 +40,7 @@ pub use report::{
 
 use crate::collectives::P2p;
 use crate::observe::{NoObserver, Observer};
-use crate::op::{OpStream, Origin};
+use crate::op::{MsgId, OpStream, Origin};
 use crate::params::{MpiParams, Progress};
 use comms::{Comm, PendingCreate};
 use costs::CellCosts;
@@ -186,6 +186,8 @@ struct Sim<T: Transport, S: OpStream, O: Observer> {
     links: bool,
     busy: Vec<LinkBusy>,
     released: Vec<u32>,
+    /// The messages whose shared-memory copy a node's memory finished.
+    copied: Vec<MsgId>,
     scratch: Vec<P2p>,
     error: Option<RunError>,
     stats: Stats,
@@ -338,6 +340,7 @@ impl<T: Transport, S: OpStream, O: Observer> Simulation<T, S, O> {
             links,
             busy: Vec::new(),
             released: Vec::new(),
+            copied: Vec::new(),
             scratch: Vec::new(),
             error: None,
             stats: Stats::default(),

@@ -41,7 +41,7 @@ use super::local::Loc;
 use super::{Ev, NetSched, RunError, Sim, Truncation};
 use crate::matching::{Envelope, MatchQueue, PostedRecv};
 use crate::observe::{MessageStep, Observer, Queue, Search, Step};
-use crate::op::OpStream;
+use crate::op::{MsgId, OpStream};
 use crate::params::{MatcherKind, Progress, Protocol, Rendezvous, locality_index};
 use serde::Serialize;
 use sim_core::{Schedule, Scheduler, Time, transfer_time};
@@ -130,7 +130,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if O::ENABLED {
             let msg = &self.msgs[m as usize];
             let e = MessageStep {
-                id: m,
+                id: MsgId(m),
                 src: msg.src,
                 dst: msg.dst,
                 seq: msg.seq,
@@ -437,7 +437,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 let nm = self.memory[node as usize].get_or_insert_with(|| {
                     Box::new(super::shm::NodeMemory::new(mem.as_bytes_per_sec()))
                 });
-                if let Some((t, v)) = nm.start(now, m, bytes.saturating_mul(copies), cap) {
+                if let Some((t, v)) = nm.start(now, MsgId(m), bytes.saturating_mul(copies), cap) {
                     self.push_local(s, t, Loc::ShmDone(node, v));
                 }
             }
@@ -447,7 +447,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     /// A node's memory finished copies (event of `version`).
     pub(super) fn shm_done(&mut self, s: &mut Sch<'_, T::Event>, node: u32, version: u32) {
         let now = s.now();
-        let mut out = std::mem::take(&mut self.released);
+        let mut out = std::mem::take(&mut self.copied);
         out.clear();
         let next = self.memory[node as usize]
             .as_mut()
@@ -455,11 +455,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         if let Some((t, v)) = next {
             self.push_local(s, t, Loc::ShmDone(node, v));
         }
-        // `arrive` may take `released` again: `out` is ours meanwhile.
         for &m in &out {
-            self.arrive(s, m);
+            self.arrive(s, m.0);
         }
-        self.released = out;
+        self.copied = out;
     }
 
     /// Message `m`'s current leg reached the far end.
@@ -581,7 +580,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
             ctx: msg.ctx,
             src: msg.src,
             tag: msg.tag,
-            msg: m,
+            msg: MsgId(m),
         };
         let (proto, loc) = (msg.proto, msg.loc);
         let found = self.ranks[dst as usize].queues.match_arrival(&env);
@@ -747,18 +746,19 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let mut end = End::NOTHING;
         match found.found {
             Some(e) => {
-                self.check_truncation(e.msg, p.req);
+                let m = e.msg.0;
+                self.check_truncation(m, p.req);
                 self.note(
-                    e.msg,
+                    m,
                     Step::Matched {
                         visited: found.visited,
                     },
                     now,
                 );
-                let msg = &mut self.msgs[e.msg as usize];
+                let msg = &mut self.msgs[m as usize];
                 if msg.proto == Protocol::Rendezvous {
                     msg.recv_req = p.req;
-                    end.cts = e.msg;
+                    end.cts = m;
                 } else {
                     let copy = self
                         .params
@@ -767,8 +767,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                         .saturating_add(self.params.unexpected_cost);
                     cpu = cpu.saturating_add(copy);
                     delay = delay.saturating_add(copy);
-                    self.note(e.msg, Step::Completed, now.saturating_add(delay));
-                    self.free_msgs.push(e.msg);
+                    self.note(m, Step::Completed, now.saturating_add(delay));
+                    self.free_msgs.push(m);
                     end.complete = p.req;
                 }
             }

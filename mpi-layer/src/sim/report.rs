@@ -382,7 +382,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         }
         let us = q.unexpected_msgs();
         for e in us.iter().take(LIMIT) {
-            let m = &self.msgs[e.msg as usize];
+            let m = &self.msgs[e.msg.index()];
             unexp.push(format!(
                 "{} message from rank {}, tag {}, {} B, {}",
                 ["short", "eager", "rendezvous"][m.proto.index()],

@@ -11,11 +11,12 @@
 //! node's copies in progress (a handful: each process's port lets one
 //! message at a time leave at its rate).
 
+use crate::op::MsgId;
 use sim_core::{PS_PER_SEC, Time};
 
 #[derive(Clone, Copy, Debug)]
 struct Copy {
-    msg: u32,
+    msg: MsgId,
     /// Work left \[bytes x 10^12\].
     left: u128,
     /// Highest rate \[bytes/s\].
@@ -85,7 +86,7 @@ impl NodeMemory {
     pub(super) fn start(
         &mut self,
         now: Time,
-        msg: u32,
+        msg: MsgId,
         bytes: u64,
         cap: u64,
     ) -> Option<(Time, u32)> {
@@ -109,7 +110,7 @@ impl NodeMemory {
         &mut self,
         now: Time,
         version: u32,
-        out: &mut Vec<u32>,
+        out: &mut Vec<MsgId>,
     ) -> Option<(Time, u32)> {
         if version != self.version {
             return None;
@@ -135,14 +136,16 @@ mod tests {
     #[test]
     fn alone_a_copy_takes_transfer_time_exactly() {
         let mut m = NodeMemory::new(100_000_000_000);
-        let (t, v) = m.start(Time::from_ns(5), 7, 8192, 6_200_000_000).unwrap();
+        let (t, v) = m
+            .start(Time::from_ns(5), MsgId(7), 8192, 6_200_000_000)
+            .unwrap();
         assert_eq!(
             t,
             Time::from_ns(5) + transfer_time(8192, Bandwidth::bytes_per_sec(6_200_000_000))
         );
         let mut out = Vec::new();
         assert_eq!(m.done(t, v, &mut out), None);
-        assert_eq!(out, vec![7]);
+        assert_eq!(out, vec![MsgId(7)]);
     }
 
     #[test]
@@ -150,28 +153,28 @@ mod tests {
         // 10 GB/s memory; caps 2, 6 and 6 GB/s: the 2 GB/s copy keeps its
         // cap, the other two share the remaining 8 GB/s.
         let mut m = NodeMemory::new(10_000_000_000);
-        m.start(Time::ZERO, 0, 4_000_000_000, 2_000_000_000);
-        m.start(Time::ZERO, 1, 4_000_000_000, 6_000_000_000);
+        m.start(Time::ZERO, MsgId(0), 4_000_000_000, 2_000_000_000);
+        m.start(Time::ZERO, MsgId(1), 4_000_000_000, 6_000_000_000);
         let (t, v) = m
-            .start(Time::ZERO, 2, 8_000_000_000, 6_000_000_000)
+            .start(Time::ZERO, MsgId(2), 8_000_000_000, 6_000_000_000)
             .unwrap();
         // Copy 1 (4 GB at 4 GB/s) ends after 1 s.
         assert_eq!(t, Time::from_secs_f64(1.0));
         let mut out = Vec::new();
         let (t, v) = m.done(t, v, &mut out).unwrap();
-        assert_eq!(out, vec![1]);
+        assert_eq!(out, vec![MsgId(1)]);
         // Then copy 2 has 4 GB left at 6 GB/s (cap), copy 0 2 GB at 2 GB/s:
         // both end 1 s later... copy 2 at 4/6 s, copy 0 at 1 s.
         assert_eq!(t, Time::from_ps(1_666_666_666_667));
         out.clear();
         let (t, v) = m.done(t, v, &mut out).unwrap();
-        assert_eq!(out, vec![2]);
+        assert_eq!(out, vec![MsgId(2)]);
         out.clear();
         // A stale version does nothing.
         assert_eq!(m.done(t, v.wrapping_sub(1), &mut out), None);
         assert!(out.is_empty());
         assert_eq!(m.done(t, v, &mut out), None);
-        assert_eq!(out, vec![0]);
+        assert_eq!(out, vec![MsgId(0)]);
         assert_eq!(t, Time::from_secs_f64(2.0));
     }
 }

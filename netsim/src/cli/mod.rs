@@ -302,17 +302,18 @@ fn run_table(
     let result = if timeline.is_none() && messages.is_none() && series.is_none() {
         sc.run(src, PROGRESS_EVERY, tick)
     } else {
+        let goal = sc.goal_tags();
         let tap = Tap {
             timeline: timeline
                 .as_ref()
                 .map(output::Partial::create)
                 .transpose()?
-                .map(Timeline::new),
+                .map(|w| Timeline::new(w).unsigned_tags(goal)),
             messages: messages
                 .as_ref()
                 .map(output::Partial::create)
                 .transpose()?
-                .map(MessageLog::new),
+                .map(|w| MessageLog::new(w).unsigned_tags(goal)),
             links: series,
         };
         let (result, tap) = sc.run_observed(src, PROGRESS_EVERY, tick, tap);
@@ -364,8 +365,8 @@ fn series_fits(b: &topology::SeriesBuilder) -> Result<(), CliError> {
 }
 
 /// The names of link `l`'s two vertices.
-fn link_ends(li: &scenario::LinkInfo, l: u32) -> (String, String) {
-    let st = &li.stats[l as usize];
+fn link_ends(li: &scenario::LinkInfo, l: topology::LinkId) -> (String, String) {
+    let st = &li.stats[l.index()];
     let name = |v: u32| li.names.get(v as usize).cloned().unwrap_or_default();
     (name(st.from), name(st.to))
 }

@@ -725,8 +725,9 @@ impl OpStream for GoalStream {
 
 /// A GOAL tag (`txt2bin`'s u32, up to 2^32 - 2) as the MPI layer's
 /// `i32`: the same 32 bits, so matching, which compares tags for
-/// equality, is unchanged; a tag of 2^31 or more reads as negative in
-/// the message records.
+/// equality, is unchanged. The message record and the timeline of a
+/// GOAL run print the bits unsigned again
+/// (`crate::scenario::Scenario::goal_tags`).
 fn tag(t: u32) -> i32 {
     i32::from_ne_bytes(t.to_ne_bytes())
 }

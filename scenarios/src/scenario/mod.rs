@@ -450,7 +450,7 @@ impl Scenario {
                 Some(LinkInfo {
                     stats: net.link_stats(results.makespan),
                     classes: (0..m.links().len() as u32)
-                        .map(|l| m.link_class(l))
+                        .map(|l| m.link_class(topology::LinkId(l)))
                         .collect(),
                     names: m.vertices().iter().map(|v| v.name.clone()).collect(),
                     router_coords: (0..m.vertices().len() as u32)

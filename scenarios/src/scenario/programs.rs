@@ -405,6 +405,34 @@ impl Scenario {
         })
     }
 
+    /// Whether the workload is a GOAL schedule (text or compiled, named
+    /// or found in a directory). Its tags are unsigned 32-bit numbers that
+    /// the MPI layer carries as the `i32` of the same bits
+    /// (`goal::stream`), so outputs that show tags print them unsigned
+    /// ([`crate::timeline::MessageLog::unsigned_tags`]).
+    pub fn goal_tags(&self) -> bool {
+        let WorkloadSpec::Trace {
+            path: Some(p),
+            format,
+            ..
+        } = &self.workload
+        else {
+            return false;
+        };
+        let Ok(p) = crate::shared::resolve(&self.base_dir, p) else {
+            return false;
+        };
+        let found = if p.is_dir() {
+            match crate::trace::resolve_dir(&p, *format) {
+                Ok(crate::trace::DirTrace::File(_, f)) => f,
+                _ => return false,
+            }
+        } else {
+            format.unwrap_or_else(|| TraceFormat::detect(&p))
+        };
+        found == TraceFormat::Goal
+    }
+
     /// A trace's programs, from one `path` or TI's per-rank `files`.
     fn trace_programs(
         &self,

@@ -272,7 +272,7 @@ pub struct SearchStats {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkRow {
     /// Link id.
-    pub link: u32,
+    pub link: topology::LinkId,
     /// `from -> to` vertex names.
     pub name: String,
     /// Bytes carried.

@@ -40,7 +40,7 @@ pub fn channel_load_bound(
             route.clear();
             m.route_into(NodeId(s), NodeId(d), &mut route);
             for &l in &route {
-                load[l as usize] += rate;
+                load[l.index()] += rate;
             }
         }
     };

@@ -330,3 +330,68 @@ fn window_is_bounded_by_the_lookahead() {
         Some(Time::from_ns(20_000))
     );
 }
+
+/// A tag of 2^31 or more (txt2bin's tags are u32): it matches, and the
+/// message record and the timeline show it as the file wrote it, not as
+/// the negative `i32` of the same bits (3 000 000 000 - 2^32 =
+/// -1 294 967 296) the MPI layer carries. Found by the extension, in a
+/// directory too; a message list's tags stay signed.
+#[test]
+fn a_tag_above_2_31_shows_as_written() {
+    use scenarios::timeline::{MessageLog, Tap, Timeline};
+    let d = dir("big-tag");
+    std::fs::write(
+        d.join("s.goal"),
+        "num_ranks 2\nrank 0 {\ns: send 8b to 1 tag 3000000000\n}\nrank 1 {\nr: recv 8b from 0 tag 3000000000\n}\n",
+    )
+    .unwrap();
+    let scenario_at = |name: &str, workload: &str| {
+        let p = d.join(name);
+        std::fs::write(
+            &p,
+            format!("[machine]\npreset = \"ideal\"\n\n[workload]\n{workload}"),
+        )
+        .unwrap();
+        scenario::load(&p).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (file, sc) = scenario_at("s.toml", "kind = \"trace\"\npath = \"s.goal\"\n");
+    assert!(sc.goal_tags());
+    let tap = Tap {
+        timeline: Some(Timeline::new(Vec::new()).unsigned_tags(sc.goal_tags())),
+        messages: Some(MessageLog::new(Vec::new()).unsigned_tags(sc.goal_tags())),
+        links: None,
+    };
+    let (r, tap) = sc.run_observed(&file, u64::MAX, |_, _| {}, tap);
+    let out = r.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.results.finish.len(), 2);
+    let tap = tap.expect("the run started");
+    let csv = String::from_utf8(tap.messages.unwrap().finish().unwrap()).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert_eq!(rows[1].split(',').nth(3), Some("3000000000"), "{csv}");
+    let tl = String::from_utf8(tap.timeline.unwrap().finish().unwrap()).unwrap();
+    assert!(tl.contains("\"tag\":3000000000"), "{tl}");
+    assert!(!tl.contains("-1294967296"), "{tl}");
+    // Without the switch the same bits read as MPI's int.
+    let (file, sc) = scenario_at("s.toml", "kind = \"trace\"\npath = \"s.goal\"\n");
+    let log = MessageLog::new(Vec::new()).unsigned_tags(false);
+    let (_, log) = sc.run_observed(&file, u64::MAX, |_, _| {}, log);
+    let csv = String::from_utf8(log.unwrap().finish().unwrap()).unwrap();
+    assert_eq!(
+        csv.lines().nth(1).and_then(|r| r.split(',').nth(3)),
+        Some("-1294967296")
+    );
+    // The directory holding the schedule is a GOAL run too; a message
+    // list is not.
+    assert!(
+        scenario_at("dir.toml", "kind = \"trace\"\npath = \".\"\n")
+            .1
+            .goal_tags()
+    );
+    std::fs::write(d.join("l.csv"), "0,1,8\n").unwrap();
+    assert!(
+        !scenario_at("l.toml", "kind = \"trace\"\npath = \"l.csv\"\n")
+            .1
+            .goal_tags()
+    );
+}

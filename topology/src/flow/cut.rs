@@ -29,6 +29,7 @@
 //! [`Sharing::Asymmetric`]: crate::machine::Sharing::Asymmetric
 
 use super::{FlowNet, State, pack, pop_lowest};
+use crate::transport::LinkId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -76,7 +77,7 @@ impl FlowNet {
     #[inline]
     pub(super) fn cons_of(&self, l: u32) -> u32 {
         if self.asym {
-            l.min(self.m.link(l).reverse)
+            l.min(self.m.link(LinkId(l)).reverse.0)
         } else {
             l
         }
@@ -85,7 +86,7 @@ impl FlowNet {
     #[inline]
     pub(super) fn sides(&self, c: u32) -> [u32; 2] {
         if self.asym {
-            [c, self.m.link(c).reverse]
+            [c, self.m.link(LinkId(c)).reverse.0]
         } else {
             [c, c]
         }
@@ -106,15 +107,15 @@ impl FlowNet {
     }
 
     /// Lowers the cut for a flow about to start on `route` with `cap`.
-    pub(super) fn cut_note_start(&mut self, route: &[u32], cap: f64) {
+    pub(super) fn cut_note_start(&mut self, route: &[LinkId], cap: f64) {
         let mut l0 = cap;
         for &l in route {
-            l0 = l0.min(self.first_binding(l));
+            l0 = l0.min(self.first_binding(l.0));
             if self.asym {
                 // A full reverse direction would cap the new flow at its
                 // largest rate; its smallest is a safe lower bound.
                 let rev = self.m.link(l).reverse;
-                for &g in &self.kept[rev as usize].flows {
+                for &g in &self.kept[rev.index()].flows {
                     let sc = &self.scratch[g as usize];
                     l0 = l0.min(if sc.solved { sc.rate } else { 0.0 });
                 }
@@ -171,10 +172,10 @@ impl FlowNet {
         self.cut.saturated.clear();
         self.freeze_one(f, x);
         while let Some(l) = self.cut.saturated.pop() {
-            let rev = self.m.link(l).reverse;
+            let rev = self.m.link(LinkId(l)).reverse.index();
             let mut i = 0;
-            while i < self.kept[rev as usize].flows.len() {
-                let g = self.kept[rev as usize].flows[i];
+            while i < self.kept[rev].flows.len() {
+                let g = self.kept[rev].flows[i];
                 if self.unfixed(g) {
                     self.freeze_one(g, x);
                 }
@@ -195,11 +196,12 @@ impl FlowNet {
         self.scratch[f as usize].new_rate = x;
         self.scratch[f as usize].state = State::Settled;
         for &l in &self.flows[f as usize].route {
-            let (r, n) = (&mut self.rem[l as usize], &mut self.nun[l as usize]);
+            let lu = l.index();
+            let (r, n) = (&mut self.rem[lu], &mut self.nun[lu]);
             *r -= x;
             *n -= 1;
-            if self.asym && *n == 0 && *r <= SATURATED * self.kept[l as usize].bw {
-                self.cut.saturated.push(l);
+            if self.asym && *n == 0 && *r <= SATURATED * self.kept[lu].bw {
+                self.cut.saturated.push(l.0);
             }
         }
     }
@@ -226,7 +228,7 @@ impl FlowNet {
         }
         while let Some(f) = self.cut.stack.pop() {
             for i in 0..self.flows[f as usize].route.len() {
-                let c = self.cons_of(self.flows[f as usize].route[i]);
+                let c = self.cons_of(self.flows[f as usize].route[i].0);
                 self.visit_cons(c, l0);
             }
         }

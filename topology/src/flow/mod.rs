@@ -57,6 +57,7 @@ use crate::config::{NetConfig, NetConfigError, check, window_cap};
 use crate::idle::flow_idle_time;
 use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
+use crate::transport::LinkId;
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
 use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
@@ -124,7 +125,7 @@ pub enum FlowEvent {
 #[derive(Clone, Debug, Default)]
 struct Flow {
     token: u64,
-    route: Vec<u32>,
+    route: Vec<LinkId>,
     bytes: u64,
     /// What its links carry for it \[bytes\]: `bytes`, over its
     /// bandwidth factor when the machine has SMPI's size factors.
@@ -381,7 +382,7 @@ impl FlowNet {
 
     /// Copies `route` into flow slot `f`'s place in `routes`, widening
     /// every slot first if it is longer than the stride.
-    fn store_route(&mut self, f: u32, route: &[u32]) {
+    fn store_route(&mut self, f: u32, route: &[LinkId]) {
         if route.len() > self.stride {
             let (old, new) = (self.stride, route.len().max(4));
             let slots = self.flows.len();
@@ -400,7 +401,9 @@ impl FlowNet {
             self.slot_at.resize(need, 0);
         }
         let at = f as usize * self.stride;
-        self.routes[at..at + route.len()].copy_from_slice(route);
+        for (to, l) in self.routes[at..at + route.len()].iter_mut().zip(route) {
+            *to = l.0;
+        }
         self.scratch[f as usize].hops =
             u16::try_from(route.len()).expect("a route shorter than 65536 hops");
     }
@@ -482,8 +485,8 @@ impl FlowNet {
         }
         let mut binds = self.asym;
         for (i, &l) in route.iter().enumerate() {
-            self.kept[l as usize].bytes += bytes;
-            let lu = l as usize;
+            let lu = l.index();
+            self.kept[lu].bytes += bytes;
             let pos = self.slot_at[f as usize * self.stride + i] as usize;
             let v = &mut self.kept[lu].flows;
             debug_assert_eq!(v[pos], f, "flow listed on its links");
@@ -492,12 +495,12 @@ impl FlowNet {
                 let j = self
                     .route(g)
                     .iter()
-                    .position(|&x| x == l)
+                    .position(|&x| x == l.0)
                     .expect("route crosses l");
                 self.slot_at[g as usize * self.stride + j] = pos as u32;
             }
             if self.asym {
-                self.cut.dirty_links.push(l);
+                self.cut.dirty_links.push(l.0);
                 continue;
             }
             if self.kept[lu].flows.is_empty() {
@@ -509,7 +512,7 @@ impl FlowNet {
             if !self.kept[lu].binds_nothing() {
                 // Removing load from a link that fixes no flow
                 // changes no rate through it.
-                self.sweep.note_link(l, rate);
+                self.sweep.note_link(l.0, rate);
                 binds = true;
             }
         }
@@ -647,7 +650,7 @@ impl Transport for FlowNet {
             // Each capacity resource once per flow, in route order.
             let mut n = 0;
             for i in 0..route.len() {
-                let r = sh.resource[route[i] as usize];
+                let r = LinkId(sh.resource[route[i].index()]);
                 if !route[..n].contains(&r) {
                     route[n] = r;
                     n += 1;
@@ -691,9 +694,9 @@ impl Transport for FlowNet {
             // same events and makespans).
             at_cap = cap.is_finite();
             for &l in &route {
-                let k = &self.kept[l as usize];
-                if !(k.binds_nothing() && self.load_of(l) + cap < k.bw * (1.0 - sweep::SLACK)) {
-                    self.sweep.note_start_on(l);
+                let k = &self.kept[l.index()];
+                if !(k.binds_nothing() && self.load_of(l.0) + cap < k.bw * (1.0 - sweep::SLACK)) {
+                    self.sweep.note_start_on(l.0);
                     at_cap = false;
                 }
             }
@@ -706,7 +709,7 @@ impl Transport for FlowNet {
         self.store_route(f, &route);
         let at = f as usize * self.stride;
         for (i, &l) in route.iter().enumerate() {
-            let lu = l as usize;
+            let lu = l.index();
             let k = &mut self.kept[lu];
             self.slot_at[at + i] = k.flows.len() as u32;
             k.flows.push(f);

@@ -19,7 +19,7 @@ fn reference(net: &FlowNet) -> Vec<f64> {
     let mut cnt = vec![0u32; nl];
     for &f in &live {
         for &l in &net.flows[f as usize].route {
-            cnt[l as usize] += 1;
+            cnt[l.index()] += 1;
         }
     }
     let mut rate = vec![f64::NAN; net.flows.len()];
@@ -49,7 +49,7 @@ fn reference(net: &FlowNet) -> Vec<f64> {
             let fl = &net.flows[f as usize];
             let at_level = net.scratch[f as usize].cap <= best * (1.0 + 1e-12)
                 || fl.route.iter().any(|&l| {
-                    net.sides(net.cons_of(l)).iter().any(|&s| {
+                    net.sides(net.cons_of(l.0)).iter().any(|&s| {
                         cnt[s as usize] > 0
                             && rem[s as usize] / cnt[s as usize] as f64 <= best * (1.0 + 1e-12)
                     })
@@ -61,8 +61,8 @@ fn reference(net: &FlowNet) -> Vec<f64> {
         for f in fix {
             rate[f as usize] = best;
             for &l in &net.flows[f as usize].route {
-                rem[l as usize] -= best;
-                cnt[l as usize] -= 1;
+                rem[l.index()] -= best;
+                cnt[l.index()] -= 1;
             }
             left -= 1;
         }
@@ -297,7 +297,7 @@ fn check_with_changes_on(
                 }
                 let w = want[f];
                 let sc = &net.scratch[f];
-                assert_eq!(net.route(f as u32), &fl.route[..]);
+                assert!(net.route(f as u32).iter().eq(fl.route.iter().map(|l| &l.0)));
                 assert!(
                     (sc.rate - w).abs() <= 1e-9 * w,
                     "{sharing:?} {shape:?} seed {seed} flow {f}: {} vs {w} cap {} route {:?} check {checks}",
@@ -337,7 +337,7 @@ fn check_kept_counts(net: &FlowNet) {
             .map(|&f| net.rate_or_bound(f))
             .filter(|r| r.is_finite())
             .sum();
-        let bw = net.m.link(l as u32).bandwidth.as_f64();
+        let bw = net.m.link(LinkId(l as u32)).bandwidth.as_f64();
         assert_eq!(net.kept[l].bw, bw, "link {l}: its bandwidth's copy");
         assert!(
             (net.kept[l].load - load).abs() <= 1e-12 * bw,
@@ -349,7 +349,7 @@ fn check_kept_counts(net: &FlowNet) {
         if fl.live {
             for (i, &l) in fl.route.iter().enumerate() {
                 let slot = net.slot_at[f * net.stride + i];
-                assert_eq!(net.kept[l as usize].flows[slot as usize], f as u32);
+                assert_eq!(net.kept[l.index()].flows[slot as usize], f as u32);
             }
         }
     }

@@ -41,6 +41,7 @@ use super::{NONE, PacketNet, Pkt};
 use crate::config::RouteMode;
 use crate::routing::oblivious::ORDERS;
 use crate::torus_geom::TorusGeom;
+use crate::transport::LinkId;
 
 impl PacketNet {
     #[inline]
@@ -69,7 +70,7 @@ impl PacketNet {
     /// The channel packet `p` takes on link `l` by the allocation rule,
     /// `None` if every channel it may take is full.
     pub(super) fn pick_vc(&self, p: u32, l: u32) -> Option<u8> {
-        let link = self.m.link(l);
+        let link = self.m.link(LinkId(l));
         let nodes = self.m.nodes();
         if link.to < nodes {
             return Some(0);
@@ -123,14 +124,14 @@ impl PacketNet {
     /// the dimension-order link, where the escape channel waits.
     pub(super) fn adaptive_vc(&mut self, p: u32) -> u32 {
         let pk = self.pkts[p as usize];
-        let v = self.m.link(pk.link).to;
+        let v = self.m.link(LinkId(pk.link)).to;
         let dst = self.msgs[pk.msg as usize].dst;
         let t = self.m.torus().expect("adaptive routing runs on a torus");
         let mut ports = [0u32; crate::routing::adaptive::MAX_CANDIDATES];
         let n = t.productive_links(v, dst, &mut ports);
         let mut best: Option<(u32, u32, u64)> = None;
         for &l in &ports[..n] {
-            if self.m.link(l).to < self.m.nodes() {
+            if self.m.link(LinkId(l)).to < self.m.nodes() {
                 return l;
             }
             if let Some(c) = (2..self.vcs).find(|&c| self.vc_free(l, c)) {

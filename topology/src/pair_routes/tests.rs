@@ -4,6 +4,7 @@ use super::PairRoute;
 use crate::link::LinkParams;
 use crate::machine::Machine;
 use crate::machine::{MachineBuilder, Sharing, VRef};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use sim_core::{Bandwidth, Time};
 
@@ -30,12 +31,12 @@ fn a_pair_table_routes_each_pair_its_own_way() {
     let (lat, cap) = m.pair_route_into(NodeId(0), NodeId(1), &mut out);
     assert_eq!(
         (out.clone(), lat, cap),
-        (vec![0, 3], Time::from_ps(14), None)
+        (vec![LinkId(0), LinkId(3)], Time::from_ps(14), None)
     );
     m.set_pair_routes(
         |s, d| {
             (s != 2 && d != 2).then(|| PairRoute {
-                links: vec![2 * s + 1, 4],
+                links: vec![LinkId(2 * s + 1), LinkId(4)],
                 latency: Time::from_ps(100 + s as u64),
                 cap: Some(Bandwidth::bytes_per_sec(5)),
             })
@@ -45,7 +46,7 @@ fn a_pair_table_routes_each_pair_its_own_way() {
     .unwrap();
     out.clear();
     let (lat, cap) = m.pair_route_into(NodeId(1), NodeId(0), &mut out);
-    assert_eq!(out, vec![3, 4]);
+    assert_eq!(out, vec![LinkId(3), LinkId(4)]);
     assert_eq!(lat, Time::from_ps(101));
     assert_eq!(cap, Some(Bandwidth::bytes_per_sec(5)));
     assert_eq!(m.shared_capacity(), Some("why"));
@@ -58,7 +59,7 @@ fn a_pair_table_routes_each_pair_its_own_way() {
 
 #[test]
 fn a_repeated_or_unknown_link_is_refused() {
-    for links in [vec![1, 1], vec![99]] {
+    for links in [vec![LinkId(1), LinkId(1)], vec![LinkId(99)]] {
         let mut m = star();
         let r = m.set_pair_routes(
             |_, _| {

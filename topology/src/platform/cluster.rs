@@ -8,6 +8,7 @@ use crate::routing::Router;
 use crate::routing::fat_tree::FatTreeShape;
 use crate::torus::TorusParams;
 use crate::torus_geom::TieRule;
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time, limits};
@@ -255,7 +256,7 @@ impl<'i> Cx<'_, 'i> {
             // A host's one SHARED link: what it sends and what it
             // receives draw on one capacity (flow model only).
             let m = &p.machine;
-            let groups: Vec<Vec<u32>> = (0..m.nodes())
+            let groups: Vec<Vec<LinkId>> = (0..m.nodes())
                 .map(|h| vec![m.injection_link(NodeId(h)), m.ejection_link(NodeId(h))])
                 .collect();
             let why = self.err(c, format!("<cluster id=\"{id}\" sharing_policy=\"SHARED\">: each host's private link is one capacity for what it sends and what it receives"));

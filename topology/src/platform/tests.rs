@@ -647,7 +647,7 @@ fn dmodk_routes_a_shift_without_contention_where_the_default_does_not() {
         let mut load = vec![0u32; m.links().len()];
         for s in 0..16 {
             for l in m.route(NodeId(s), NodeId((s + 4) % 16)) {
-                load[l as usize] += 1;
+                load[l.index()] += 1;
             }
         }
         *load.iter().max().unwrap()

@@ -5,6 +5,7 @@ use super::{Cx, Platform, Policy, SgLink, machine_msg, units, weighting};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::transport::LinkId;
 use crate::transport::NodeId;
 use roxmltree::Node;
 use rustc_hash::FxHashMap;
@@ -308,7 +309,7 @@ impl<'i> Cx<'_, 'i> {
                 }
                 if l.policy == Policy::Shared {
                     let c = cable[id];
-                    shared.push(vec![2 * c, 2 * c + 1]);
+                    shared.push(vec![LinkId(2 * c), LinkId(2 * c + 1)]);
                 }
                 continue; // the reverse of a symmetrical route
             }
@@ -377,7 +378,7 @@ impl<'i> Cx<'_, 'i> {
         let mut p = self.build(z, b, speeds)?;
         if let Some((_, why)) = both.first() {
             let m = &p.machine;
-            let groups: Vec<Vec<u32>> = both
+            let groups: Vec<Vec<LinkId>> = both
                 .iter()
                 .map(|(k, _)| {
                     let ups = (0..n).filter(|&h| up[h].expect("checked").0 == *k);

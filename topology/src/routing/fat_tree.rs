@@ -52,6 +52,7 @@
 //! trees (FOCS 1985).
 
 use crate::link::Link;
+use crate::transport::LinkId;
 
 use super::NextHopTable;
 
@@ -87,12 +88,12 @@ impl FatTreeShape {
 
     /// Every switch's up-links, parent `k` at index `k`
     /// (`[v - hosts]`; empty at the top level).
-    fn parent_links(&self, links: &[Link]) -> Vec<Vec<u32>> {
+    fn parent_links(&self, links: &[Link]) -> Vec<Vec<LinkId>> {
         let hosts = self.first[1];
         let end = *self.first.last().unwrap();
-        let mut out_links: Vec<Vec<u32>> = vec![Vec::new(); end as usize];
+        let mut out_links: Vec<Vec<LinkId>> = vec![Vec::new(); end as usize];
         for (id, l) in links.iter().enumerate() {
-            out_links[l.from as usize].push(id as u32);
+            out_links[l.from as usize].push(LinkId(id as u32));
         }
         let mut parents = vec![Vec::new(); (end - hosts) as usize];
         for l in 1..self.m.len() {
@@ -109,7 +110,7 @@ impl FatTreeShape {
                         out_links[v as usize]
                             .iter()
                             .copied()
-                            .find(|&id| links[id as usize].to == pv)
+                            .find(|&id| links[id.index()].to == pv)
                             .expect("the FAT_TREE import cables every node to each of its parents")
                     })
                     .collect();
@@ -119,8 +120,8 @@ impl FatTreeShape {
     }
 
     /// Whether `link` goes up a level.
-    fn is_up(&self, links: &[Link], link: u32) -> bool {
-        let l = &links[link as usize];
+    fn is_up(&self, links: &[Link], link: LinkId) -> bool {
+        let l = &links[link.index()];
         self.level(l.to) == self.level(l.from) + 1
     }
 
@@ -153,7 +154,7 @@ pub struct UpPorts {
     /// First switch vertex (the number of hosts).
     hosts: u32,
     /// `parents[v - hosts]`: switch `v`'s up-links, parent `k` at `k`.
-    parents: Vec<Vec<u32>>,
+    parents: Vec<Vec<LinkId>>,
     /// Whether each link goes up a level.
     up: Vec<bool>,
 }
@@ -165,7 +166,7 @@ impl UpPorts {
             hosts: shape.first[1],
             parents: shape.parent_links(links),
             up: (0..links.len() as u32)
-                .map(|l| shape.is_up(links, l))
+                .map(|l| shape.is_up(links, LinkId(l)))
                 .collect(),
         }
     }
@@ -175,8 +176,8 @@ impl UpPorts {
     /// parent `draw(w)` of `v`'s `w` parents (`draw` returns a number
     /// below `w`). `O(1)`.
     #[inline]
-    pub fn next_link(&self, v: u32, link: u32, draw: impl FnOnce(u32) -> u32) -> u32 {
-        if !self.up[link as usize] {
+    pub fn next_link(&self, v: u32, link: LinkId, draw: impl FnOnce(u32) -> u32) -> LinkId {
+        if !self.up[link.index()] {
             return link;
         }
         let ups = &self.parents[(v - self.hosts) as usize];
@@ -190,7 +191,7 @@ pub struct Spread {
     base: NextHopTable,
     shape: FatTreeShape,
     /// `parents[v - hosts]`: switch `v`'s up-links, parent `k` at `k`.
-    parents: Vec<Vec<u32>>,
+    parents: Vec<Vec<LinkId>>,
     key: u64,
 }
 
@@ -216,13 +217,13 @@ impl Spread {
     }
 
     /// The default route's link (shortest-path table) from `v` to `dst`.
-    pub fn default_link(&self, v: u32, dst: u32) -> u32 {
+    pub fn default_link(&self, v: u32, dst: u32) -> LinkId {
         self.base.next_link(v, dst)
     }
 
     /// The link switch `v` takes towards host `dst` for a transfer from
     /// host `src`. `O(levels)`.
-    pub fn next_link(&self, links: &[Link], v: u32, src: u32, dst: u32) -> u32 {
+    pub fn next_link(&self, links: &[Link], v: u32, src: u32, dst: u32) -> LinkId {
         let t = self.base.next_link(v, dst);
         if !self.shape.is_up(links, t) {
             return t;
@@ -264,7 +265,7 @@ mod tests {
         }
         // Going down (leaf to its host, top to a leaf) there is no draw.
         let never = |_| -> u32 { panic!("drew going down") };
-        assert_eq!(ups.next_link(16, t.next_link(16, 3), never), 2 * 3 + 1);
+        assert_eq!(ups.next_link(16, t.next_link(16, 3), never).0, 2 * 3 + 1);
         for top in 20..24 {
             let l = ups.next_link(top, t.next_link(top, 9), never);
             assert_eq!((m.link(l).from, m.link(l).to), (top, 18));

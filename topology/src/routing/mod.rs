@@ -51,6 +51,7 @@ pub mod table;
 pub use table::NextHopTable;
 
 use crate::torus_geom::TorusGeom;
+use crate::transport::LinkId;
 
 /// A machine's deterministic routing. See the module docs for each
 /// variant's tie rule.
@@ -74,9 +75,9 @@ impl Router {
     /// The link router or switch vertex `v` takes towards host `dst`
     /// (`v` is not a host; `v != dst`). `O(1)`.
     #[inline]
-    pub fn next_link(&self, v: u32, dst: u32) -> u32 {
+    pub fn next_link(&self, v: u32, dst: u32) -> LinkId {
         match self {
-            Router::DimensionOrder(t) => t.dor_next(v, dst),
+            Router::DimensionOrder(t) => LinkId(t.dor_next(v, dst)),
             Router::Table(t) | Router::FatTree(t, _) => t.next_link(v, dst),
             Router::Spread(s) => s.default_link(v, dst),
         }

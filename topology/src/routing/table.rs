@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 
 use crate::link::{Link, NONE};
+use crate::transport::LinkId;
 
 /// `next[(v - hosts) * hosts + dst]`: the link a packet at router or
 /// switch `v` takes towards host `dst` (`NONE` if unreachable).
@@ -110,13 +111,13 @@ impl NextHopTable {
     }
 
     /// Routes `v` towards host `dst` by `link`.
-    pub(crate) fn set(&mut self, v: u32, dst: u32, link: u32) {
-        self.next[((v - self.hosts) * self.hosts + dst) as usize] = link;
+    pub(crate) fn set(&mut self, v: u32, dst: u32, link: LinkId) {
+        self.next[((v - self.hosts) * self.hosts + dst) as usize] = link.0;
     }
 
     /// The link router or switch vertex `v` takes towards host `dst`.
     #[inline]
-    pub fn next_link(&self, v: u32, dst: u32) -> u32 {
-        self.next[((v - self.hosts) * self.hosts + dst) as usize]
+    pub fn next_link(&self, v: u32, dst: u32) -> LinkId {
+        LinkId(self.next[((v - self.hosts) * self.hosts + dst) as usize])
     }
 }

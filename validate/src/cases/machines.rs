@@ -272,7 +272,7 @@ fn line_run(
     let cable = stats
         .iter()
         .filter(|l| l.from >= hosts && l.to >= hosts)
-        .map(|l| l.bytes + stats[net.machine().link(l.link).reverse as usize].bytes)
+        .map(|l| l.bytes + stats[net.machine().link(l.link).reverse.index()].bytes)
         .max()
         .unwrap_or(0);
     Ok((r.makespan.as_secs_f64(), cable as f64))

@@ -2,6 +2,7 @@
 //! routes and clusters, each checked and named by `file:line`.
 
 use super::*;
+use crate::transport::LinkId;
 
 impl<'i> Cx<'_, 'i> {
     /// The platform under `root` flattened to per-pair routes.
@@ -75,7 +76,7 @@ impl<'i> Cx<'_, 'i> {
             for &l in &links {
                 let r = &f.res[l as usize];
                 lat = lat.saturating_add(r.1);
-                if shared.contains(&(l + base))
+                if shared.contains(&LinkId(l + base))
                     || (r.2 == Policy::FatPipe && links.iter().filter(|&&x| x == l).count() > 1)
                 {
                     err = Some(FlatError::LinkTwiceOnRoute {
@@ -88,7 +89,7 @@ impl<'i> Cx<'_, 'i> {
                 if r.2 == Policy::FatPipe {
                     cap = Some(cap.map_or(r.0, |c| c.min(r.0)));
                 } else {
-                    shared.push(l + base);
+                    shared.push(LinkId(l + base));
                 }
             }
             let lat = lat.saturating_add(Time::from_ps(f.extra.get()));
