@@ -20,14 +20,14 @@
 
 use super::NIC_RATE;
 use crate::machine::Machine;
-use crate::transport::NodeId;
+use crate::transport::{LinkId, NodeId};
 use sim_core::Time;
 
 /// A link crossed by two routes of different latencies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Unequal {
     /// The link (the lowest link of its capacity group).
-    pub link: u32,
+    pub link: LinkId,
     /// Two routes crossing it, as (source, destination, latency), in
     /// the order met (sources, then destinations, ascending).
     pub routes: [(u32, u32, Time); 2],
@@ -86,9 +86,9 @@ fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
                 if m.link(l).bandwidth.as_bytes_per_sec() >= NIC_RATE {
                     continue;
                 }
-                let r = m.shared.as_ref().map_or(l, |sh| sh.resource[l as usize]);
-                match first[r as usize] {
-                    None => first[r as usize] = Some(((s, d, lat), penalty)),
+                let r = m.shared.as_ref().map_or(l, |sh| LinkId(sh.resource[l.index()]));
+                match first[r.index()] {
+                    None => first[r.index()] = Some(((s, d, lat), penalty)),
                     Some((a, p)) if p != penalty => {
                         return Walk::Unequal(Unequal {
                             link: r,
@@ -107,7 +107,7 @@ fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
 /// `weight_s` over the bandwidth of each of its links that SimGrid has
 /// (not netsim's [`NIC_RATE`] stand-ins). Under CM02 (`weight_s` 0)
 /// two routes' penalties are equal exactly when their latencies are.
-fn penalty(m: &Machine, lat: Time, route: &[u32], weight_s: f64) -> f64 {
+fn penalty(m: &Machine, lat: Time, route: &[LinkId], weight_s: f64) -> f64 {
     let mut p = lat.as_ps() as f64 * 1e-12;
     if weight_s > 0.0 {
         for &l in route {
@@ -150,7 +150,7 @@ const SEE: &str = "see docs/PEERS.md, \"Known difference: CM02's latency-weighte
 
 /// A machine link named by its ends, for imports whose links are not
 /// one SimGrid link each.
-pub(super) fn by_ends(m: &Machine, l: u32) -> String {
+pub(super) fn by_ends(m: &Machine, l: LinkId) -> String {
     let k = m.link(l);
     let v = m.vertices();
     format!(
@@ -166,7 +166,7 @@ impl super::Cx<'_, '_> {
         &self,
         n: roxmltree::Node,
         m: &Machine,
-        name: impl Fn(u32) -> String,
+        name: impl Fn(LinkId) -> String,
     ) {
         let weight_s = self.weight_s.get();
         let smpi = if weight_s > 0.0 {

@@ -116,7 +116,7 @@ impl<'i> Cx<'_, 'i> {
         }
         r.map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
         self.note_unequal_latencies(body, &p.machine, |l| {
-            format!("link `{}`", f.res[(l - base) as usize].3)
+            format!("link `{}`", f.res[(l.0 - base) as usize].3)
         });
         Ok(p)
     }
