@@ -40,7 +40,7 @@ pub struct CollRun {
     pub root: u32,
     /// Size per rank \[bytes\].
     pub bytes: u64,
-    /// Bytes per element of a reduction's datatype (see
+    /// Bytes per element of a bcast's or reduction's datatype (see
     /// [`Op::Reduce`]); [`super::ELEMENT_BYTES`] for other collectives.
     pub elem_bytes: u32,
     /// Next step.
@@ -226,7 +226,8 @@ impl CollRun {
             _ => root,
         };
         let elem_bytes = match *op {
-            Op::Reduce { elem_bytes, .. }
+            Op::Bcast { elem_bytes, .. }
+            | Op::Reduce { elem_bytes, .. }
             | Op::Allreduce { elem_bytes, .. }
             | Op::ReduceScatter { elem_bytes, .. } => elem_bytes,
             _ => super::ELEMENT_BYTES,

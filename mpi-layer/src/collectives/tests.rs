@@ -43,6 +43,7 @@ fn counts_by_hand() {
     );
     // Binomial bcast: P - 1 messages of s.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 2,
         bytes: 10,
         comm: w,
@@ -96,6 +97,7 @@ fn counts_by_hand() {
     // Scatter-allgather bcast P = 4, s = 8: scatter 2+1+1 chunks of 2 B,
     // ring 3 steps x 4 ranks x 2 B.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: w,
@@ -154,6 +156,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     use CollAlg::*;
     let w = crate::CommId::WORLD;
     let bcast = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 10,
         comm: w,
@@ -231,6 +234,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
     let red = |root, bytes| test_ops::reduce(root, bytes, 8);
     let bc = |bytes| Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes,
         comm: w,
@@ -271,6 +275,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         (ScanRecursiveDoublingExchange, scan(false), 5, 10, 10),
     ];
     let rootb = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 10,
         comm: w,
@@ -290,6 +295,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
     ];
     let bc16 = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 16,
         comm: w,
@@ -472,6 +478,7 @@ fn allgatherv_neighbor_exchange_by_hand_and_moves_each_block_once() {
 fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
     // P = 6, root 2, 10 B chunks: relative rank v is rank v + 2.
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 2,
         bytes: 60,
         comm: crate::CommId::WORLD,
@@ -516,6 +523,7 @@ fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
     // v2 -> v3 (distance 1); level 1 has no fill (v4's partner
     // subtree is empty).
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 5,
         comm: crate::CommId::WORLD,
@@ -567,6 +575,7 @@ fn open_mpi_split_binary_tree_by_hand() {
     // 3, 5), right 8 B (relative 2, 4). Tree: v0 -> v1, v2; v1 -> v3,
     // v5; v2 -> v4. Then v1 <-> v2, v3 <-> v4, v0 -> v5.
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 1,
         bytes: 24,
         comm: crate::CommId::WORLD,

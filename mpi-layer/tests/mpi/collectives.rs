@@ -134,6 +134,7 @@ fn far_first_binomial_bcast() {
     // receives at 2.3-2.4; 2 receives at 1.2-1.3 and sends to 3 (until
     // 1.4), which receives at 2.4-2.5; 1 receives at 1.3-1.4.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -283,6 +284,7 @@ fn mpich_scatter_recursive_doubling_bcast() {
     // receive comes first (1.2-1.3); rank 1 then sends (1.3-1.4), which
     // rank 0 receives at 2.4-2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 16,
         comm: W,
@@ -317,6 +319,7 @@ fn mpich_selector_runs_its_choice() {
 #[test]
 fn open_mpi_trees_and_chains() {
     let b = |bytes| Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes,
         comm: W,
@@ -380,6 +383,7 @@ fn openmpi_selector_runs_its_choice() {
     // Bcast of 8 B on 3 ranks: the table says pipeline, a chain:
     // 0.1, 1.3, 2.4 us as the chain above.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -394,6 +398,7 @@ fn open_mpi_knomial_neighbour_exchange_and_tree_barrier() {
     // received 1.1-1.2), then to 1, 2, 3 (until 0.2, 0.3, 0.4; received
     // by 1.3, 1.4, 1.5).
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -495,6 +500,7 @@ fn open_mpi_scatter_allgather_fills_in_off_powers_of_two() {
     // 0 hands 1 rank 2's chunk (2.7-2.8, received 3.8-3.9). Bytes:
     // 1 + 1, 1 + 1, 2 + 1, 1.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 3,
         comm: W,
@@ -532,6 +538,7 @@ fn open_mpi_split_binary_tree_trades_halves() {
     // 1.2-1.3 (in at 2.3), 2 sends 1.3-1.4 (in at 2.4); 2 receives
     // 2.3-2.4, 1 receives 2.4-2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 16,
         comm: W,
@@ -604,6 +611,7 @@ fn torus_tree_bcast_on_a_ring_by_hand() {
     // lands 2.3) and 2 to 1 (1.3-1.4, lands 2.4); 2 receives until 2.4,
     // 1 until 2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,

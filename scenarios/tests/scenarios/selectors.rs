@@ -221,3 +221,36 @@ fn ti_datatypes_give_the_element_count_mpich_compares() {
         ]
     );
 }
+
+#[test]
+fn native_bcast_element_size_gives_the_count_openmpi_compares() {
+    // A 1 MiB bcast on 17 ranks under Open MPI: the table says
+    // scatter_allgather, which runs basic_linear when count < size.
+    // 1 MiB is 17 elements of 61680 B (scatter) and 16 of 61681 B
+    // (linear); without `elem=`, 131072 doubles (scatter).
+    let d = scratch("selectors-native-bcast-elem");
+    let trace: String = (0..17)
+        .map(|r| {
+            format!(
+                "{r} bcast root=0 bytes=1048576 elem=61680\n\
+                 {r} bcast root=0 bytes=1048576 elem=61681\n\
+                 {r} bcast root=0 bytes=1048576\n"
+            )
+        })
+        .collect();
+    write(&d, "t.nst", &trace);
+    let s = write(
+        &d,
+        "s.toml",
+        "[machine]\npreset = \"ideal\"\n[mpi]\ncollectives = \"openmpi\"\n\
+         [workload]\nkind = \"trace\"\npath = \"t.nst\"\nformat = \"native\"\n",
+    );
+    let o = run(&s, &[]).unwrap();
+    let rows: Vec<_> = o
+        .report
+        .collectives
+        .iter()
+        .map(|r| (r.algorithm, r.calls))
+        .collect();
+    assert_eq!(rows, [("scatter_rd_allgather", 2), ("linear", 1)]);
+}
