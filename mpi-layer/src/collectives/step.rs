@@ -74,6 +74,18 @@ pub(super) fn elements(bytes: u64, elem_bytes: u64) -> u64 {
     bytes / elem_bytes.max(1)
 }
 
+/// `bytes` as (elements, bytes per element) for the schedules that split
+/// a vector into whole elements: `elem_bytes` when it divides `bytes`,
+/// else single bytes.
+pub(super) fn whole_elements(bytes: u64, elem_bytes: u32) -> (u64, u64) {
+    let e = u64::from(elem_bytes.max(1));
+    if bytes % e == 0 {
+        (bytes / e, e)
+    } else {
+        (bytes, 1)
+    }
+}
+
 /// The sum of `v`, saturating.
 pub(super) fn total(v: &[u64]) -> u64 {
     v.iter().fold(0u64, |a, &b| a.saturating_add(b))

@@ -233,6 +233,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     ];
     let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
     let red = |root, bytes| test_ops::reduce(root, bytes, 8);
+    let red1 = |root, bytes| test_ops::reduce(root, bytes, 1);
     let bc = |bytes| Op::Bcast {
         elem_bytes: 8,
         root: 0,
@@ -250,12 +251,20 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         // of 10 B by all 6, of 20 B by 0-3, of 40 (0, 1 to 4, 5) and
         // 20 B back; then 0 and 1 hand 2 and 3 the 20 B of 4-5.
         (BcastScatterRdAllgather, bc(60), 6, 21, 370),
-        // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
-        (ReduceScatterGather, red(0, 16), 4, 11, 64),
+        // P = 4, 16 chars: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
+        (ReduceScatterGather, red1(0, 16), 4, 11, 64),
         // P = 5, root 1 folded away: fold 16 B, halving as above,
         // rank 0 hands its 4 B piece to the root, gather 2 x 4 + 8.
-        (ReduceScatterGather, red(1, 16), 5, 13, 84),
-        (ReduceScatterGather, red(4, 16), 5, 12, 80),
+        (ReduceScatterGather, red1(1, 16), 5, 13, 84),
+        (ReduceScatterGather, red1(4, 16), 5, 12, 80),
+        // P = 4, 7 doubles in MPICH's blocks of 2, 2, 2, 1
+        // (`MPIR_Reduce_intra_reduce_scatter_gather`): distance 1, ranks
+        // 0 and 2 send blocks 2-3 (3), 1 and 3 blocks 0-1 (4); distance
+        // 2, 0 <-> 2 blocks 1 and 0 (2 + 2), 1 -> 3 block 3 (1), 3 -> 1
+        // block 2 (2); rank n now holds block bitrev(n). Gather: 2 -> 0
+        // block 1 (2), 3 -> 1 block 3 (1), 1 -> 0 blocks 2-3 (3). 27
+        // doubles, 216 B (an even byte split: 224 B).
+        (ReduceScatterGather, red(0, 56), 4, 11, 216),
         // Every rank receives all the other blocks once.
         (AllgathervRecursiveDoubling, v(vec![1, 2, 3, 4]), 4, 8, 30),
         (AllgathervBruck, v(vec![1, 2, 3, 4, 5]), 5, 15, 60),

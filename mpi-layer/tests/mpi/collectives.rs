@@ -228,7 +228,7 @@ fn bruck_allgather_takes_ceil_log2_p_exchanges() {
 
 #[test]
 fn mpich_reduce_scatter_gather_halves_then_gathers() {
-    // P = 4, 16 B to root 0: two exchanges (8 B, then 4 B; each a lone
+    // P = 4, 16 chars to root 0: two exchanges (8 B, then 4 B; each a lone
     // message, 1.2 us, then the received bytes reduced: 4 ns, 2 ns) end
     // at 2.406 us; ranks 2 and 3 send 4 B to 0 and 1 (until 2.506,
     // received by 3.606); rank 1 sends 8 B to 0 (until 3.706, received
@@ -237,13 +237,41 @@ fn mpich_reduce_scatter_gather_halves_then_gathers() {
         4,
         CollAlg::ReduceScatterGather,
         Op::Reduce {
-            elem_bytes: 8,
+            elem_bytes: 1,
             root: 0,
             bytes: 16,
             comm: W,
         },
     );
     assert_eq!(r.finish, ns(&[4806, 3706, 2506, 2506]));
+}
+
+#[test]
+fn rabenseifner_and_ring_split_whole_elements() {
+    // P = 2, 3 doubles: blocks of 2 and 1 doubles (MPICH's cnts, Open
+    // MPI's early and late segments). Each exchange is a lone message
+    // (1.2 us), then the received bytes are reduced (0.5 ns/B).
+    let a = Op::Allreduce {
+        bytes: 24,
+        elem_bytes: 8,
+        comm: W,
+    };
+    // Rabenseifner: rank 0 keeps block 0, so receives 16 B (8 ns) and
+    // sends 8 B; rank 1 receives 8 B (4 ns): 1.208 and 1.204 us. The
+    // allgather hands each the other block: rank 0's 16 B lands at
+    // rank 1 at 1.308 + 1.0, received by 2.408; rank 1's 8 B at rank
+    // 0 by 2.404. An even split (12 B) gives 2.406 for both.
+    let r = with(2, CollAlg::AllreduceRabenseifner, a.clone());
+    assert_eq!(r.finish, ns(&[2404, 2408]));
+    assert_eq!(r.bytes(), 2 * 24);
+    // Ring: rank r sends block r and reduces block r - 1: rank 0
+    // reduces block 1 (8 B, 4 ns), rank 1 block 0 (16 B, 8 ns): 1.204
+    // and 1.208 us; then each sends its reduced block: rank 0's 8 B
+    // reach rank 1 by 1.304 + 1.1 = 2.404, rank 1's 16 B rank 0 by
+    // 2.408.
+    let r = with(2, CollAlg::AllreduceRing, a);
+    assert_eq!(r.finish, ns(&[2408, 2404]));
+    assert_eq!(r.bytes(), 2 * 24);
 }
 
 #[test]
