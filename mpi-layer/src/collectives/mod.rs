@@ -84,8 +84,11 @@ impl CollRun {
                 // Open MPI's allgatherv default bcasts one element of an
                 // indexed datatype spanning every block
                 // (`ompi_coll_base_allgatherv_intra_basic_default`).
-                let whole = u32::try_from(s).unwrap_or(u32::MAX);
-                let mut elem_bytes = self.elem_bytes;
+                let elem_bytes = if self.alg == CollAlg::AllgathervDefault {
+                    u32::try_from(s).unwrap_or(u32::MAX)
+                } else {
+                    self.elem_bytes
+                };
                 let (first, then) = match self.alg {
                     CollAlg::AllreduceReduceBcast => {
                         (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
@@ -99,7 +102,6 @@ impl CollRun {
                         openmpi::bcast(p, s, elem).alg,
                     ),
                     CollAlg::AllgathervDefault => {
-                        elem_bytes = whole;
                         (CollAlg::GathervLinear, openmpi::bcast(p, s, s).alg)
                     }
                     _ => (openmpi::reduce(p, s, elem).alg, CollAlg::ScattervLinear),

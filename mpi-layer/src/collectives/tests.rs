@@ -338,6 +338,17 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
         // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
         (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+        // P = 17, 64 KiB each: gatherv of 16 blocks, then the bcast
+        // of 1088 KiB, which Open MPI's table (16 <= P < 32, >= 1 MiB)
+        // runs as scatter_allgather; as one element of an indexed
+        // datatype (count 1 < P), that is basic_linear: 16 messages.
+        (
+            AllgathervDefault,
+            v(vec![65_536; 17]),
+            17,
+            32,
+            16 * 65_536 * 18,
+        ),
         // Neighbour exchange allgatherv, P = 4: blocks 1 + 2 + 3 + 4
         // B in step 0, pairs of 3 and 7 B in step 1; every rank gets
         // the 3 blocks not its own once (P = 6: 6 x 21 - 21 B).
