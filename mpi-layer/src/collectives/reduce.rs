@@ -27,9 +27,9 @@ fn block_elems(count: u64, pof2: u32, b: Range<u32>) -> u64 {
 /// `MPIR_Allreduce_intra_reduce_scatter_allgather`, the same in
 /// `MPIR_Reduce_intra_reduce_scatter_gather`. The `openmpi` selector's
 /// Rabenseifner runs these blocks too; Open MPI's own
-/// (`ompi_coll_base_allreduce_intra_redscat_allgather`) halves its
-/// window, the lower rank keeping `floor(w / 2)`, which differs from
-/// these by at most one element per step on an uneven count.
+/// (`ompi_coll_base_allreduce_intra_redscat_allgather`) pairs ranks the
+/// same way but halves its current window, the lower rank keeping
+/// `floor(w / 2)` elements, so an uneven count splits differently.
 fn rabenseifner_blocks(newrank: u32, pof2: u32, j: u32) -> (Range<u32>, Range<u32>) {
     let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
     let mut mask = 1;
