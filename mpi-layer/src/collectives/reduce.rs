@@ -29,7 +29,8 @@ fn block_elems(count: u64, pof2: u32, b: Range<u32>) -> u64 {
 /// Rabenseifner runs these blocks too; Open MPI's own
 /// (`ompi_coll_base_allreduce_intra_redscat_allgather`) pairs ranks the
 /// same way but halves its current window, the lower rank keeping
-/// `floor(w / 2)` elements, so an uneven count splits differently.
+/// `floor(w / 2)` elements, so an uneven count splits differently (and
+/// it folds a non-power-of-two communicator in halves, see the docs).
 fn rabenseifner_blocks(newrank: u32, pof2: u32, j: u32) -> (Range<u32>, Range<u32>) {
     let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
     let mut mask = 1;
