@@ -140,6 +140,7 @@ impl CollRun {
             | CollAlg::GatherBinomial
             | CollAlg::AllreduceRecursiveDoubling
             | CollAlg::AllreduceRabenseifner
+            | CollAlg::AllreduceRedscatAllgather
             | CollAlg::AllreduceRing
             | CollAlg::ReduceScatterGather
             | CollAlg::ReduceInOrderBinary => self.plan_reduce(&st, out),

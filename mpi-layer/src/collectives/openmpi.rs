@@ -382,8 +382,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     "openmpi allreduce_intra_dec_fixed: 6 rabenseifner, count < pof2: basic_linear",
                 ),
                 6 => c(
-                    AllreduceRabenseifner,
-                    "openmpi allreduce_intra_dec_fixed: 6 rabenseifner",
+                    AllreduceRedscatAllgather,
+                    "openmpi allreduce_intra_dec_fixed: 6 rabenseifner (redscat_allgather)",
                 ),
                 _ => c(
                     AllreduceNonoverlapping,
@@ -707,13 +707,13 @@ mod tests {
             // rabenseifner; 4 <= P < 8: < 16 ring, but 1 double < 4
             // ranks falls back to recursive doubling.
             (ar(8191), 12, AllreduceRecursiveDoubling),
-            (ar(8192), 12, AllreduceRabenseifner),
+            (ar(8192), 12, AllreduceRedscatAllgather),
             (ar(8), 4, AllreduceRecursiveDoubling),
-            (ar(1 << 20), 2, AllreduceRabenseifner),
+            (ar(1 << 20), 2, AllreduceRedscatAllgather),
             (ar(100_000), 2, AllreduceRing),
             // 2 <= P < 4, 262144 B: rabenseifner; 64 <= P < 128 wants
             // rabenseifner from 262144 B (32768 doubles >= pof2 = 64).
-            (ar(262_144), 100, AllreduceRabenseifner),
+            (ar(262_144), 100, AllreduceRedscatAllgather),
             (ar(131_071), 200, AllreduceNonoverlapping),
             // bcast: 8 <= P < 16: < 8 knomial,
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.

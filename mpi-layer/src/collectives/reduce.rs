@@ -26,11 +26,8 @@ fn block_elems(count: u64, pof2: u32, b: Range<u32>) -> u64 {
 /// loops (`send_idx`, `recv_idx`, `last_idx`) of
 /// `MPIR_Allreduce_intra_reduce_scatter_allgather`, the same in
 /// `MPIR_Reduce_intra_reduce_scatter_gather`. The `openmpi` selector's
-/// Rabenseifner runs these blocks too; Open MPI's own
-/// (`ompi_coll_base_allreduce_intra_redscat_allgather`) pairs ranks the
-/// same way but halves its current window, the lower rank keeping
-/// `floor(w / 2)` elements, so an uneven count splits differently (and
-/// it folds a non-power-of-two communicator in halves, see the docs).
+/// allreduce runs Open MPI's own instead
+/// ([`CollAlg::AllreduceRedscatAllgather`]).
 fn rabenseifner_blocks(newrank: u32, pof2: u32, j: u32) -> (Range<u32>, Range<u32>) {
     let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
     let mut mask = 1;
@@ -173,6 +170,83 @@ impl CollRun {
                             send(out, me - 1, s);
                         } else {
                             recv(out, me + 1, s);
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            }
+            CollAlg::AllreduceRedscatAllgather => {
+                // `ompi_coll_base_allreduce_intra_redscat_allgather`.
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                let (count, e) = whole_elements(s, self.elem_bytes);
+                let (lhalf, rhalf) = (count / 2 * e, (count - count / 2) * e);
+                let vrank = if me < 2 * rem {
+                    (me % 2 == 0).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                let to_real = |v: u32| if v < rem { 2 * v } else { v + rem };
+                // Window step j of `vrank`: (sent, received) elements;
+                // the lower rank of a pair keeps floor(w / 2).
+                let window = |v: u32, j: u32| {
+                    let mut w = count;
+                    let mut sr = (0, 0);
+                    for i in 0..=j {
+                        let keep = if v & (1 << i) == 0 { w / 2 } else { w - w / 2 };
+                        sr = (w - keep, keep);
+                        w = keep;
+                    }
+                    sr
+                };
+                if k == 0 {
+                    // Halves traded: the even rank keeps the left half.
+                    if me < 2 * rem {
+                        let (mine, theirs) = if me % 2 == 0 {
+                            (me + 1, lhalf)
+                        } else {
+                            (me - 1, rhalf)
+                        };
+                        send(out, mine, lhalf + rhalf - theirs);
+                        recv(out, mine, theirs);
+                        reduce = theirs;
+                    }
+                } else if k == 1 {
+                    if me < 2 * rem {
+                        if me % 2 == 1 {
+                            send(out, me - 1, rhalf);
+                        } else {
+                            recv(out, me + 1, rhalf);
+                        }
+                    }
+                } else if k < 2 + 2 * l {
+                    if let Some(v) = vrank {
+                        // Reduce-scatter at distance 1, 2, ..., then the
+                        // allgather back, each step sending what the
+                        // mirror step received.
+                        let j = k - 2;
+                        let (step, back) = if j < l {
+                            (j, false)
+                        } else {
+                            (2 * l - 1 - j, true)
+                        };
+                        let peer = to_real(v ^ (1 << step));
+                        let (sent, got) = window(v, step);
+                        let (sb, rb) = if back { (got, sent) } else { (sent, got) };
+                        send(out, peer, sb * e);
+                        recv(out, peer, rb * e);
+                        if !back {
+                            reduce = got * e;
+                        }
+                    }
+                } else if k == 2 + 2 * l {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            send(out, me + 1, s);
+                        } else {
+                            recv(out, me - 1, s);
                         }
                     }
                 } else {

@@ -338,6 +338,26 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
         // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
         (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+        // Open MPI's redscat_allgather, P = 3, 3 doubles: halves 16 + 8
+        // B, the reduced 16 B back, windows 16 + 8 B each way, 24 B to
+        // the folded rank. P = 6, 7 doubles: ranks 0-3 trade 3 + 4 per
+        // pair and hand 4 back; vranks 0-3 halve 7 into 3 | 4 (14),
+        // then 3 into 1 | 2 and 4 into 2 | 2 (7), the allgather the same
+        // 21 back; 2 x 7 doubles out: 78 doubles.
+        (
+            AllreduceRedscatAllgather,
+            test_ops::allreduce(24, 8),
+            3,
+            8,
+            112,
+        ),
+        (
+            AllreduceRedscatAllgather,
+            test_ops::allreduce(56, 8),
+            6,
+            24,
+            8 * 78,
+        ),
         // P = 17, 64 KiB each: gatherv of 16 blocks, then the bcast
         // of 1088 KiB, which Open MPI's table (16 <= P < 32, >= 1 MiB)
         // runs as scatter_allgather; as one element of an indexed

@@ -269,9 +269,23 @@ fn rabenseifner_and_ring_split_whole_elements() {
     // and 1.208 us; then each sends its reduced block: rank 0's 8 B
     // reach rank 1 by 1.304 + 1.1 = 2.404, rank 1's 16 B rank 0 by
     // 2.408.
-    let r = with(2, CollAlg::AllreduceRing, a);
+    let r = with(2, CollAlg::AllreduceRing, a.clone());
     assert_eq!(r.finish, ns(&[2408, 2404]));
     assert_eq!(r.bytes(), 2 * 24);
+    // Open MPI's redscat_allgather, P = 3 (rank 2 is vrank 1): ranks 0
+    // and 1 trade halves (0 gets the left double, 1 the right two);
+    // rank 2's reduce-scatter message (8 B, sent at 0) reaches 0 at 1.1
+    // too, and 0's core receives it then (1.1 to 1.3 for the two). 1
+    // reduces by 1.208 and sends its reduced 16 B to 0 (until 1.308,
+    // received by 2.408). Reduce-scatter: vrank 0 keeps floor(3 / 2) =
+    // 1 double: 0 sends 16 B (2.408-2.508; at 2 by 3.608, reduced
+    // 3.616) and reduces its 8 B by 2.512. Allgather: 0 sends its 8 B
+    // (2.512-2.612, at 2 at 3.612, received 3.616-3.716); 2 sends its
+    // 16 B (3.716-3.816), received by 0 at 4.916; then 0 sends all 24
+    // B to 1 (until 5.016, received by 6.116).
+    let r = with(3, CollAlg::AllreduceRedscatAllgather, a);
+    assert_eq!(r.finish, ns(&[5016, 6116, 3816]));
+    assert_eq!((r.messages(), r.bytes()), (8, 112));
 }
 
 #[test]
