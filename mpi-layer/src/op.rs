@@ -203,6 +203,10 @@ pub enum Op {
         root: Rank,
         /// Size \[bytes\]; per rank for collectives, as the variant says.
         bytes: u64,
+        /// Bytes per element of the datatype (the libraries' rules compare
+        /// element counts); [`crate::ELEMENT_BYTES`] where a workload
+        /// does not say.
+        elem_bytes: u64,
         /// Communicator.
         comm: CommId,
     },

@@ -132,7 +132,9 @@ impl Display for Op {
             Op::RegionBegin { id } => write!(f, "region {id} begin"),
             Op::RegionEnd { id } => write!(f, "region {id} end"),
             Op::Barrier { comm } => write!(f, "MPI_Barrier({comm})"),
-            Op::Bcast { root, bytes, comm } => {
+            Op::Bcast {
+                root, bytes, comm, ..
+            } => {
                 write!(f, "MPI_Bcast({bytes} B, root {root}, {comm})")
             }
             Op::Reduce {

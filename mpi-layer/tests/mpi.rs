@@ -603,6 +603,7 @@ fn collectives_take_hand_computed_times() {
     let r = coll(
         8,
         Op::Bcast {
+            elem_bytes: 8,
             root: 0,
             bytes: 8,
             comm: W,
@@ -717,6 +718,7 @@ fn collectives_move_the_right_messages_and_bytes() {
         (
             8,
             Op::Bcast {
+                elem_bytes: 8,
                 root: 3,
                 bytes: 16_384,
                 comm: W,
@@ -930,6 +932,7 @@ fn split_communicators_run_their_own_collectives() {
                     new: CommId(7),
                 },
                 Op::Bcast {
+                    elem_bytes: 8,
                     root: 1,
                     bytes: 8,
                     comm: CommId(7),

@@ -34,7 +34,7 @@
 //! | `compute <dur>` / `sleep <dur>` | [`Op::Compute`] / [`Op::Sleep`] |
 //! | `region_begin id=K` / `region_end id=K` | [`Op::RegionBegin`] / [`Op::RegionEnd`] |
 //! | `barrier` | [`Op::Barrier`] |
-//! | `bcast root= bytes=`, `reduce root= bytes=` | [`Op::Bcast`], [`Op::Reduce`] |
+//! | `bcast root= bytes= [elem=]`, `reduce root= bytes= [elem=]` | [`Op::Bcast`], [`Op::Reduce`] |
 //! | `allreduce bytes=` | [`Op::Allreduce`] |
 //! | `scan bytes=` / `exscan bytes=` | [`Op::Scan`] (inclusive / exclusive) |
 //! | `gather root= bytes=`, `scatter root= bytes=` | [`Op::Gather`], [`Op::Scatter`] |
@@ -274,8 +274,8 @@ impl<'a> Fields<'a> {
         Ok(b)
     }
 
-    /// `elem=`, a reduction's bytes per element: 8 when absent, at
-    /// least 1.
+    /// `elem=`, a bcast's or reduction's bytes per element: 8 when
+    /// absent, at least 1.
     fn elem(&mut self) -> Result<u64, FieldError> {
         match self.opt("elem") {
             None => Ok(mpi_layer::ELEMENT_BYTES),
@@ -472,6 +472,7 @@ fn parse_fields<'a>(
         "bcast" => Op::Bcast {
             root: f.rank("root")?,
             bytes: f.bytes("bytes")?,
+            elem_bytes: f.elem()?,
             comm: f.comm()?,
         },
         "reduce" => Op::Reduce {
@@ -657,8 +658,12 @@ pub fn format_op(op: &Op) -> String {
         Op::Bcast {
             root,
             bytes,
+            elem_bytes,
             comm: c,
-        } => format!("bcast root={root} bytes={bytes}{}", comm(*c)),
+        } => format!(
+            "bcast root={root} bytes={bytes} elem={elem_bytes}{}",
+            comm(*c)
+        ),
         Op::Reduce {
             root,
             bytes,

@@ -364,9 +364,15 @@ impl CallMapper {
             }
             C::Bcast { data, root, comm } => {
                 if let Some(comm) = Self::coll(comm) {
+                    let elem_bytes = self.size_of(data.datatype)?;
                     let bytes = self.bytes(data)?;
                     let root = self.root(root, comm)?;
-                    out.push(Op::Bcast { root, bytes, comm });
+                    out.push(Op::Bcast {
+                        root,
+                        bytes,
+                        elem_bytes,
+                        comm,
+                    });
                 }
             }
             C::Reduce { data, root, comm } => {

@@ -422,6 +422,7 @@ impl Collective {
             Collective::Bcast => Op::Bcast {
                 root: 0,
                 bytes,
+                elem_bytes: mpi_layer::ELEMENT_BYTES,
                 comm: W,
             },
             Collective::Reduce => Op::Reduce {

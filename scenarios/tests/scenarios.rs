@@ -224,6 +224,7 @@ fn ti_micro_collectives() {
     assert_eq!(
         r1[0],
         Op::Bcast {
+            elem_bytes: 1,
             root: 0,
             bytes: 50_000,
             comm: W
@@ -257,6 +258,7 @@ fn ti_micro_collectives() {
     assert_eq!(
         r0[0],
         Op::Bcast {
+            elem_bytes: 8,
             root: 1,
             bytes: 400_000,
             comm: W
@@ -265,6 +267,7 @@ fn ti_micro_collectives() {
     assert_eq!(
         r0[2],
         Op::Bcast {
+            elem_bytes: 2,
             root: 0,
             bytes: 100_000,
             comm: W
@@ -408,6 +411,7 @@ fn ti_app_32_ranks() {
     assert_eq!(
         r0[4],
         Op::Bcast {
+            elem_bytes: 8,
             root: 0,
             bytes: 8,
             comm: W
@@ -619,6 +623,7 @@ fn every_op() -> Vec<Op> {
         Op::RegionEnd { id: 4 },
         Op::Barrier { comm: c },
         Op::Bcast {
+            elem_bytes: 8,
             root: 2,
             bytes: 80,
             comm: W,

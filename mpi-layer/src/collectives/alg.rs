@@ -26,6 +26,12 @@ pub enum CollAlg {
     /// Allreduce, recursive-halving reduce-scatter then recursive-doubling
     /// allgather (Rabenseifner), with the same folding.
     AllreduceRabenseifner,
+    /// Allreduce, Open MPI's Rabenseifner
+    /// (`ompi_coll_base_allreduce_intra_redscat_allgather`): off powers
+    /// of two the first `2 rem` ranks trade halves and the odd ones hand
+    /// their reduced half to the even ones; then window-halving
+    /// reduce-scatter and its mirror allgather.
+    AllreduceRedscatAllgather,
     /// Allreduce, ring reduce-scatter then ring allgather of `ceil(s/P)`.
     AllreduceRing,
     /// Allgather, ring: P - 1 steps.

@@ -6,7 +6,6 @@
 //! the operations of the run's current step, as `plan` documents.
 
 use super::alg::*;
-use super::mpich::ELEMENT_BYTES;
 use super::step::*;
 
 impl CollRun {
@@ -148,10 +147,8 @@ impl CollRun {
                 let split = self.alg == CollAlg::BcastSplitBinaryTree;
                 // Split: the odd relative ranks (the left subtree) carry
                 // the first half, ceil(count / 2) elements.
-                let h0 = (s / ELEMENT_BYTES)
-                    .div_ceil(2)
-                    .saturating_mul(ELEMENT_BYTES)
-                    .min(s);
+                let e = u64::from(self.elem_bytes.max(1));
+                let h0 = (s / e).div_ceil(2).saturating_mul(e).min(s);
                 let half = |v: u32| if v % 2 == 1 { h0 } else { s - h0 };
                 let s_to = |v: u32| if split { half(v) } else { s };
                 if split && k == deepest && p > 1 {

@@ -226,6 +226,7 @@ impl CollKind {
             CollKind::Allreduce => &[
                 ("recursive_doubling", AllreduceRecursiveDoubling),
                 ("rabenseifner", AllreduceRabenseifner),
+                ("redscat_allgather", AllreduceRedscatAllgather),
                 ("ring", AllreduceRing),
                 ("reduce_bcast", AllreduceReduceBcast),
                 ("linear", AllreduceLinear),

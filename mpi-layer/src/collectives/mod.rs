@@ -80,7 +80,15 @@ impl CollRun {
             | CollAlg::AllgathervDefault => {
                 // A reduce (or gatherv) to rank 0, then the second
                 // collective from rank 0 (its steps follow the first's).
-                let ompi_reduce = |p, s| openmpi::reduce(p, s, u64::from(self.elem_bytes));
+                let elem = u64::from(self.elem_bytes);
+                // Open MPI's allgatherv default bcasts one element of an
+                // indexed datatype spanning every block
+                // (`ompi_coll_base_allgatherv_intra_basic_default`).
+                let elem_bytes = if self.alg == CollAlg::AllgathervDefault {
+                    u32::try_from(s).unwrap_or(u32::MAX)
+                } else {
+                    self.elem_bytes
+                };
                 let (first, then) = match self.alg {
                     CollAlg::AllreduceReduceBcast => {
                         (CollAlg::ReduceLinear, CollAlg::BcastBinomialFarFirst)
@@ -89,13 +97,14 @@ impl CollRun {
                     CollAlg::ReduceScatterReduceScatterv => {
                         (CollAlg::ReduceLinear, CollAlg::ScattervLinear)
                     }
-                    CollAlg::AllreduceNonoverlapping => {
-                        (ompi_reduce(p, s).alg, openmpi::bcast(p, s).alg)
-                    }
+                    CollAlg::AllreduceNonoverlapping => (
+                        openmpi::reduce(p, s, elem).alg,
+                        openmpi::bcast(p, s, elem).alg,
+                    ),
                     CollAlg::AllgathervDefault => {
-                        (CollAlg::GathervLinear, openmpi::bcast(p, s).alg)
+                        (CollAlg::GathervLinear, openmpi::bcast(p, s, s).alg)
                     }
-                    _ => (ompi_reduce(p, s).alg, CollAlg::ScattervLinear),
+                    _ => (openmpi::reduce(p, s, elem).alg, CollAlg::ScattervLinear),
                 };
                 let n = first.first_steps(p);
                 let (alg, step) = if k < n { (first, k) } else { (then, k - n) };
@@ -103,6 +112,7 @@ impl CollRun {
                     alg,
                     root: 0,
                     step,
+                    elem_bytes,
                     ..*self
                 };
                 part.plan((counts, recv_counts), out)
@@ -130,6 +140,7 @@ impl CollRun {
             | CollAlg::GatherBinomial
             | CollAlg::AllreduceRecursiveDoubling
             | CollAlg::AllreduceRabenseifner
+            | CollAlg::AllreduceRedscatAllgather
             | CollAlg::AllreduceRing
             | CollAlg::ReduceScatterGather
             | CollAlg::ReduceInOrderBinary => self.plan_reduce(&st, out),
@@ -179,6 +190,16 @@ pub(crate) mod test_ops {
     /// An allreduce of `bytes` per rank in elements of `elem_bytes`.
     pub(crate) fn allreduce(bytes: u64, elem_bytes: u64) -> Op {
         Op::Allreduce {
+            bytes,
+            elem_bytes,
+            comm: CommId::WORLD,
+        }
+    }
+
+    /// A bcast from `root` of `bytes` in elements of `elem_bytes`.
+    pub(crate) fn bcast(root: u32, bytes: u64, elem_bytes: u64) -> Op {
+        Op::Bcast {
+            root,
             bytes,
             elem_bytes,
             comm: CommId::WORLD,

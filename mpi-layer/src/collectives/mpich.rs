@@ -236,6 +236,7 @@ mod tests {
     #[test]
     fn bcast_by_size_and_ranks() {
         let b = |bytes| Op::Bcast {
+            elem_bytes: 8,
             root: 0,
             bytes,
             comm: W,

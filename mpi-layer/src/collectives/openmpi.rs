@@ -16,7 +16,6 @@
 
 use super::alg::CollAlg;
 use super::kinds::Choice;
-use super::mpich::ELEMENT_BYTES;
 use super::step::{elements, floor_pow2, total};
 use crate::op::Op;
 
@@ -383,8 +382,8 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
                     "openmpi allreduce_intra_dec_fixed: 6 rabenseifner, count < pof2: basic_linear",
                 ),
                 6 => c(
-                    AllreduceRabenseifner,
-                    "openmpi allreduce_intra_dec_fixed: 6 rabenseifner",
+                    AllreduceRedscatAllgather,
+                    "openmpi allreduce_intra_dec_fixed: 6 rabenseifner (redscat_allgather)",
                 ),
                 _ => c(
                     AllreduceNonoverlapping,
@@ -430,7 +429,9 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
             ),
             _ => c(BarrierTree, "openmpi barrier_intra_dec_fixed: 6 tree"),
         },
-        Op::Bcast { bytes, .. } => bcast(p, *bytes),
+        Op::Bcast {
+            bytes, elem_bytes, ..
+        } => bcast(p, *bytes, *elem_bytes),
         Op::Reduce {
             bytes, elem_bytes, ..
         } => reduce(p, *bytes, *elem_bytes),
@@ -537,9 +538,13 @@ pub(super) fn openmpi(op: &Op, p: u32) -> Choice {
     }
 }
 
-/// `ompi_coll_tuned_bcast_intra_dec_fixed`'s choice for `bytes` on `p`
-/// ranks.
-pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
+/// `ompi_coll_tuned_bcast_intra_dec_fixed`'s choice for `bytes` in
+/// elements of `elem_bytes` on `p` ranks: the table compares bytes, the
+/// algorithms' fallbacks (`coll_base_bcast.c`:
+/// `ompi_coll_base_bcast_intra_split_bintree`, `counts[1] == 0`: chain;
+/// `ompi_coll_base_bcast_intra_scatter_allgather`, `count < comm_size`:
+/// basic_linear) compare elements.
+pub(super) fn bcast(p: u32, bytes: u64, elem_bytes: u64) -> Choice {
     use CollAlg::*;
     let c = |alg, rule| Choice { alg, rule };
     match lookup(&BCAST, p, bytes) {
@@ -548,7 +553,7 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 2 chain / 3 pipeline (fan-out 1, no segments)",
         ),
-        4 if bytes / ELEMENT_BYTES < 2 => c(
+        4 if elements(bytes, elem_bytes) < 2 => c(
             BcastChain,
             "openmpi bcast_intra_dec_fixed: 4 split_binary_tree, count < 2: chain",
         ),
@@ -566,7 +571,7 @@ pub(super) fn bcast(p: u32, bytes: u64) -> Choice {
             "openmpi bcast_intra_dec_fixed: 7 knomial (radix 4)",
         ),
         // `_scatter_allgather`: count < size switches to basic_linear.
-        _ if bytes / ELEMENT_BYTES < u64::from(p) => c(
+        _ if elements(bytes, elem_bytes) < u64::from(p) => c(
             BcastLinear,
             "openmpi bcast_intra_dec_fixed: 8 scatter_allgather, count < size: basic_linear",
         ),
@@ -612,7 +617,7 @@ mod tests {
     use crate::CommId;
     use CollAlg::*;
 
-    use crate::collectives::test_ops::{allreduce, reduce};
+    use crate::collectives::test_ops::{allreduce, bcast, reduce};
     const W: CommId = CommId::WORLD;
 
     #[test]
@@ -671,12 +676,25 @@ mod tests {
         assert_eq!(pick(r(4, 4), 3), ReduceLinear);
         assert_eq!(pick(r(4, 2), 3), ReduceScatterGather);
         assert_eq!(pick(r(4, 1), 3), ReduceScatterGather);
+        // bcast, 512 <= P < 1024, 16384 to 32767 B: split_binary_tree,
+        // which runs chain when its second half has no element (count <
+        // 2): 20000 B is 2500 doubles, 2 elements of 10000 B, 1 of 20000.
+        let b = |bytes, elem_bytes| bcast(0, bytes, elem_bytes);
+        assert_eq!(pick(b(20_000, 8), 600), BcastSplitBinaryTree);
+        assert_eq!(pick(b(20_000, 10_000), 600), BcastSplitBinaryTree);
+        assert_eq!(pick(b(20_000, 10_001), 600), BcastChain);
+        // 16 <= P < 32 from 1 MiB: scatter_allgather, basic_linear when
+        // count < size: 1 MiB in 61680-byte elements is 17 (= P), in
+        // 61681-byte ones 16.
+        assert_eq!(pick(b(1 << 20, 61_680), 17), BcastScatterRdAllgather);
+        assert_eq!(pick(b(1 << 20, 61_681), 17), BcastLinear);
     }
 
     #[test]
     fn cells_read_off_the_source() {
         let ar = |bytes| allreduce(bytes, 8);
         let b = |bytes| Op::Bcast {
+            elem_bytes: 8,
             root: 0,
             bytes,
             comm: W,
@@ -689,13 +707,13 @@ mod tests {
             // rabenseifner; 4 <= P < 8: < 16 ring, but 1 double < 4
             // ranks falls back to recursive doubling.
             (ar(8191), 12, AllreduceRecursiveDoubling),
-            (ar(8192), 12, AllreduceRabenseifner),
+            (ar(8192), 12, AllreduceRedscatAllgather),
             (ar(8), 4, AllreduceRecursiveDoubling),
-            (ar(1 << 20), 2, AllreduceRabenseifner),
+            (ar(1 << 20), 2, AllreduceRedscatAllgather),
             (ar(100_000), 2, AllreduceRing),
             // 2 <= P < 4, 262144 B: rabenseifner; 64 <= P < 128 wants
             // rabenseifner from 262144 B (32768 doubles >= pof2 = 64).
-            (ar(262_144), 100, AllreduceRabenseifner),
+            (ar(262_144), 100, AllreduceRedscatAllgather),
             (ar(131_071), 200, AllreduceNonoverlapping),
             // bcast: 8 <= P < 16: < 8 knomial,
             // < 64 binary tree; 16 <= P < 32 from 1 MiB: scatter_allgather.

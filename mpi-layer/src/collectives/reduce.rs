@@ -7,6 +7,74 @@
 
 use super::alg::*;
 use super::step::*;
+use std::ops::Range;
+
+/// Elements in blocks `b` of `count` elements split into `pof2` blocks
+/// as MPICH splits them: `count / pof2` each, the first `count % pof2`
+/// one more (`cnts` of `MPIR_Allreduce_intra_reduce_scatter_allgather`
+/// and `MPIR_Reduce_intra_reduce_scatter_gather`).
+fn block_elems(count: u64, pof2: u32, b: Range<u32>) -> u64 {
+    let (q, r) = (count / u64::from(pof2), count % u64::from(pof2));
+    let (lo, hi) = (u64::from(b.start), u64::from(b.end));
+    (hi - lo) * q + hi.min(r) - lo.min(r)
+}
+
+/// The blocks (sent, received) by `newrank` of `pof2` at step `j` of
+/// MPICH's Rabenseifner: steps `0..l` the reduce-scatter (partner
+/// `newrank ^ 2^j`, recursive halving of the vector), steps `l..2l` the
+/// allgather or gather (partner `newrank ^ 2^(2l-1-j)`). MPICH's index
+/// loops (`send_idx`, `recv_idx`, `last_idx`) of
+/// `MPIR_Allreduce_intra_reduce_scatter_allgather`, the same in
+/// `MPIR_Reduce_intra_reduce_scatter_gather`. The `openmpi` selector's
+/// allreduce runs Open MPI's own instead
+/// ([`CollAlg::AllreduceRedscatAllgather`]).
+fn rabenseifner_blocks(newrank: u32, pof2: u32, j: u32) -> (Range<u32>, Range<u32>) {
+    let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+    let mut mask = 1;
+    let mut step = 0;
+    while mask < pof2 {
+        let half = pof2 / (mask * 2);
+        let blocks = if newrank < newrank ^ mask {
+            send_idx = recv_idx + half;
+            (send_idx..last_idx, recv_idx..send_idx)
+        } else {
+            recv_idx = send_idx + half;
+            (send_idx..recv_idx, recv_idx..last_idx)
+        };
+        if step == j {
+            return blocks;
+        }
+        step += 1;
+        send_idx = recv_idx;
+        mask <<= 1;
+        if mask < pof2 {
+            last_idx = recv_idx + pof2 / mask;
+        }
+    }
+    mask >>= 1;
+    while mask > 0 {
+        let half = pof2 / (mask * 2);
+        let blocks = if newrank < newrank ^ mask {
+            if mask != pof2 / 2 {
+                last_idx += half;
+            }
+            recv_idx = send_idx + half;
+            (send_idx..recv_idx, recv_idx..last_idx)
+        } else {
+            recv_idx = send_idx - half;
+            (send_idx..last_idx, recv_idx..send_idx)
+        };
+        if step == j {
+            return blocks;
+        }
+        step += 1;
+        if newrank > newrank ^ mask {
+            send_idx = recv_idx;
+        }
+        mask >>= 1;
+    }
+    (0..0, 0..0)
+}
 
 impl CollRun {
     /// Step `self.step` of a reduce family algorithm (see [`CollRun::plan`]).
@@ -77,22 +145,24 @@ impl CollRun {
                 } else if k <= middle {
                     if let Some(n) = newrank {
                         let j = k - 1;
-                        let (partner, bytes, red) =
-                            if self.alg == CollAlg::AllreduceRecursiveDoubling {
-                                (n ^ (1 << j), s, s)
-                            } else if j < l {
-                                // Recursive halving: distance pof2/2, pof2/4, ...
-                                let b = s.div_ceil(1u64 << (j + 1));
-                                (n ^ (pof2 >> (j + 1)), b, b)
-                            } else {
-                                // Recursive doubling allgather: distance 1, 2, ...
-                                let i = j - l;
-                                let b = s.div_ceil(1u64 << (l - i));
-                                (n ^ (1 << i), b, 0)
-                            };
-                        send(out, to_real(partner), bytes);
-                        recv(out, to_real(partner), bytes);
-                        reduce = red;
+                        if self.alg == CollAlg::AllreduceRecursiveDoubling {
+                            send(out, to_real(n ^ (1 << j)), s);
+                            recv(out, to_real(n ^ (1 << j)), s);
+                            reduce = s;
+                        } else {
+                            // Reduce-scatter at distance 1, 2, ..., then
+                            // allgather at pof2 / 2, ..., 1, in MPICH's
+                            // whole-element blocks.
+                            let d = if j < l { 1 << j } else { 1 << (2 * l - 1 - j) };
+                            let (count, e) = whole_elements(s, self.elem_bytes);
+                            let (sb, rb) = rabenseifner_blocks(n, pof2, j);
+                            let rbytes = block_elems(count, pof2, rb) * e;
+                            send(out, to_real(n ^ d), block_elems(count, pof2, sb) * e);
+                            recv(out, to_real(n ^ d), rbytes);
+                            if j < l {
+                                reduce = rbytes;
+                            }
+                        }
                     }
                 } else if k == middle + 1 {
                     if me < 2 * rem {
@@ -106,15 +176,104 @@ impl CollRun {
                     return None;
                 }
             }
+            CollAlg::AllreduceRedscatAllgather => {
+                // `ompi_coll_base_allreduce_intra_redscat_allgather`.
+                let pof2 = floor_pow2(p);
+                let rem = p - pof2;
+                let l = pof2.trailing_zeros();
+                let (count, e) = whole_elements(s, self.elem_bytes);
+                let (lhalf, rhalf) = (count / 2 * e, (count - count / 2) * e);
+                let vrank = if me < 2 * rem {
+                    (me % 2 == 0).then_some(me / 2)
+                } else {
+                    Some(me - rem)
+                };
+                let to_real = |v: u32| if v < rem { 2 * v } else { v + rem };
+                // Window step j of `vrank`: (sent, received) elements;
+                // the lower rank of a pair keeps floor(w / 2).
+                let window = |v: u32, j: u32| {
+                    let mut w = count;
+                    let mut sr = (0, 0);
+                    for i in 0..=j {
+                        let keep = if v & (1 << i) == 0 { w / 2 } else { w - w / 2 };
+                        sr = (w - keep, keep);
+                        w = keep;
+                    }
+                    sr
+                };
+                if k == 0 {
+                    // Halves traded: the even rank keeps the left half.
+                    if me < 2 * rem {
+                        let (mine, theirs) = if me % 2 == 0 {
+                            (me + 1, lhalf)
+                        } else {
+                            (me - 1, rhalf)
+                        };
+                        send(out, mine, lhalf + rhalf - theirs);
+                        recv(out, mine, theirs);
+                        reduce = theirs;
+                    }
+                } else if k == 1 {
+                    if me < 2 * rem {
+                        if me % 2 == 1 {
+                            send(out, me - 1, rhalf);
+                        } else {
+                            recv(out, me + 1, rhalf);
+                        }
+                    }
+                } else if k < 2 + 2 * l {
+                    if let Some(v) = vrank {
+                        // Reduce-scatter at distance 1, 2, ..., then the
+                        // allgather back, each step sending what the
+                        // mirror step received.
+                        let j = k - 2;
+                        let (step, back) = if j < l {
+                            (j, false)
+                        } else {
+                            (2 * l - 1 - j, true)
+                        };
+                        let peer = to_real(v ^ (1 << step));
+                        let (sent, got) = window(v, step);
+                        let (sb, rb) = if back { (got, sent) } else { (sent, got) };
+                        send(out, peer, sb * e);
+                        recv(out, peer, rb * e);
+                        if !back {
+                            reduce = got * e;
+                        }
+                    }
+                } else if k == 2 + 2 * l {
+                    if me < 2 * rem {
+                        if me % 2 == 0 {
+                            send(out, me + 1, s);
+                        } else {
+                            recv(out, me - 1, s);
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            }
             CollAlg::AllreduceRing => {
                 if p <= 1 || k >= 2 * (p - 1) {
                     return None;
                 }
-                let c = s.div_ceil(p as u64);
-                send(out, right, c);
-                recv(out, left, c);
+                // Open MPI's blocks (`ompi_coll_base_allreduce_intra_ring`,
+                // `COLL_BASE_COMPUTE_BLOCKCOUNT`): the first `count % P`
+                // ("early") one element more than the others ("late"); step k
+                // sends block me - k (reduce-scatter) or me + 1 - k
+                // (allgather) and receives the left's.
+                let (count, e) = whole_elements(s, self.elem_bytes);
+                let p64 = u64::from(p);
+                let block = |b: u32| (count / p64 + u64::from(u64::from(b) < count % p64)) * e;
+                let sent = if k < p - 1 {
+                    (me + p - k) % p
+                } else {
+                    (me + 1 + p - (k - (p - 1))) % p
+                };
+                send(out, right, block(sent));
+                recv(out, left, block((sent + p - 1) % p));
                 if k < p - 1 {
-                    reduce = c;
+                    reduce = block((sent + p - 1) % p);
                 }
             }
             CollAlg::ReduceScatterGather => {
@@ -141,18 +300,21 @@ impl CollRun {
                 } else {
                     Some(me - rem)
                 };
+                // MPICH's whole-element blocks (`rabenseifner_blocks`).
+                let (count, e) = whole_elements(s, self.elem_bytes);
+                let bytes = |b: Range<u32>| block_elems(count, pof2, b) * e;
                 if k <= l {
                     // Recursive halving, distance 2^(k-1).
                     if let Some(n) = newrank {
-                        let b = s.div_ceil(1u64 << k);
+                        let (sb, rb) = rabenseifner_blocks(n, pof2, k - 1);
                         let dst = to_real(n ^ (1 << (k - 1)));
-                        send(out, dst, b);
-                        recv(out, dst, b);
-                        reduce = b;
+                        send(out, dst, bytes(sb));
+                        recv(out, dst, bytes(rb.clone()));
+                        reduce = bytes(rb);
                     }
                 } else if k == l + 1 {
                     // A folded-away root takes newrank 0's piece.
-                    let piece = s.div_ceil(pof2 as u64);
+                    let piece = bytes(0..1);
                     if root_out && me == root {
                         recv(out, 0, piece);
                     } else if root_out && me == 0 {
@@ -190,11 +352,11 @@ impl CollRun {
                             } else {
                                 to_real(nd)
                             };
-                            let b = s.div_ceil((pof2 >> i) as u64);
+                            let (sb, rb) = rabenseifner_blocks(n, pof2, l + i);
                             if (n ^ newroot) & mask != 0 {
-                                send(out, dst, b);
+                                send(out, dst, bytes(sb));
                             } else {
-                                recv(out, dst, b);
+                                recv(out, dst, bytes(rb));
                             }
                         }
                     }

@@ -40,7 +40,7 @@ pub struct CollRun {
     pub root: u32,
     /// Size per rank \[bytes\].
     pub bytes: u64,
-    /// Bytes per element of a reduction's datatype (see
+    /// Bytes per element of a bcast's or reduction's datatype (see
     /// [`Op::Reduce`]); [`super::ELEMENT_BYTES`] for other collectives.
     pub elem_bytes: u32,
     /// Next step.
@@ -72,6 +72,18 @@ pub(super) fn floor_pow2(p: u32) -> u32 {
 /// rules compare); an element size of 0 counts as 1.
 pub(super) fn elements(bytes: u64, elem_bytes: u64) -> u64 {
     bytes / elem_bytes.max(1)
+}
+
+/// `bytes` as (elements, bytes per element) for the schedules that split
+/// a vector into whole elements: `elem_bytes` when it divides `bytes`,
+/// else single bytes.
+pub(super) fn whole_elements(bytes: u64, elem_bytes: u32) -> (u64, u64) {
+    let e = u64::from(elem_bytes.max(1));
+    if bytes % e == 0 {
+        (bytes / e, e)
+    } else {
+        (bytes, 1)
+    }
 }
 
 /// The sum of `v`, saturating.
@@ -226,7 +238,8 @@ impl CollRun {
             _ => root,
         };
         let elem_bytes = match *op {
-            Op::Reduce { elem_bytes, .. }
+            Op::Bcast { elem_bytes, .. }
+            | Op::Reduce { elem_bytes, .. }
             | Op::Allreduce { elem_bytes, .. }
             | Op::ReduceScatter { elem_bytes, .. } => elem_bytes,
             _ => super::ELEMENT_BYTES,

@@ -43,6 +43,7 @@ fn counts_by_hand() {
     );
     // Binomial bcast: P - 1 messages of s.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 2,
         bytes: 10,
         comm: w,
@@ -96,6 +97,7 @@ fn counts_by_hand() {
     // Scatter-allgather bcast P = 4, s = 8: scatter 2+1+1 chunks of 2 B,
     // ring 3 steps x 4 ranks x 2 B.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: w,
@@ -154,6 +156,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     use CollAlg::*;
     let w = crate::CommId::WORLD;
     let bcast = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 10,
         comm: w,
@@ -230,7 +233,9 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
     ];
     let v = |c: Vec<u64>| Op::Allgatherv { counts: c, comm: w };
     let red = |root, bytes| test_ops::reduce(root, bytes, 8);
+    let red1 = |root, bytes| test_ops::reduce(root, bytes, 1);
     let bc = |bytes| Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes,
         comm: w,
@@ -246,12 +251,20 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         // of 10 B by all 6, of 20 B by 0-3, of 40 (0, 1 to 4, 5) and
         // 20 B back; then 0 and 1 hand 2 and 3 the 20 B of 4-5.
         (BcastScatterRdAllgather, bc(60), 6, 21, 370),
-        // P = 4, 16 B: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
-        (ReduceScatterGather, red(0, 16), 4, 11, 64),
+        // P = 4, 16 chars: halving 4 x 8 + 4 x 4 B, gather 2 x 4 + 8 B.
+        (ReduceScatterGather, red1(0, 16), 4, 11, 64),
         // P = 5, root 1 folded away: fold 16 B, halving as above,
         // rank 0 hands its 4 B piece to the root, gather 2 x 4 + 8.
-        (ReduceScatterGather, red(1, 16), 5, 13, 84),
-        (ReduceScatterGather, red(4, 16), 5, 12, 80),
+        (ReduceScatterGather, red1(1, 16), 5, 13, 84),
+        (ReduceScatterGather, red1(4, 16), 5, 12, 80),
+        // P = 4, 7 doubles in MPICH's blocks of 2, 2, 2, 1
+        // (`MPIR_Reduce_intra_reduce_scatter_gather`): distance 1, ranks
+        // 0 and 2 send blocks 2-3 (3), 1 and 3 blocks 0-1 (4); distance
+        // 2, 0 <-> 2 blocks 1 and 0 (2 + 2), 1 -> 3 block 3 (1), 3 -> 1
+        // block 2 (2); rank n now holds block bitrev(n). Gather: 2 -> 0
+        // block 1 (2), 3 -> 1 block 3 (1), 1 -> 0 blocks 2-3 (3). 27
+        // doubles, 216 B (an even byte split: 224 B).
+        (ReduceScatterGather, red(0, 56), 4, 11, 216),
         // Every rank receives all the other blocks once.
         (AllgathervRecursiveDoubling, v(vec![1, 2, 3, 4]), 4, 8, 30),
         (AllgathervBruck, v(vec![1, 2, 3, 4, 5]), 5, 15, 60),
@@ -271,6 +284,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         (ScanRecursiveDoublingExchange, scan(false), 5, 10, 10),
     ];
     let rootb = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 10,
         comm: w,
@@ -290,6 +304,7 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         (BarrierRecursiveDoubling, Op::Barrier { comm: w }, 4, 8, 0),
     ];
     let bc16 = |root| Op::Bcast {
+        elem_bytes: 8,
         root,
         bytes: 16,
         comm: w,
@@ -323,6 +338,37 @@ fn library_algorithms_pair_up_and_move_what_they_should() {
         // Gatherv of 1 + 2 + 3 B to 0 (2 messages, 5 B), then a
         // bcast of the 6 B (Open MPI, P < 4, < 32 B: pipeline).
         (AllgathervDefault, v(vec![1, 2, 3]), 3, 4, 17),
+        // Open MPI's redscat_allgather, P = 3, 3 doubles: halves 16 + 8
+        // B, the reduced 16 B back, windows 16 + 8 B each way, 24 B to
+        // the folded rank. P = 6, 7 doubles: ranks 0-3 trade 3 + 4 per
+        // pair and hand 4 back; vranks 0-3 halve 7 into 3 | 4 (14),
+        // then 3 into 1 | 2 and 4 into 2 | 2 (7), the allgather the same
+        // 21 back; 2 x 7 doubles out: 78 doubles.
+        (
+            AllreduceRedscatAllgather,
+            test_ops::allreduce(24, 8),
+            3,
+            8,
+            112,
+        ),
+        (
+            AllreduceRedscatAllgather,
+            test_ops::allreduce(56, 8),
+            6,
+            24,
+            8 * 78,
+        ),
+        // P = 17, 64 KiB each: gatherv of 16 blocks, then the bcast
+        // of 1088 KiB, which Open MPI's table (16 <= P < 32, >= 1 MiB)
+        // runs as scatter_allgather; as one element of an indexed
+        // datatype (count 1 < P), that is basic_linear: 16 messages.
+        (
+            AllgathervDefault,
+            v(vec![65_536; 17]),
+            17,
+            32,
+            16 * 65_536 * 18,
+        ),
         // Neighbour exchange allgatherv, P = 4: blocks 1 + 2 + 3 + 4
         // B in step 0, pairs of 3 and 7 B in step 1; every rank gets
         // the 3 blocks not its own once (P = 6: 6 x 21 - 21 B).
@@ -472,6 +518,7 @@ fn allgatherv_neighbor_exchange_by_hand_and_moves_each_block_once() {
 fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
     // P = 6, root 2, 10 B chunks: relative rank v is rank v + 2.
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 2,
         bytes: 60,
         comm: crate::CommId::WORLD,
@@ -516,6 +563,7 @@ fn open_mpi_scatter_allgather_off_powers_of_two_by_hand() {
     // v2 -> v3 (distance 1); level 1 has no fill (v4's partner
     // subtree is empty).
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 5,
         comm: crate::CommId::WORLD,
@@ -567,6 +615,7 @@ fn open_mpi_split_binary_tree_by_hand() {
     // 3, 5), right 8 B (relative 2, 4). Tree: v0 -> v1, v2; v1 -> v3,
     // v5; v2 -> v4. Then v1 <-> v2, v3 <-> v4, v0 -> v5.
     let op = Op::Bcast {
+        elem_bytes: 8,
         root: 1,
         bytes: 24,
         comm: crate::CommId::WORLD,

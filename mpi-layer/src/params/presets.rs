@@ -498,8 +498,10 @@ pub const BLUE_WATERS_R_N: u64 = 6_600_000_000;
 /// Belongs to the transport; here for the CLI layer.
 pub const BLUE_WATERS_DELTA: f64 = 1.0e-10;
 /// BG/P main-memory bandwidth per node \[bytes/s\]: 13.6 GB/s ("Overview
-/// of the IBM Blue Gene/P project", IBM J. Res. Dev. 52(1/2), 2008,
-/// Table 1: two DDR2 controllers, 16 B wide at 425 MHz each).
+/// of the IBM Blue Gene/P project", IBM J. Res. Dev. 52(1/2):199-220,
+/// 2008, doi:10.1147/rd.521.0199, Table 1: two DDR2 controllers, 16 B
+/// wide at 425 MHz each). Not the node's peak of 13.6 GFLOPS (4 cores at
+/// 850 MHz, 4 flops a cycle), which is the same number.
 pub const BGP_MEMORY_BANDWIDTH: u64 = 13_600_000_000;
 /// Rate at which a BG/P core combines a reduction \[bytes/s\]:
 /// [`BGP_MEMORY_BANDWIDTH`] / 3 = 4.53 GB/s. Summing an arriving vector of

@@ -134,6 +134,7 @@ fn far_first_binomial_bcast() {
     // receives at 2.3-2.4; 2 receives at 1.2-1.3 and sends to 3 (until
     // 1.4), which receives at 2.4-2.5; 1 receives at 1.3-1.4.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -227,7 +228,7 @@ fn bruck_allgather_takes_ceil_log2_p_exchanges() {
 
 #[test]
 fn mpich_reduce_scatter_gather_halves_then_gathers() {
-    // P = 4, 16 B to root 0: two exchanges (8 B, then 4 B; each a lone
+    // P = 4, 16 chars to root 0: two exchanges (8 B, then 4 B; each a lone
     // message, 1.2 us, then the received bytes reduced: 4 ns, 2 ns) end
     // at 2.406 us; ranks 2 and 3 send 4 B to 0 and 1 (until 2.506,
     // received by 3.606); rank 1 sends 8 B to 0 (until 3.706, received
@@ -236,13 +237,55 @@ fn mpich_reduce_scatter_gather_halves_then_gathers() {
         4,
         CollAlg::ReduceScatterGather,
         Op::Reduce {
-            elem_bytes: 8,
+            elem_bytes: 1,
             root: 0,
             bytes: 16,
             comm: W,
         },
     );
     assert_eq!(r.finish, ns(&[4806, 3706, 2506, 2506]));
+}
+
+#[test]
+fn rabenseifner_and_ring_split_whole_elements() {
+    // P = 2, 3 doubles: blocks of 2 and 1 doubles (MPICH's cnts, Open
+    // MPI's early and late segments). Each exchange is a lone message
+    // (1.2 us), then the received bytes are reduced (0.5 ns/B).
+    let a = Op::Allreduce {
+        bytes: 24,
+        elem_bytes: 8,
+        comm: W,
+    };
+    // Rabenseifner: rank 0 keeps block 0, so receives 16 B (8 ns) and
+    // sends 8 B; rank 1 receives 8 B (4 ns): 1.208 and 1.204 us. The
+    // allgather hands each the other block: rank 0's 16 B lands at
+    // rank 1 at 1.308 + 1.0, received by 2.408; rank 1's 8 B at rank
+    // 0 by 2.404. An even split (12 B) gives 2.406 for both.
+    let r = with(2, CollAlg::AllreduceRabenseifner, a.clone());
+    assert_eq!(r.finish, ns(&[2404, 2408]));
+    assert_eq!(r.bytes(), 2 * 24);
+    // Ring: rank r sends block r and reduces block r - 1: rank 0
+    // reduces block 1 (8 B, 4 ns), rank 1 block 0 (16 B, 8 ns): 1.204
+    // and 1.208 us; then each sends its reduced block: rank 0's 8 B
+    // reach rank 1 by 1.304 + 1.1 = 2.404, rank 1's 16 B rank 0 by
+    // 2.408.
+    let r = with(2, CollAlg::AllreduceRing, a.clone());
+    assert_eq!(r.finish, ns(&[2408, 2404]));
+    assert_eq!(r.bytes(), 2 * 24);
+    // Open MPI's redscat_allgather, P = 3 (rank 2 is vrank 1): ranks 0
+    // and 1 trade halves (0 gets the left double, 1 the right two);
+    // rank 2's reduce-scatter message (8 B, sent at 0) reaches 0 at 1.1
+    // too, and 0's core receives it then (1.1 to 1.3 for the two). 1
+    // reduces by 1.208 and sends its reduced 16 B to 0 (until 1.308,
+    // received by 2.408). Reduce-scatter: vrank 0 keeps floor(3 / 2) =
+    // 1 double: 0 sends 16 B (2.408-2.508; at 2 by 3.608, reduced
+    // 3.616) and reduces its 8 B by 2.512. Allgather: 0 sends its 8 B
+    // (2.512-2.612, at 2 at 3.612, received 3.616-3.716); 2 sends its
+    // 16 B (3.716-3.816), received by 0 at 4.916; then 0 sends all 24
+    // B to 1 (until 5.016, received by 6.116).
+    let r = with(3, CollAlg::AllreduceRedscatAllgather, a);
+    assert_eq!(r.finish, ns(&[5016, 6116, 3816]));
+    assert_eq!((r.messages(), r.bytes()), (8, 112));
 }
 
 #[test]
@@ -283,6 +326,7 @@ fn mpich_scatter_recursive_doubling_bcast() {
     // receive comes first (1.2-1.3); rank 1 then sends (1.3-1.4), which
     // rank 0 receives at 2.4-2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 16,
         comm: W,
@@ -317,6 +361,7 @@ fn mpich_selector_runs_its_choice() {
 #[test]
 fn open_mpi_trees_and_chains() {
     let b = |bytes| Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes,
         comm: W,
@@ -380,6 +425,7 @@ fn openmpi_selector_runs_its_choice() {
     // Bcast of 8 B on 3 ranks: the table says pipeline, a chain:
     // 0.1, 1.3, 2.4 us as the chain above.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -394,6 +440,7 @@ fn open_mpi_knomial_neighbour_exchange_and_tree_barrier() {
     // received 1.1-1.2), then to 1, 2, 3 (until 0.2, 0.3, 0.4; received
     // by 1.3, 1.4, 1.5).
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,
@@ -495,6 +542,7 @@ fn open_mpi_scatter_allgather_fills_in_off_powers_of_two() {
     // 0 hands 1 rank 2's chunk (2.7-2.8, received 3.8-3.9). Bytes:
     // 1 + 1, 1 + 1, 2 + 1, 1.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 3,
         comm: W,
@@ -532,6 +580,7 @@ fn open_mpi_split_binary_tree_trades_halves() {
     // 1.2-1.3 (in at 2.3), 2 sends 1.3-1.4 (in at 2.4); 2 receives
     // 2.3-2.4, 1 receives 2.4-2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 16,
         comm: W,
@@ -604,6 +653,7 @@ fn torus_tree_bcast_on_a_ring_by_hand() {
     // lands 2.3) and 2 to 1 (1.3-1.4, lands 2.4); 2 receives until 2.4,
     // 1 until 2.5.
     let b = Op::Bcast {
+        elem_bytes: 8,
         root: 0,
         bytes: 8,
         comm: W,

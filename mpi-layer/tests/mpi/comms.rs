@@ -501,6 +501,7 @@ fn collectives_on_a_sub_communicator_then_on_world() {
             }];
             if r < 2 {
                 o.push(Op::Bcast {
+                    elem_bytes: 8,
                     root: 0,
                     bytes: 8,
                     comm: CommId(1),

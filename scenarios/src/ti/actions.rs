@@ -432,8 +432,17 @@ impl State {
                 arity(a, 1, 3)?;
                 let count = parse_nonneg_f64(a[0], "count")?;
                 let root = self.root(a.get(1))?;
-                let bytes = bytes(count, self.dt(a.get(2))?)?;
-                self.push(Op::Bcast { root, bytes, comm }, origin);
+                let dt = self.dt(a.get(2))?;
+                let bytes = bytes(count, dt)?;
+                self.push(
+                    Op::Bcast {
+                        root,
+                        bytes,
+                        elem_bytes: dt,
+                        comm,
+                    },
+                    origin,
+                );
             }
             "reduce" => {
                 arity(a, 2, 4)?;

@@ -179,24 +179,31 @@ fn bad_override_rules_name_the_file_and_line() {
     }
 }
 
+/// Runs `trace`, written to `file` (its extension names the format), on
+/// the ideal machine under `selector`.
+fn run_trace(dir: &str, file: &str, trace: &str, selector: &str) -> Outcome {
+    let d = scratch(dir);
+    write(&d, file, trace);
+    let s = write(
+        &d,
+        "s.toml",
+        &format!(
+            "[machine]\npreset = \"ideal\"\n[mpi]\ncollectives = \"{selector}\"\n\
+             [workload]\nkind = \"trace\"\npath = \"{file}\"\n"
+        ),
+    );
+    run(&s, &[]).unwrap()
+}
+
 #[test]
 fn ti_datatypes_give_the_element_count_mpich_compares() {
     // Two allreduces of 16 B on 4 ranks (pof2 = 4) under MPICH: 2 doubles
     // (SimGrid datatype 0) are fewer than pof2, so recursive doubling;
     // 16 chars (datatype 2) are not, so Rabenseifner.
-    let d = scratch("selectors-ti-datatype");
-    let ranks = 0..4;
-    let trace: String = ranks
+    let trace: String = (0..4)
         .map(|r| format!("{r} init\n{r} allreduce 2 0 0\n{r} allreduce 16 0 2\n{r} finalize\n"))
         .collect();
-    write(&d, "t.txt", &trace);
-    let s = write(
-        &d,
-        "s.toml",
-        "[machine]\npreset = \"ideal\"\n[mpi]\ncollectives = \"mpich\"\n\
-         [workload]\nkind = \"trace\"\npath = \"t.txt\"\n",
-    );
-    let o = run(&s, &[]).unwrap();
+    let o = run_trace("selectors-ti-datatype", "t.txt", &trace, "mpich");
     let rows: Vec<_> = o
         .report
         .collectives
@@ -220,4 +227,29 @@ fn ti_datatypes_give_the_element_count_mpich_compares() {
             ),
         ]
     );
+}
+
+#[test]
+fn native_bcast_element_size_gives_the_count_openmpi_compares() {
+    // A 1 MiB bcast on 17 ranks under Open MPI: the table says
+    // scatter_allgather, which runs basic_linear when count < size.
+    // 1 MiB is 17 elements of 61680 B (scatter) and 16 of 61681 B
+    // (linear); without `elem=`, 131072 doubles (scatter).
+    let trace: String = (0..17)
+        .map(|r| {
+            format!(
+                "{r} bcast root=0 bytes=1048576 elem=61680\n\
+                 {r} bcast root=0 bytes=1048576 elem=61681\n\
+                 {r} bcast root=0 bytes=1048576\n"
+            )
+        })
+        .collect();
+    let o = run_trace("selectors-native-bcast-elem", "t.trace", &trace, "openmpi");
+    let rows: Vec<_> = o
+        .report
+        .collectives
+        .iter()
+        .map(|r| (r.algorithm, r.calls))
+        .collect();
+    assert_eq!(rows, [("scatter_rd_allgather", 2), ("linear", 1)]);
 }
