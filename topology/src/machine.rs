@@ -269,6 +269,7 @@ impl MachineBuilder {
             sharing,
             shared: None,
             pairs: None,
+            loops: None,
         };
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
@@ -320,6 +321,11 @@ pub struct Machine {
     /// Per-pair routes the flow model follows instead of the router
     /// (see [`Machine::set_pair_routes`]); `None` for most machines.
     pub(crate) pairs: Option<Arc<PairTable>>,
+    /// Each host's route to itself, which the flow model moves the
+    /// messages between ranks on one host over (see
+    /// [`Machine::set_loopback_routes`]); `None`: such messages never
+    /// reach the transport.
+    pub(crate) loops: Option<Arc<[PairRoute]>>,
 }
 
 /// Directed links that draw on one capacity resource: SimGrid's SHARED
@@ -392,6 +398,38 @@ impl Machine {
         Ok(())
     }
 
+    /// Gives every host a route to itself, host `i` the `i`-th of
+    /// `routes` (SimGrid's loopback: the messages between ranks on one
+    /// host cross it in the flow model, [`Machine::has_loopback`]).
+    /// Errors unless there is one route per host, each of links in range
+    /// and none repeated.
+    pub fn set_loopback_routes(&mut self, routes: Vec<PairRoute>) -> Result<(), MachineError> {
+        if routes.len() != self.hosts as usize {
+            return Err(MachineError::Graph(format!(
+                "{} loopback routes for {} hosts",
+                routes.len(),
+                self.hosts
+            )));
+        }
+        for (h, r) in routes.iter().enumerate() {
+            for (i, &l) in r.links.iter().enumerate() {
+                if l as usize >= self.links.len() || r.links[..i].contains(&l) {
+                    return Err(MachineError::Graph(format!(
+                        "loopback route of host {h}: link {l} is out of range or repeated"
+                    )));
+                }
+            }
+        }
+        self.loops = Some(routes.into());
+        Ok(())
+    }
+
+    /// Whether the machine has a route from each host to itself
+    /// ([`Machine::set_loopback_routes`]).
+    pub fn has_loopback(&self) -> bool {
+        self.loops.is_some()
+    }
+
     /// Whether flows follow a per-pair route table.
     pub fn has_pair_routes(&self) -> bool {
         self.pairs.is_some()
@@ -399,14 +437,23 @@ impl Machine {
 
     /// The flow model's route from `src` to `dst`: appends its links to
     /// `out` and returns its latency and the rate bound of its unshared
-    /// links. From the pair table when the machine has one (an unrouted
-    /// pair gives no link), else [`Machine::route_into`] with no bound.
+    /// links. A host's route to itself is its loopback route (none
+    /// without one); from the pair table when the machine has one (an
+    /// unrouted pair gives no link), else [`Machine::route_into`] with no
+    /// bound.
     pub fn pair_route_into(
         &self,
         src: NodeId,
         dst: NodeId,
         out: &mut Vec<u32>,
     ) -> (Time, Option<Bandwidth>) {
+        if src == dst {
+            let Some(r) = self.loops.as_ref().map(|l| &l[src.0 as usize]) else {
+                return (Time::ZERO, None);
+            };
+            out.extend_from_slice(&r.links);
+            return (r.latency, r.cap);
+        }
         match &self.pairs {
             Some(t) => t.route_into(src, dst, out),
             None => (self.route_into(src, dst, out), None),

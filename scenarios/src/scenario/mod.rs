@@ -300,9 +300,13 @@ impl Scenario {
         )?;
         let machine = self.forwarding_tables(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
-        if on_platform {
-            one_rank_per_platform_host(file, &machine, &placement, ranks)?;
-        }
+        // Two ranks on one host of a platform: SimGrid moves their
+        // messages over the host's route to itself.
+        let shared_host = if on_platform {
+            same_host_ranks(&placement, ranks)
+        } else {
+            None
+        };
         unrouted_pair(file, &machine, &placement, ranks)?;
         // A platform's hosts of different speeds: each TI rank computes
         // at its own host's.
@@ -319,6 +323,12 @@ impl Scenario {
             if let Fabric::Links(m) = &machine.fabric {
                 if let Some(why) = m.shared_capacity() {
                     return crate::auto_mode::shared_capacity(why);
+                }
+                if shared_host.is_some() && m.has_loopback() {
+                    return crate::auto_mode::Choice {
+                        mode: topology::Mode::Flow,
+                        why: "ranks share a host of the SimGrid platform: only the flow model follows its route to itself (SimGrid's loopback)".into(),
+                    };
                 }
             }
             crate::auto_mode::auto_mode(
@@ -354,6 +364,9 @@ impl Scenario {
             platform_notes,
         };
         let changes = Changes::new(changes, &placement, ranks);
+        if let Some(pair) = shared_host {
+            loopback_modelled(file, &machine, cfg.mode, pair)?;
+        }
         let net = transport(file, machine, cfg)?;
         Ok(Prepared::Run(Box::new(Ready {
             params,
@@ -670,34 +683,48 @@ fn unrouted_pair(
     Ok(())
 }
 
-/// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
-/// their messages over the host's route to itself (a cluster's
-/// `loopback_bw`/`loopback_lat` link; in a Full, Floyd or Dijkstra zone
-/// the network model's `__loopback__`, `network/loopback-bw` 10 GBps and
-/// `network/loopback-lat` 0, SimGrid 3.32's `NetworkCm02Model`
-/// constructor and `FullZone::do_seal`; in a flat cluster without one,
-/// up and down the host's own links, `StarZone::get_local_route`), which
-/// netsim's transports do not model; netsim would move them through node
-/// memory instead, a different answer given silently.
-fn one_rank_per_platform_host(
-    file: &ScenarioFile,
-    machine: &BuiltMachine,
+/// Two ranks on one host, if any: (the host, the lower rank, the other).
+fn same_host_ranks(
     placement: &topology::Placement,
     ranks: u32,
-) -> Result<(), ScenarioError> {
+) -> Option<(topology::NodeId, u32, u32)> {
     let mut on: Vec<(topology::NodeId, u32)> = (0..ranks).map(|r| (placement.node(r), r)).collect();
     on.sort_unstable();
-    if let Some(w) = on.windows(2).find(|w| w[0].0 == w[1].0) {
-        let ((node, a), b) = (w[0], w[1].1);
-        let host = match &machine.fabric {
-            Fabric::Links(m) => m.vertices()[node.0 as usize].name.clone(),
-            Fabric::Ideal { .. } => format!("{}", node.0),
-        };
-        return Err(file.plain(format!(
-            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself (a cluster's loopback_bw/loopback_lat link; in a Full, Floyd or Dijkstra zone network/loopback-bw, 10 GBps, and network/loopback-lat, 0; in a cluster without loopback, up and down the host's links), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
-        )));
-    }
-    Ok(())
+    on.windows(2)
+        .find(|w| w[0].0 == w[1].0)
+        .map(|w| (w[0].0, w[0].1, w[1].1))
+}
+
+/// Refuses two ranks on one host of a SimGrid platform where netsim does
+/// not follow the host's route to itself: SimGrid moves their messages
+/// over it (a cluster's `loopback_bw`/`loopback_lat` link, or up and down
+/// its own links; in a Full, Floyd or Dijkstra zone its own route to
+/// itself or the network model's `__loopback__`,
+/// `platform::network_loopback`), which the flow model follows
+/// (`Machine::set_loopback_routes`); the packet model does not, nor does
+/// the import of a TORUS, FAT_TREE or DRAGONFLY cluster without loopback
+/// or of a host in a zone of zones. netsim would move them through node
+/// memory instead, a different answer given silently.
+fn loopback_modelled(
+    file: &ScenarioFile,
+    machine: &BuiltMachine,
+    mode: topology::Mode,
+    (node, a, b): (topology::NodeId, u32, u32),
+) -> Result<(), ScenarioError> {
+    let (host, routed) = match &machine.fabric {
+        Fabric::Links(m) => (m.vertices()[node.0 as usize].name.clone(), m.has_loopback()),
+        Fabric::Ideal { .. } => (format!("{}", node.0), false),
+    };
+    let why = if !routed {
+        "netsim's import gives this platform's hosts no route to themselves (a TORUS, FAT_TREE or DRAGONFLY cluster without loopback_bw, or a zone holding zones)"
+    } else if mode != topology::Mode::Flow {
+        "only the flow model follows a host's route to itself: use --mode flow (transport.mode = \"flow\")"
+    } else {
+        return Ok(());
+    };
+    Err(file.plain(format!(
+        "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself, and {why}; or place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host)"
+    )))
 }
 
 /// A platform's profile changes that netsim does not model
