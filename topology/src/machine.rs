@@ -178,9 +178,9 @@ impl MachineBuilder {
         router: Option<Router>,
     ) -> Result<Machine, MachineError> {
         let hosts = self.hosts.len() as u32;
-        if hosts < 2 {
+        if hosts < 1 {
             return Err(MachineError::Graph(format!(
-                "machine `{}` has {hosts} hosts; at least 2 are needed",
+                "machine `{}` has no hosts; at least 1 is needed",
                 self.name
             )));
         }
