@@ -18,8 +18,8 @@
 //!     [`crate::Machine::share_capacity`], flow model only). A backbone
 //!     or `limiter_link` that cannot limit adds its latency (split over
 //!     a route's two cables); one that could is a resource of per-pair
-//!     routes. `loopback_*` (only ranks on one host would take it, and
-//!     a platform takes one rank per host): noted.
+//!     routes. `loopback_bw`, `loopback_lat`: each host's route to itself,
+//!     else up and down its own cable.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
@@ -40,6 +40,10 @@
 //!   `zoneRoute` and `bypassRoute` (`flat`): per-pair routes over shared
 //!   links, SimGrid 3.32's routing.
 //!
+//! Each host has SimGrid's route to itself (its zone's own, the model's
+//! `__loopback__`, a cluster's loopback link or its cable up and down),
+//! over which the flow model moves the messages between ranks on one
+//! host ([`crate::Machine::set_loopback_routes`]).
 //! A SHARED link is one capacity for both directions (CM02); the packet
 //! model refuses machines with such groups or a pair table, naming the
 //! element, and `auto` picks flow. Host speeds (`speed`, power state

@@ -564,7 +564,10 @@ fn two_ranks_on_one_platform_host_cross_its_loopback() {
     let d = dir("onehost");
     let two_cores = FLAT_CLUSTER.replace("speed=\"1Gf\"", "speed=\"1Gf\" core=\"2\"");
     std::fs::write(d.join("c.xml"), &two_cores).unwrap();
-    let lo = two_cores.replace("bb_lat=\"500us\"", "bb_lat=\"500us\" loopback_bw=\"1GBps\" loopback_lat=\"3us\"");
+    let lo = two_cores.replace(
+        "bb_lat=\"500us\"",
+        "bb_lat=\"500us\" loopback_bw=\"1GBps\" loopback_lat=\"3us\"",
+    );
     std::fs::write(d.join("l.xml"), lo).unwrap();
     std::fs::write(
         d.join("f.xml"),
@@ -582,7 +585,19 @@ fn two_ranks_on_one_platform_host_cross_its_loopback() {
     )
     .unwrap();
     let run = |ti: &str, xml: &str| {
-        makespan_ps(&d, &["replay", ti, "--platform", xml, "--ppn", "2", "--json", "--quiet"])
+        makespan_ps(
+            &d,
+            &[
+                "replay",
+                ti,
+                "--platform",
+                xml,
+                "--ppn",
+                "2",
+                "--json",
+                "--quiet",
+            ],
+        )
     };
     assert_eq!(run("t.ti", "c.xml"), 2 * (600_000_000 + 8_000_128_000));
     assert_eq!(run("t.ti", "l.xml"), 2 * (3_000_000 + 1_000_016_000));
@@ -590,7 +605,17 @@ fn two_ranks_on_one_platform_host_cross_its_loopback() {
     assert_eq!(run("x.ti", "f.xml"), 100_001_600);
     let o = netsim(
         &d,
-        &["replay", "t.ti", "--platform", "c.xml", "--ppn", "2", "--mode", "packet", "--quiet"],
+        &[
+            "replay",
+            "t.ti",
+            "--platform",
+            "c.xml",
+            "--ppn",
+            "2",
+            "--mode",
+            "packet",
+            "--quiet",
+        ],
     );
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(2), "{err}");

@@ -145,9 +145,14 @@ impl<'i> Cx<'_, 'i> {
     /// above 0: `sg_platf_cluster_create_loopback`). A latency without a
     /// bandwidth (a loopback SimGrid would never finish a message on) is
     /// refused.
-    pub(super) fn cluster_loopback(&self, c: Node) -> Result<Option<(Bandwidth, Time)>, MachineFileError> {
+    pub(super) fn cluster_loopback(
+        &self,
+        c: Node,
+    ) -> Result<Option<(Bandwidth, Time)>, MachineFileError> {
         let bw = self.value(c, "loopback_bw", units::rate)?;
-        let lat = self.value(c, "loopback_lat", units::time)?.unwrap_or(Time::ZERO);
+        let lat = self
+            .value(c, "loopback_lat", units::time)?
+            .unwrap_or(Time::ZERO);
         match bw {
             Some(b) if b.as_bytes_per_sec() > 0 => Ok(Some((b, lat))),
             _ if lat > Time::ZERO => Err(self.err(c, "<cluster loopback_lat> without loopback_bw: a loopback of no bandwidth, on which SimGrid never finishes a message; give loopback_bw".into())),
@@ -169,7 +174,12 @@ impl<'i> Cx<'_, 'i> {
     /// private link's two halves, with the backbone's latency the cables
     /// carry). A TORUS or FAT_TREE cluster without loopback has none: two
     /// ranks on one of its hosts are refused.
-    fn set_cluster_loops(&self, c: Node, p: &mut Platform, flat: bool) -> Result<(), MachineFileError> {
+    fn set_cluster_loops(
+        &self,
+        c: Node,
+        p: &mut Platform,
+        flat: bool,
+    ) -> Result<(), MachineFileError> {
         let m = &p.machine;
         let loops: Vec<PairRoute> = match self.cluster_loopback(c)? {
             Some((bw, lat)) => vec![

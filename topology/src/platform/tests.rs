@@ -226,8 +226,14 @@ fn own_route(p: &Platform, h: u32) -> (Vec<u32>, Time, Option<Bandwidth>) {
 /// hosts none (`RoutingMode::recursive`), so the machine has no loopback.
 #[test]
 fn a_hosts_route_to_itself_is_simgrids_loopback() {
-    let lo = (Vec::new(), Time::ZERO, Some(Bandwidth::bytes_per_sec(SIMGRID_LOOPBACK_BW)));
-    let one = import(r#"<zone id="AS0" routing="Full"><host id="Tremblay" speed="98.095Mf" core="6"/></zone>"#);
+    let lo = (
+        Vec::new(),
+        Time::ZERO,
+        Some(Bandwidth::bytes_per_sec(SIMGRID_LOOPBACK_BW)),
+    );
+    let one = import(
+        r#"<zone id="AS0" routing="Full"><host id="Tremblay" speed="98.095Mf" core="6"/></zone>"#,
+    );
     assert_eq!(one.machine.nodes(), 1);
     assert_eq!(own_route(&one, 0), lo);
     let full = r#"<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps" latency="1us"/><link id="lo" bandwidth="498MBps" latency="15us" sharing_policy="FATPIPE"/><route src="a" dst="b"><link_ctn id="l"/></route>@</zone>"#;
@@ -237,7 +243,10 @@ fn a_hosts_route_to_itself_is_simgrids_loopback() {
     // small_platform.xml's own FATPIPE loopback on `a`; `b` keeps SimGrid's.
     let own = import(&full.replace('@', r#"<route src="a" dst="a"><link_ctn id="lo"/></route>"#));
     let fat = Some(Bandwidth::bytes_per_sec(498_000_000));
-    assert_eq!(own_route(&own, 0), (Vec::new(), Time::from_ps(15_000_000), fat));
+    assert_eq!(
+        own_route(&own, 0),
+        (Vec::new(), Time::from_ps(15_000_000), fat)
+    );
     assert_eq!(own_route(&own, 1), lo);
     // A route to itself over a shared link: per-pair routes, that link.
     let shared = import(&full.replace('@', r#"<route src="a" dst="a"><link_ctn id="l"/></route>"#));
@@ -245,17 +254,25 @@ fn a_hosts_route_to_itself_is_simgrids_loopback() {
     let (links, lat, cap) = own_route(&shared, 0);
     assert_eq!((links.len(), lat, cap), (1, Time::from_ps(1_000_000), None));
     assert_eq!(own_route(&shared, 1), lo);
-    let floyd = import(r#"<zone id="z" routing="Floyd"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/><link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="1GBps" latency="1us"/><route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2"/></route></zone>"#);
+    let floyd = import(
+        r#"<zone id="z" routing="Floyd"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/><link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="1GBps" latency="1us"/><route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2"/></route></zone>"#,
+    );
     assert_eq!(own_route(&floyd, 0), lo);
     let cluster = r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"@/>"#;
     let up_down = import(&cluster.replace('@', ""));
     let (links, lat, cap) = own_route(&up_down, 1);
     let m = &up_down.machine;
-    assert_eq!(links, vec![m.injection_link(NodeId(1)), m.ejection_link(NodeId(1))]);
+    assert_eq!(
+        links,
+        vec![m.injection_link(NodeId(1)), m.ejection_link(NodeId(1))]
+    );
     assert_eq!((lat, cap), (Time::from_ps(600_000_000), None));
     let with_lo = import(&cluster.replace('@', r#" loopback_bw="1GBps" loopback_lat="3us""#));
     let gb = Some(Bandwidth::bytes_per_sec(1_000_000_000));
-    assert_eq!(own_route(&with_lo, 0), (Vec::new(), Time::from_ps(3_000_000), gb));
+    assert_eq!(
+        own_route(&with_lo, 0),
+        (Vec::new(), Time::from_ps(3_000_000), gb)
+    );
     let e = error(&cluster.replace('@', r#" loopback_lat="3us""#));
     assert!(e.contains("loopback_lat> without loopback_bw"), "{e}");
     // Flattened: a cluster's loopback link inside a zone of zones; the
@@ -271,7 +288,10 @@ fn a_hosts_route_to_itself_is_simgrids_loopback() {
     ));
     assert!(flat.machine.has_loopback());
     assert_eq!(own_route(&flat, 0), lo);
-    assert_eq!(own_route(&flat, 1), (Vec::new(), Time::from_ps(3_000_000), gb));
+    assert_eq!(
+        own_route(&flat, 1),
+        (Vec::new(), Time::from_ps(3_000_000), gb)
+    );
 }
 
 /// A small platform in which the element marked `@` is the one under

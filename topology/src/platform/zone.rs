@@ -175,7 +175,10 @@ impl<'i> Cx<'_, 'i> {
                 }
                 own[h] = Some(PairRoute {
                     links: Vec::new(),
-                    latency: ls.iter().map(|(_, _, l)| l.lat).fold(Time::ZERO, Time::saturating_add),
+                    latency: ls
+                        .iter()
+                        .map(|(_, _, l)| l.lat)
+                        .fold(Time::ZERO, Time::saturating_add),
                     cap: ls.iter().map(|(_, _, l)| l.bw).min(),
                 });
                 continue;

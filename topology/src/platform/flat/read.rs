@@ -17,6 +17,7 @@ impl<'i> Cx<'_, 'i> {
         }
         limits::check_nodes(n as u64).map_err(|m| self.err(body, m.to_string()))?;
         let mut b = MachineBuilder::new(format!("platform {}", body.attribute("id").unwrap_or("")));
+        b.allow_one_host();
         let hv: Vec<VRef> = f.hosts.iter().map(|(h, c, _)| b.host(h, 1, *c)).collect();
         let sw = b.net("platform", false);
         let nic = LinkParams {
@@ -32,7 +33,8 @@ impl<'i> Cx<'_, 'i> {
         f.loopback = Some(f.res.len() as u32);
         for _ in 0..2 {
             let bw = lo.cap.expect("the loopback has a bandwidth");
-            f.res.push((bw, lo.latency, Policy::FatPipe, "__loopback__".into()));
+            f.res
+                .push((bw, lo.latency, Policy::FatPipe, "__loopback__".into()));
         }
         // Machine link ids: the hosts' cables come first.
         let base = 2 * n as u32;
@@ -616,7 +618,15 @@ impl<'i> Cx<'_, 'i> {
         };
         if src == dst {
             // The host's route to itself (SimGrid's loopback for it).
-            return add(s, s, Hop { links: fwd, gw, line });
+            return add(
+                s,
+                s,
+                Hop {
+                    links: fwd,
+                    gw,
+                    line,
+                },
+            );
         }
         add(
             s,
