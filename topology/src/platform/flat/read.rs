@@ -62,7 +62,9 @@ impl<'i> Cx<'_, 'i> {
         let mut links = Vec::new();
         let mut route = |s: u32, d: u32| -> Option<PairRoute> {
             links.clear();
-
+            if err.borrow().is_some() {
+                return None;
+            }
             f.extra.set(0);
             if let Err(e) = f.global(host_np[s as usize], host_np[d as usize], &mut links, 0) {
                 // A pair without a route is refused only if a run uses
