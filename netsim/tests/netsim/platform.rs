@@ -571,7 +571,7 @@ fn two_ranks_on_one_platform_host_cross_its_loopback() {
     std::fs::write(d.join("l.xml"), lo).unwrap();
     std::fs::write(
         d.join("f.xml"),
-        format!("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" core=\"2\"/>\n</zone>\n</platform>\n"),
+        "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" core=\"2\"/>\n</zone>\n</platform>\n",
     )
     .unwrap();
     std::fs::write(
