@@ -58,6 +58,7 @@
 //! a [`RunError`] naming the rank and the operation's origin.
 
 pub mod collectives;
+mod ids;
 pub mod matching;
 pub mod observe;
 pub mod op;

@@ -131,6 +131,16 @@ pub fn size_factors() -> Choice {
     }
 }
 
+/// The mode when ranks share a host of a SimGrid platform with
+/// loopback routes (`Machine::has_loopback`): only the flow model
+/// follows a host's route to itself.
+pub fn loopback() -> Choice {
+    Choice {
+        mode: Mode::Flow,
+        why: "ranks share a host of the SimGrid platform: only the flow model follows its route to itself (SimGrid's loopback)".into(),
+    }
+}
+
 /// The rule of the module doc (after [`packet_only`]). `traffic`:
 /// `None` when the messages are not known before the run; `links`:
 /// whether the network has links (the ideal network has none).

@@ -18,7 +18,7 @@ pub(crate) fn flow_idle_time(
     cap: Option<Bandwidth>,
     tcp_window: Option<u64>,
 ) -> Time {
-    if m.has_pair_routes() {
+    if m.has_pair_routes() || (src == dst && m.has_loopback()) {
         let mut links = Vec::new();
         let (lat, bound) = m.pair_route_into(src, dst, &mut links);
         let rate = links

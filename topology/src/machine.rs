@@ -101,6 +101,9 @@ pub struct MachineBuilder {
     hosts: Vec<Vertex>,
     net: Vec<Vertex>,
     cables: Vec<(VRef, VRef, LinkParams, LinkParams)>,
+    /// Whether one host is a machine (a SimGrid platform of one host,
+    /// whose ranks talk over its loopback); otherwise two are needed.
+    one_host: bool,
 }
 
 impl MachineBuilder {
@@ -110,6 +113,11 @@ impl MachineBuilder {
             name: name.into(),
             ..Default::default()
         }
+    }
+    /// Accepts a machine of one host (a SimGrid platform's: its ranks
+    /// talk over the host's route to itself, [`Machine::set_loopback_routes`]).
+    pub(crate) fn allow_one_host(&mut self) {
+        self.one_host = true;
     }
     /// Adds a host; hosts are numbered in the order added.
     pub fn host(&mut self, name: impl Into<String>, sockets: u16, cores_per_socket: u16) -> VRef {
@@ -180,9 +188,10 @@ impl MachineBuilder {
         router: Option<Router>,
     ) -> Result<Machine, MachineError> {
         let hosts = self.hosts.len() as u32;
-        if hosts < 2 {
+        let least = if self.one_host { 1 } else { 2 };
+        if hosts < least {
             return Err(MachineError::Graph(format!(
-                "machine `{}` has {hosts} hosts; at least 2 are needed",
+                "machine `{}` has {hosts} hosts; at least {least} are needed",
                 self.name
             )));
         }
@@ -272,6 +281,7 @@ impl MachineBuilder {
             shared: None,
             pairs: None,
             factors: None,
+            loops: None,
         };
         if !m.is_connected() {
             return Err(MachineError::Graph(format!(
@@ -326,6 +336,11 @@ pub struct Machine {
     /// SimGrid SMPI's per-size factors the flow model applies (see
     /// [`Machine::set_size_factors`]); `None` for most machines.
     pub(crate) factors: Option<Arc<SizeFactors>>,
+    /// Each host's route to itself, which the flow model moves the
+    /// messages between ranks on one host over (see
+    /// [`Machine::set_loopback_routes`]); `None`: such messages never
+    /// reach the transport.
+    pub(crate) loops: Option<Arc<[PairRoute]>>,
 }
 
 /// Directed links that draw on one capacity resource: SimGrid's SHARED
@@ -415,6 +430,38 @@ impl Machine {
         self.factors.as_deref()
     }
 
+    /// Gives every host a route to itself, host `i` the `i`-th of
+    /// `routes` (SimGrid's loopback: the messages between ranks on one
+    /// host cross it in the flow model, [`Machine::has_loopback`]).
+    /// Errors unless there is one route per host, each of links in range
+    /// and none repeated.
+    pub fn set_loopback_routes(&mut self, routes: Vec<PairRoute>) -> Result<(), MachineError> {
+        if routes.len() != self.hosts as usize {
+            return Err(MachineError::Graph(format!(
+                "{} loopback routes for {} hosts",
+                routes.len(),
+                self.hosts
+            )));
+        }
+        for (h, r) in routes.iter().enumerate() {
+            for (i, &l) in r.links.iter().enumerate() {
+                if l.index() >= self.links.len() || r.links[..i].contains(&l) {
+                    return Err(MachineError::Graph(format!(
+                        "loopback route of host {h}: link {l} is out of range or repeated"
+                    )));
+                }
+            }
+        }
+        self.loops = Some(routes.into());
+        Ok(())
+    }
+
+    /// Whether the machine has a route from each host to itself
+    /// ([`Machine::set_loopback_routes`]).
+    pub fn has_loopback(&self) -> bool {
+        self.loops.is_some()
+    }
+
     /// Whether flows follow a per-pair route table.
     pub fn has_pair_routes(&self) -> bool {
         self.pairs.is_some()
@@ -422,14 +469,23 @@ impl Machine {
 
     /// The flow model's route from `src` to `dst`: appends its links to
     /// `out` and returns its latency and the rate bound of its unshared
-    /// links. From the pair table when the machine has one (an unrouted
-    /// pair gives no link), else [`Machine::route_into`] with no bound.
+    /// links. A host's route to itself is its loopback route (none
+    /// without one); from the pair table when the machine has one (an
+    /// unrouted pair gives no link), else [`Machine::route_into`] with no
+    /// bound.
     pub fn pair_route_into(
         &self,
         src: NodeId,
         dst: NodeId,
         out: &mut Vec<LinkId>,
     ) -> (Time, Option<Bandwidth>) {
+        if src == dst {
+            let Some(r) = self.loops.as_ref().map(|l| &l[src.0 as usize]) else {
+                return (Time::ZERO, None);
+            };
+            out.extend_from_slice(&r.links);
+            return (r.latency, r.cap);
+        }
         match &self.pairs {
             Some(t) => t.route_into(src, dst, out),
             None => (self.route_into(src, dst, out), None),

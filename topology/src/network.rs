@@ -162,6 +162,13 @@ impl Transport for Network {
         }
     }
 
+    fn loopback(&self) -> bool {
+        match self {
+            Network::Flow(n) => n.loopback(),
+            Network::Packet(_) | Network::Ideal(_) => false,
+        }
+    }
+
     fn record_link_busy(&mut self, on: bool) {
         match self {
             Network::Packet(n) => n.record_link_busy(on),

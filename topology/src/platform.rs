@@ -18,8 +18,8 @@
 //!     [`crate::Machine::share_capacity`], flow model only). A backbone
 //!     or `limiter_link` that cannot limit adds its latency (split over
 //!     a route's two cables); one that could is a resource of per-pair
-//!     routes. `loopback_*` (only ranks on one host would take it, and
-//!     a platform takes one rank per host): noted.
+//!     routes. `loopback_bw`, `loopback_lat`: each host's route to itself,
+//!     else up and down its own cable.
 //!   - `TORUS` (`topo_parameters="X[,Y[,Z]]"`): netsim's torus, one host
 //!     per router, every torus link `bw` and `lat` per hop, dimension
 //!     order with SimGrid's tie rule ([`crate::TieRule::Simgrid`]); a
@@ -40,6 +40,10 @@
 //!   `zoneRoute` and `bypassRoute` (`flat`): per-pair routes over shared
 //!   links, SimGrid 3.32's routing.
 //!
+//! Each host has SimGrid's route to itself (its zone's own, the model's
+//! `__loopback__`, a cluster's loopback link or its cable up and down),
+//! over which the flow model moves the messages between ranks on one
+//! host ([`crate::Machine::set_loopback_routes`]).
 //! A SHARED link is one capacity for both directions (CM02); the packet
 //! model refuses machines with such groups or a pair table, naming the
 //! element, and `auto` picks flow. Host speeds (`speed`, power state
@@ -83,11 +87,23 @@ use std::sync::Arc;
 /// same value as `bench/peers/peers.py`'s `NIC_BW`).
 pub const NIC_RATE: u64 = 1_000_000_000_000_000;
 
-/// Why a platform needs two hosts: netsim places one rank per host of a
-/// platform, since SimGrid moves the messages between ranks on one host
-/// over the host's route to itself (a loopback link, or up and down the
-/// host's links), which netsim's transports do not model.
-pub(crate) const AT_LEAST_TWO_HOSTS: &str = "netsim needs at least 2, one rank per host (SimGrid moves the messages of ranks on one host over its loopback link, which netsim does not model): give each rank a host of its own";
+/// SimGrid's `network/loopback-bw` default \[B/s\]: the bandwidth of the
+/// network model's `__loopback__` link (10 GBps, `src/simgrid/sg_config.cpp`).
+pub const SIMGRID_LOOPBACK_BW: u64 = 10_000_000_000;
+
+/// The route of a host to itself over the network model's `__loopback__`
+/// link (SimGrid 3.32's `NetworkCm02Model` constructor: FATPIPE,
+/// `network/loopback-bw` [`SIMGRID_LOOPBACK_BW`], `network/loopback-lat`
+/// 0), which Full, Floyd and Dijkstra zones give a host without a route to
+/// itself (`FullZone::do_seal` and the others'): it bounds each flow,
+/// which shares it with none.
+pub(crate) fn network_loopback() -> crate::PairRoute {
+    crate::PairRoute {
+        links: Vec::new(),
+        latency: Time::ZERO,
+        cap: Some(Bandwidth::bytes_per_sec(SIMGRID_LOOPBACK_BW)),
+    }
+}
 
 /// An imported platform.
 #[derive(Clone, Debug)]

@@ -130,6 +130,15 @@ pub trait Transport {
     /// time to find its host-side overhead (see mpi-layer's docs).
     fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time;
 
+    /// Whether transfers from a node to itself are modelled: the messages
+    /// between ranks on one node then cross the transport over the
+    /// node's route to itself (SimGrid's loopback, a platform's
+    /// [`crate::Machine::set_loopback_routes`]) instead of the MPI
+    /// layer's node memory. False by default.
+    fn loopback(&self) -> bool {
+        false
+    }
+
     /// Starts (`true`) or stops logging the links' busy intervals for
     /// [`Transport::drain_link_busy`]. Off by default; a transport
     /// without links (the ideal network) never logs any.

@@ -98,6 +98,13 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         Ok(out)
     }
 
+    /// Whether messages of locality `loc` cross the transport: between
+    /// nodes, and within one when the transport models a node's route to
+    /// itself ([`Transport::loopback`]).
+    pub(super) fn by_transport(&self, loc: Locality) -> bool {
+        loc == Locality::OtherNode || self.transport.loopback()
+    }
+
     /// The idle time of the data of a `bytes` message of cell (`proto`,
     /// `loc`) from node `na` to `nb`: the transport, or the node's memory.
     pub(super) fn wire_time(
@@ -109,7 +116,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         nb: NodeId,
     ) -> Time {
         let c = &self.cells[proto.index()][crate::params::locality_index(loc)];
-        if loc == Locality::OtherNode {
+        if self.by_transport(loc) {
             let wire = bytes.saturating_add(self.params.header_bytes);
             return self.transport.idle_time(na, nb, wire, c.wire);
         }
@@ -174,7 +181,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let pp = self.params.postal(proto, loc);
         let h = self.params.host(proto, loc);
         let target = pp.alpha.saturating_add(transfer_time(bytes, pp.rate));
-        let handshake = if proto == Protocol::Rendezvous && loc == Locality::OtherNode {
+        let handshake = if proto == Protocol::Rendezvous && self.by_transport(loc) {
             let h = self.params.header_bytes;
             self.transport.idle_time(na, nb, h, None) + self.transport.idle_time(nb, na, h, None)
         } else {
@@ -206,7 +213,8 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
                 if self.params.host(proto, loc).rest == Rest::None {
                     continue;
                 }
-                let (target, needed) = self.budget(proto, loc, bytes, NodeId(0), NodeId(1));
+                let nb = NodeId(u32::from(loc == Locality::OtherNode));
+                let (target, needed) = self.budget(proto, loc, bytes, NodeId(0), nb);
                 if needed > target + CALIBRATION_SLACK {
                     let pp = self.params.postal(proto, loc);
                     return Err(ConfigError::NegativeOverhead {

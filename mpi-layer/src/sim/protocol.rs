@@ -379,9 +379,10 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
     }
 
     /// Moves `bytes` of message `m` from world rank `a` to `b`: through
-    /// the transport between nodes (data at the cell's wire rate), through
-    /// the node's memory within one (data only; control messages cross at
-    /// once).
+    /// the transport between nodes (data at the cell's wire rate), and
+    /// within one when the transport models a node's route to itself
+    /// (SimGrid's loopback); else through the node's memory (data only;
+    /// control messages cross at once).
     fn transmit(
         &mut self,
         s: &mut Sch<'_, T::Event>,
@@ -394,7 +395,7 @@ impl<T: Transport, S: OpStream, O: Observer> Sim<T, S, O> {
         let msg = &self.msgs[m as usize];
         let cell = &self.cells[msg.proto.index()][locality_index(msg.loc)];
         let now = s.now();
-        if msg.loc == Locality::OtherNode {
+        if self.by_transport(msg.loc) {
             let t = Transfer {
                 src: self.placement.node(a),
                 dst: self.placement.node(b),

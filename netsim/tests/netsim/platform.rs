@@ -623,40 +623,85 @@ fn bad_platform_no_route_between_the_ranks_hosts() {
     );
 }
 
-/// Two ranks on one host of a platform are refused, not moved at no
-/// cost: SimGrid 3.32 sends their messages over the host's route to
-/// itself. In a Full zone that is the network model's `__loopback__`
-/// (10^10 B/s, no latency, FATPIPE), so a ping-pong of 1e6 B takes
-/// 2 x (1e6 + 16) B / 10^10 B/s = 0.000200003200 s (`smpirun -replay` on
-/// three_multicore_hosts.xml with both ranks on PM0 gave that to the
-/// picosecond); in this flat cluster without `loopback_bw` it is up and
-/// down h0's private link and the backbone (`StarZone::get_local_route`,
-/// read, not run). netsim's node memory gave 0. One rank per host
-/// replays.
+/// Two ranks on one host of a platform cross the host's route to
+/// itself, as in SimGrid 3.32 (`smpirun -replay` with the equal-physics
+/// settings gave each answer below to the picosecond). In this flat
+/// cluster without `loopback_bw` it is up and down h0's private link and
+/// the backbone (`StarZone::get_local_route`): a ping-pong of 1e6 B takes
+/// 2 x (50 + 500 + 50 us + (1e6 + 16) B / 125 MB/s) = 0.017200256 s, as
+/// between two hosts. With `loopback_bw="1GBps" loopback_lat="3us"`:
+/// 2 x (3 us + (1e6 + 16) B / 1 GB/s) = 0.002006032 s. A Full zone's
+/// host takes the network model's `__loopback__` (10^10 B/s, no
+/// latency, FATPIPE): 2 x (1e6 + 16) B / 10^10 B/s = 0.000200003200 s,
+/// also on a platform of one host (SimGrid's multicore_machine.xml); an
+/// exchange of 1e6 B each way there shares nothing (FATPIPE): 100.0016 us.
+/// The packet model, which does not follow such routes, refuses.
 #[test]
-fn two_ranks_on_one_platform_host_are_refused() {
+fn two_ranks_on_one_platform_host_cross_its_loopback() {
     let d = dir("onehost");
     let two_cores = FLAT_CLUSTER.replace("speed=\"1Gf\"", "speed=\"1Gf\" core=\"2\"");
-    std::fs::write(d.join("c.xml"), two_cores).unwrap();
+    std::fs::write(d.join("c.xml"), &two_cores).unwrap();
+    let lo = two_cores.replace(
+        "bb_lat=\"500us\"",
+        "bb_lat=\"500us\" loopback_bw=\"1GBps\" loopback_lat=\"3us\"",
+    );
+    std::fs::write(d.join("l.xml"), lo).unwrap();
+    std::fs::write(
+        d.join("f.xml"),
+        "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" core=\"2\"/>\n</zone>\n</platform>\n",
+    )
+    .unwrap();
     std::fs::write(
         d.join("t.ti"),
         "0 send 1 0 1e6\n0 recv 1 1 1e6\n1 recv 0 0 1e6\n1 send 0 1 1e6\n",
     )
     .unwrap();
-    let args = ["replay", "t.ti", "--platform", "c.xml", "--quiet"];
-    let o = netsim(&d, &[&args[..], &["--ppn", "2"]].concat());
+    std::fs::write(
+        d.join("x.ti"),
+        "0 irecv 1 0 1e6\n0 isend 1 0 1e6\n0 waitall\n1 irecv 0 0 1e6\n1 isend 0 0 1e6\n1 waitall\n",
+    )
+    .unwrap();
+    let run = |ti: &str, xml: &str| {
+        makespan_ps(
+            &d,
+            &[
+                "replay",
+                ti,
+                "--platform",
+                xml,
+                "--ppn",
+                "2",
+                "--json",
+                "--quiet",
+            ],
+        )
+    };
+    assert_eq!(run("t.ti", "c.xml"), 2 * (600_000_000 + 8_000_128_000));
+    assert_eq!(run("t.ti", "l.xml"), 2 * (3_000_000 + 1_000_016_000));
+    assert_eq!(run("t.ti", "f.xml"), 200_003_200);
+    assert_eq!(run("x.ti", "f.xml"), 100_001_600);
+    let o = netsim(
+        &d,
+        &[
+            "replay",
+            "t.ti",
+            "--platform",
+            "c.xml",
+            "--ppn",
+            "2",
+            "--mode",
+            "packet",
+            "--quiet",
+        ],
+    );
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("ranks 0 and 1 are both placed on host `h0` of the SimGrid platform")
-            && err.contains("loopback")
-            && err.contains("--ppn 1"),
+            && err.contains("--mode flow"),
         "{err}"
     );
-    // One rank per host: 2 x (100 us + (1e6 + 16) B / 125 MB/s + 500 us).
-    let ps = makespan_ps(&d, &[&args[..], &["--json"]].concat());
     let _ = std::fs::remove_dir_all(&d);
-    assert_eq!(ps, 2 * (100_000_000 + 8_000_128_000 + 500_000_000));
 }
 
 /// A Full zone whose routes from `a` start with different links (not a

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use mpi_layer::{NoObserver, Observer, RunError, RunResults, Simulation};
 use sim_core::Time;
-use topology::{IdealNetwork, Mode, NetConfig, Network};
+use topology::{Mode, NetConfig, Network};
 
 use crate::sweep::SweepError;
 use crate::synthetic::Load;
@@ -55,6 +55,7 @@ mod programs;
 mod quantity;
 mod report;
 mod spec;
+mod transport;
 
 pub use collectives::*;
 use error::toml_error;
@@ -301,9 +302,13 @@ impl Scenario {
         let machine = self.forwarding_tables(file, machine)?;
         let machine = self.size_factors(file, machine)?;
         let placement = self.placement(file, &progs, ranks, ppn, &machine)?;
-        if on_platform {
-            one_rank_per_platform_host(file, &machine, &placement, ranks)?;
-        }
+        // Two ranks on one host of a platform: SimGrid moves their
+        // messages over the host's route to itself.
+        let shared_host = if on_platform {
+            same_host_ranks(&placement, ranks)
+        } else {
+            None
+        };
         unrouted_pair(file, &machine, &placement, ranks)?;
         // A platform's hosts of different speeds: each TI rank computes
         // at its own host's.
@@ -323,6 +328,9 @@ impl Scenario {
                 }
                 if m.size_factors().is_some() {
                     return crate::auto_mode::size_factors();
+                }
+                if shared_host.is_some() && m.has_loopback() {
+                    return crate::auto_mode::loopback();
                 }
             }
             crate::auto_mode::auto_mode(
@@ -362,7 +370,10 @@ impl Scenario {
             platform_notes,
         };
         let changes = Changes::new(changes, &placement, ranks);
-        let net = transport(file, machine, cfg)?;
+        if let Some(pair) = shared_host {
+            loopback_modelled(file, &machine, cfg.mode, pair)?;
+        }
+        let net = transport::transport(file, machine, cfg)?;
         Ok(Prepared::Run(Box::new(Ready {
             params,
             placement,
@@ -586,105 +597,8 @@ impl Scenario {
             }
         }
     }
-
-    /// The machine routed by `[transport] routing = { file = ... }`'s
-    /// forwarding tables, or as built.
-    fn forwarding_tables(
-        &self,
-        file: &ScenarioFile,
-        built: BuiltMachine,
-    ) -> Result<BuiltMachine, ScenarioError> {
-        let Some(spec::RoutingSpec::File(path)) = &self.transport.routing else {
-            return Ok(built);
-        };
-        let Fabric::Links(m) = built.fabric else {
-            return Err(file.err(
-                "transport",
-                "routing",
-                "forwarding tables need a machine with links, not the ideal network",
-            ));
-        };
-        let path = self.resolve(file, path)?;
-        let m = topology::lft::load(*m, &path).map_err(|e| file.plain(e.to_string()))?;
-        Ok(BuiltMachine {
-            fabric: Fabric::Links(Box::new(m)),
-            ..built
-        })
-    }
-
-    /// The machine with `[transport] bw_factor` and `lat_factor` in place
-    /// of its size factors (each one given replaces that table; the
-    /// other stays the platform's, or 1), or as built.
-    fn size_factors(
-        &self,
-        file: &ScenarioFile,
-        built: BuiltMachine,
-    ) -> Result<BuiltMachine, ScenarioError> {
-        let t = &self.transport;
-        if t.bw_factor.is_none() && t.lat_factor.is_none() {
-            return Ok(built);
-        }
-        let Fabric::Links(mut m) = built.fabric else {
-            return Err(file.err(
-                "transport",
-                if t.bw_factor.is_some() {
-                    "bw_factor"
-                } else {
-                    "lat_factor"
-                },
-                "size factors need a machine with links, not the ideal network",
-            ));
-        };
-        let one = || topology::FactorTable::bandwidth("0:1").expect("valid");
-        let now = m.size_factors().cloned();
-        let table =
-            |key: &str,
-             text: &Option<String>,
-             parse: fn(&str) -> Result<topology::FactorTable, topology::FactorError>| {
-                text.as_deref()
-                    .map(|s| parse(s).map_err(|e| file.err("transport", key, e.to_string())))
-                    .transpose()
-            };
-        let bandwidth = table("bw_factor", &t.bw_factor, topology::FactorTable::bandwidth)?
-            .or_else(|| now.as_ref().map(|f| f.bandwidth.clone()))
-            .unwrap_or_else(one);
-        let latency = table("lat_factor", &t.lat_factor, topology::FactorTable::latency)?
-            .or_else(|| now.map(|f| f.latency))
-            .unwrap_or_else(one);
-        m.set_size_factors(Some(topology::SizeFactors { bandwidth, latency }));
-        Ok(BuiltMachine {
-            fabric: Fabric::Links(m),
-            ..built
-        })
-    }
-
-    /// `[transport]` as the transport's configuration (its mode is
-    /// packet until [`Scenario::choose_mode`]); `platform_window` is a
-    /// SimGrid platform's TCP window, the default of `tcp_window`.
-    fn net_config(&self, platform_window: Option<u64>) -> NetConfig {
-        let t = &self.transport;
-        NetConfig {
-            mode: t.mode.and_then(|m| m.fixed()).unwrap_or_default(),
-            packet_bytes: t
-                .packet_size
-                .map_or(topology::DEFAULT_PACKET_BYTES, |b| b.0),
-            switching: t.switching.unwrap_or_default(),
-            routing: t
-                .routing
-                .as_ref()
-                .map_or_else(topology::RouteMode::default, |r| r.mode()),
-            backpressure: t.backpressure.unwrap_or(false),
-            vcs: t.vcs.unwrap_or(0),
-            vc_buffer: t.vc_buffer.map_or(topology::DEFAULT_VC_BUFFER, |b| b.0),
-            tcp_window: t
-                .tcp_window
-                .map_or(platform_window, |b| (b.0 > 0).then_some(b.0)),
-            seed: self.seed,
-        }
-    }
 }
 
-/// The transport over the built machine (the ideal network ignores `cfg`).
 /// What [`Scenario::prepare`] builds.
 enum Prepared {
     /// A simulation ready to run.
@@ -704,6 +618,7 @@ struct Ready {
     speed_profiles: Vec<Option<std::sync::Arc<topology::platform::Profile>>>,
     changes: Changes,
 }
+
 /// A platform without a route between two hosts the ranks sit on: SimGrid
 /// fails when they communicate; netsim says so before the run.
 fn unrouted_pair(
@@ -726,34 +641,48 @@ fn unrouted_pair(
     Ok(())
 }
 
-/// Refuses two ranks on one host of a SimGrid platform: SimGrid moves
-/// their messages over the host's route to itself (a cluster's
-/// `loopback_bw`/`loopback_lat` link; in a Full, Floyd or Dijkstra zone
-/// the network model's `__loopback__`, `network/loopback-bw` 10 GBps and
-/// `network/loopback-lat` 0, SimGrid 3.32's `NetworkCm02Model`
-/// constructor and `FullZone::do_seal`; in a flat cluster without one,
-/// up and down the host's own links, `StarZone::get_local_route`), which
-/// netsim's transports do not model; netsim would move them through node
-/// memory instead, a different answer given silently.
-fn one_rank_per_platform_host(
-    file: &ScenarioFile,
-    machine: &BuiltMachine,
+/// Two ranks on one host, if any: (the host, the lower rank, the other).
+fn same_host_ranks(
     placement: &topology::Placement,
     ranks: u32,
-) -> Result<(), ScenarioError> {
+) -> Option<(topology::NodeId, u32, u32)> {
     let mut on: Vec<(topology::NodeId, u32)> = (0..ranks).map(|r| (placement.node(r), r)).collect();
     on.sort_unstable();
-    if let Some(w) = on.windows(2).find(|w| w[0].0 == w[1].0) {
-        let ((node, a), b) = (w[0], w[1].1);
-        let host = match &machine.fabric {
-            Fabric::Links(m) => m.vertices()[node.0 as usize].name.clone(),
-            Fabric::Ideal { .. } => format!("{}", node.0),
-        };
-        return Err(file.plain(format!(
-            "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself (a cluster's loopback_bw/loopback_lat link; in a Full, Floyd or Dijkstra zone network/loopback-bw, 10 GBps, and network/loopback-lat, 0; in a cluster without loopback, up and down the host's links), which netsim does not model (it would move them through node memory, a different answer): place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host) on a platform with a host per rank"
-        )));
-    }
-    Ok(())
+    on.windows(2)
+        .find(|w| w[0].0 == w[1].0)
+        .map(|w| (w[0].0, w[0].1, w[1].1))
+}
+
+/// Refuses two ranks on one host of a SimGrid platform where netsim does
+/// not follow the host's route to itself: SimGrid moves their messages
+/// over it (a cluster's `loopback_bw`/`loopback_lat` link, or up and down
+/// its own links; in a Full, Floyd or Dijkstra zone its own route to
+/// itself or the network model's `__loopback__`,
+/// `platform::network_loopback`), which the flow model follows
+/// (`Machine::set_loopback_routes`); the packet model does not, nor does
+/// the import of a TORUS, FAT_TREE or DRAGONFLY cluster without loopback
+/// or of a host in a zone of zones. netsim would move them through node
+/// memory instead, a different answer given silently.
+fn loopback_modelled(
+    file: &ScenarioFile,
+    machine: &BuiltMachine,
+    mode: topology::Mode,
+    (node, a, b): (topology::NodeId, u32, u32),
+) -> Result<(), ScenarioError> {
+    let (host, routed) = match &machine.fabric {
+        Fabric::Links(m) => (m.vertices()[node.0 as usize].name.clone(), m.has_loopback()),
+        Fabric::Ideal { .. } => (format!("{}", node.0), false),
+    };
+    let why = if !routed {
+        "netsim's import gives this platform's hosts no route to themselves (a TORUS, FAT_TREE or DRAGONFLY cluster without loopback_bw, or a zone holding zones)"
+    } else if mode != topology::Mode::Flow {
+        "only the flow model follows a host's route to itself: use --mode flow (transport.mode = \"flow\")"
+    } else {
+        return Ok(());
+    };
+    Err(file.plain(format!(
+        "ranks {a} and {b} are both placed on host `{host}` of the SimGrid platform: SimGrid sends their messages over the host's route to itself, and {why}; or place one rank per host (--ppn 1, mapping.ppn = 1, or a placement that puts each rank on its own host)"
+    )))
 }
 
 /// A platform's profile changes that netsim does not model
@@ -799,28 +728,6 @@ impl Changes {
                 c.what
             ))
         })
-    }
-}
-
-fn transport(
-    file: &ScenarioFile,
-    machine: BuiltMachine,
-    cfg: NetConfig,
-) -> Result<Network, ScenarioError> {
-    match machine.fabric {
-        Fabric::Links(m) => {
-            Network::new(*m, cfg).map_err(|e| file.err("transport", "", e.to_string()))
-        }
-        Fabric::Ideal {
-            nodes,
-            latency,
-            bandwidth: Some(b),
-        } => Ok(Network::Ideal(IdealNetwork::new(nodes, latency, b))),
-        Fabric::Ideal {
-            nodes,
-            latency,
-            bandwidth: None,
-        } => Ok(Network::Ideal(IdealNetwork::unlimited(nodes, latency))),
     }
 }
 

@@ -617,8 +617,9 @@ impl Transport for FlowNet {
         self.m.nodes()
     }
 
-    /// Starts `t`. Panics if `src` or `dst` is not a node or they are
-    /// equal (the MPI layer handles same-node messages itself).
+    /// Starts `t`. Panics if `src` or `dst` is not a node, or they are
+    /// equal on a machine without loopback routes (the MPI layer then
+    /// handles same-node messages itself).
     fn start(
         &mut self,
         sched: &mut impl Schedule<FlowEvent>,
@@ -626,7 +627,9 @@ impl Transport for FlowNet {
         _out: &mut Vec<Delivery>,
     ) {
         assert!(
-            t.src != t.dst && t.src.0 < self.m.nodes() && t.dst.0 < self.m.nodes(),
+            (t.src != t.dst || self.m.has_loopback())
+                && t.src.0 < self.m.nodes()
+                && t.dst.0 < self.m.nodes(),
             "bad transfer {t:?}"
         );
         let f = match self.free.pop() {
@@ -661,7 +664,10 @@ impl Transport for FlowNet {
         // A pair route of no link at all has no bound, not even the TCP
         // window's (CM02: a flow without constraints is done when its
         // latency is): only the source's own cable, the fastest there is.
-        let cap = if route.is_empty() && rate_cap.is_none() && self.m.has_pair_routes() {
+        let cap = if route.is_empty()
+            && rate_cap.is_none()
+            && (self.m.has_pair_routes() || t.src == t.dst)
+        {
             self.m.injection_rate(t.src).as_f64()
         } else {
             window_cap(self.tcp_window, lat, rate_cap).map_or(f64::INFINITY, |c| c.as_f64())
@@ -761,6 +767,10 @@ impl Transport for FlowNet {
                 at: sched.now(),
             }),
         }
+    }
+
+    fn loopback(&self) -> bool {
+        self.m.has_loopback()
     }
 
     fn idle_time(&self, src: NodeId, dst: NodeId, bytes: u64, rate_cap: Option<Bandwidth>) -> Time {

@@ -4,6 +4,7 @@ use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units, weighting};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::pair_routes::PairRoute;
 use crate::routing::Router;
 use crate::routing::fat_tree::FatTreeShape;
 use crate::torus::TorusParams;
@@ -30,7 +31,6 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         self.only_props(c, &[])?;
-        self.note_loopback(c);
         let id = self.need(c, "id")?;
         let HostSet {
             names,
@@ -51,7 +51,7 @@ impl<'i> Cx<'_, 'i> {
                 ),
             ));
         }
-        match topology {
+        let mut p = match topology {
             "FLAT" => self.flat(c, id, &names, bw, lat, policy, cores, speed),
             "TORUS" => {
                 let dims = self.topo_numbers(c, ",")?;
@@ -110,7 +110,9 @@ impl<'i> Cx<'_, 'i> {
                 c,
                 format!("<cluster topology=\"{other}\">: netsim imports FLAT, TORUS and FAT_TREE"),
             )),
-        }
+        }?;
+        self.set_cluster_loops(c, &mut p, topology == "FLAT")?;
+        Ok(p)
     }
 
     /// A `<cluster>`'s or `<cabinet>`'s hosts: `prefix`, `suffix`,
@@ -140,13 +142,71 @@ impl<'i> Cx<'_, 'i> {
         })
     }
 
-    /// Notes a cluster's loopback, which only messages between ranks on
-    /// one host would take, and netsim places one rank per host of a
-    /// platform.
+    /// A cluster's loopback link, `loopback_bw` and `loopback_lat`, if it
+    /// has one (SimGrid makes one, FATPIPE, for every host when either is
+    /// above 0: `sg_platf_cluster_create_loopback`). A latency without a
+    /// bandwidth (a loopback SimGrid would never finish a message on) is
+    /// refused.
+    pub(super) fn cluster_loopback(
+        &self,
+        c: Node,
+    ) -> Result<Option<(Bandwidth, Time)>, MachineFileError> {
+        let bw = self.value(c, "loopback_bw", units::rate)?;
+        let lat = self
+            .value(c, "loopback_lat", units::time)?
+            .unwrap_or(Time::ZERO);
+        match bw {
+            Some(b) if b.as_bytes_per_sec() > 0 => Ok(Some((b, lat))),
+            _ if lat > Time::ZERO => Err(self.err(c, "<cluster loopback_lat> without loopback_bw: a loopback of no bandwidth, on which SimGrid never finishes a message; give loopback_bw".into())),
+            _ => Ok(None),
+        }
+    }
+
+    /// Notes a DRAGONFLY cluster's loopback: netsim does not model a host's
+    /// route to itself there, and refuses two ranks on one of its hosts.
     pub(super) fn note_loopback(&self, c: Node) {
         if c.attribute("loopback_bw").is_some() || c.attribute("loopback_lat").is_some() {
-            self.note(c, "<cluster loopback_bw/loopback_lat>: only messages between ranks on one host take it, and netsim places one rank per host of a platform".into());
+            self.note(c, "<cluster loopback_bw/loopback_lat>: only messages between ranks on one host take it, which netsim does not model on a DRAGONFLY cluster (it refuses two ranks on one host there)".into());
         }
+    }
+
+    /// Gives every host of cluster `c`'s machine its route to itself: its
+    /// loopback link (bounding each flow alone), or without one on a flat
+    /// cluster up and down its own cable (`StarZone::get_local_route`: the
+    /// private link's two halves, with the backbone's latency the cables
+    /// carry). A TORUS or FAT_TREE cluster without loopback has none: two
+    /// ranks on one of its hosts are refused.
+    fn set_cluster_loops(
+        &self,
+        c: Node,
+        p: &mut Platform,
+        flat: bool,
+    ) -> Result<(), MachineFileError> {
+        let m = &p.machine;
+        let loops: Vec<PairRoute> = match self.cluster_loopback(c)? {
+            Some((bw, lat)) => vec![
+                PairRoute {
+                    links: Vec::new(),
+                    latency: lat,
+                    cap: Some(bw),
+                };
+                m.nodes() as usize
+            ],
+            None if flat => (0..m.nodes())
+                .map(|h| {
+                    let (u, d) = (m.injection_link(NodeId(h)), m.ejection_link(NodeId(h)));
+                    PairRoute {
+                        links: vec![u, d],
+                        latency: m.link(u).latency.saturating_add(m.link(d).latency),
+                        cap: None,
+                    }
+                })
+                .collect(),
+            None => return Ok(()),
+        };
+        p.machine
+            .set_loopback_routes(loops)
+            .map_err(|e| self.err(c, machine_msg(e)))
     }
 
     /// Accepts `limiter_link` (a link SimGrid puts on every route from and

@@ -168,6 +168,9 @@ struct StarEnd {
     up: Option<Vec<u32>>,
     down: Option<Vec<u32>>,
     gw: Option<usize>,
+    /// Its route to itself (a cluster's `loopback_bw` link); `None`: up
+    /// and down its own links.
+    lo: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -230,6 +233,8 @@ struct Flat {
     extra: std::cell::Cell<u64>,
     /// Dijkstra's predecessors per (zone, source node), computed once.
     dijkstra_pred: std::cell::RefCell<FxHashMap<(usize, usize), Pred>>,
+    /// The network model's `__loopback__` link, once every element is read.
+    loopback: Option<u32>,
 }
 
 /// Dijkstra's predecessor of every graph node, from one source.
@@ -471,6 +476,15 @@ impl Flat {
         if self.nps[src].zone != Some(z) || self.nps[dst].zone != Some(z) {
             return Err(self.no_route(z, src, dst));
         }
+        if src == dst {
+            if let Some(lo) = self.loopback_of(z, s) {
+                out.extend_from_slice(&lo);
+                return Ok(None);
+            }
+            if !matches!(zone.kind, Kind::Star | Kind::Vivaldi) {
+                return Err(self.no_route(z, src, dst));
+            }
+        }
         match zone.kind {
             Kind::Empty => Err(self.no_route(z, src, dst)),
             Kind::Full => {
@@ -562,6 +576,27 @@ impl Flat {
                     .ok_or_else(|| self.no_route(z, src, dst))?;
                 Ok(None)
             }
+        }
+    }
+
+    /// The links of member `s` of zone `z`'s route to itself: in a Full,
+    /// Floyd or Dijkstra zone, its own route to itself, or else, in a zone
+    /// without zones inside, the network model's `__loopback__` (SimGrid's
+    /// `do_seal` of those zones); in a star, its loopback link if it has
+    /// one. `None` otherwise: a star's host goes up and down its links,
+    /// other zones have no route.
+    fn loopback_of(&self, z: usize, s: usize) -> Option<Vec<u32>> {
+        let zone = &self.zones[z];
+        match zone.kind {
+            Kind::Full | Kind::Floyd | Kind::Dijkstra => {
+                if let Some(h) = zone.routes.get(&(s, s)) {
+                    return Some(h.links.clone());
+                }
+                let base = !self.zones.iter().any(|c| c.parent == Some(z));
+                self.loopback.filter(|_| base).map(|l| vec![l])
+            }
+            Kind::Star | Kind::Vivaldi => zone.star.get(&s).and_then(|e| e.lo).map(|l| vec![l]),
+            Kind::Empty | Kind::Dragonfly => None,
         }
     }
 

@@ -209,35 +209,88 @@ fn what_does_not_map_is_an_error_at_its_line() {
     assert!(e.contains("MAX_ROUTERS"), "{e}");
 }
 
-/// A platform of one host (SimGrid's multicore_machine.xml) and a
-/// flattened one of one host: both refused, saying why (SimGrid would
-/// move the ranks' messages over its loopback link) and what to change;
-/// two hosts are accepted.
+/// Host `h`'s route to itself: (links, latency, FATPIPE bound).
+fn own_route(p: &Platform, h: u32) -> (Vec<crate::transport::LinkId>, Time, Option<Bandwidth>) {
+    let mut links = Vec::new();
+    let (lat, cap) = p.machine.pair_route_into(NodeId(h), NodeId(h), &mut links);
+    (links, lat, cap)
+}
+
+/// Every host's route to itself is SimGrid 3.32's: in a Full, Floyd or
+/// Dijkstra zone without zones inside, the network model's `__loopback__`
+/// (10 GB/s, no latency, bounding each flow alone) unless the zone routes
+/// the host to itself (`FullZone::do_seal`); in a flat cluster, its
+/// `loopback_bw`/`loopback_lat` link or else up and down its own cable
+/// (`StarZone::get_local_route`); a platform of one host (SimGrid's
+/// multicore_machine.xml) has it too. A zone holding zones gives its
+/// hosts none (`RoutingMode::recursive`), so the machine has no loopback.
 #[test]
-fn one_host_is_refused_naming_simgrids_loopback() {
-    let e = error(
+fn a_hosts_route_to_itself_is_simgrids_loopback() {
+    let lo = (
+        Vec::new(),
+        Time::ZERO,
+        Some(Bandwidth::bytes_per_sec(SIMGRID_LOOPBACK_BW)),
+    );
+    let one = import(
         r#"<zone id="AS0" routing="Full"><host id="Tremblay" speed="98.095Mf" core="6"/></zone>"#,
     );
-    assert!(
-        e.starts_with("p.xml:4: ") && e.contains(" has 1 hosts;"),
-        "{e}"
-    );
-    assert!(
-        e.contains("loopback link") && e.contains("a host of its own"),
-        "{e}"
-    );
-    let e = error(
-        r#"<zone id="w" routing="Floyd"><zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone></zone>"#,
-    );
-    assert!(
-        e.contains("the platform has 1 hosts;") && e.contains("loopback link"),
-        "{e}"
-    );
+    assert_eq!(one.machine.nodes(), 1);
+    assert_eq!(own_route(&one, 0), lo);
+    let full = r#"<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps" latency="1us"/><link id="lo" bandwidth="498MBps" latency="15us" sharing_policy="FATPIPE"/><route src="a" dst="b"><link_ctn id="l"/></route>@</zone>"#;
+    let star = import(&full.replace('@', ""));
+    assert!(star.machine.has_loopback() && !star.machine.has_pair_routes());
+    assert_eq!(own_route(&star, 1), lo);
+    // small_platform.xml's own FATPIPE loopback on `a`; `b` keeps SimGrid's.
+    let own = import(&full.replace('@', r#"<route src="a" dst="a"><link_ctn id="lo"/></route>"#));
+    let fat = Some(Bandwidth::bytes_per_sec(498_000_000));
     assert_eq!(
-        import(r#"<zone id="AS0" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps" latency="1us"/><route src="a" dst="b"><link_ctn id="l"/></route></zone>"#)
-            .host_speeds
-            .len(),
-        2
+        own_route(&own, 0),
+        (Vec::new(), Time::from_ps(15_000_000), fat)
+    );
+    assert_eq!(own_route(&own, 1), lo);
+    // A route to itself over a shared link: per-pair routes, that link.
+    let shared = import(&full.replace('@', r#"<route src="a" dst="a"><link_ctn id="l"/></route>"#));
+    assert!(shared.machine.has_pair_routes());
+    let (links, lat, cap) = own_route(&shared, 0);
+    assert_eq!((links.len(), lat, cap), (1, Time::from_ps(1_000_000), None));
+    assert_eq!(own_route(&shared, 1), lo);
+    let floyd = import(
+        r#"<zone id="z" routing="Floyd"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/><link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="1GBps" latency="1us"/><route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2"/></route></zone>"#,
+    );
+    assert_eq!(own_route(&floyd, 0), lo);
+    let cluster = r#"<cluster id="c" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us" bb_bw="2.25GBps" bb_lat="500us"@/>"#;
+    let up_down = import(&cluster.replace('@', ""));
+    let (links, lat, cap) = own_route(&up_down, 1);
+    let m = &up_down.machine;
+    assert_eq!(
+        links,
+        vec![m.injection_link(NodeId(1)), m.ejection_link(NodeId(1))]
+    );
+    assert_eq!((lat, cap), (Time::from_ps(600_000_000), None));
+    let with_lo = import(&cluster.replace('@', r#" loopback_bw="1GBps" loopback_lat="3us""#));
+    let gb = Some(Bandwidth::bytes_per_sec(1_000_000_000));
+    assert_eq!(
+        own_route(&with_lo, 0),
+        (Vec::new(), Time::from_ps(3_000_000), gb)
+    );
+    let e = error(&cluster.replace('@', r#" loopback_lat="3us""#));
+    assert!(e.contains("loopback_lat> without loopback_bw"), "{e}");
+    // Flattened: a cluster's loopback link inside a zone of zones; the
+    // outer zone's own host has none (a zone holding zones).
+    let nested = import(&format!(
+        r#"<zone id="w" routing="Full"><host id="x" speed="1Gf"/>{}<link id="l" bandwidth="1GBps"/><zoneRoute src="x" dst="c" gw_src="x" gw_dst="hc_router"><link_ctn id="l"/></zoneRoute></zone>"#,
+        cluster.replace('@', r#" loopback_bw="1GBps" loopback_lat="3us""#)
+    ));
+    assert!(nested.machine.has_pair_routes() && !nested.machine.has_loopback());
+    let flat = import(&format!(
+        r#"<zone id="w" routing="Full"><zone id="v" routing="Full"><host id="x" speed="1Gf"/></zone>{}<link id="l" bandwidth="1GBps"/><zoneRoute src="v" dst="c" gw_src="x" gw_dst="hc_router"><link_ctn id="l"/></zoneRoute></zone>"#,
+        cluster.replace('@', r#" loopback_bw="1GBps" loopback_lat="3us""#)
+    ));
+    assert!(flat.machine.has_loopback());
+    assert_eq!(own_route(&flat, 0), lo);
+    assert_eq!(
+        own_route(&flat, 1),
+        (Vec::new(), Time::from_ps(3_000_000), gb)
     );
 }
 

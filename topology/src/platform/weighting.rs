@@ -86,7 +86,10 @@ fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
                 if m.link(l).bandwidth.as_bytes_per_sec() >= NIC_RATE {
                     continue;
                 }
-                let r = m.shared.as_ref().map_or(l, |sh| LinkId(sh.resource[l.index()]));
+                let r = m
+                    .shared
+                    .as_ref()
+                    .map_or(l, |sh| LinkId(sh.resource[l.index()]));
                 match first[r.index()] {
                     None => first[r.index()] = Some(((s, d, lat), penalty)),
                     Some((a, p)) if p != penalty => {

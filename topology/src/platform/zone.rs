@@ -5,6 +5,7 @@ use super::{Cx, Platform, Policy, SgLink, machine_msg, units, weighting};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
+use crate::pair_routes::PairRoute;
 use crate::transport::LinkId;
 use crate::transport::NodeId;
 use roxmltree::Node;
@@ -123,14 +124,8 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         if b.hosts() < 2 {
-            return Err(self.err(
-                z,
-                format!(
-                    "<zone> has {} hosts; {}",
-                    b.hosts(),
-                    crate::platform::AT_LEAST_TWO_HOSTS
-                ),
-            ));
+            // No star of one host: imported per pair.
+            return Err(self.err(z, format!("<zone> has {} hosts", b.hosts())));
         }
         let routers = (vref.len() as u64 - b.hosts() as u64).max(1);
         if routers * b.hosts() as u64 > limits::MAX_ROUTE_TABLE_ENTRIES {
@@ -145,6 +140,8 @@ impl<'i> Cx<'_, 'i> {
         }
         // Each route as (src, dst, [(link, direction)], node).
         let mut parsed = Vec::new();
+        // Each host's own route to itself, if it has one.
+        let mut own: Vec<Option<PairRoute>> = vec![None; b.hosts() as usize];
         for r in routes {
             self.attrs(r, &["src", "dst", "symmetrical"])?;
             let src = self.need(r, "src")?;
@@ -167,7 +164,25 @@ impl<'i> Cx<'_, 'i> {
                 v => return Err(self.err(r, format!("<route symmetrical=\"{v}\">: YES or NO"))),
             };
             if src == dst {
-                continue; // within a host: the node's memory in netsim
+                // A host's route to itself: FATPIPE links only bound its
+                // flows; another link is shared, which per-pair routes
+                // model.
+                let VRef::Host(h) = vref[src].0 else {
+                    continue; // a router's: no host's route
+                };
+                let h = h as usize;
+                if ls.iter().any(|(_, _, l)| l.policy != Policy::FatPipe) || own[h].is_some() {
+                    return Err(self.err(r, format!("<route src=\"{src}\" dst=\"{dst}\">: a route to itself over a shared link or a second one: imported per pair")));
+                }
+                own[h] = Some(PairRoute {
+                    links: Vec::new(),
+                    latency: ls
+                        .iter()
+                        .map(|(_, _, l)| l.lat)
+                        .fold(Time::ZERO, Time::saturating_add),
+                    cap: ls.iter().map(|(_, _, l)| l.bw).min(),
+                });
+                continue;
             }
             parsed.push((src, dst, ls.clone(), r));
             if sym {
@@ -179,11 +194,19 @@ impl<'i> Cx<'_, 'i> {
                 parsed.push((dst, src, back, r));
             }
         }
-        let p = if routing == "Full" {
+        let mut p = if routing == "Full" {
             self.full_star(z, b, &vref, &parsed, speeds)
         } else {
             self.graph(z, b, &vref, &parsed, speeds)
         }?;
+        // The other hosts take the network model's `__loopback__`.
+        let lo = own
+            .into_iter()
+            .map(|r| r.unwrap_or_else(super::network_loopback))
+            .collect();
+        p.machine
+            .set_loopback_routes(lo)
+            .map_err(|e| self.err(z, machine_msg(e)))?;
         self.note_unequal_latencies(z, &p.machine, |l| weighting::by_ends(&p.machine, l));
         Ok(p)
     }

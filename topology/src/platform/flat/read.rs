@@ -13,17 +13,12 @@ impl<'i> Cx<'_, 'i> {
         let mut f = Flat::default();
         self.flat_element(&mut f, body, None)?;
         let n = f.hosts.len();
-        if n < 2 {
-            return Err(self.err(
-                body,
-                format!(
-                    "the platform has {n} hosts; {}",
-                    crate::platform::AT_LEAST_TWO_HOSTS
-                ),
-            ));
+        if n == 0 {
+            return Err(self.err(body, "the platform has no hosts".into()));
         }
         limits::check_nodes(n as u64).map_err(|m| self.err(body, m.to_string()))?;
         let mut b = MachineBuilder::new(format!("platform {}", body.attribute("id").unwrap_or("")));
+        b.allow_one_host();
         let hv: Vec<VRef> = f.hosts.iter().map(|(h, c, _)| b.host(h, 1, *c)).collect();
         let sw = b.net("platform", false);
         let nic = LinkParams {
@@ -33,6 +28,14 @@ impl<'i> Cx<'_, 'i> {
         };
         for v in hv {
             b.cable(v, sw, nic, nic);
+        }
+        // The network model's `__loopback__` (a FATPIPE link).
+        let lo = crate::platform::network_loopback();
+        f.loopback = Some(f.res.len() as u32);
+        for _ in 0..2 {
+            let bw = lo.cap.expect("the loopback has a bandwidth");
+            f.res
+                .push((bw, lo.latency, Policy::FatPipe, "__loopback__".into()));
         }
         // Machine link ids: the hosts' cables come first.
         let base = 2 * n as u32;
@@ -56,11 +59,11 @@ impl<'i> Cx<'_, 'i> {
         };
         let speeds: Vec<f64> = f.hosts.iter().map(|h| h.2).collect();
         let mut p = self.build(body, b, speeds)?;
-        let mut err = None;
+        let err = std::cell::RefCell::new(None);
         let mut links = Vec::new();
-        let route = |s: u32, d: u32| -> Option<PairRoute> {
+        let mut route = |s: u32, d: u32| -> Option<PairRoute> {
             links.clear();
-            if err.is_some() {
+            if err.borrow().is_some() {
                 return None;
             }
             f.extra.set(0);
@@ -68,7 +71,7 @@ impl<'i> Cx<'_, 'i> {
                 // A pair without a route is refused only if a run uses
                 // it (`Machine::unrouted`), as SimGrid fails only then.
                 if !e.is_unrouted() {
-                    err = Some(e);
+                    *err.borrow_mut() = Some(e);
                 }
                 return None;
             }
@@ -79,7 +82,7 @@ impl<'i> Cx<'_, 'i> {
                 if shared.contains(&LinkId(l + base))
                     || (r.2 == Policy::FatPipe && links.iter().filter(|&&x| x == l).count() > 1)
                 {
-                    err = Some(FlatError::LinkTwiceOnRoute {
+                    *err.borrow_mut() = Some(FlatError::LinkTwiceOnRoute {
                         src: f.nps[host_np[s as usize]].name.clone(),
                         dst: f.nps[host_np[d as usize]].name.clone(),
                         link: r.3.clone(),
@@ -94,7 +97,7 @@ impl<'i> Cx<'_, 'i> {
             }
             let lat = lat.saturating_add(Time::from_ps(f.extra.get()));
             if lat > limits::MAX_DURATION {
-                err = Some(FlatError::RouteTooLong {
+                *err.borrow_mut() = Some(FlatError::RouteTooLong {
                     src: f.nps[host_np[s as usize]].name.clone(),
                     dst: f.nps[host_np[d as usize]].name.clone(),
                     latency: lat,
@@ -110,11 +113,19 @@ impl<'i> Cx<'_, 'i> {
         let why = self
             .err(body, "the platform's routes are per pair of hosts (zones, routers, gateways or links shared across routes)".into())
             .to_string();
-        let r = p.machine.set_pair_routes(route, why);
-        if let Some(e) = err {
+        let r = p.machine.set_pair_routes(&mut route, why);
+        if let Some(e) = err.take() {
             return Err(self.err(body, e.to_string()));
         }
         r.map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
+        // Each host's route to itself; if one has none (or one netsim
+        // cannot take), none: two ranks on one host are then refused.
+        let loops: Option<Vec<PairRoute>> = (0..n as u32).map(|h| route(h, h)).collect();
+        if let Some(loops) = loops.filter(|_| err.take().is_none()) {
+            p.machine
+                .set_loopback_routes(loops)
+                .map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
+        }
         self.note_unequal_latencies(body, &p.machine, |l| {
             format!("link `{}`", f.res[(l.0 - base) as usize].3)
         });
@@ -492,6 +503,7 @@ impl<'i> Cx<'_, 'i> {
                         up: Some(Vec::new()),
                         down: Some(Vec::new()),
                         gw: None,
+                        lo: None,
                     });
                 }
             }
@@ -598,9 +610,6 @@ impl<'i> Cx<'_, 'i> {
             }
         }
         let (s, d) = (f.nps[src].id, f.nps[dst].id);
-        if src == dst {
-            return Ok(()); // within a host: the node's memory in netsim
-        }
         let back_links = if sym {
             Some(self.zone_links(f, r, true)?)
         } else {
@@ -613,6 +622,18 @@ impl<'i> Cx<'_, 'i> {
             f.zones[z].edges.push((a, b));
             Ok(())
         };
+        if src == dst {
+            // The host's route to itself (SimGrid's loopback for it).
+            return add(
+                s,
+                s,
+                Hop {
+                    links: fwd,
+                    gw,
+                    line,
+                },
+            );
+        }
         add(
             s,
             d,
@@ -668,7 +689,7 @@ impl<'i> Cx<'_, 'i> {
             return Err(self.err(c, format!("<cluster topology=\"{topology}\">: netsim imports FLAT, TORUS, FAT_TREE and DRAGONFLY")));
         }
 
-        self.note_loopback(c);
+        let loopback = self.cluster_loopback(c)?;
         let id = self.need(c, "id")?;
         let prefix = c.attribute("prefix").unwrap_or("");
         let suffix = c.attribute("suffix").unwrap_or("");
@@ -717,6 +738,15 @@ impl<'i> Cx<'_, 'i> {
             f.link(&lid, bw, lat, policy)
                 .map_err(|m| self.err(c, m.to_string()))?;
             let l = f.links[&lid];
+            let lo = match loopback {
+                Some((bw, lat)) => {
+                    let name = format!("{lid}_loopback");
+                    f.link(&name, bw, lat, Policy::FatPipe)
+                        .map_err(|m| self.err(c, m.to_string()))?;
+                    Some(f.links[&name].up)
+                }
+                None => None,
+            };
             let hid_id = f.nps[h].id;
             let up: Vec<u32> = [lim, Some(l.up), bb].into_iter().flatten().collect();
             let down: Vec<u32> = [bb, Some(l.down), lim].into_iter().flatten().collect();
@@ -726,6 +756,7 @@ impl<'i> Cx<'_, 'i> {
                     up: Some(up),
                     down: Some(down),
                     gw: None,
+                    lo,
                 },
             );
         }
