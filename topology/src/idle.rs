@@ -5,7 +5,7 @@
 use crate::config::{Switching, window_cap};
 use crate::machine::Machine;
 use crate::transport::NodeId;
-use sim_core::{Bandwidth, Time, transfer_time};
+use sim_core::{Bandwidth, PS_PER_SEC, Time, transfer_time};
 
 /// Flow model on an idle machine: `sum of latencies + bytes / r`, with
 /// `r` the smallest bandwidth on the route, the rate cap and the TCP
@@ -57,9 +57,7 @@ fn delivered(m: &Machine, lat: Time, bytes: u64, rate: Option<Bandwidth>) -> Tim
         None => lat + rate.map_or(Time::ZERO, |r| transfer_time(bytes, r)),
         Some(fx) => {
             fx.latency_of(lat, bytes)
-                + rate.map_or(Time::ZERO, |r| {
-                    crate::flow::time_for(fx.work(bytes), r.as_f64())
-                })
+                + rate.map_or(Time::ZERO, |r| time_for(fx.work(bytes), r.as_f64()))
         }
     }
 }
@@ -156,4 +154,26 @@ pub(crate) fn packet_idle_time(
         }
     }
     lat + best
+}
+
+/// Time to send `remaining` bytes at `rate` [bytes/s], rounded up; exact
+/// ([`transfer_time`]) when both are whole numbers.
+pub(crate) fn time_for(remaining: f64, rate: f64) -> Time {
+    if remaining <= 0.0 {
+        return Time::ZERO;
+    }
+    if rate <= 0.0 {
+        return Time::MAX;
+    }
+    if remaining.fract() == 0.0 && rate.fract() == 0.0 && rate < 1.8e19 && remaining < 1.8e19 {
+        if let Some(r) = Bandwidth::try_bytes_per_sec(rate as u64) {
+            return transfer_time(remaining as u64, r);
+        }
+    }
+    let ps = (remaining / rate * PS_PER_SEC as f64).ceil();
+    if ps >= u64::MAX as f64 {
+        Time::MAX
+    } else {
+        Time::from_ps(ps as u64)
+    }
 }

@@ -41,20 +41,18 @@
 //!   links, SimGrid 3.32's routing.
 //!
 //! Each host has SimGrid's route to itself (its zone's own, the model's
-//! `__loopback__`, a cluster's loopback link or its cable up and down),
-//! over which the flow model moves the messages between ranks on one
-//! host ([`crate::Machine::set_loopback_routes`]).
+//! `__loopback__`, a cluster's loopback link or its cable up and down)
+//! for ranks on one host ([`crate::Machine::set_loopback_routes`]).
 //! A SHARED link is one capacity for both directions (CM02); the packet
 //! model refuses machines with such groups or a pair table, naming the
 //! element, and `auto` picks flow. Host speeds (`speed`, power state
 //! `pstate`) come back as [`Platform::host_speeds`] for the TI replay
 //! (each rank's `compute` at its host's speed); `core` is the cores of a
 //! node's one socket. `<config>` gives the TCP window
-//! ([`Platform::tcp_window`]) and SimGrid's SMPI network model (its
-//! size factors on the machine, [`crate::Machine::size_factors`]); what
-//! cannot change timing (free `<prop>`s,
-//! disks, coordinates outside Vivaldi) is listed in [`Platform::notes`];
-//! any other attribute is refused. Time-varying profiles (`profile`): a
+//! ([`Platform::tcp_window`]) and SimGrid's SMPI network model
+//! ([`crate::Machine::size_factors`]); what cannot change timing (free
+//! `<prop>`s, disks, coordinates outside Vivaldi) is listed in
+//! [`Platform::notes`]; any other attribute is refused. Time-varying profiles (`profile`): a
 //! host's speed profile is integrated by its computations
 //! ([`Platform::speed_profiles`]); any other change bounds the run
 //! ([`Platform::changes`]). `dtd-3.32.txt` lists every attribute

@@ -55,12 +55,13 @@
 
 use crate::config::{NetConfig, NetConfigError, check, window_cap};
 use crate::idle::flow_idle_time;
+pub(crate) use crate::idle::time_for;
 use crate::machine::{Machine, Sharing};
 use crate::stats::{LinkStat, StatsCollector};
 use crate::transport::LinkId;
 use crate::transport::{Delivery, LinkBusy, NodeId, Transfer, Transport};
 use sim_core::stats::Summary;
-use sim_core::{Bandwidth, PS_PER_SEC, Schedule, Time, transfer_time};
+use sim_core::{Bandwidth, Schedule, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -586,28 +587,6 @@ fn water_level(cap: f64, rates: &mut [f64], joining: usize) -> f64 {
         return f64::INFINITY;
     }
     ((cap - lo) / hi as f64).max(0.0)
-}
-
-/// Time to send `remaining` bytes at `rate` [bytes/s], rounded up; exact
-/// ([`transfer_time`]) when both are whole numbers.
-pub(crate) fn time_for(remaining: f64, rate: f64) -> Time {
-    if remaining <= 0.0 {
-        return Time::ZERO;
-    }
-    if rate <= 0.0 {
-        return Time::MAX;
-    }
-    if remaining.fract() == 0.0 && rate.fract() == 0.0 && rate < 1.8e19 && remaining < 1.8e19 {
-        if let Some(r) = Bandwidth::try_bytes_per_sec(rate as u64) {
-            return transfer_time(remaining as u64, r);
-        }
-    }
-    let ps = (remaining / rate * PS_PER_SEC as f64).ceil();
-    if ps >= u64::MAX as f64 {
-        Time::MAX
-    } else {
-        Time::from_ps(ps as u64)
-    }
 }
 
 impl Transport for FlowNet {

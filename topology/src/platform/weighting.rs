@@ -30,8 +30,11 @@ pub(super) struct Unequal {
     pub link: LinkId,
     /// Two routes crossing it, as (source, destination, latency), in
     /// the order met (sources, then destinations, ascending).
-    pub routes: [(u32, u32, Time); 2],
+    pub routes: [RouteLat; 2],
 }
+
+/// A route as (source, destination, latency).
+type RouteLat = (u32, u32, Time);
 
 /// What the walk over every pair's route found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +74,8 @@ fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
     }
     let n = m.nodes();
     let mut visited = 0u64;
-    let mut first: Vec<Option<((u32, u32, Time), f64)>> = vec![None; m.links().len()];
+    // Per link: the first route met on it and that route's penalty.
+    let mut first: Vec<Option<(RouteLat, f64)>> = vec![None; m.links().len()];
     let mut route = Vec::new();
     for s in 0..n {
         for d in 0..n {
