@@ -206,6 +206,16 @@ mod tests {
 <route src="T" dst="F"><link_ctn id="2"/><link_ctn id="1"/><link_ctn id="3"/></route>
 </zone>"#;
 
+    /// Hosts `a`, `b`, `c` on links `la`, `lb`, `lc` of 1 MB/s and 5 ms:
+    /// every route 10 ms.
+    const STAR: &str = r#"<zone id="z" routing="Full">
+<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+<link id="la" bandwidth="1MBps" latency="5ms"/><link id="lb" bandwidth="1MBps" latency="5ms"/><link id="lc" bandwidth="1MBps" latency="5ms"/>
+<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+<route src="a" dst="c"><link_ctn id="la"/><link_ctn id="lc"/></route>
+<route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="lc"/></route>
+</zone>"#;
+
     #[test]
     fn routes_of_10_and_20_ms_through_one_link_are_noted() {
         let p = import(TWO_LATENCIES);
@@ -243,13 +253,7 @@ mod tests {
         assert!(p.machine.has_pair_routes());
         assert!(p.notes.is_empty(), "{:?}", p.notes);
         // A star of equal links: every route 10 ms.
-        let star = r#"<zone id="z" routing="Full">
-<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
-<link id="la" bandwidth="1MBps" latency="5ms"/><link id="lb" bandwidth="1MBps" latency="5ms"/><link id="lc" bandwidth="1MBps" latency="5ms"/>
-<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
-<route src="a" dst="c"><link_ctn id="la"/><link_ctn id="lc"/></route>
-<route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="lc"/></route>
-</zone>"#;
+        let star = STAR;
         assert!(import(star).notes.is_empty());
         // The same star with one slower link: `la` carries a -> b (10 ms)
         // and a -> c (15 ms).
@@ -269,14 +273,10 @@ mod tests {
     fn under_smpi_weight_s_makes_routes_of_one_latency_unequal() {
         // Routes of 10 ms each, `lc` ten times slower than the others:
         // penalties 10 ms + 8775 B / 1 MB/s x 2 and + (1 + 10) x 877.5 us.
-        let star = r#"<zone id="z" routing="Full">
-<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
-<link id="la" bandwidth="1MBps" latency="5ms"/><link id="lb" bandwidth="1MBps" latency="5ms"/><link id="lc" bandwidth="100kBps" latency="5ms"/>
-<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
-<route src="a" dst="c"><link_ctn id="la"/><link_ctn id="lc"/></route>
-<route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="lc"/></route>
-</zone>"#;
-        let p = import(star);
+        let p = import(&STAR.replace(
+            r#"id="lc" bandwidth="1MBps""#,
+            r#"id="lc" bandwidth="100kBps""#,
+        ));
         assert!(p.notes.is_empty(), "{:?}", p.notes);
         assert_eq!(unequal_latencies(&p.machine, 0.0), Walk::Equal);
         assert!(matches!(
