@@ -50,7 +50,7 @@
 //! A flow's data leaves at its current rate; when its last byte has left,
 //! its bandwidth is released and the delivery follows after the route's
 //! summed latency. On an idle machine: `latency sum + bytes / rate` with
-//! [`transfer_time`] exactly. Remaining bytes are tracked in `f64`; a
+//! [`transfer_time`](sim_core::transfer_time) exactly. Remaining bytes are tracked in `f64`; a
 //! completion time is rounded up to the picosecond.
 
 use crate::config::{NetConfig, NetConfigError, check, window_cap};
