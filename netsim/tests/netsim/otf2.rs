@@ -90,7 +90,7 @@ fn otf2_sample_replays_on_the_ideal_machine() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ranks"], 10);
-    assert_eq!(v["makespan_ps"], 3_260_326_782u64);
+    assert_eq!(v["makespan_ps"], 3_258_920_382u64);
     assert!(v["makespan_ps"].as_u64().unwrap() > 738_982_000);
     assert_eq!(v["messages"], 3990);
     // Half the computation: a smaller makespan.
@@ -99,7 +99,7 @@ fn otf2_sample_replays_on_the_ideal_machine() {
         &sample().join("traces.otf2"),
     );
     let h: serde_json::Value = serde_json::from_slice(&half.stdout).unwrap();
-    assert_eq!(h["makespan_ps"], 2_845_082_134u64);
+    assert_eq!(h["makespan_ps"], 2_843_675_734u64);
     // Same inputs, same bits.
     let again = netsim(&["--json"], &sample().join("traces.otf2"));
     let strip = |o: &Output| {
