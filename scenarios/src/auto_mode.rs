@@ -131,6 +131,15 @@ pub fn size_factors() -> Choice {
     }
 }
 
+/// The mode for a SimGrid platform on which netsim follows CM02's
+/// sharing (`Machine::cm02`): only the flow model shares so.
+pub fn cm02() -> Choice {
+    Choice {
+        mode: Mode::Flow,
+        why: "the SimGrid platform needs CM02's sharing (routes of different latencies through one link, SMPI's factors or a link profile): only the flow model follows it".into(),
+    }
+}
+
 /// The mode when ranks share a host of a SimGrid platform with
 /// loopback routes (`Machine::has_loopback`): only the flow model
 /// follows a host's route to itself.

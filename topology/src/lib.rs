@@ -60,6 +60,7 @@ macro_rules! display_choice {
     )*};
 }
 
+pub mod cm02;
 pub mod config;
 pub mod error;
 pub mod ethernet;

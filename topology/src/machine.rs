@@ -28,6 +28,7 @@
 //! machines by a next-hop table computed once ([`Machine::next_link`],
 //! `O(1)`).
 
+use crate::cm02::Cm02;
 use crate::error::MachineError;
 use crate::link::{Link, LinkClass, LinkParams, NONE};
 use crate::pair_routes::{PairRoute, PairTable};
@@ -281,6 +282,7 @@ impl MachineBuilder {
             shared: None,
             pairs: None,
             factors: None,
+            cm02: None,
             loops: None,
         };
         if !m.is_connected() {
@@ -336,6 +338,9 @@ pub struct Machine {
     /// SimGrid SMPI's per-size factors the flow model applies (see
     /// [`Machine::set_size_factors`]); `None` for most machines.
     pub(crate) factors: Option<Arc<SizeFactors>>,
+    /// SimGrid's CM02 sharing, which the flow model then follows (see
+    /// [`Machine::set_cm02`]); `None` for most machines.
+    pub(crate) cm02: Option<Arc<Cm02>>,
     /// Each host's route to itself, which the flow model moves the
     /// messages between ranks on one host over (see
     /// [`Machine::set_loopback_routes`]); `None`: such messages never
@@ -423,6 +428,18 @@ impl Machine {
     /// machine with factors.
     pub fn set_size_factors(&mut self, factors: Option<SizeFactors>) {
         self.factors = factors.and_then(SizeFactors::if_any).map(Arc::new);
+    }
+
+    /// Has the flow model share as SimGrid's CM02 does, with `cm02`'s
+    /// link profiles (`crate::cm02`); `None`: netsim's own sharing. The
+    /// packet model refuses a machine whose links follow profiles.
+    pub fn set_cm02(&mut self, cm02: Option<Cm02>) {
+        self.cm02 = cm02.map(Arc::new);
+    }
+
+    /// The sharing of [`Machine::set_cm02`], if any.
+    pub fn cm02(&self) -> Option<&Arc<Cm02>> {
+        self.cm02.as_ref()
     }
 
     /// The factors of [`Machine::set_size_factors`], if any.

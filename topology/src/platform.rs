@@ -73,6 +73,7 @@ use crate::error::MachineError;
 use crate::file::MachineFileError;
 use crate::machine::{Machine, MachineBuilder, Sharing};
 use crate::size_factors::{FactorTable, SizeFactors};
+use crate::transport::LinkId;
 use roxmltree::Node;
 use sim_core::{Bandwidth, Time};
 use std::cell::RefCell;
@@ -133,9 +134,7 @@ pub struct Platform {
     /// What the file says that cannot change a replay's timing and netsim
     /// therefore reads and sets aside, one `line: what` entry each (free
     /// `<prop>`s, energy properties, disks, a torus's backbone that
-    /// SimGrid ignores as well, ...), and, last, a link whose routes have
-    /// different latencies, where SimGrid's CM02 answer can differ from
-    /// netsim's (`weighting.rs`).
+    /// SimGrid ignores as well, ...).
     pub notes: Vec<String>,
 }
 
@@ -151,6 +150,9 @@ pub struct ProfileChange {
     /// What changes and where it is said, e.g. ``host `Jupiter` turns
     /// off (its state profile, f.xml:6)``.
     pub what: String,
+    /// The flow model follows this change (a link's bandwidth or
+    /// latency, `crate::cm02`): only a packet-mode run is stopped.
+    pub flow_models: bool,
 }
 
 /// The resource a profile is attached to.
@@ -199,6 +201,8 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
         notes: RefCell::new(Vec::new()),
         profiles: RefCell::new(Vec::new()),
         weight_s: std::cell::Cell::new(0.0),
+        unequal: std::cell::Cell::new(false),
+        flat_links: RefCell::new(None),
     };
     let root = doc.root_element();
     if root.tag_name().name() != "platform" {
@@ -260,31 +264,53 @@ pub fn parse(file: &str, text: &str) -> Result<Platform, MachineFileError> {
     // The notes of `<config>` and of what precedes the body stay when
     // the body is read again to be flattened.
     let head_notes = cx.notes.borrow().len();
+    let alone = body.descendants().any(|n| {
+        n.attribute("topology")
+            .is_some_and(|t| t == "TORUS" || t == "FAT_TREE")
+    });
+    let flatten = || {
+        cx.notes.borrow_mut().truncate(head_notes);
+        cx.profiles.borrow_mut().clear();
+        cx.unequal.set(false);
+        cx.flatten(body)
+    };
     let mut platform = match cx.body(body) {
         Ok(p) => p,
         // What one star or one graph cannot hold, per-pair routes can;
         // a TORUS or FAT_TREE cluster is imported alone.
-        Err(e)
-            if body.descendants().any(|n| {
-                n.attribute("topology")
-                    .is_some_and(|t| t == "TORUS" || t == "FAT_TREE")
-            }) =>
-        {
-            return Err(e);
-        }
-        Err(_) => {
-            cx.notes.borrow_mut().truncate(head_notes);
-            cx.profiles.borrow_mut().clear();
-            cx.flatten(body)?
-        }
+        Err(e) if alone => return Err(e),
+        Err(_) => flatten()?,
     };
+    // Link profiles follow SimGrid's links by id, which the flattened
+    // import keeps.
+    let link_profiles = cx
+        .profiles
+        .borrow()
+        .iter()
+        .any(|a| matches!(a.target, Target::Bandwidth | Target::Latency))
+        || root.children().any(|c| {
+            c.has_tag_name("trace_connect")
+                && matches!(c.attribute("kind"), Some("BANDWIDTH" | "LATENCY"))
+        });
+    if link_profiles && !alone && cx.flat_links.borrow().is_none() {
+        platform = flatten()?;
+    }
     for c in root.children().filter(|c| c.has_tag_name("trace_connect")) {
         cx.trace_connect(c, &traces)?;
     }
-    cx.attach(&mut platform)?;
+    let profiles = cx.attach(&mut platform)?;
     platform.tcp_window = tcp_window;
     cx.note_unread_factors(&smpi);
     platform.machine.set_size_factors(smpi.factors());
+    // Where netsim's own sharing can differ from CM02's, the flow model
+    // shares as CM02 does (`crate::cm02`).
+    if cx.unequal.get() || !profiles.is_empty() || platform.machine.size_factors().is_some() {
+        platform.machine.set_cm02(Some(crate::cm02::Cm02 {
+            weight_s: cx.weight_s.get(),
+            stand_in: Bandwidth::bytes_per_sec(NIC_RATE),
+            profiles,
+        }));
+    }
     platform.notes = cx.notes.take();
     Ok(platform)
 }
@@ -319,7 +345,16 @@ struct Cx<'a, 'i> {
     /// under `network/model` `SMPI`, 0 under CM02; set by `<config>`,
     /// which precedes the body.
     weight_s: std::cell::Cell<f64>,
+    /// Whether some link carries routes of different CM02 penalties
+    /// (`weighting`): the flow model then shares as CM02 does.
+    unequal: std::cell::Cell<bool>,
+    /// After a flattening import (`flat`): every SimGrid link by its id,
+    /// as the machine links it became, its bandwidth, latency and policy.
+    flat_links: RefCell<Option<FlatLinks>>,
 }
+
+/// SimGrid links by id: their machine links, bandwidth, latency, policy.
+type FlatLinks = rustc_hash::FxHashMap<String, (Vec<LinkId>, Bandwidth, Time, Policy)>;
 
 /// SimGrid 3.32's `network/weight-S` under the SMPI network model, in
 /// bytes (`src/surf/network_smpi.cpp`, `surf_network_model_init_SMPI`

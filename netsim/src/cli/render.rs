@@ -218,11 +218,11 @@ fn notes_lines(o: &mut String, r: &Report) {
     if let Some(fx) = &r.size_factors {
         let _ = writeln!(o, "  note: SimGrid SMPI's {fx} per message size");
     }
+    if let Some(s) = &r.flow_sharing {
+        let _ = writeln!(o, "  note: {s}");
+    }
     if !r.platform_notes.is_empty() {
-        let _ = writeln!(
-            o,
-            "\nplatform  read and set aside, or where SimGrid may differ"
-        );
+        let _ = writeln!(o, "\nplatform  read and set aside");
         for n in &r.platform_notes {
             let _ = writeln!(o, "  {n}");
         }

@@ -853,26 +853,36 @@ fn a_speed_profile_stretches_computation_and_a_state_profile_bounds_the_run() {
     assert!(err.contains("speed.txt:2: time 0.25 before"), "{err}");
 }
 
-/// Two routes of 10 ms and 20 ms through link `1` (`J -> T` is `1, 2`,
-/// `J -> F` is `1, 3`): the run is accepted and its report says, once,
-/// that SimGrid's CM02 can share that link differently (golden line,
-/// text and `--json`).
+/// Three hosts: `a -> c` over `la` (10 us) and `b -> c` over `lb` (1 ms),
+/// both into `c`'s 125 MB/s SPLITDUPLEX link `lc`, 1e6 B each at once,
+/// then 1e9 flops on `c` after `a`'s message. SimGrid 3.32 with the
+/// harness settings (`bench/peers/peers.py`, `simgrid_cfg_for`): CM02
+/// 1.008158942416 s (`a`'s message at 8.16 ms: it shares `lc` with
+/// penalty 20 us against 1.01 ms); with `network/model` `SMPI`
+/// 1.008737367617 s. netsim's own equal sharing gave 1.016020256 s.
 #[test]
-fn routes_of_different_latencies_through_one_link_are_noted_in_the_report() {
+fn routes_of_different_latencies_through_one_link_share_as_simgrids_cm02() {
     let d = &dir("weighted");
-    std::fs::write(
-        d.join("x.xml"),
-        r#"<?xml version='1.0'?>
-<platform version="4.1">
+    let xml = |config: &str| {
+        format!(
+            r#"<?xml version='1.0'?>
+<platform version="4.1">{config}
 <zone id="z" routing="Full">
-<host id="J" speed="1Gf"/><host id="T" speed="1Gf"/><host id="F" speed="1Gf"/>
-<link id="1" bandwidth="1MBps" latency="5ms"/><link id="2" bandwidth="1MBps" latency="5ms"/><link id="3" bandwidth="1MBps" latency="15ms"/>
-<route src="J" dst="T"><link_ctn id="1"/><link_ctn id="2"/></route>
-<route src="J" dst="F"><link_ctn id="1"/><link_ctn id="3"/></route>
-<route src="T" dst="F"><link_ctn id="2"/><link_ctn id="1"/><link_ctn id="3"/></route>
+<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
+<link id="la" bandwidth="10GBps" latency="10us"/><link id="lb" bandwidth="10GBps" latency="1ms"/>
+<link id="lc" bandwidth="125MBps" latency="10us" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="c"><link_ctn id="la"/><link_ctn id="lc" direction="UP"/></route>
+<route src="b" dst="c"><link_ctn id="lb"/><link_ctn id="lc" direction="UP"/></route>
+<route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
 </zone>
 </platform>
-"#,
+"#
+        )
+    };
+    std::fs::write(d.join("cm02.xml"), xml("")).unwrap();
+    std::fs::write(
+        d.join("smpi.xml"),
+        xml(r#"<config><prop id="network/model" value="SMPI"/></config>"#),
     )
     .unwrap();
     ti_trace(
@@ -880,25 +890,132 @@ fn routes_of_different_latencies_through_one_link_are_noted_in_the_report() {
         "list.txt",
         "t",
         &[
-            "0 init\n0 recv 1 0 1000\n0 recv 2 0 1000\n0 finalize\n",
-            "1 init\n1 send 0 0 1000\n1 finalize\n",
-            "2 init\n2 send 0 0 1000\n2 finalize\n",
+            "0 init\n0 send 2 0 1e6\n",
+            "1 init\n1 send 2 0 1e6\n",
+            "2 init\n2 recv 0 0 1e6\n2 compute 1e9\n2 recv 1 0 1e6\n",
         ],
     );
-    let note = "x.xml:3: SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link, e.g. link `1` (routes `J` -> `T`: 10.000 ms, `J` -> `F`: 20.000 ms); see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\"";
-    let args = ["replay", "list.txt", "--platform", "x.xml", "--no-wall"];
-    let o = netsim(d, &[&args[..], &["--json"]].concat());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["platform_notes"], serde_json::json!([note]));
-    let o = netsim(d, &args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = |plat: &str| {
+        let o = netsim(
+            d,
+            &[
+                "replay",
+                "list.txt",
+                "--platform",
+                plat,
+                "--no-wall",
+                "--json",
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = run("cm02.xml");
+    assert_eq!(v["makespan_ps"], 1_008_158_942_416u64);
+    assert_eq!(
+        v["flow_sharing"],
+        "SimGrid's CM02 sharing: a flow pays its route's latency, then shares each link in inverse proportion to its penalty (route latency)"
+    );
+    assert!(v.get("platform_notes").is_none(), "{v}");
+    // SimGrid 1.008737367617 s: within a picosecond (SimGrid's doubles).
+    let smpi = run("smpi.xml")["makespan_ps"].as_u64().unwrap();
+    assert!(smpi.abs_diff(1_008_737_367_617) <= 1, "{smpi}");
+    let o = netsim(
+        d,
+        &["replay", "list.txt", "--platform", "cm02.xml", "--no-wall"],
+    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains(&format!(
-            "platform  read and set aside, or where SimGrid may differ\n  {note}\n"
-        )),
+        text.contains("  note: SimGrid's CM02 sharing: a flow pays its route's latency, then shares each link in inverse proportion to its penalty (route latency)\n"),
         "{text}"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+/// One SHARED link `L` of 1 MB/s and 10 ms between `A` and `B`, whose
+/// bandwidth and latency follow profiles; the conformance traces
+/// (ping-pong of 1e6 B, then both ways at once and 1e8 flops). SimGrid
+/// 3.32 measured (harness settings): a drop to 0.5 MB/s at 0.5 s:
+/// 3.530064 s and 3.620064 s; a rise to 2 MB/s at 0.5 s: 1.520024 s
+/// (the first message stays bound at the 1 MB/s it started with) and
+/// 1.355016 s; the bandwidth 1 MB/s, 0.25 MB/s from 0.3 s, repeating
+/// every 0.7 s, with the latency 10 ms, 2 ms from 0.25 s, repeating
+/// every 0.55 s: 3.512032 s and 3.610032 s.
+#[test]
+fn link_profiles_change_bandwidth_and_latency_as_simgrid_does() {
+    let d = &dir("link-profiles");
+    let plat = |name: &str, attrs: &str| {
+        std::fs::write(
+            d.join(name),
+            format!(
+                r#"<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full">
+<host id="A" speed="1Gf"/><host id="B" speed="1Gf"/>
+<link id="L" bandwidth="1MBps" latency="10ms" {attrs}/>
+<route src="A" dst="B"><link_ctn id="L"/></route>
+</zone></platform>
+"#
+            ),
+        )
+        .unwrap();
+    };
+    std::fs::write(d.join("down.txt"), "0.5 500000\n").unwrap();
+    std::fs::write(d.join("up.txt"), "0.5 2000000\n").unwrap();
+    std::fs::write(d.join("bw.txt"), "0 1000000\n0.3 250000\nLOOPAFTER 0.4\n").unwrap();
+    std::fs::write(d.join("lat.txt"), "0 0.01\n0.25 0.002\nLOOPAFTER 0.3\n").unwrap();
+    plat("down.xml", r#"bandwidth_file="down.txt""#);
+    plat("up.xml", r#"bandwidth_file="up.txt""#);
+    plat(
+        "both.xml",
+        r#"bandwidth_file="bw.txt" latency_file="lat.txt""#,
+    );
+    ti_trace(
+        d,
+        "pingpong.txt",
+        "p",
+        &[
+            "0 init\n0 send 1 0 1e6\n0 recv 1 1 1e6\n",
+            "1 init\n1 recv 0 0 1e6\n1 send 0 1 1e6\n",
+        ],
+    );
+    ti_trace(
+        d,
+        "exchange.txt",
+        "x",
+        &[
+            "0 init\n0 irecv 1 0 1e6\n0 isend 1 0 1e6\n0 waitall\n0 compute 1e8\n",
+            "1 init\n1 irecv 0 0 1e6\n1 isend 0 0 1e6\n1 waitall\n",
+        ],
+    );
+    let ms = |trace: &str, plat: &str| {
+        makespan_ps(
+            d,
+            &["replay", trace, "--platform", plat, "--no-wall", "--json"],
+        )
+    };
+    assert_eq!(ms("pingpong.txt", "down.xml"), 3_530_064_000_000);
+    assert_eq!(ms("exchange.txt", "down.xml"), 3_620_064_000_000);
+    assert_eq!(ms("pingpong.txt", "up.xml"), 1_520_024_000_000);
+    assert_eq!(ms("exchange.txt", "up.xml"), 1_355_016_000_000);
+    assert_eq!(ms("pingpong.txt", "both.xml"), 3_512_032_000_000);
+    assert_eq!(ms("exchange.txt", "both.xml"), 3_610_032_000_000);
+    // A bandwidth of 0 would stall the link's flows: refused at its file.
+    std::fs::write(d.join("bw.txt"), "0 1000000\n0.3 0\n").unwrap();
+    let o = netsim(
+        d,
+        &[
+            "replay",
+            "pingpong.txt",
+            "--platform",
+            "both.xml",
+            "--no-wall",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("both.xml:4: link `L`'s bandwidth profile takes the value 0"),
+        "{err}"
     );
     let _ = std::fs::remove_dir_all(d);
 }

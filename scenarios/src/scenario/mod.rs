@@ -329,6 +329,9 @@ impl Scenario {
                 if m.size_factors().is_some() {
                     return crate::auto_mode::size_factors();
                 }
+                if m.cm02().is_some() {
+                    return crate::auto_mode::cm02();
+                }
                 if shared_host.is_some() && m.has_loopback() {
                     return crate::auto_mode::loopback();
                 }
@@ -367,9 +370,13 @@ impl Scenario {
                 Fabric::Links(m) => m.size_factors().map(|f| f.to_string()),
                 _ => None,
             },
+            flow_sharing: match &machine.fabric {
+                Fabric::Links(m) if cfg.mode == Mode::Flow => m.cm02().map(|c| c.to_string()),
+                _ => None,
+            },
             platform_notes,
         };
-        let changes = Changes::new(changes, &placement, ranks);
+        let changes = Changes::new(changes, &placement, ranks, cfg.mode);
         if let Some(pair) = shared_host {
             loopback_modelled(file, &machine, cfg.mode, pair)?;
         }
@@ -550,6 +557,7 @@ impl Scenario {
             seed: self.seed,
             tcp_window: cfg.tcp_window,
             size_factors: machine.size_factors().map(|f| f.to_string()),
+            flow_sharing: None,
             platform_notes: notes,
         };
         let results = RunResults {
@@ -685,7 +693,7 @@ fn loopback_modelled(
     )))
 }
 
-/// A platform's profile changes that netsim does not model
+/// A platform's profile changes that the run's transport does not model
 /// ([`topology::platform::ProfileChange`]), with the ranks each concerns.
 #[derive(Default)]
 struct Changes(Vec<(topology::platform::ProfileChange, Vec<u32>)>);
@@ -697,9 +705,11 @@ impl Changes {
         all: Vec<topology::platform::ProfileChange>,
         placement: &topology::Placement,
         ranks: u32,
+        mode: topology::Mode,
     ) -> Changes {
         Changes(
             all.into_iter()
+                .filter(|c| !(c.flow_models && mode == topology::Mode::Flow))
                 .filter_map(|c| {
                     let on: Vec<u32> = match c.node {
                         Some(n) => (0..ranks).filter(|&r| placement.node(r).0 == n).collect(),

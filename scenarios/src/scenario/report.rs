@@ -25,6 +25,8 @@ pub(super) struct Setup {
     pub(super) tcp_window: Option<u64>,
     /// SimGrid SMPI's size factors the machine applies, if any.
     pub(super) size_factors: Option<String>,
+    /// The flow model's sharing when it is SimGrid's CM02 (`topology::cm02`).
+    pub(super) flow_sharing: Option<String>,
     pub(super) platform_notes: Vec<String>,
 }
 
@@ -162,10 +164,13 @@ pub struct Report {
     /// a platform's `network/model` `SMPI`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_factors: Option<String>,
+    /// How flows share links when the flow model follows SimGrid's CM02
+    /// (`topology::cm02`: a SimGrid platform with routes of different
+    /// latencies through one link, SMPI's factors or link profiles).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_sharing: Option<String>,
     /// What a SimGrid platform file says that cannot change the timing,
-    /// read and set aside, and where SimGrid's answer can differ (a link
-    /// crossed by routes of different latencies)
-    /// (`topology::platform::Platform::notes`).
+    /// read and set aside (`topology::platform::Platform::notes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub platform_notes: Vec<String>,
     /// Time the last rank finished \[s\].
@@ -372,6 +377,7 @@ impl Report {
             mpi: s.mpi.clone(),
             tcp_window_bytes: s.tcp_window,
             size_factors: s.size_factors.clone(),
+            flow_sharing: s.flow_sharing.clone(),
             platform_notes: s.platform_notes.clone(),
             makespan_s: r.makespan.as_secs_f64(),
             makespan_ps: r.makespan.as_ps(),

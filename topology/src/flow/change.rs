@@ -31,7 +31,9 @@ impl FlowNet {
         if self.kept[lu].flows.is_empty() {
             return;
         }
-        if self.asym {
+        if self.cm02.is_some() {
+            // The next solve is from scratch.
+        } else if self.asym {
             // Every flow reachable from the link may change.
             self.cut.threshold = 0.0;
             self.cut.dirty_links.push(l);

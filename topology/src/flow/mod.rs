@@ -65,6 +65,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 mod change;
+mod cm02;
 mod cut;
 mod group;
 mod sweep;
@@ -120,6 +121,11 @@ pub enum FlowEvent {
     End(u32),
     /// A flow's last byte arrived (carries the transfer's token).
     Deliver(u64),
+    /// CM02 sharing: a flow has paid its route's latency and joins the
+    /// sharing (`cm02`).
+    Join(u32),
+    /// CM02 sharing: a link profile's next change is due (`cm02`).
+    Profile(u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -283,6 +289,8 @@ pub struct FlowNet {
     /// Solved flows whose rate an update changed (see
     /// [`UpdateStats::rate_changes`]).
     rate_changes: u64,
+    /// SimGrid's CM02 sharing, when the machine asks for it (`cm02`).
+    cm02: Option<Box<cm02::Cm02State>>,
 }
 
 impl std::fmt::Debug for FlowNet {
@@ -345,6 +353,10 @@ impl FlowNet {
             touched: Summary::default(),
             touched_max: 0,
             rate_changes: 0,
+            cm02: m
+                .cm02()
+                .filter(|_| m.sharing != Sharing::Asymmetric)
+                .map(|c| Box::new(cm02::Cm02State::new(c.clone(), nl))),
             m,
         })
     }
@@ -499,6 +511,9 @@ impl FlowNet {
                     .expect("route crosses l");
                 self.slot_at[g as usize * self.stride + j] = pos as u32;
             }
+            if self.cm02.is_some() {
+                continue;
+            }
             if self.asym {
                 self.cut.dirty_links.push(l.0);
                 continue;
@@ -522,8 +537,17 @@ impl FlowNet {
         sc.rate = 0.0;
         sc.solved = false;
         fl.live = false;
-        sched.post_in(fl.lat, FlowEvent::Deliver(fl.token));
+        // Under CM02 the latency was paid before the bytes.
+        let (delay, token) = match self.cm02 {
+            Some(_) => (Time::ZERO, fl.token),
+            None => (fl.lat, fl.token),
+        };
+        sched.post_in(delay, FlowEvent::Deliver(token));
         self.free.push(f);
+        if self.cm02.is_some() {
+            self.cm02_leave(f);
+            binds = true;
+        }
         if binds {
             self.ensure_update(sched);
         }
@@ -545,7 +569,9 @@ impl FlowNet {
         self.update_pending = false;
         self.epoch = self.epoch.wrapping_add(1).max(1);
         self.comp.clear();
-        if self.asym {
+        if self.cm02.is_some() {
+            self.solve_cm02();
+        } else if self.asym {
             self.solve_cut();
         } else {
             self.solve_sweep();
@@ -638,6 +664,10 @@ impl Transport for FlowNet {
                 }
             }
             route.truncate(n);
+        }
+        if self.cm02.is_some() {
+            self.cm02_start(sched, f, t, route, lat, rate_cap);
+            return;
         }
         // A pair route of no link at all has no bound, not even the TCP
         // window's (CM02: a flow without constraints is done when its
@@ -744,6 +774,8 @@ impl Transport for FlowNet {
                 token,
                 at: sched.now(),
             }),
+            FlowEvent::Join(f) => self.cm02_join(f, sched),
+            FlowEvent::Profile(p) => self.cm02_profile(p, sched),
         }
     }
 

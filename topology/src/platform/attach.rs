@@ -1,13 +1,16 @@
 //! The profiles a platform attaches to its hosts and links: the `*_file`
 //! attributes and `<trace>` + `<trace_connect>`, read relative to the
-//! platform file as SimGrid does, and what they mean for a run (a speed
-//! profile kept for computation, every other change as a
-//! [`ProfileChange`] that stops a run reaching it).
+//! platform file as SimGrid does, and what they mean for a run: a speed
+//! profile kept for computation; a link's bandwidth or latency profile
+//! for the flow model ([`crate::cm02::LinkProfile`]), and as a
+//! [`ProfileChange`] that stops a packet-mode run reaching it; a state
+//! change as a [`ProfileChange`] that stops any run reaching it.
 
-use super::{Attached, Cx, Platform, Profile, ProfileChange, Target};
+use super::{Attached, Cx, Platform, Policy, Profile, ProfileChange, Target};
+use crate::cm02::{LinkProfile, Steps};
 use crate::file::MachineFileError;
 use roxmltree::Node;
-use sim_core::Time;
+use sim_core::{Bandwidth, Time, limits};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -155,11 +158,13 @@ impl<'i> Cx<'_, 'i> {
         Ok(())
     }
     /// Hands the profiles read to `p`: speed profiles per node, and
-    /// every instant a run must end before ([`ProfileChange`]).
-    pub(super) fn attach(&self, p: &mut Platform) -> Result<(), MachineFileError> {
+    /// every instant a run must end before ([`ProfileChange`]); returns
+    /// the links whose bandwidth or latency the flow model follows.
+    pub(super) fn attach(&self, p: &mut Platform) -> Result<Vec<LinkProfile>, MachineFileError> {
         let attached = self.profiles.take();
+        let mut links: Vec<LinkProfile> = Vec::new();
         if attached.is_empty() {
-            return Ok(());
+            return Ok(links);
         }
         let hosts = p.host_speeds.len();
         let names = p.machine.vertices();
@@ -226,25 +231,44 @@ impl<'i> Cx<'_, 'i> {
                         }
                     ),
                 ),
-                Target::Bandwidth | Target::Latency => (
-                    a.profile.first(|_| true),
-                    format!(
-                        "link `{}`'s {} changes (its profile, {}); netsim holds a link's bandwidth and latency constant during a run",
-                        a.id,
-                        if a.target == Target::Bandwidth {
-                            "bandwidth"
-                        } else {
-                            "latency"
-                        },
-                        origin(a)
-                    ),
-                ),
+                Target::Bandwidth | Target::Latency => {
+                    let flow = self.link_profile(a, &mut links)?;
+                    let first = a.profile.first(|_| true);
+                    if let (Some(t), true) = (first, flow) {
+                        p.changes.push(ProfileChange {
+                            node: None,
+                            at: secs(t),
+                            what: format!(
+                                "link `{}`'s {} changes (its profile, {}); only the flow model follows it (`--mode flow`)",
+                                a.id,
+                                if a.target == Target::Bandwidth { "bandwidth" } else { "latency" },
+                                origin(a)
+                            ),
+                            flow_models: true,
+                        });
+                        continue;
+                    }
+                    (
+                        first,
+                        format!(
+                            "link `{}`'s {} changes (its profile, {}); netsim holds a link's bandwidth and latency constant during a run",
+                            a.id,
+                            if a.target == Target::Bandwidth {
+                                "bandwidth"
+                            } else {
+                                "latency"
+                            },
+                            origin(a)
+                        ),
+                    )
+                }
             };
             if let Some(t) = first {
                 p.changes.push(ProfileChange {
                     node: n.map(|n| n as u32),
                     at: secs(t),
                     what,
+                    flow_models: false,
                 });
             }
         }
@@ -253,6 +277,82 @@ impl<'i> Cx<'_, 'i> {
         }
         // A run is stopped at the earliest change it reaches.
         p.changes.sort_by_key(|c| c.at);
-        Ok(())
+        Ok(links)
+    }
+
+    /// Adds `a`, a bandwidth or latency profile, to the link profiles
+    /// `links` the flow model follows; `false` if this import keeps no
+    /// SimGrid link ids (a TORUS or FAT_TREE cluster: the run is then
+    /// stopped at the change). Values that no link can take are refused.
+    fn link_profile(
+        &self,
+        a: &Attached,
+        links: &mut Vec<LinkProfile>,
+    ) -> Result<bool, MachineFileError> {
+        let flat = self.flat_links.borrow();
+        let Some((ids, bw, lat, policy)) = flat.as_ref().and_then(|f| f.get(&a.id)) else {
+            return Ok(false);
+        };
+        let err = |msg: String| MachineFileError {
+            file: self.file.into(),
+            line: Some(a.line),
+            msg,
+        };
+        if *policy == Policy::FatPipe {
+            return Err(err(format!(
+                "link `{}` is FATPIPE: netsim follows the bandwidth and latency profiles of SHARED and SPLITDUPLEX links; declare it SHARED",
+                a.id
+            )));
+        }
+        let bandwidth = a.target == Target::Bandwidth;
+        let steps = Steps::new(&a.profile).ok_or_else(|| {
+            err(format!(
+                "link `{}`'s profile has an instant beyond netsim's time range",
+                a.id
+            ))
+        })?;
+        for v in steps.values() {
+            let ok = if bandwidth {
+                Bandwidth::try_bytes_per_sec_f64(v).is_some()
+            } else {
+                Time::try_from_secs_f64(v).is_some_and(|t| t <= limits::MAX_DURATION)
+            };
+            if !ok {
+                return Err(err(format!(
+                    "link `{}`'s {} profile takes the value {v}, which {}",
+                    a.id,
+                    if bandwidth { "bandwidth" } else { "latency" },
+                    if bandwidth {
+                        "is below 1 B/s: a link that carries nothing would stall its flows"
+                            .to_string()
+                    } else {
+                        format!(
+                            "is negative or above {} s",
+                            limits::MAX_DURATION.as_secs_f64()
+                        )
+                    }
+                )));
+            }
+        }
+        let i = match links.iter().position(|l| l.name == a.id) {
+            Some(i) => i,
+            None => {
+                links.push(LinkProfile {
+                    name: a.id.clone(),
+                    links: ids.clone(),
+                    bandwidth: *bw,
+                    latency: *lat,
+                    bandwidth_steps: None,
+                    latency_steps: None,
+                });
+                links.len() - 1
+            }
+        };
+        if bandwidth {
+            links[i].bandwidth_steps = Some(steps);
+        } else {
+            links[i].latency_steps = Some(steps);
+        }
+        Ok(true)
     }
 }

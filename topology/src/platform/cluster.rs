@@ -1,6 +1,6 @@
 //! Clusters: flat, TORUS and FAT_TREE.
 
-use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units, weighting};
+use super::{Cx, NIC_RATE, Platform, Policy, machine_msg, units};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
@@ -94,7 +94,7 @@ impl<'i> Cx<'_, 'i> {
                     tie: TieRule::Simgrid,
                 };
                 let machine = tp.build().map_err(|e| self.err(c, machine_msg(e)))?;
-                self.note_unequal_latencies(c, &machine, |l| weighting::by_ends(&machine, l));
+                self.mark_unequal_latencies(&machine);
                 Ok(Platform {
                     machine,
                     host_speed: Some(speed),
@@ -441,7 +441,7 @@ impl<'i> Cx<'_, 'i> {
             let shape = FatTreeShape::new(m, w, &counts);
             p.machine.router = Router::FatTree(t.clone(), shape);
         }
-        self.note_unequal_latencies(c, &p.machine, |l| weighting::by_ends(&p.machine, l));
+        self.mark_unequal_latencies(&p.machine);
         Ok(p)
     }
 }

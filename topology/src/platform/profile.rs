@@ -194,6 +194,16 @@ impl Profile {
         (self.events[i].1, next)
     }
 
+    /// The events, `(time [s], value)`, of one repetition.
+    pub fn events(&self) -> &[(f64, f64)] {
+        &self.events
+    }
+
+    /// The period \[s\] after which the events repeat; `None`: once.
+    pub fn period(&self) -> Option<f64> {
+        self.period
+    }
+
     /// The first instant \[s\] at which the value satisfies `changed`
     /// (values before the first event do not count); `None` if never.
     /// The events of every repetition are those of the first.

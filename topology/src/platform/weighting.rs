@@ -1,21 +1,21 @@
-//! Where SimGrid's CM02 and netsim's flow model may share a link
-//! differently: a link crossed by routes of different latencies.
+//! Where netsim's own flow sharing and SimGrid's CM02 can differ: a
+//! link crossed by routes of different sharing penalties.
 //!
 //! CM02 (SimGrid 3.32 `network_cm02.cpp`, `NetworkCm02Model::communicate`)
 //! gives each flow a sharing penalty equal to its route's latency (plus
 //! `network/weight-S` / bandwidth per link: 0 under CM02, 8775 B under
 //! `network/model` `SMPI`; the `<config>` reader refuses other values),
-//! and max-min shares a saturated link in
-//! inverse proportion to the penalties; the flow also pays its latency
-//! before its bytes join the sharing. netsim's flow model shares equally
-//! and pays the latency after the bytes. When every link carries routes
-//! of one latency, every group of flows that share links has one latency,
-//! the two models' schedules differ by that shift only and the answers are
-//! equal; otherwise they can differ, and the import says so in
-//! [`super::Platform::notes`]. Computed once at import, over every ordered
-//! pair of hosts (including a host to itself when the machine routes it),
-//! stopping at the first such link, or after as many route links as a pair
-//! table may hold (the note then says it did not check): deterministic,
+//! and max-min shares a saturated link in inverse proportion to the
+//! penalties; the flow also pays its latency before its bytes join the
+//! sharing. netsim's own flow sharing is equal and pays the latency after
+//! the bytes. When every link carries routes of one penalty (so, under
+//! CM02, of one latency), every group of flows that share links has one
+//! latency, the two schedules differ by that shift only and the answers
+//! are equal; otherwise the import has the flow model share as CM02 does
+//! (`crate::cm02`). Computed once at import, over every ordered pair of
+//! hosts (including a host to itself when the machine routes it),
+//! stopping at the first such link, or after as many route links as a
+//! pair table may hold (then CM02's sharing is used too): deterministic,
 //! bounded, no cost during a run.
 
 use super::NIC_RATE;
@@ -127,66 +127,13 @@ fn penalty(m: &Machine, lat: Time, route: &[LinkId], weight_s: f64) -> f64 {
     p
 }
 
-impl Unequal {
-    /// The report's line; `link` names the link as the file does.
-    pub(super) fn note(&self, m: &Machine, link: &str) -> String {
-        let host = |h: u32| &m.vertices()[h as usize].name;
-        let [(s1, d1, l1), (s2, d2, l2)] = self.routes;
-        format!(
-            "{WHAT}, e.g. {link} (routes `{}` -> `{}`: {l1}, `{}` -> `{}`: {l2}); {SEE}",
-            host(s1),
-            host(d1),
-            host(s2),
-            host(d2)
-        )
-    }
-}
-
-/// The note when the walk stopped at [`MAX_WALK`].
-fn too_large(m: &Machine) -> String {
-    format!(
-        "{WHAT}; netsim did not check whether any link of these {} hosts' routes does (their routes hold more than {MAX_WALK} links); {SEE}",
-        m.nodes()
-    )
-}
-
-/// The note's first half.
-const WHAT: &str = "SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link";
-/// The note's last words.
-const SEE: &str = "see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\"";
-
-/// A machine link named by its ends, for imports whose links are not
-/// one SimGrid link each.
-pub(super) fn by_ends(m: &Machine, l: LinkId) -> String {
-    let k = m.link(l);
-    let v = m.vertices();
-    format!(
-        "the link `{}` -> `{}`",
-        v[k.from as usize].name, v[k.to as usize].name
-    )
-}
-
 impl super::Cx<'_, '_> {
-    /// Notes, at `n`, the first link of `m` whose routes have different
-    /// latencies ([`unequal_latencies`]); `name` names a link of `m`.
-    pub(super) fn note_unequal_latencies(
-        &self,
-        n: roxmltree::Node,
-        m: &Machine,
-        name: impl Fn(LinkId) -> String,
-    ) {
-        let weight_s = self.weight_s.get();
-        let smpi = if weight_s > 0.0 {
-            format!(
-                " (under `network/model` `SMPI` a route's penalty also adds `network/weight-S`, {weight_s} B, over each link's bandwidth)"
-            )
-        } else {
-            String::new()
-        };
-        match unequal_latencies(m, weight_s) {
-            Walk::Equal => {}
-            Walk::Unequal(u) => self.note(n, u.note(m, &name(u.link)) + &smpi),
-            Walk::TooLarge => self.note(n, too_large(m) + &smpi),
+    /// Marks the platform for CM02 sharing (`crate::cm02`) if some link
+    /// of `m` carries routes of different penalties
+    /// ([`unequal_latencies`]), or the walk could not tell.
+    pub(super) fn mark_unequal_latencies(&self, m: &Machine) {
+        if unequal_latencies(m, self.weight_s.get()) != Walk::Equal {
+            self.unequal.set(true);
         }
     }
 }
@@ -217,7 +164,7 @@ mod tests {
 </zone>"#;
 
     #[test]
-    fn routes_of_10_and_20_ms_through_one_link_are_noted() {
+    fn routes_of_10_and_20_ms_through_one_link_share_as_cm02() {
         let p = import(TWO_LATENCIES);
         assert!(p.machine.has_pair_routes());
         let ms = |x: u64| Time::from_ps(x * 1_000_000_000);
@@ -225,15 +172,12 @@ mod tests {
             panic!("link 1 carries 10 and 20 ms")
         };
         assert_eq!(u.routes, [(0, 1, ms(10)), (0, 2, ms(20))]);
-        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
-        assert_eq!(
-            p.notes[0],
-            "p.xml:4: SimGrid's CM02 shares a saturated link among its flows in inverse proportion to their route latencies and has a flow pay its latency before its bytes; netsim's flow model shares equally and pays the latency after the bytes, so the answers can differ where flows of different route latencies share a link, e.g. link `1` (routes `J` -> `T`: 10.000 ms, `J` -> `F`: 20.000 ms); see docs/PEERS.md, \"Known difference: CM02's latency-weighted sharing\""
-        );
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert!(p.machine.cm02().is_some(), "CM02 sharing");
     }
 
     #[test]
-    fn symmetric_clusters_and_stars_are_not_noted() {
+    fn symmetric_clusters_and_stars_keep_netsims_sharing() {
         let cluster = |extra: &str| {
             import(&format!(
                 r#"<cluster id="c" prefix="h" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" {extra}/>"#
@@ -245,28 +189,28 @@ mod tests {
             "sharing_policy=\"SHARED\"",
         ] {
             let p = cluster(extra);
-            assert!(p.notes.is_empty(), "{extra}: {:?}", p.notes);
+            assert!(p.machine.cm02().is_none(), "{extra}");
             assert_eq!(unequal_latencies(&p.machine, 0.0), Walk::Equal, "{extra}");
         }
         // A backbone that could limit: per-pair routes, all of 2 us.
         let p = cluster("bb_bw=\"1GBps\"");
         assert!(p.machine.has_pair_routes());
-        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert!(p.machine.cm02().is_none());
         // A star of equal links: every route 10 ms.
         let star = STAR;
-        assert!(import(star).notes.is_empty());
+        assert!(import(star).machine.cm02().is_none());
         // The same star with one slower link: `la` carries a -> b (10 ms)
         // and a -> c (15 ms).
         let p = import(&star.replace(
             r#"id="lc" bandwidth="1MBps" latency="5ms""#,
             r#"id="lc" bandwidth="1MBps" latency="10ms""#,
         ));
-        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
-        assert!(
-            p.notes[0].contains("e.g. the link `a` -> `switch` (routes `a` -> `b`: 10.000 ms, `a` -> `c`: 15.000 ms)"),
-            "{:?}",
-            p.notes
-        );
+        let Walk::Unequal(u) = unequal_latencies(&p.machine, 0.0) else {
+            panic!("10 and 15 ms through `la`")
+        };
+        let ms = |x: u64| Time::from_ps(x * 1_000_000_000);
+        assert_eq!(u.routes, [(0, 1, ms(10)), (0, 2, ms(15))]);
+        assert!(p.machine.cm02().is_some());
     }
 
     #[test]
@@ -277,7 +221,7 @@ mod tests {
             r#"id="lc" bandwidth="1MBps""#,
             r#"id="lc" bandwidth="100kBps""#,
         ));
-        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert!(p.machine.cm02().is_none());
         assert_eq!(unequal_latencies(&p.machine, 0.0), Walk::Equal);
         assert!(matches!(
             unequal_latencies(&p.machine, 8775.0),
@@ -286,7 +230,7 @@ mod tests {
     }
 
     #[test]
-    fn a_torus_with_hop_latency_is_noted_and_one_without_is_not() {
+    fn a_torus_with_hop_latency_shares_as_cm02_and_one_without_does_not() {
         let torus = |lat: &str| {
             import(&format!(
                 r#"<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="{lat}" topology="TORUS" topo_parameters="4"/>"#
@@ -299,23 +243,17 @@ mod tests {
         };
         assert_eq!(u.routes[0].2, Time::from_ps(1_000_000));
         assert_eq!(u.routes[1].2, Time::from_ps(2_000_000));
-        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
-        assert!(torus("0us").notes.is_empty());
+        assert!(p.machine.cm02().is_some());
+        assert!(torus("0us").machine.cm02().is_none());
     }
 
     #[test]
-    fn a_walk_past_its_budget_says_it_did_not_check() {
+    fn a_walk_past_its_budget_stops() {
         // 4 hosts, 12 routes of 3 links at most, all of 2 us.
         let p = import(
             r#"<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>"#,
         );
         assert_eq!(walk(&p.machine, 0.0, 1000), Walk::Equal);
         assert_eq!(walk(&p.machine, 0.0, 5), Walk::TooLarge);
-        let note = too_large(&p.machine);
-        assert!(
-            note.contains("netsim did not check whether any link of these 4 hosts' routes does"),
-            "{note}"
-        );
-        assert!(note.ends_with(SEE), "{note}");
     }
 }

@@ -1,7 +1,7 @@
 //! Zones of hosts, links and routes: Full (a star), Floyd and Dijkstra
 //! (a graph).
 
-use super::{Cx, Platform, Policy, SgLink, machine_msg, units, weighting};
+use super::{Cx, Platform, Policy, SgLink, machine_msg, units};
 use crate::file::MachineFileError;
 use crate::link::LinkParams;
 use crate::machine::{MachineBuilder, VRef};
@@ -207,7 +207,7 @@ impl<'i> Cx<'_, 'i> {
         p.machine
             .set_loopback_routes(lo)
             .map_err(|e| self.err(z, machine_msg(e)))?;
-        self.note_unequal_latencies(z, &p.machine, |l| weighting::by_ends(&p.machine, l));
+        self.mark_unequal_latencies(&p.machine);
         Ok(p)
     }
 

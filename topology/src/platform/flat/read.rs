@@ -126,9 +126,20 @@ impl<'i> Cx<'_, 'i> {
                 .set_loopback_routes(loops)
                 .map_err(|e| self.err(body, crate::platform::machine_msg(e)))?;
         }
-        self.note_unequal_latencies(body, &p.machine, |l| {
-            format!("link `{}`", f.res[(l.0 - base) as usize].3)
-        });
+        self.mark_unequal_latencies(&p.machine);
+        *self.flat_links.borrow_mut() = Some(
+            f.links
+                .iter()
+                .map(|(name, r)| {
+                    let (bw, lat, policy, _) = f.res[r.up as usize].clone();
+                    let mut ids = vec![LinkId(r.up + base)];
+                    if r.down != r.up {
+                        ids.push(LinkId(r.down + base));
+                    }
+                    (name.clone(), (ids, bw, lat, policy))
+                })
+                .collect(),
+        );
         Ok(p)
     }
 

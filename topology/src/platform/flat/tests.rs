@@ -38,9 +38,14 @@ const FULL: &str = r#"<zone id="w" routing="Full"><host id="a" speed="1Gf"/><hos
 #[test]
 fn full_routes_that_are_not_a_star_share_their_common_links() {
     // a -> b is l1, l2; c -> a is l2, l3: the SHARED l2 is one capacity
-    // for both directions, 0.5 GB/s each: 2 ms after 2 us and 3 us.
+    // for both directions. Routes of 2 and 3 us through it: CM02's
+    // sharing. a -> b pays 2 us, then sends alone at 1 GB/s until c -> a
+    // has paid its 3 us (1000 B); then l2 is shared 3:2 by the penalties
+    // 2 and 3 us: 0.6 and 0.4 GB/s. a -> b's last 999 000 B take
+    // 1665 us (done at 1668 us); c -> a has sent 666 000 B by then and
+    // its last 334 000 B take 334 us at 1 GB/s (2002 us).
     let t = flow_times(import(FULL), &[(0, 1, 1_000_000), (2, 0, 1_000_000)]);
-    assert_eq!(t, vec![us(2002), us(2003)]);
+    assert_eq!(t, vec![us(1668), us(2002)]);
     // b -> c alone on l3 at 2 GB/s.
     assert_eq!(
         flow_times(import(FULL), &[(1, 2, 1_000_000)]),
