@@ -686,6 +686,33 @@ CONFORMANCE_TRACES = {
 }
 
 
+# The contention trace of the conformance table: up to this many ranks
+# on a platform's first hosts, pairs drawn afresh each round exchanging
+# one of four sizes each way at once, and some computation between
+# rounds, so that flows of different routes share links.
+CONTENTION_RANKS = 6
+CONTENTION_ROUNDS = 6
+
+
+def contention_trace(n, seed=1):
+    """Per-rank TI text of the contention trace for `n` ranks (a fixed
+    generator: the same files on every machine)."""
+    rng = random.Random(seed)
+    lines = [[f"{r} init"] for r in range(n)]
+    for k in range(CONTENTION_ROUNDS):
+        perm = list(range(n))
+        rng.shuffle(perm)
+        for i in range(0, n - 1, 2):
+            a, b = perm[i], perm[i + 1]
+            sa, sb = rng.choice([1e3, 5e4, 1e6, 3e6]), rng.choice([1e3, 5e4, 1e6, 3e6])
+            lines[a] += [f"{a} irecv {b} {k} {sb:g}", f"{a} isend {b} {k} {sa:g}", f"{a} waitall"]
+            lines[b] += [f"{b} irecv {a} {k} {sa:g}", f"{b} isend {a} {k} {sb:g}", f"{b} waitall"]
+        for r in range(n):
+            if rng.random() < 0.5:
+                lines[r].append(f"{r} compute {rng.choice([1e6, 1e7, 5e7]):g}")
+    return ["\n".join(ls + [f"{r} finalize"]) + "\n" for r, ls in enumerate(lines)]
+
+
 def platform_hosts(path):
     """The hosts (and Vivaldi peers) of a platform file in document order
     (clusters and cabinets expanded as prefix + radical + suffix): netsim's
@@ -752,8 +779,9 @@ def conformance(args):
         (work / f"{name}1.txt").write_text(r1)
         (work / f"{name}.txt").write_text(f"{name}0.txt\n{name}1.txt\n")
     names = list(CONFORMANCE_TRACES)
-    print("| file | netsim | " + " | ".join(f"{t}: SimGrid, netsim flow" for t in names) + " |")
-    print("|---|---|" + "---|" * len(names))
+    print("| file | netsim | " + " | ".join(f"{t}: SimGrid, netsim flow" for t in names)
+          + f" | contention (up to {CONTENTION_RANKS} ranks): SimGrid, netsim flow |")
+    print("|---|---|" + "---|" * (len(names) + 1))
     for plat in sorted((src / "examples" / "platforms").glob("*.xml")):
         cells = []
         verdict = "accepted"
@@ -781,9 +809,58 @@ def conformance(args):
                 cells.append(f"SimGrid failed, {ns / 1e12:.12f} s")
             else:
                 cells.append(f"{sg / 1e12:.12f} s, {ns / 1e12:.12f} s ({(ns - sg) / sg:+.1e})")
-        if verdict != "accepted":
-            cells = [""] * len(names)
+        if verdict == "accepted":
+            cells.append(contention_cell(netsim, work, plat))
+        else:
+            cells = [""] * (len(names) + 1)
         print(f"| {plat.name} | {verdict} | " + " | ".join(cells) + " |", flush=True)
+
+
+def contention_cell(netsim, work, plat):
+    """The contention trace on the first hosts of `plat` (one rank each)
+    through both simulators: its table cell. SimGrid runs twice, with its
+    default lazy max-min update and with `network/optim:Full`, which
+    differ where one of them errs (docs/PEERS.md: the lazy update can
+    leave a flow's rate stale after another joins its link; the full one
+    can deliver a message of a route without links before its latency);
+    the cell gives both and netsim's difference from each."""
+    hosts = platform_hosts(plat)
+    n = min(CONTENTION_RANKS, len(hosts))
+    if n < 3:
+        return "fewer than 3 hosts"
+    texts = contention_trace(n)
+    for r, t in enumerate(texts):
+        (work / f"contention{r}.txt").write_text(t)
+    (work / "contention.txt").write_text("".join(f"contention{r}.txt\n" for r in range(n)))
+    (work / "hostfile").write_text("".join(f"{h}\n" for h in hosts[:n]))
+
+    def simgrid(extra):
+        p = subprocess.run(["smpirun", "-np", str(n), "-platform", plat, "-hostfile", "hostfile",
+                            "-replay", "contention.txt", *simgrid_cfg_for(plat), *extra], cwd=work,
+                           capture_output=True, text=True)
+        try:
+            return parse_simgrid(p.stdout + p.stderr) if p.returncode == 0 else None
+        except RuntimeError:
+            return None
+
+    full, lazy = simgrid(["--cfg=network/optim:Full"]), simgrid([])
+    r = subprocess.run([netsim, "replay", "contention.txt", "--platform", plat, "--mode", "flow",
+                        "--json", "--no-wall", "--quiet"], cwd=work, capture_output=True, text=True)
+    if r.returncode != 0:
+        msg = r.stderr.strip().splitlines()[-1].replace("netsim: error: ", "")
+        msg = msg.replace(str(plat.parent) + "/", "").replace("|", "/")
+        return f"{n} ranks: netsim refused: {msg}; SimGrid " + (
+            "failed too" if full is None else f"{full / 1e12:.12f} s")
+    ns = json.loads(r.stdout)["makespan_ps"]
+    if full is None or lazy is None:
+        return f"{n} ranks: SimGrid failed, netsim {ns / 1e12:.12f} s"
+    cell = f"{n} ranks: {lazy / 1e12:.12f} s"
+    if abs(lazy - full) > 1e-6 * full:
+        cell += f" (`network/optim:Full` {full / 1e12:.12f} s)"
+    cell += f", {ns / 1e12:.12f} s ({(ns - lazy) / lazy:+.1e}"
+    if abs(lazy - full) > 1e-6 * full:
+        cell += f"; {(ns - full) / full:+.1e} from Full"
+    return cell + ")"
 
 
 # ------------------------------------------------------------ collectives

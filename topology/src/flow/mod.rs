@@ -38,7 +38,10 @@
 //!   the link directions on which some flow leaves its old trajectory;
 //! * asymmetric sharing: the flows a change can reach, at or above a
 //!   level cut and connected through shared constraints, re-solved
-//!   (`cut`).
+//!   (`cut`);
+//! * a machine that asks for SimGrid's CM02 ([`crate::cm02`]): shares
+//!   weighted by each flow's penalty, solved from scratch, with the
+//!   latency paid before the bytes and link profiles followed (`cm02`).
 //!
 //! Completions are kept per rate group (`group`): flows of one rate share
 //! a virtual clock and one completion event. [`FlowNet::update_stats`]
@@ -49,7 +52,8 @@
 //!
 //! A flow's data leaves at its current rate; when its last byte has left,
 //! its bandwidth is released and the delivery follows after the route's
-//! summed latency. On an idle machine: `latency sum + bytes / rate` with
+//! summed latency (under CM02, before its first byte). On an idle
+//! machine: `latency sum + bytes / rate` with
 //! [`transfer_time`](sim_core::transfer_time) exactly. Remaining bytes are tracked in `f64`; a
 //! completion time is rounded up to the picosecond.
 
