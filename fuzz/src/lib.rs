@@ -399,7 +399,8 @@ pub fn platform(data: &[u8]) {
 /// A SimGrid profile (`topology::platform::Profile::parse`): the first
 /// two bytes choose a `<trace periodicity>`, the rest is the text; what
 /// it reads is asked for its first off instant and the end of some work
-/// at a few starts (the integration must end, or say it never does).
+/// at a few starts (the integration must end, or say it never does),
+/// and for its value at a few instants on whole picoseconds.
 pub fn profile(data: &[u8]) {
     let Some((&[a, b], rest)) = data.split_first_chunk::<2>() else {
         return;
@@ -415,6 +416,12 @@ pub fn profile(data: &[u8]) {
             let start = sim_core::Time::from_ps(start_s * 1_000_000_000_000);
             let work = sim_core::Time::from_ps(u64::from(b) * 100_000_000_000);
             let _ = p.end_of_work(start, work);
+        }
+        // On whole picoseconds, as a link profile is followed.
+        if let Some(steps) = topology::cm02::Steps::new(&p) {
+            for t in [0u64, 1, 1_000_000_000_000, u64::from(b) << 40, u64::MAX] {
+                let _ = steps.at(t, 1.0);
+            }
         }
     }
 }
