@@ -542,11 +542,12 @@ impl FlowNet {
         sc.solved = false;
         fl.live = false;
         // Under CM02 the latency was paid before the bytes.
-        let (delay, token) = match self.cm02 {
-            Some(_) => (Time::ZERO, fl.token),
-            None => (fl.lat, fl.token),
+        let delay = if self.cm02.is_some() {
+            Time::ZERO
+        } else {
+            fl.lat
         };
-        sched.post_in(delay, FlowEvent::Deliver(token));
+        sched.post_in(delay, FlowEvent::Deliver(fl.token));
         self.free.push(f);
         if self.cm02.is_some() {
             self.cm02_leave(f);

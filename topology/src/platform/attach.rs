@@ -232,35 +232,30 @@ impl<'i> Cx<'_, 'i> {
                     ),
                 ),
                 Target::Bandwidth | Target::Latency => {
-                    let flow = self.link_profile(a, &mut links)?;
-                    let first = a.profile.first(|_| true);
-                    if let (Some(t), true) = (first, flow) {
+                    let flow_models = self.link_profile(a, &mut links)?;
+                    if let Some(t) = a.profile.first(|_| true) {
                         p.changes.push(ProfileChange {
                             node: None,
                             at: secs(t),
                             what: format!(
-                                "link `{}`'s {} changes (its profile, {}); only the flow model follows it (`--mode flow`)",
+                                "link `{}`'s {} changes (its profile, {}); {}",
                                 a.id,
-                                if a.target == Target::Bandwidth { "bandwidth" } else { "latency" },
-                                origin(a)
+                                if a.target == Target::Bandwidth {
+                                    "bandwidth"
+                                } else {
+                                    "latency"
+                                },
+                                origin(a),
+                                if flow_models {
+                                    "only the flow model follows it (`--mode flow`)"
+                                } else {
+                                    "netsim holds the links of a TORUS or FAT_TREE cluster constant during a run"
+                                }
                             ),
-                            flow_models: true,
+                            flow_models,
                         });
-                        continue;
                     }
-                    (
-                        first,
-                        format!(
-                            "link `{}`'s {} changes (its profile, {}); netsim holds a link's bandwidth and latency constant during a run",
-                            a.id,
-                            if a.target == Target::Bandwidth {
-                                "bandwidth"
-                            } else {
-                                "latency"
-                            },
-                            origin(a)
-                        ),
-                    )
+                    continue;
                 }
             };
             if let Some(t) = first {
