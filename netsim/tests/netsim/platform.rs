@@ -1,7 +1,7 @@
 //! `netsim replay --platform` (SimGrid platform XML) and
 //! `--machine-file`: replays with answers computed by hand the way
 //! SimGrid's CM02 model computes them, and the platform's bad inputs
-//! (rows 55-60, 87, 88 and 92 of docs/BAD-INPUT.md).
+//! (rows 55-60, 87, 88, 92 and 93 of docs/BAD-INPUT.md).
 //!
 //! SimGrid's settings the answers assume (those of
 //! `bench/peers/peers.py`): `network/model:CM02`,
