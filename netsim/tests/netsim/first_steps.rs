@@ -31,6 +31,17 @@ fn installed_binary_finds_shared_data_at_run_time() {
         if let Some(p) = env {
             c.env("NETSIM_SHARED", p);
         }
+        // A child another test thread forks while the copy is open for
+        // writing holds that descriptor until its exec: running the
+        // fresh copy then fails with ETXTBSY for a moment.
+        for _ in 0..100 {
+            match c.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => return r.unwrap(),
+            }
+        }
         c.output().unwrap()
     };
     let out = run(None);
