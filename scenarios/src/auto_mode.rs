@@ -20,7 +20,9 @@
 //! A machine whose links share one capacity (a SimGrid SHARED link
 //! carrying both directions) takes flow before rules 1-4
 //! ([`shared_capacity`]): the packet model refuses it; so does one
-//! with SimGrid SMPI's size factors ([`size_factors`]).
+//! with SimGrid SMPI's size factors ([`size_factors`]), and a SimGrid
+//! platform that needs CM02's sharing ([`cm02`]), which only the flow
+//! model has.
 //!
 //! The choice depends only on the scenario, so a run stays
 //! deterministic; the report says which mode was chosen and why.
