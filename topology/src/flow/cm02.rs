@@ -32,9 +32,10 @@
 //! during another flow's latency on it meets this.
 //!
 //! The solve is from scratch over every flow in the sharing (as SimGrid's
-//! is over the flows of the changed constraints): `O(levels x (links +
-//! flows))` per update. Machines without [`crate::cm02::Cm02`] keep the
-//! incremental solvers of `sweep` and `cut`.
+//! is over the flows of the changed constraints): `O(levels x links +
+//! hops x flows)` per update (`solve_cm02`). Machines without
+//! [`crate::cm02::Cm02`] keep the incremental solvers of `sweep` and
+//! `cut`.
 
 use super::{FlowEvent, FlowNet, State};
 use crate::cm02::Cm02;
@@ -75,13 +76,13 @@ pub(super) struct Cm02State {
     now: Vec<(Bandwidth, Time, bool)>,
     flows: Vec<Cm02Flow>,
     /// Solve scratch: per link, the bandwidth left, the sum of the open
-    /// flows' `1 / share_by` and their count.
+    /// flows' `1 / share_by` and their count; the links in use.
     rem: Vec<f64>,
     wsum: Vec<f64>,
     nopen: Vec<u32>,
     links: Vec<u32>,
-    open: Vec<u32>,
-    fixed: Vec<u32>,
+    /// Solve scratch: the open flows' bound levels that can bind.
+    bounds: Vec<(f64, u32)>,
 }
 
 impl Cm02State {
@@ -106,8 +107,7 @@ impl Cm02State {
             wsum: vec![0.0; links],
             nopen: vec![0; links],
             links: Vec::new(),
-            open: Vec::new(),
-            fixed: Vec::new(),
+            bounds: Vec::new(),
         }
     }
 
@@ -319,17 +319,29 @@ impl FlowNet {
     }
 
     /// The weighted max-min rates of every flow in the sharing, into the
-    /// update's scratch (every one settled, for `apply`).
+    /// update's scratch (every one settled, for `apply`): progressive
+    /// filling. At each step the lowest of the links' fill levels
+    /// (bandwidth left over the sum of `1 / penalty` of their open flows)
+    /// and the open flows' bound levels (`bound x penalty`, sorted once)
+    /// fixes either that flow at its bound or every open flow on the links
+    /// that fill there at `level / penalty`. A bound above the lowest
+    /// bandwidth of its flow's route never binds before a link and is left
+    /// out of the sorting (one equal to it is kept: the flow then gets the
+    /// bound itself, not the link's share rounded). `O(levels x links + hops x flows +
+    /// bounds x log bounds)`.
     pub(super) fn solve_cm02(&mut self) {
         let mut c = self.cm02.take().expect("a CM02 machine");
-        c.open.clear();
         c.links.clear();
+        let mut bounds = std::mem::take(&mut c.bounds);
+        bounds.clear();
+        let mut left = 0usize;
         for f in 0..self.flows.len() as u32 {
             if !self.flows[f as usize].live || !c.flows[f as usize].joined {
                 continue;
             }
-            c.open.push(f);
-            let w = 1.0 / c.flows[f as usize].share_by;
+            left += 1;
+            let share = c.flows[f as usize].share_by;
+            let mut lowest = f64::INFINITY;
             for &l in self.route(f) {
                 let lu = l as usize;
                 if c.nopen[lu] == 0 {
@@ -338,79 +350,89 @@ impl FlowNet {
                     c.wsum[lu] = 0.0;
                 }
                 c.nopen[lu] += 1;
-                c.wsum[lu] += w;
+                c.wsum[lu] += 1.0 / share;
+                lowest = lowest.min(self.kept[lu].bw);
+            }
+            let cap = self.scratch[f as usize].cap;
+            if cap <= lowest {
+                bounds.push((cap * share, f));
             }
         }
-        while !c.open.is_empty() {
-            // The lowest level at which a link fills or a bound holds.
+        bounds.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let epoch = self.epoch;
+        let mut next = 0;
+        while left > 0 {
             let mut lam = f64::INFINITY;
             for &l in &c.links {
-                let lu = l as usize;
-                if c.nopen[lu] > 0 {
-                    lam = lam.min(c.rem[lu].max(0.0) / c.wsum[lu]);
+                if c.nopen[l as usize] > 0 {
+                    lam = lam.min(fill(&c, l as usize));
                 }
             }
-            let mut by_cap = f64::INFINITY;
-            for &f in &c.open {
-                let cap = self.scratch[f as usize].cap;
-                if cap.is_finite() {
-                    by_cap = by_cap.min(cap * c.flows[f as usize].share_by);
-                }
+            while next < bounds.len() && self.settled(bounds[next].1, epoch) {
+                next += 1;
             }
-            c.fixed.clear();
-            if by_cap <= lam {
-                for &f in &c.open {
-                    let sc = &self.scratch[f as usize];
-                    if sc.cap * c.flows[f as usize].share_by <= by_cap {
-                        c.fixed.push(f);
-                    }
-                }
-            } else {
-                // Every open flow on a link that fills at `lam`.
-                let full = lam * (1.0 + 1e-12);
-                for &f in &c.open {
-                    if self.route(f).iter().any(|&l| {
-                        let lu = l as usize;
-                        c.rem[lu].max(0.0) / c.wsum[lu] <= full
-                    }) {
-                        c.fixed.push(f);
-                    }
-                }
+            if let Some(f) = bounds.get(next).filter(|b| b.0 <= lam).map(|b| b.1) {
+                let rate = self.scratch[f as usize].cap;
+                self.cm02_fix(&mut c, f, rate);
+                left -= 1;
+                continue;
             }
-            debug_assert!(!c.fixed.is_empty(), "a level fixes some flow");
-            if c.fixed.is_empty() {
+            debug_assert!(lam.is_finite(), "{left} open flows on no link");
+            if !lam.is_finite() {
                 break;
             }
-            for i in 0..c.fixed.len() {
-                let f = c.fixed[i];
-                let share = c.flows[f as usize].share_by;
-                let sc = &mut self.scratch[f as usize];
-                let rate = if by_cap <= lam {
-                    sc.cap
-                } else {
-                    (lam / share).min(sc.cap)
-                };
-                sc.new_rate = rate;
-                sc.mark = self.epoch;
-                sc.state = State::Settled;
-                self.comp.push(f);
-                let at = f as usize * self.stride;
-                for h in 0..sc.hops as usize {
-                    let lu = self.routes[at + h] as usize;
-                    c.rem[lu] -= rate;
-                    c.wsum[lu] -= 1.0 / share;
-                    c.nopen[lu] -= 1;
+            // Every open flow on a link that fills at `lam`.
+            let full = lam * (1.0 + 1e-12);
+            for i in 0..c.links.len() {
+                let l = c.links[i] as usize;
+                if c.nopen[l] == 0 || fill(&c, l) > full {
+                    continue;
+                }
+                for k in 0..self.kept[l].flows.len() {
+                    let f = self.kept[l].flows[k];
+                    if self.settled(f, epoch) {
+                        continue;
+                    }
+                    let rate =
+                        (lam / c.flows[f as usize].share_by).min(self.scratch[f as usize].cap);
+                    self.cm02_fix(&mut c, f, rate);
+                    left -= 1;
                 }
             }
-            let epoch = self.epoch;
-            let scratch = &self.scratch;
-            c.open.retain(|&f| {
-                !(scratch[f as usize].mark == epoch && scratch[f as usize].state == State::Settled)
-            });
         }
         for &l in &c.links {
             c.nopen[l as usize] = 0;
         }
+        c.bounds = bounds;
         self.cm02 = Some(c);
     }
+
+    /// Whether flow `f` was fixed by the running update (epoch `epoch`).
+    fn settled(&self, f: u32, epoch: u32) -> bool {
+        let sc = &self.scratch[f as usize];
+        sc.mark == epoch && sc.state == State::Settled
+    }
+
+    /// Fixes flow `f` at `rate`: its links lose its rate and weight.
+    fn cm02_fix(&mut self, c: &mut Cm02State, f: u32, rate: f64) {
+        let share = c.flows[f as usize].share_by;
+        let sc = &mut self.scratch[f as usize];
+        sc.new_rate = rate;
+        sc.mark = self.epoch;
+        sc.state = State::Settled;
+        self.comp.push(f);
+        let at = f as usize * self.stride;
+        for h in 0..sc.hops as usize {
+            let lu = self.routes[at + h] as usize;
+            c.rem[lu] -= rate;
+            c.wsum[lu] -= 1.0 / share;
+            c.nopen[lu] -= 1;
+        }
+    }
+}
+
+/// Link `l`'s fill level: its bandwidth left over its open flows' sum of
+/// `1 / penalty`, at least 0.
+fn fill(c: &Cm02State, l: usize) -> f64 {
+    c.rem[l].max(0.0) / c.wsum[l]
 }
