@@ -673,12 +673,10 @@ fn cm02_shares_in_inverse_proportion_to_route_latency() {
     assert_eq!(at[0], Time::from_ms(1010));
 }
 
-/// Random starts among the star's hosts: every update satisfies the
-/// weighted max-min conditions, every transfer is delivered, and a rerun
-/// gives the same deliveries.
-#[test]
-fn cm02_rates_are_weighted_max_min_after_every_update() {
-    let mut rng = SimRng::seed_from_u64(11);
+/// 200 transfers among the star's three hosts, of 1 to `bytes` bytes,
+/// started within 3 s, in time order.
+fn random_starts(seed: u64, bytes: u64) -> Vec<(Time, u32, u32, u64)> {
+    let mut rng = SimRng::seed_from_u64(seed);
     let mut starts: Vec<(Time, u32, u32, u64)> = (0..200)
         .map(|_| {
             let s = rng.random_range(0..3);
@@ -687,11 +685,20 @@ fn cm02_rates_are_weighted_max_min_after_every_update() {
                 Time::from_us(rng.random_range(0..3_000_000)),
                 s,
                 d,
-                rng.random_range(1..300_000),
+                rng.random_range(1..bytes),
             )
         })
         .collect();
     starts.sort_by_key(|s| s.0);
+    starts
+}
+
+/// Random starts among the star's hosts: every update satisfies the
+/// weighted max-min conditions, every transfer is delivered, and a rerun
+/// gives the same deliveries.
+#[test]
+fn cm02_rates_are_weighted_max_min_after_every_update() {
+    let starts = random_starts(11, 300_000);
     let a = run_cm02(cm02_star(), &starts);
     assert!(a.iter().all(|&t| t < Time::MAX));
     assert_eq!(a, run_cm02(cm02_star(), &starts));
@@ -728,20 +735,7 @@ fn cm02_profiles_keep_weighted_max_min_and_deliver_everything() {
         }));
         m
     };
-    let mut rng = SimRng::seed_from_u64(29);
-    let mut starts: Vec<(Time, u32, u32, u64)> = (0..200)
-        .map(|_| {
-            let s = rng.random_range(0..3);
-            let d = (s + rng.random_range(1..3)) % 3;
-            (
-                Time::from_us(rng.random_range(0..3_000_000)),
-                s,
-                d,
-                rng.random_range(1..100_000),
-            )
-        })
-        .collect();
-    starts.sort_by_key(|s| s.0);
+    let starts = random_starts(29, 100_000);
     let a = run_cm02(profiled(), &starts);
     assert!(a.iter().all(|&t| t < Time::MAX));
     assert_eq!(a, run_cm02(profiled(), &starts));
