@@ -499,7 +499,8 @@ impl FlowNet {
         if self.asym {
             self.cut.threshold = self.cut.threshold.min(rate);
         }
-        let mut binds = self.asym;
+        let cm02 = self.cm02.is_some();
+        let mut binds = self.asym || cm02;
         for (i, &l) in route.iter().enumerate() {
             let lu = l.index();
             self.kept[lu].bytes += bytes;
@@ -515,7 +516,7 @@ impl FlowNet {
                     .expect("route crosses l");
                 self.slot_at[g as usize * self.stride + j] = pos as u32;
             }
-            if self.cm02.is_some() {
+            if cm02 {
                 continue;
             }
             if self.asym {
@@ -542,16 +543,11 @@ impl FlowNet {
         sc.solved = false;
         fl.live = false;
         // Under CM02 the latency was paid before the bytes.
-        let delay = if self.cm02.is_some() {
-            Time::ZERO
-        } else {
-            fl.lat
-        };
+        let delay = if cm02 { Time::ZERO } else { fl.lat };
         sched.post_in(delay, FlowEvent::Deliver(fl.token));
         self.free.push(f);
-        if self.cm02.is_some() {
+        if cm02 {
             self.cm02_leave(f);
-            binds = true;
         }
         if binds {
             self.ensure_update(sched);

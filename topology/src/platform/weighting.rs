@@ -23,12 +23,10 @@ use crate::machine::Machine;
 use crate::transport::{LinkId, NodeId};
 use sim_core::Time;
 
-/// A link crossed by two routes of different latencies.
+/// Two routes of different latencies that cross one link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Unequal {
-    /// The link (the lowest link of its capacity group).
-    pub link: LinkId,
-    /// Two routes crossing it, as (source, destination, latency), in
+    /// The two routes, as (source, destination, latency), in
     /// the order met (sources, then destinations, ascending).
     pub routes: [RouteLat; 2],
 }
@@ -98,7 +96,6 @@ fn walk(m: &Machine, weight_s: f64, budget: u64) -> Walk {
                     None => first[r.index()] = Some(((s, d, lat), penalty)),
                     Some((a, p)) if p != penalty => {
                         return Walk::Unequal(Unequal {
-                            link: r,
                             routes: [a, (s, d, lat)],
                         });
                     }
